@@ -1,0 +1,24 @@
+/* Names htrace stores in an OTF2 archive besides standard records. Shared by libhtrace (writer)
+ * and htrace-correct (reader); C-callable so other tools can read them too. */
+#ifndef HTRACE_ARCHIVE_PROPERTIES_H
+#define HTRACE_ARCHIVE_PROPERTIES_H
+
+/* Archive properties (OTF2_Archive_SetProperty / OTF2_Reader_GetProperty), string values. */
+#define HTRACE_PROP_TIMEBASE "HTRACE::CLOCK::TIMEBASE"         /* "global": events on the synced clock; "local": raw */
+#define HTRACE_PROP_SYNC_CONFIG "HTRACE::CLOCK::SYNC"          /* configuration string actually used */
+#define HTRACE_PROP_BASE_CLOCK "HTRACE::CLOCK::BASE"           /* monotonic | monotonic_raw | tsc */
+#define HTRACE_PROP_MIN_LATENCY_INTRA "HTRACE::CLOCK::MIN_LATENCY_INTRA_NS" /* decimal ns, one-way */
+#define HTRACE_PROP_MIN_LATENCY_INTER "HTRACE::CLOCK::MIN_LATENCY_INTER_NS" /* decimal ns, one-way */
+
+/* Location properties (OTF2 LocationProperty definitions), one set per location; thread locations
+ * carry their process's values. Times are in trace ticks (ns, same time base as the events).
+ * OFFSET is this location's clock minus the reference clock (world rank 0) at TIME, in ns, signed:
+ * a corrected timestamp is t - offset(t), offset interpolated linearly between INIT and FINAL. */
+#define HTRACE_LPROP_INIT_TIME "HTRACE::CLOCK::INIT_TIME"
+#define HTRACE_LPROP_INIT_OFFSET "HTRACE::CLOCK::INIT_OFFSET"
+#define HTRACE_LPROP_INIT_UNCERTAINTY "HTRACE::CLOCK::INIT_UNCERTAINTY"
+#define HTRACE_LPROP_FINAL_TIME "HTRACE::CLOCK::FINAL_TIME"
+#define HTRACE_LPROP_FINAL_OFFSET "HTRACE::CLOCK::FINAL_OFFSET"
+#define HTRACE_LPROP_FINAL_UNCERTAINTY "HTRACE::CLOCK::FINAL_UNCERTAINTY"
+
+#endif

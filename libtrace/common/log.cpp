@@ -1,0 +1,50 @@
+#include "common/log.h"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <unistd.h>
+
+namespace htrace::log {
+namespace {
+
+std::atomic<int> g_verbosity{1};
+std::atomic<int> g_rank{-1};
+
+void emit(const char* level, const char* format, va_list args) {
+  char line[1024];
+  int n = g_rank.load() >= 0
+              ? std::snprintf(line, sizeof line, "htrace[%d]: %s: ", g_rank.load(), level)
+              : std::snprintf(line, sizeof line, "htrace: %s: ", level);
+  if (n < 0) return;
+  int m = std::vsnprintf(line + n, sizeof line - static_cast<size_t>(n), format, args);
+  if (m < 0) return;
+  size_t len = static_cast<size_t>(n) + static_cast<size_t>(m);
+  if (len > sizeof line - 2) len = sizeof line - 2;
+  line[len++] = '\n';
+  // One write(2) so lines from different ranks and threads do not interleave.
+  ssize_t ignored = ::write(STDERR_FILENO, line, len);
+  (void)ignored;
+}
+
+} // namespace
+
+void configure(int verbosity) { g_verbosity = verbosity; }
+void set_rank(int world_rank) { g_rank = world_rank; }
+bool enabled(Level level) { return static_cast<int>(level) <= g_verbosity.load(); }
+
+#define HTRACE_LOG_FUNCTION(name, level, label)                                                   \
+  void name(const char* format, ...) {                                                             \
+    if (!enabled(level)) return;                                                                   \
+    va_list args;                                                                                  \
+    va_start(args, format);                                                                        \
+    emit(label, format, args);                                                                     \
+    va_end(args);                                                                                  \
+  }
+HTRACE_LOG_FUNCTION(error, Level::Error, "error")
+HTRACE_LOG_FUNCTION(warning, Level::Warning, "warning")
+HTRACE_LOG_FUNCTION(info, Level::Info, "info")
+HTRACE_LOG_FUNCTION(debug, Level::Debug, "debug")
+#undef HTRACE_LOG_FUNCTION
+
+} // namespace htrace::log

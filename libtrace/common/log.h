@@ -1,0 +1,20 @@
+// The one diagnostic path of libhtrace: rank-prefixed, verbosity-gated lines on stderr.
+// The preload library never exits or throws across PMPI; it reports and carries on.
+#pragma once
+
+namespace htrace::log {
+
+enum class Level { Error = 0, Warning = 1, Info = 1, Debug = 2 };
+
+/// Set once the options are known (verbosity) and once MPI is up (world rank, -1 before).
+void configure(int verbosity);
+void set_rank(int world_rank);
+bool enabled(Level level);
+
+/// printf-style; prints "htrace[<rank>]: <level>: <message>\n" as one write(2).
+void error(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void info(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void debug(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+} // namespace htrace::log
