@@ -1,10 +1,10 @@
 #include "harmonize/communicator_state.h"
 
-#include <memory>
-#include <mutex>
-
 #include "common/log.h"
 #include "common/options.h"
+
+#include <memory>
+#include <mutex>
 
 namespace htrace::harmonize {
 
@@ -19,9 +19,8 @@ int keyval() {
   static int key = MPI_KEYVAL_INVALID;
   static std::once_flag once;
   // Not copied on MPI_Comm_dup: a duplicate is a new communicator and gets its own state.
-  std::call_once(once, [] {
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr);
-  });
+  std::call_once(
+      once, [] { PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr); });
   return key;
 }
 
@@ -48,8 +47,9 @@ HarmonizeSettings settings_from_environment() {
 CommunicatorState::~CommunicatorState() {
   if (calls > 0)
     log::debug("MPIX_Harmonize: communicator done: %llu calls, %llu deadlines missed here, "
-               "%llu resynchronizations", static_cast<unsigned long long>(calls),
-               static_cast<unsigned long long>(missed), static_cast<unsigned long long>(resyncs));
+               "%llu resynchronizations",
+               static_cast<unsigned long long>(calls), static_cast<unsigned long long>(missed),
+               static_cast<unsigned long long>(resyncs));
   int finalized = 0;
   PMPI_Finalized(&finalized);
   if (private_comm != MPI_COMM_NULL && !finalized) PMPI_Comm_free(&private_comm);

@@ -4,13 +4,12 @@
 // implementation resynchronized on MPI_COMM_WORLD, which deadlocks from a sub-communicator).
 #pragma once
 
-#include <mpi.h>
-
-#include <cstdint>
-#include <string>
-
 #include "clock/global_time_map.h"
 #include "harmonize/slack_controller.h"
+
+#include <cstdint>
+#include <mpi.h>
+#include <string>
 
 namespace htrace::harmonize {
 

@@ -4,16 +4,16 @@
 // on the global clock. Everything runs through PMPI on the state's private communicator.
 #include "htrace/mpix_harmonize.h"
 
+#include "clock/base_clock.h"
+#include "clock/sync.h"
+#include "common/log.h"
+#include "harmonize/communicator_state.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <ctime>
 #include <vector>
-
-#include "clock/base_clock.h"
-#include "clock/sync.h"
-#include "common/log.h"
-#include "harmonize/communicator_state.h"
 
 namespace htrace::harmonize {
 namespace {
@@ -23,7 +23,9 @@ constexpr int kModelExpired = 2;
 constexpr std::int64_t kSpinNs = 200000; // spin (not sleep) for the last 200 us before a deadline
 constexpr int kRoundTripSamples = 9;
 
-std::int64_t global_now(const CommunicatorState& s) { return s.map.to_global(clock::now()); }
+std::int64_t global_now(const CommunicatorState& s) {
+  return s.map.to_global(clock::now());
+}
 
 // Sleeping while the deadline is far frees the core for other ranks (oversubscribed nodes); the
 // last stretch is spun because a wake-up from sleep is late by tens of microseconds.
@@ -94,8 +96,10 @@ int harmonize(CommunicatorState& s, int* flag) {
   std::int64_t order[2] = {0, 0};
   if (s.rank == 0) {
     if (s.calls > 1) s.slack.record_round((combined & kMissedDeadline) == 0);
-    if (combined != 0) order[0] = 1;
-    else order[1] = global_now(s) + s.slack.slack_ns();
+    if (combined != 0)
+      order[0] = 1;
+    else
+      order[1] = global_now(s) + s.slack.slack_ns();
   }
   rc = PMPI_Bcast(order, 2, MPI_INT64_T, 0, s.private_comm);
   if (rc != MPI_SUCCESS) return rc;
