@@ -1,0 +1,421 @@
+#!/usr/bin/python3
+"""trace_check: an independent consistency checker for OTF2 archives of MPI programs.
+
+Reads an archive with the `otf2` Python bindings only (it shares no code with htrace) and checks:
+  - every send (MpiSend/MpiIsend) has exactly one matching receive (MpiRecv/MpiIrecv) with equal
+    tag and size, matched in MPI's non-overtaking order per (sender, receiver, communicator, tag);
+  - request ids pair up per process: MpiIsend -> MpiIsendComplete, MpiIrecvRequest -> MpiIrecv
+    (or MpiRequestCancelled), NonBlockingCollectiveRequest -> NonBlockingCollectiveComplete;
+  - collective counts per communicator and operation agree across the communicator's members;
+  - Enter/Leave are balanced and properly nested per location, MpiCollectiveBegin/End too;
+  - timestamps never decrease per location;
+  - MPI regions are named MPI_*, the master location of world rank r has id r, and the
+    ClockProperties carry a plausible real-time start date.
+
+usage: trace_check.py ARCHIVE [--expect-messages N] [--expect-locations N] [--expect-processes N]
+                              [--expect-flushes] [--quiet]
+ARCHIVE is the archive directory or its traces.otf2 anchor file. Prints a JSON report on stdout;
+exits 1 when a violation or a failed expectation is found, 2 on usage errors.
+
+Importable: `check(path)` returns a Report (see below); tests inspect its fields.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+
+import otf2
+from otf2.enums import GroupType, Paradigm
+
+MAX_LISTED = 20  # violations of one kind listed in full; the rest are counted
+
+
+class Report:
+    """Everything the checker learned about one archive."""
+
+    def __init__(self, path):
+        self.path = path
+        self.violations = []      # human-readable strings
+        self.locations = 0
+        self.processes = 0
+        self.events = 0
+        self.event_counts = defaultdict(int)  # record type name -> count
+        self.sends = 0
+        self.receives = 0
+        self.messages = []        # matched: dict(sender, receiver, comm, tag, size) in world ranks
+        self.receive_records = []  # every receive: dict(receiver, sender, comm, tag, size, location)
+        self.unmatched_sends = []
+        self.unmatched_receives = []
+        self.comms = {}           # comm name (unique) -> world ranks in communicator rank order
+        self.collectives = {}     # comm name -> operation -> {world rank: count}
+        self.location_ids = {}    # world rank -> [location ids]
+        self.mpi_regions = []
+        self.start_date_ns = None
+        self.buffer_flushes = 0
+
+    def fail(self, message):
+        self.violations.append(message)
+
+    @property
+    def ok(self):
+        return not self.violations
+
+    def to_json(self):
+        return {
+            "archive": self.path,
+            "ok": self.ok,
+            "violations": self.violations[:200],
+            "violation_count": len(self.violations),
+            "locations": self.locations,
+            "processes": self.processes,
+            "events": self.events,
+            "event_counts": dict(sorted(self.event_counts.items())),
+            "sends": self.sends,
+            "receives": self.receives,
+            "messages_matched": len(self.messages),
+            "unmatched_sends": self.unmatched_sends[:MAX_LISTED],
+            "unmatched_receives": self.unmatched_receives[:MAX_LISTED],
+            "comms": self.comms,
+            "collectives": self.collectives,
+            "location_ids": {str(k): v for k, v in sorted(self.location_ids.items())},
+            "mpi_regions": sorted(self.mpi_regions),
+            "start_date_ns": self.start_date_ns,
+            "buffer_flushes": self.buffer_flushes,
+        }
+
+
+def anchor_path(path):
+    """The traces.otf2 anchor file of an archive directory (or the anchor given directly)."""
+    if os.path.isdir(path):
+        candidates = [f for f in os.listdir(path) if f.endswith(".otf2")]
+        if len(candidates) != 1:
+            raise FileNotFoundError(f"'{path}': expected one .otf2 anchor file, found {len(candidates)}")
+        return os.path.join(path, candidates[0])
+    return path
+
+
+class Topology:
+    """World ranks of locations and of communicator members, from the definitions."""
+
+    def __init__(self, defs, report):
+        self.world_rank = {}  # location ref -> world rank
+        master_of_group = {}
+        for group in defs.groups:
+            if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
+                for rank, location in enumerate(group.members):
+                    self.world_rank[location._ref] = rank
+                    master_of_group[location.group._ref] = rank
+        if not self.world_rank:
+            report.fail("no MPI COMM_LOCATIONS group: world ranks are unknown")
+        for location in defs.locations:
+            if location._ref not in self.world_rank:
+                rank = master_of_group.get(location.group._ref)
+                if rank is None:
+                    report.fail(f"location '{location.name}' ({location._ref}) belongs to no MPI process")
+                    continue
+                self.world_rank[location._ref] = rank
+        self.comm_names = {}
+        self.members = {}  # comm ref -> (local group world ranks, remote group world ranks or None)
+        for comm in defs.comms:
+            self.comm_names[comm._ref] = self._unique_name(comm)
+            if isinstance(comm, otf2.definitions.InterComm):
+                self.members[comm._ref] = (self._group_ranks(comm.group_a), self._group_ranks(comm.group_b))
+            else:
+                self.members[comm._ref] = (self._group_ranks(comm.group), None)
+
+    def _unique_name(self, comm):
+        name = comm.name or "comm"
+        taken = set(self.comm_names.values())
+        return name if name not in taken else f"{name}#{comm._ref}"
+
+    def _group_ranks(self, group):
+        if group is None:
+            return []
+        if group.group_type == GroupType.COMM_SELF:
+            return None  # resolved per location: rank 0 is the process itself
+        return [self.world_rank.get(m._ref, -1) for m in group.members]
+
+    def comm_world_ranks(self, comm_ref, world_rank):
+        """Members of the communicator as seen from `world_rank`: (local, remote)."""
+        local, remote = self.members.get(comm_ref, ([], None))
+        if local is None:
+            local = [world_rank]
+        if remote is not None and world_rank not in local:
+            local, remote = remote, local
+        return local, remote
+
+    def peer(self, comm_ref, world_rank, rank):
+        """World rank of communicator rank `rank` (remote group for intercommunicators)."""
+        local, remote = self.comm_world_ranks(comm_ref, world_rank)
+        group = remote if remote is not None else local
+        if rank < 0 or rank >= len(group):
+            return None
+        return group[rank]
+
+
+def read_events(anchor):
+    """Yields (location, event) in the reader's merged order (per location: file order)."""
+    with otf2.reader.open(anchor) as trace:
+        yield trace.definitions
+        for location, event in trace.events:
+            yield location, event
+
+
+def check(path, expect_messages=None, expect_locations=None, expect_processes=None,
+          expect_flushes=False):
+    report = Report(path)
+    try:
+        stream = read_events(anchor_path(path))
+        defs = next(stream)
+    except Exception as error:  # the reader's errors are not typed usefully
+        report.fail(f"cannot read archive: {error}")
+        return report
+    topo = Topology(defs, report)
+    check_definitions(defs, topo, report)
+
+    last_time = {}
+    stacks = defaultdict(list)
+    in_collective = {}
+    sends = defaultdict(list)     # (sender, receiver, comm, tag) -> [(post time, size, where)]
+    receives = defaultdict(list)  # same key -> [(post time, size, where)]
+    open_requests = {}            # (world rank, request id) -> (kind, time, payload)
+    coll_counts = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+
+    def where(location, event):
+        return f"{location.name} t={event.time}"
+
+    try:
+        for location, event in stream:
+            report.events += 1
+            kind = type(event).__name__
+            report.event_counts[kind] += 1
+            loc = location._ref
+            me = topo.world_rank.get(loc, -1)
+            if event.time < last_time.get(loc, event.time):
+                report.fail(f"time goes backwards on {location.name}: {event.time} after {last_time[loc]}")
+            last_time[loc] = max(event.time, last_time.get(loc, event.time))
+
+            if kind == "Enter":
+                stacks[loc].append(event.region)
+            elif kind == "Leave":
+                if not stacks[loc]:
+                    report.fail(f"Leave {event.region.name} without Enter at {where(location, event)}")
+                elif stacks[loc][-1] is not event.region and stacks[loc][-1]._ref != event.region._ref:
+                    report.fail(f"Leave {event.region.name} while {stacks[loc][-1].name} is open at "
+                                f"{where(location, event)}")
+                    stacks[loc].pop()
+                else:
+                    stacks[loc].pop()
+            elif kind == "BufferFlush":
+                report.buffer_flushes += 1
+            elif kind in ("MpiSend", "MpiIsend"):
+                report.sends += 1
+                peer = topo.peer(event.communicator._ref, me, event.receiver)
+                if peer is None:
+                    report.fail(f"{kind} to rank {event.receiver} outside {event.communicator.name} at "
+                                f"{where(location, event)}")
+                    continue
+                key = (me, peer, event.communicator._ref, event.msg_tag)
+                sends[key].append((event.time, event.msg_length, where(location, event)))
+                if kind == "MpiIsend":
+                    open_request(report, open_requests, me, event, "isend", location)
+            elif kind in ("MpiRecv", "MpiIrecv"):
+                report.receives += 1
+                post = event.time
+                if kind == "MpiIrecv":
+                    opened = close_request(report, open_requests, me, event, "irecv", location)
+                    post = opened if opened is not None else event.time
+                peer = topo.peer(event.communicator._ref, me, event.sender)
+                if peer is None:
+                    report.fail(f"{kind} from rank {event.sender} outside {event.communicator.name} at "
+                                f"{where(location, event)}")
+                    continue
+                key = (peer, me, event.communicator._ref, event.msg_tag)
+                receives[key].append((post, event.msg_length, where(location, event)))
+                report.receive_records.append(dict(receiver=me, sender=peer, tag=event.msg_tag,
+                                                   comm=topo.comm_names[event.communicator._ref],
+                                                   size=event.msg_length, location=loc))
+            elif kind == "MpiIsendComplete":
+                close_request(report, open_requests, me, event, "isend", location)
+            elif kind == "MpiIrecvRequest":
+                open_request(report, open_requests, me, event, "irecv", location)
+            elif kind == "MpiRequestCancelled":
+                close_request(report, open_requests, me, event, None, location)
+            elif kind == "NonBlockingCollectiveRequest":
+                open_request(report, open_requests, me, event, "nbc", location)
+            elif kind == "NonBlockingCollectiveComplete":
+                close_request(report, open_requests, me, event, "nbc", location)
+                coll_counts[event.communicator._ref][op_name(event.collective_op)][me] += 1
+            elif kind == "MpiCollectiveBegin":
+                if in_collective.get(loc):
+                    report.fail(f"MpiCollectiveBegin inside another collective at {where(location, event)}")
+                in_collective[loc] = True
+            elif kind == "MpiCollectiveEnd":
+                if not in_collective.get(loc):
+                    report.fail(f"MpiCollectiveEnd without Begin at {where(location, event)}")
+                in_collective[loc] = False
+                coll_counts[event.communicator._ref][op_name(event.collective_op)][me] += 1
+    except Exception as error:
+        report.fail(f"reading events failed after {report.events} events: {error}")
+
+    for loc, stack in stacks.items():
+        if stack:
+            report.fail(f"location {loc} ends with open regions: {[r.name for r in stack]}")
+    for loc, open_ in in_collective.items():
+        if open_:
+            report.fail(f"location {loc} ends inside a collective")
+    for (rank, request), (kind, t, _) in sorted(open_requests.items()):
+        report.fail(f"rank {rank}: {kind} request {request} opened at t={t} never completed")
+
+    match_messages(report, topo, sends, receives)
+    check_collectives(report, topo, coll_counts)
+    check_expectations(report, expect_messages, expect_locations, expect_processes, expect_flushes)
+    return report
+
+
+def op_name(op):
+    return str(op).split(".")[-1]
+
+
+def open_request(report, open_requests, rank, event, kind, location):
+    key = (rank, event.request_id)
+    if key in open_requests:
+        report.fail(f"rank {rank}: request {event.request_id} reused while still active at "
+                    f"{location.name} t={event.time}")
+    open_requests[key] = (kind, event.time, None)
+
+
+def close_request(report, open_requests, rank, event, kind, location):
+    """Closes a request; kind None accepts any. Returns the time the request was opened."""
+    key = (rank, event.request_id)
+    opened = open_requests.pop(key, None)
+    name = type(event).__name__
+    if opened is None:
+        report.fail(f"rank {rank}: {name} for unknown request {event.request_id} at "
+                    f"{location.name} t={event.time}")
+        return None
+    if kind is not None and opened[0] != kind:
+        report.fail(f"rank {rank}: {name} completes a {opened[0]} request {event.request_id} at "
+                    f"{location.name} t={event.time}")
+    return opened[1]
+
+
+def match_messages(report, topo, sends, receives):
+    """Pairs the n-th send with the n-th receive of each (sender, receiver, comm, tag) channel."""
+    for key in sorted(set(sends) | set(receives)):
+        sender, receiver, comm, tag = key
+        out = sorted(sends.get(key, []), key=lambda s: s[0])
+        into = sorted(receives.get(key, []), key=lambda r: r[0])
+        name = topo.comm_names.get(comm, str(comm))
+        for i in range(max(len(out), len(into))):
+            if i >= len(into):
+                report.unmatched_sends.append(dict(sender=sender, receiver=receiver, comm=name, tag=tag,
+                                                   size=out[i][1], where=out[i][2]))
+                continue
+            if i >= len(out):
+                report.unmatched_receives.append(dict(sender=sender, receiver=receiver, comm=name,
+                                                      tag=tag, size=into[i][1], where=into[i][2]))
+                continue
+            if out[i][1] != into[i][1]:
+                report.fail(f"message {sender}->{receiver} on {name} tag {tag}: sent {out[i][1]} bytes "
+                            f"({out[i][2]}) but received {into[i][1]} ({into[i][2]})")
+            report.messages.append(dict(sender=sender, receiver=receiver, comm=name, tag=tag,
+                                        size=out[i][1]))
+    for kind, items in (("send", report.unmatched_sends), ("receive", report.unmatched_receives)):
+        for item in items[:MAX_LISTED]:
+            report.fail(f"unmatched {kind}: {item}")
+        if len(items) > MAX_LISTED:
+            report.fail(f"... and {len(items) - MAX_LISTED} more unmatched {kind}s")
+
+
+def check_collectives(report, topo, coll_counts):
+    for comm, ops in coll_counts.items():
+        name = topo.comm_names.get(comm, str(comm))
+        report.collectives[name] = {op: {str(r): c for r, c in sorted(counts.items())}
+                                    for op, counts in sorted(ops.items())}
+        local, remote = topo.members.get(comm, ([], None))
+        if local is None:  # MPI_COMM_SELF-like: every process on its own
+            continue
+        members = set(local) | set(remote or [])
+        for op, counts in ops.items():
+            outsiders = set(counts) - members
+            if outsiders:
+                report.fail(f"{op} on {name} recorded by non-members {sorted(outsiders)}")
+            values = {counts.get(r, 0) for r in members}
+            if len(values) > 1:
+                report.fail(f"{op} on {name}: members disagree on the count: "
+                            f"{ {r: counts.get(r, 0) for r in sorted(members)} }")
+
+
+def check_definitions(defs, topo, report):
+    report.locations = len(list(defs.locations))
+    report.processes = len({topo.world_rank.get(l._ref) for l in defs.locations})
+    for location in defs.locations:
+        rank = topo.world_rank.get(location._ref)
+        if rank is not None:
+            report.location_ids.setdefault(rank, []).append(location._ref)
+    for group in defs.groups:
+        if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
+            for rank, location in enumerate(group.members):
+                if location._ref != rank:
+                    report.fail(f"master location of world rank {rank} has id {location._ref}")
+    for comm in defs.comms:
+        local, remote = topo.members[comm._ref]
+        ranks = local if remote is None else {"local": local, "remote": remote}
+        report.comms[topo.comm_names[comm._ref]] = ranks if ranks is not None else "self"
+    for region in defs.regions:
+        if region.paradigm == Paradigm.MPI:
+            report.mpi_regions.append(region.name)
+            if not region.name.startswith("MPI_"):
+                report.fail(f"MPI region named '{region.name}' (expected MPI_*)")
+    clock = defs.clock_properties
+    stamp = clock.realtime_timestamp if clock is not None else None
+    if stamp is None or stamp == otf2.Undefined.TIMESTAMP.value:
+        report.fail("ClockProperties has no real-time start date")
+    else:
+        report.start_date_ns = stamp
+        earliest, latest = 946684800 * 10**9, int((time.time() + 86400) * 1e9)  # 2000-01-01 .. now+1d
+        if not earliest <= stamp <= latest:
+            report.fail(f"ClockProperties start date {stamp} ns is implausible")
+
+
+def check_expectations(report, messages, locations, processes, flushes):
+    if messages is not None and len(report.messages) != messages:
+        report.fail(f"expected {messages} matched messages, found {len(report.messages)}")
+    if locations is not None and report.locations != locations:
+        report.fail(f"expected {locations} locations, found {report.locations}")
+    if processes is not None and report.processes != processes:
+        report.fail(f"expected {processes} processes, found {report.processes}")
+    if flushes and report.buffer_flushes == 0:
+        report.fail("expected BufferFlush records, found none")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="trace_check.py", description=__doc__.split("\n")[0])
+    parser.add_argument("archive")
+    parser.add_argument("--expect-messages", type=int)
+    parser.add_argument("--expect-locations", type=int)
+    parser.add_argument("--expect-processes", type=int)
+    parser.add_argument("--expect-flushes", action="store_true")
+    parser.add_argument("--quiet", action="store_true", help="print only violations")
+    args = parser.parse_args(argv)
+    if not os.path.exists(args.archive):
+        print(f"trace_check.py: error: '{args.archive}': no such file or directory", file=sys.stderr)
+        return 1
+    report = check(args.archive, args.expect_messages, args.expect_locations, args.expect_processes,
+                   args.expect_flushes)
+    if not args.quiet:
+        print(json.dumps(report.to_json(), indent=1))
+    for violation in report.violations[:50]:
+        print(f"trace_check.py: violation: {violation}", file=sys.stderr)
+    if not report.ok:
+        print(f"trace_check.py: error: '{args.archive}': {len(report.violations)} violation(s)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
