@@ -1,0 +1,54 @@
+// The clock synchronization algorithms of Hunold & Carpen-Amarie: each takes a group of ranks
+// (rank 0 is the reference) and every rank's input clock, and returns that rank's global clock.
+// They nest: H2HCA runs one algorithm between node leaders and another inside each node.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+
+#include "clock/global_clock.h"
+#include "clock/sync_config.h"
+#include "clock/transport.h"
+
+namespace htrace::clock {
+
+/// Facts gathered while synchronizing, for the archive and for diagnostics (this rank's view).
+struct SyncStats {
+  static constexpr std::int64_t kUnknown = std::numeric_limits<std::int64_t>::max();
+  std::int64_t min_rtt_intra_ns = kUnknown; ///< fastest round trip seen inside a node
+  std::int64_t min_rtt_inter_ns = kUnknown; ///< ... between nodes
+  std::int64_t min_rtt_other_ns = kUnknown; ///< ... in flat algorithms (placement unknown)
+  bool clockprop_fallback = false;          ///< this rank failed the shared-clock check
+};
+
+enum class Level { Flat, Inter, Intra };
+
+struct SyncContext {
+  SyncStats stats;
+  Level level = Level::Flat;
+  /// Socket (package) of the calling process, for H3HCA; default asks hwloc.
+  std::function<int()> socket_id;
+  void note_rtt(std::int64_t rtt);
+};
+
+/// Algorithm 2: `client` learns a linear model of its clock against `reference`'s clock.
+/// Returns the model on the client; on the reference the result is meaningless.
+LinearModel learn_clock_model(Transport& t, int reference, int client, const GlobalClock& clock,
+                              const PairParams& params, SyncContext& ctx);
+
+GlobalClock sync_jk(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx);
+GlobalClock sync_hca(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx);
+GlobalClock sync_hca2(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx);
+GlobalClock sync_hca3(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx);
+GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx);
+GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx);
+GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx);
+
+/// Runs the algorithm `config` selects. Collective over `t`.
+GlobalClock run_sync(const SyncConfig& config, Transport& t, const GlobalClock& input, SyncContext& ctx);
+
+/// hwloc: logical index of the package this process last ran on (0 when unknown).
+int current_socket_id();
+
+} // namespace htrace::clock

@@ -1,0 +1,38 @@
+// Transport over PMPI on a communicator private to the tracer: the application never sees this
+// traffic (no profiled calls, no user communicator, so no wildcard receive can steal it).
+#pragma once
+
+#include <mpi.h>
+
+#include "clock/transport.h"
+
+namespace htrace::clock {
+
+class MpiTransport final : public Transport {
+public:
+  /// Uses `comm` (not owned unless `owned`, then freed on destruction).
+  explicit MpiTransport(MPI_Comm comm, bool owned = false);
+  ~MpiTransport() override;
+  MpiTransport(const MpiTransport&) = delete;
+  MpiTransport& operator=(const MpiTransport&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void send(int peer, const void* data, std::size_t bytes) override;
+  void recv(int peer, void* data, std::size_t bytes) override;
+  std::unique_ptr<Transport> split(int color, int key) override;
+  std::unique_ptr<Transport> split_node() override;
+  void broadcast(void* data, std::size_t bytes, int root) override;
+  std::vector<std::int64_t> allgather(std::int64_t value) override;
+  void barrier() override;
+
+  MPI_Comm comm() const { return comm_; }
+
+private:
+  MPI_Comm comm_;
+  bool owned_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+} // namespace htrace::clock

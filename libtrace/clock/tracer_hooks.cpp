@@ -1,0 +1,126 @@
+// The tracer's clock lifecycle: base clock selection and synchronization in MPI_Init, residual
+// offsets measured right after the sync and again in MPI_Finalize, everything stored in the
+// archive so that readers know the time base and htrace-correct can interpolate remaining drift.
+#include <algorithm>
+
+#include "clock/accuracy.h"
+#include "clock/base_clock.h"
+#include "clock/mpi_transport.h"
+#include "clock/sync.h"
+#include "common/log.h"
+#include "htrace/archive_properties.h"
+#include "record/recorder.h"
+
+namespace htrace::clock {
+namespace {
+
+constexpr int kResidualPingpongs = 10;
+constexpr std::int64_t kTscCalibrationNs = 10'000'000;
+
+// What MPI_Finalize needs from MPI_Init. Set once in sync_at_init (single-threaded MPI_Init).
+struct TracerClockState {
+  bool active = false;
+  GlobalTimeMap map;
+};
+TracerClockState& state() {
+  static TracerClockState s;
+  return s;
+}
+
+bool select_base_clock(Transport& world, Transport& node, const Options& options) {
+  BaseClockKind kind;
+  std::string error;
+  if (!parse_base_clock(options.clock, kind, error)) {
+    log::error("HTRACE_CLOCK: %s", error.c_str());
+    return false;
+  }
+  // Every rank must agree, or one rank would trace and the others not.
+  bool usable = true;
+  if (kind == BaseClockKind::Tsc && !tsc_is_invariant(error)) usable = false;
+  if (world.allreduce_min(usable ? 1 : 0) == 0) {
+    log::error("HTRACE_CLOCK=tsc: %s", usable ? "the TSC is not invariant on another node" : error.c_str());
+    return false;
+  }
+  TscCalibration cal;
+  if (kind == BaseClockKind::Tsc) {
+    // One calibration per node, shared by its ranks: then they read one clock and ClockPropSync
+    // applies (per-rank calibrations would differ by a few ppm).
+    if (node.rank() == 0) cal = calibrate_tsc(kTscCalibrationNs);
+    node.broadcast(&cal, sizeof cal, 0);
+  }
+  install_base_clock(kind, cal);
+  return true;
+}
+
+void store_residual(Transport& world, Transport& node, const GlobalClock& global, bool init,
+                    SyncStats stats, const std::string& config) {
+  // Which ranks share rank 0's node decides whether a round trip counts as intra or inter.
+  std::int64_t leader = world.rank();
+  node.broadcast(&leader, sizeof leader, 0);
+  const bool on_root_node = leader == 0;
+  std::vector<int> ranks;
+  for (int r = 1; r < world.size(); ++r) ranks.push_back(r);
+  OffsetMeasurement mine;
+  const auto all = measure_offsets_to_root(world, global, ranks, kResidualPingpongs, &mine);
+  if (world.rank() != 0) {
+    std::int64_t& slot = on_root_node ? stats.min_rtt_intra_ns : stats.min_rtt_inter_ns;
+    slot = std::min(slot, mine.min_rtt_ns);
+  }
+  record::set_process_property(init ? HTRACE_LPROP_INIT_TIME : HTRACE_LPROP_FINAL_TIME, mine.time_ns);
+  record::set_process_property(init ? HTRACE_LPROP_INIT_OFFSET : HTRACE_LPROP_FINAL_OFFSET, mine.offset_ns);
+  record::set_process_property(init ? HTRACE_LPROP_INIT_UNCERTAINTY : HTRACE_LPROP_FINAL_UNCERTAINTY,
+                               mine.uncertainty_ns);
+  const std::int64_t intra = world.allreduce_min(stats.min_rtt_intra_ns);
+  const std::int64_t inter = world.allreduce_min(stats.min_rtt_inter_ns);
+  if (init) {
+    if (intra != SyncStats::kUnknown)
+      record::set_archive_property(HTRACE_PROP_MIN_LATENCY_INTRA, std::to_string(intra / 2));
+    if (inter != SyncStats::kUnknown)
+      record::set_archive_property(HTRACE_PROP_MIN_LATENCY_INTER, std::to_string(inter / 2));
+  }
+  if (world.rank() == 0) {
+    std::int64_t worst = 0;
+    for (const auto& m : all) worst = std::max<std::int64_t>(worst, std::llabs(m.offset_ns));
+    log::debug("clock: %s residual offsets measured (%s): max |offset| %lld ns over %d ranks",
+               init ? "initial" : "final", config.c_str(), static_cast<long long>(worst), world.size());
+  }
+}
+
+} // namespace
+
+bool sync_at_init(MPI_Comm comm, const Options& options) {
+  MpiTransport world(comm);
+  auto node = world.split_node();
+  if (!select_base_clock(world, *node, options)) return false;
+  const SyncConfigResult parsed = parse_sync_config(options.sync);
+  if (!parsed.ok()) {
+    log::error("%s", parsed.error.c_str());
+    return false;
+  }
+  const std::string canonical = to_string(parsed.config);
+  const SyncRun run = synchronize_on(world, parsed.config, [] { return now(); });
+  TracerClockState& s = state();
+  s.map = run.clock.to_time_map(now());
+  s.active = true;
+  record::set_global_time_map(s.map);
+  const bool synced = parsed.config.algorithm != Algorithm::None;
+  record::set_archive_property(HTRACE_PROP_TIMEBASE, synced ? "global" : "local");
+  record::set_archive_property(HTRACE_PROP_SYNC_CONFIG, canonical);
+  record::set_archive_property(HTRACE_PROP_BASE_CLOCK, base_clock_name(current_base_clock()));
+  const GlobalClock global([] { return now(); }, {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
+  store_residual(world, *node, global, true, run.stats, canonical);
+  if (world.rank() == 0)
+    log::debug("clock: %s took %.3f ms", canonical.c_str(), static_cast<double>(run.duration_ns) * 1e-6);
+  return true;
+}
+
+void measure_at_finalize(MPI_Comm comm, const Options& options) {
+  TracerClockState& s = state();
+  if (!s.active || !options.sync_finalize) return;
+  MpiTransport world(comm);
+  auto node = world.split_node();
+  const GlobalClock global([] { return now(); }, {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
+  store_residual(world, *node, global, false, SyncStats{}, options.sync);
+}
+
+} // namespace htrace::clock

@@ -1,0 +1,44 @@
+// The message layer the synchronization algorithms talk through. The offset and model math only
+// sees this interface, so unit tests run it on a simulated multi-rank transport with clocks of
+// known offset and drift; the tracer runs it on PMPI (mpi_transport.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace htrace::clock {
+
+/// A group of ranks (like a communicator). Blocking, ordered point-to-point messages per pair.
+class Transport {
+public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual void send(int peer, const void* data, std::size_t bytes) = 0;
+  virtual void recv(int peer, void* data, std::size_t bytes) = 0;
+
+  /// Sub-groups: ranks with the same color form one group, ordered by (key, rank). A negative
+  /// color returns nullptr for the caller. Collective.
+  virtual std::unique_ptr<Transport> split(int color, int key) = 0;
+  /// The ranks sharing this rank's node (MPI_COMM_TYPE_SHARED). Collective.
+  virtual std::unique_ptr<Transport> split_node() = 0;
+
+  /// Collectives with simple default implementations over send/recv; MPI overrides them.
+  virtual void broadcast(void* data, std::size_t bytes, int root);
+  virtual std::vector<std::int64_t> allgather(std::int64_t value);
+  virtual void barrier();
+
+  // Typed helpers.
+  void send_i64(int peer, std::int64_t v) { send(peer, &v, sizeof v); }
+  std::int64_t recv_i64(int peer) {
+    std::int64_t v = 0;
+    recv(peer, &v, sizeof v);
+    return v;
+  }
+  std::int64_t allreduce_min(std::int64_t value);
+  std::int64_t allreduce_max(std::int64_t value);
+};
+
+} // namespace htrace::clock
