@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""End-to-end tests: trace the example programs under mpirun with libhtrace preloaded and read the
+archives back with tests/lib/trace_check.py (an independent reader). One test per invocation:
+
+    e2e.py TEST_NAME
+
+Every assertion is on a real outcome: the program's own result line (messages it sent, OK) against
+what the archive holds.
+"""
+import os
+import sys
+import tempfile
+import time
+
+from harness import check_clean, example, main, mpirun, require
+
+STANDARD_OPS = {"BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER",
+                "ALLGATHERV", "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "REDUCE", "ALLREDUCE",
+                "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "SCAN", "EXSCAN"}
+
+
+def traced_ok(program, args=(), np=2, env=None, preload="x", **expect):
+    """Runs a traced program that must succeed; returns (run, report of its one clean archive)."""
+    run = mpirun(program, args, np=np, env=env, preload=preload)
+    require(run.returncode == 0 and " OK" in run.stdout, f"traced program failed:\n{run.describe()}")
+    report = check_clean(run.archive(), **expect)
+    return run, report
+
+
+def check_wildcard_sources(report, np, per_sender):
+    """pingpong-ring and the Fortran programs: rank 0 receives tag 100 + s from rank s through
+    MPI_ANY_SOURCE/MPI_ANY_TAG with MPI_STATUS_IGNORE; the trace must show the real source."""
+    wild = [r for r in report.receive_records if r["receiver"] == 0 and 100 <= r["tag"] < 200]
+    require(len(wild) == per_sender * (np - 1),
+            f"expected {per_sender * (np - 1)} wildcard receives on rank 0, found {len(wild)}: {wild}")
+    wrong = [r for r in wild if r["sender"] != r["tag"] - 100]
+    require(not wrong, f"wildcard receives with the wrong source: {wrong}")
+
+
+def check_one_location_per_rank(report, np):
+    require(report.location_ids == {r: [r] for r in range(np)},
+            f"expected location id r for each rank r < {np}: {report.location_ids}")
+
+
+def check_mpi_regions(report, *names):
+    missing = [n for n in names if n not in report.mpi_regions]
+    require(not missing, f"MPI regions missing from the archive: {missing} (have {report.mpi_regions})")
+
+
+def pingpong_ring(np):
+    def test():
+        program = example("pingpong-ring/pingpong-ring")
+        run, report = traced_ok(program, [2], np=np, expect_locations=np, expect_processes=np)
+        require(len(report.messages) == run.output_field("messages"),
+                f"{len(report.messages)} messages in the trace, the program sent {run.output_field('messages')}")
+        check_wildcard_sources(report, np, per_sender=2 * 2)
+        check_one_location_per_rank(report, np)
+        check_mpi_regions(report, "MPI_Init", "MPI_Finalize", "MPI_Send", "MPI_Recv", "MPI_Ssend",
+                          "MPI_Bsend", "MPI_Rsend", "MPI_Isend", "MPI_Irecv", "MPI_Waitall",
+                          "MPI_Waitany", "MPI_Waitsome", "MPI_Testany", "MPI_Testsome", "MPI_Testall",
+                          "MPI_Start", "MPI_Startall", "MPI_Sendrecv", "MPI_Sendrecv_replace",
+                          "MPI_Probe", "MPI_Mprobe", "MPI_Mrecv", "MPI_Improbe", "MPI_Imrecv",
+                          "MPI_Request_free", "MPI_Cancel", "MPI_Allreduce")
+        # Probed messages have rank * 4 bytes: the recorded size is the real one.
+        probed = [r for r in report.receive_records if r["receiver"] == 0 and r["tag"] in (20, 21, 22)]
+        require(len(probed) == 3 * 2 * (np - 1) and all(r["size"] == 4 * r["sender"] for r in probed),
+                f"probed receives with wrong size or count: {probed}")
+        require(report.event_counts.get("MpiRequestCancelled", 0) == 2 * np,
+                f"expected {2 * np} MpiRequestCancelled records: {report.event_counts}")
+        world = report.collectives.get("MPI_COMM_WORLD", {})
+        require(world.get("ALLREDUCE") == {str(r): 2 for r in range(np)},
+                f"MPI_Allreduce counts on MPI_COMM_WORLD: {world}")
+        # The tracer's own traffic (archive agreement, clock sync) never shows up as user events.
+        require(report.comms.get("MPI_COMM_WORLD") == list(range(np)), f"world: {report.comms}")
+        start = report.start_date_ns / 1e9
+        require(abs(start - time.time()) < 3600, f"ClockProperties start date {start} is not today")
+    return test
+
+
+def collectives():
+    np = 3
+    run, report = traced_ok(example("collectives/collectives"), np=np)
+    world = report.collectives.get("MPI_COMM_WORLD", {})
+    expected = {op: 2 for op in STANDARD_OPS}
+    expected["ALLGATHER"] = expected["ALLREDUCE"] = 4  # plus the MPI_IN_PLACE forms
+    for op, count in expected.items():
+        require(world.get(op) == {str(r): count for r in range(np)},
+                f"{op} on MPI_COMM_WORLD: expected {count} per rank, found {world.get(op)}")
+    require(sum(c for op, per in world.items() if op in STANDARD_OPS for c in per.values())
+            == np * run.output_field("world_calls"), f"world collective total: {world}")
+    # Neighbourhood collectives run on the Cartesian communicators (created twice, 5 calls each).
+    cart = {str(r): 0 for r in range(np)}
+    for name, ops in report.collectives.items():
+        if name != "MPI_COMM_WORLD":
+            for op, per in ops.items():
+                if op in STANDARD_OPS:
+                    for rank, count in per.items():
+                        cart[rank] += count
+    require(cart == {str(r): run.output_field("cart_calls") for r in range(np)},
+            f"neighbourhood collectives per rank on derived communicators: {cart}")
+    require(report.event_counts.get("NonBlockingCollectiveRequest", 0) ==
+            report.event_counts.get("NonBlockingCollectiveComplete", 0) == np * (19 + 5),
+            f"non-blocking collective records: {report.event_counts}")
+
+
+def communicators():
+    np = 4
+    run, report = traced_ok(example("communicators/communicators"), np=np)
+    require(len(report.messages) == run.output_field("messages"),
+            f"{len(report.messages)} messages in the trace, the program sent {run.output_field('messages')}")
+    # Each message's tag is its sender's world rank: communicator ranks resolved correctly.
+    wrong = [m for m in report.messages if m["tag"] != m["sender"]]
+    require(not wrong, f"messages whose resolved sender differs from the world rank in the tag: {wrong[:5]}")
+    members = list(report.comms.values())
+    for expected in ([3, 2, 1, 0], [0, 2], [1, 3], [2, 3], {"local": [0, 2], "remote": [1, 3]}):
+        require(expected in members or (isinstance(expected, dict) and
+                                        {"local": expected["remote"], "remote": expected["local"]} in members),
+                f"no communicator with world ranks {expected}: {report.comms}")
+
+
+def fortran(program):
+    def test():
+        np = 3
+        run, report = traced_ok(example(f"fortran/{program}"), np=np, expect_locations=np)
+        require(len(report.messages) == run.output_field("messages"),
+                f"{len(report.messages)} messages in the trace, the program sent {run.output_field('messages')}")
+        check_wildcard_sources(report, np, per_sender=1)
+        check_mpi_regions(report, "MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Bcast", "MPI_Comm_split")
+        world = report.collectives.get("MPI_COMM_WORLD", {})
+        require(world.get("BCAST") == {str(r): 1 for r in range(np)}, f"Fortran MPI_Bcast: {world}")
+    return test
+
+
+def threads():
+    np = 2
+    run, report = traced_ok(example("threads/threads"), [3, 10], np=np)
+    require(len(report.messages) == run.output_field("messages"),
+            f"{len(report.messages)} messages in the trace, the program sent {run.output_field('messages')}")
+    per_rank = {r: len(ids) for r, ids in report.location_ids.items()}
+    require(all(n > 1 for n in per_rank.values()), f"expected several locations per process: {per_rank}")
+    check_one_location_per_rank_master = all(r in ids for r, ids in report.location_ids.items())
+    require(check_one_location_per_rank_master, f"master location id != world rank: {report.location_ids}")
+
+
+def plain_preload():
+    """LD_PRELOAD in mpirun's own environment: mpirun and orted load the tracer too and must cope."""
+    run, report = traced_ok(example("pingpong-ring/pingpong-ring"), np=2, preload="env", expect_locations=2)
+    require(len(report.messages) == run.output_field("messages"), "message count")
+
+
+def archive_naming():
+    program = example("pingpong-ring/pingpong-ring")
+    first = mpirun(program, np=2)
+    require(first.returncode == 0, first.describe())
+    second = mpirun(program, np=2, archive_dir=first.archive_dir)
+    require(second.returncode == 0, second.describe())
+    archives = first.archives()
+    require(len(archives) == 2, f"two runs into one directory must leave two archives: {archives}")
+    for path in archives:
+        check_clean(path, expect_locations=2)
+    named = mpirun(program, np=2, env={"HTRACE_ARCHIVE_NAME": "my-run"})
+    require(named.returncode == 0, named.describe())
+    require([os.path.basename(a) for a in named.archives()] == ["my-run"],
+            f"HTRACE_ARCHIVE_NAME=my-run gave {named.archives()}")
+    check_clean(named.archives()[0])
+
+
+def unwritable_dir():
+    with tempfile.NamedTemporaryFile() as not_a_directory:
+        target = os.path.join(not_a_directory.name, "sub")  # a path below a regular file
+        run = mpirun(example("pingpong-ring/pingpong-ring"), np=2, archive_dir=target)
+        require(run.returncode == 0 and " OK" in run.stdout,
+                f"an unwritable archive directory must not break the program:\n{run.describe()}")
+        lines = [l for l in run.stderr.splitlines() if "htrace" in l.lower()]
+        require(1 <= len(lines) <= 2, f"expected a one-line reason on stderr, got:\n{run.stderr}")
+
+
+def tiny_buffer():
+    program = example("pingpong-ring/pingpong-ring")
+    _, big = traced_ok(program, [10], np=2, env={"HTRACE_BUFFER_SIZE": "64M"})
+    _, tiny = traced_ok(program, [10], np=2, env={"HTRACE_BUFFER_SIZE": "16k"}, expect_flushes=True)
+    require(big.buffer_flushes == 0, f"a 64M buffer should not flush here: {big.buffer_flushes}")
+    counts = lambda r: {k: v for k, v in r.event_counts.items() if k != "BufferFlush"}
+    require(counts(big) == counts(tiny),
+            f"events lost or added by flushing:\n 64M: {counts(big)}\n 16k: {counts(tiny)}")
+
+
+def failure(mode):
+    def test():
+        run = mpirun(example("failures/failures"), [mode, 1], np=3, timeout=60)
+        require(run.returncode != 0, f"mpirun must report the failure:\n{run.describe()}")
+        require(run.seconds < 45, f"took {run.seconds:.1f} s to end after {mode}")
+        for path in run.archives():  # whatever was kept must at least be readable
+            print(f"kept archive {path}: {len(os.listdir(path))} entries")
+    return test
+
+
+def disabled():
+    run = mpirun(example("pingpong-ring/pingpong-ring"), np=2, env={"HTRACE_ENABLE": "0"})
+    require(run.returncode == 0 and " OK" in run.stdout, run.describe())
+    require(not os.listdir(run.archive_dir), f"HTRACE_ENABLE=0 wrote {os.listdir(run.archive_dir)}")
+
+
+def hpcc_input():
+    """Debian's example HPL input shrunk to N=200, NB=40 on a 1 x 2 grid: all of HPCC in ~1 s."""
+    with open("/usr/share/doc/hpcc/examples/_hpccinf.txt") as f:
+        lines = f.read().splitlines()
+    lines[5] = "200          Ns"
+    lines[7] = "40           NBs"
+    lines[10] = "1            Ps"
+    lines[11] = "2            Qs"
+    return "\n".join(lines) + "\n"
+
+
+def hpcc():
+    """A real MPI application nobody on the team wrote (Debian's hpcc) traces and reads back clean."""
+    run = mpirun("/usr/bin/hpcc", np=2, files={"hpccinf.txt": hpcc_input()}, timeout=200)
+    require(run.returncode == 0, f"hpcc failed under the tracer:\n{run.describe()}")
+    with open(os.path.join(run.workdir, "hpccoutf.txt")) as f:
+        results = f.read()
+    require("Success=1" in results, "hpcc did not report Success=1 (its own result check)")
+    report = check_clean(run.archive(), expect_locations=2, expect_processes=2)
+    require(len(report.messages) > 100 and report.collectives,
+            f"too little traffic in hpcc's trace: {len(report.messages)} messages")
+    print(f"hpcc: {report.events} events, {len(report.messages)} messages matched, "
+          f"{sum(c for ops in report.collectives.values() for per in ops.values() for c in per.values())} "
+          f"collective calls, {len(report.comms)} communicators")
+
+
+TESTS = {
+    "hpcc": hpcc,
+    "pingpong_ring_np2": pingpong_ring(2),
+    "pingpong_ring_np3": pingpong_ring(3),
+    "pingpong_ring_np4": pingpong_ring(4),
+    "collectives": collectives,
+    "communicators": communicators,
+    "fortran_mpif": fortran("ring_mpif"),
+    "fortran_usempi": fortran("ring_usempi"),
+    "threads": threads,
+    "plain_preload": plain_preload,
+    "archive_naming": archive_naming,
+    "unwritable_dir": unwritable_dir,
+    "tiny_buffer": tiny_buffer,
+    "abort": failure("abort"),
+    "signal": failure("signal"),
+    "disabled": disabled,
+}
+
+if __name__ == "__main__":
+    sys.exit(main(TESTS))

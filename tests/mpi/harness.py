@@ -1,0 +1,127 @@
+"""Runs an example program under mpirun with libhtrace preloaded and finds the archive it wrote.
+
+Environment (set by ctest, see tests/HtraceTesting.cmake): HTRACE_LIB, HTRACE_BUILD_DIR, MPIRUN,
+HTRACE_SOURCE_DIR. Every run gets a fresh archive directory under a temporary directory.
+"""
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import trace_check  # noqa: E402,F401  (re-exported for the tests)
+
+RUN_TIMEOUT = 90  # seconds; ctest's TIMEOUT is larger so a hang is reported by us, with output
+
+
+class TestFailure(Exception):
+    pass
+
+
+def require(condition, message):
+    if not condition:
+        raise TestFailure(message)
+
+
+def example(name):
+    """Path of a built example program, e.g. example('pingpong-ring/pingpong-ring')."""
+    path = os.path.join(os.environ["HTRACE_BUILD_DIR"], "examples", name)
+    require(os.access(path, os.X_OK), f"example not built: {path}")
+    return path
+
+
+class Run:
+    """The outcome of one mpirun: exit code, output, seconds, the archive directory used."""
+
+    def __init__(self, returncode, stdout, stderr, seconds, archive_dir, workdir):
+        self.workdir = workdir
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.seconds = seconds
+        self.archive_dir = archive_dir
+
+    def archives(self):
+        """Archive directories (holding a .otf2 anchor) directly inside archive_dir."""
+        found = []
+        if os.path.isdir(self.archive_dir):
+            for entry in sorted(os.listdir(self.archive_dir)):
+                path = os.path.join(self.archive_dir, entry)
+                if os.path.isdir(path) and any(f.endswith(".otf2") for f in os.listdir(path)):
+                    found.append(path)
+        return found
+
+    def archive(self):
+        found = self.archives()
+        require(len(found) == 1, f"expected one archive in {self.archive_dir}, found {found}\n{self.describe()}")
+        return found[0]
+
+    def output_field(self, name):
+        """The integer value of `name=` in the program's result line."""
+        for word in self.stdout.split():
+            if word.startswith(name + "="):
+                return int(word.split("=", 1)[1])
+        raise TestFailure(f"no '{name}=' in the program output:\n{self.describe()}")
+
+    def describe(self):
+        return (f"exit code {self.returncode} after {self.seconds:.1f} s\n--- stdout\n{self.stdout}"
+                f"--- stderr\n{self.stderr}")
+
+
+def mpirun(program, args=(), np=2, env=None, archive_dir=None, preload="x", timeout=RUN_TIMEOUT,
+           mpirun_options=(), files=None):
+    """Runs `program` on `np` ranks. preload: "x" passes LD_PRELOAD with mpirun -x, "env" sets it
+    in mpirun's own environment, None runs untraced. `env` adds HTRACE_* variables (forwarded with -x).
+    `files` ({name: text}) are written into the working directory first."""
+    workdir = tempfile.mkdtemp(prefix="htrace-e2e-")
+    for name, text in (files or {}).items():
+        with open(os.path.join(workdir, name), "w") as f:
+            f.write(text)
+    if archive_dir is None:
+        archive_dir = os.path.join(workdir, "archives")
+        os.makedirs(archive_dir)
+    variables = {"HTRACE_ARCHIVE_DIR": archive_dir}
+    variables.update(env or {})
+    command = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
+    command += ["-np", str(np), *mpirun_options]
+    child_env = dict(os.environ)
+    child_env.update(variables)
+    for name in variables:
+        command += ["-x", name]
+    if preload == "x":  # only the ranks load the tracer, mpirun itself does not
+        command += ["-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"]]
+    elif preload == "env":
+        child_env["LD_PRELOAD"] = os.environ["HTRACE_LIB"]
+    command += [program, *map(str, args)]
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, env=child_env, cwd=workdir, capture_output=True, text=True,
+                              timeout=timeout, start_new_session=True)
+    except subprocess.TimeoutExpired as expired:
+        raise TestFailure(f"mpirun did not finish within {timeout} s: {' '.join(command)}\n"
+                          f"stdout: {expired.stdout}\nstderr: {expired.stderr}")
+    return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - start, archive_dir, workdir)
+
+
+def check_clean(path, **expect):
+    """trace_check on the archive; fails the test with the violations listed."""
+    report = trace_check.check(path, **expect)
+    require(report.ok, f"trace_check found {len(report.violations)} violation(s) in {path}:\n  " +
+            "\n  ".join(report.violations[:30]))
+    return report
+
+
+def main(tests):
+    """Runs the test named by argv[1] from the dict `tests` (name -> function)."""
+    if len(sys.argv) != 2 or sys.argv[1] not in tests:
+        print(f"usage: {sys.argv[0]} {'|'.join(sorted(tests))}", file=sys.stderr)
+        return 2
+    try:
+        tests[sys.argv[1]]()
+    except TestFailure as failure:
+        print(f"FAIL: {failure}", file=sys.stderr)
+        return 1
+    print("PASS")
+    return 0
