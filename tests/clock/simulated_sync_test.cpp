@@ -1,0 +1,146 @@
+// The offset and synchronization algorithms on a simulated cluster (threads, in-memory messages)
+// whose clocks have known offsets and drifts: recovered global clocks are compared to the truth.
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "clock/accuracy.h"
+#include "simulated_cluster.h"
+
+using namespace htrace::clock;
+using htrace::clock::testing::SimulatedCluster;
+using htrace::clock::testing::SimulatedRank;
+
+namespace {
+
+// Bound on |global clock - truth| right after a sync. Thread hand-offs on a loaded two-core host
+// take tens of microseconds and are not symmetric; the offsets themselves are seconds.
+constexpr std::int64_t kBoundNs = 200'000;
+
+struct Outcome {
+  std::vector<std::int64_t> error_ns; // per rank: global clock minus rank 0's true clock
+  std::vector<SyncStats> stats;
+  std::vector<double> slope;          // total slope of each rank's map
+};
+
+Outcome run(SimulatedCluster& cluster, const std::string& config, std::function<int(int)> socket_of = nullptr) {
+  const SyncConfigResult parsed = parse_sync_config(config);
+  EXPECT_TRUE(parsed.ok()) << parsed.error;
+  Outcome out;
+  out.error_ns.resize(static_cast<std::size_t>(cluster.size()));
+  out.stats.resize(out.error_ns.size());
+  out.slope.resize(out.error_ns.size());
+  cluster.run([&](Transport& t) {
+    const int r = t.rank();
+    SyncContext ctx;
+    if (socket_of) ctx.socket_id = [&] { return socket_of(r); };
+    const SyncRun sync = synchronize_on(t, parsed.config, [&cluster, r] { return cluster.local_now(r); }, ctx);
+    const std::int64_t local = cluster.local_now(r);
+    const auto i = static_cast<std::size_t>(r);
+    out.error_ns[i] = sync.clock.to_global(local) - cluster.reference_at(r, local);
+    out.stats[i] = sync.stats;
+    out.slope[i] = sync.clock.to_time_map(local).slope;
+  });
+  return out;
+}
+
+std::vector<SimulatedRank> two_nodes_two_ranks() {
+  // node 1 is 2.5 s + 37 us ahead and runs 20 ppm fast
+  return {{0, 0, 0}, {0, 0, 0}, {2'500'037'000, 2e-5, 1}, {2'500'037'000, 2e-5, 1}};
+}
+
+} // namespace
+
+TEST(OffsetAlgorithms, SkampiBoundsContainTheTruth) {
+  SimulatedCluster cluster({{0, 0, 0}, {-1'750'000'123, 0, 1}});
+  for (OffsetMethod method : {OffsetMethod::Skampi, OffsetMethod::MeanRtt}) {
+    std::mutex m;
+    OffsetMeasurement got;
+    cluster.run([&](Transport& t) {
+      const GlobalClock clock([&cluster, r = t.rank()] { return cluster.local_now(r); });
+      if (t.rank() == 0) {
+        serve_offset(t, 1, clock);
+      } else {
+        std::lock_guard<std::mutex> lock(m);
+        got = measure_offset_client(t, 0, clock, method, 20);
+      }
+    });
+    const std::int64_t truth = -1'750'000'123;
+    if (method == OffsetMethod::Skampi) {
+      // SKaMPI's bounds are rigorous: the true offset lies within +-uncertainty.
+      EXPECT_LE(std::llabs(got.offset_ns - truth), got.uncertainty_ns + 1);
+      EXPECT_GT(got.min_rtt_ns, 0);
+    } else {
+      EXPECT_LT(std::llabs(got.offset_ns - truth), kBoundNs);
+    }
+  }
+}
+
+class FlatAlgorithms : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FlatAlgorithms, RecoverOffsetsOfFiveRanks) {
+  // Five ranks: not a power of two, so HCA2/HCA3 exercise their extra step.
+  SimulatedCluster cluster({{0, 0, 0}, {-3'000'000'000, -1e-5, 1}, {123'456, 0, 2}, {2'000'000'001, 3e-5, 3}, {-77, 0, 4}});
+  const Outcome o = run(cluster, GetParam());
+  std::int64_t worst = 0;
+  for (std::size_t r = 0; r < o.error_ns.size(); ++r) {
+    EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << GetParam() << " rank " << r;
+    worst = std::max<std::int64_t>(worst, std::llabs(o.error_ns[r]));
+  }
+  std::printf("%s: max |error| %lld ns\n", GetParam(), static_cast<long long>(worst));
+}
+INSTANTIATE_TEST_SUITE_P(Clock, FlatAlgorithms,
+                         ::testing::Values("jk", "hca", "hca2", "hca3", "hca3(offset=meanrtt)",
+                                           "hca2(recompute=0)", "h2hca", "h3hca"));
+
+TEST(Hierarchical, H2hcaPropagatesInsideNodes) {
+  SimulatedCluster cluster(two_nodes_two_ranks());
+  const Outcome o = run(cluster, "h2hca");
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
+    EXPECT_FALSE(o.stats[r].clockprop_fallback) << "rank " << r;
+  }
+  // ClockPropSync copies the leader's chain: same error on both ranks of node 1 up to clock reads.
+  EXPECT_LT(std::llabs(o.error_ns[2] - o.error_ns[3]), 2'000);
+  EXPECT_NE(o.stats[1].min_rtt_intra_ns, SyncStats::kUnknown);
+  EXPECT_NE(o.stats[2].min_rtt_inter_ns, SyncStats::kUnknown); // rank 0 only serves
+}
+
+TEST(Hierarchical, ClockPropChecksThatRanksShareTheClock) {
+  // Rank 3 claims node 1 but reads a clock 5 ms away from rank 2's (per-process clock origins,
+  // the ReproMPI bug): ClockPropSync would give it a 5 ms error; the check must catch it.
+  auto ranks = two_nodes_two_ranks();
+  ranks[3].offset_ns += 5'000'000;
+  SimulatedCluster cluster(ranks);
+  const Outcome o = run(cluster, "h2hca");
+  EXPECT_TRUE(o.stats[3].clockprop_fallback);
+  EXPECT_FALSE(o.stats[2].clockprop_fallback);
+  EXPECT_FALSE(o.stats[1].clockprop_fallback);
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
+
+  // With the check switched off the copied model is wrong by the 5 ms: the check is what saves it.
+  const Outcome unchecked = run(cluster, "h2hca(intra=clockprop(check=0))");
+  EXPECT_GT(std::llabs(unchecked.error_ns[3]), 4'000'000);
+}
+
+TEST(Hierarchical, H3hcaUsesSockets) {
+  // One node, two sockets whose clocks differ: socket leaders sync with HCA3, sockets propagate.
+  SimulatedCluster cluster({{0, 0, 0}, {0, 0, 0}, {40'000, 0, 0}, {40'000, 0, 0}});
+  const Outcome o = run(cluster, "h3hca", [](int r) { return r / 2; });
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
+    EXPECT_FALSE(o.stats[r].clockprop_fallback) << "rank " << r;
+  }
+}
+
+TEST(Drift, FittedSlopeMatchesTheInjectedDrift) {
+  // 500 ppm fast; fit points spread over 300 ms.
+  const double drift = 5e-4;
+  SimulatedCluster cluster({{0, 0, 0}, {1'000'000'000, drift, 1}});
+  const Outcome o = run(cluster, "hca3(fitpoints=16,pingpongs=5,window=300,slope=fit)");
+  const double expected = drift / (1 + drift);
+  EXPECT_NEAR(o.slope[1], expected, 1e-4) << "fitted " << o.slope[1];
+  EXPECT_LT(std::llabs(o.error_ns[1]), kBoundNs);
+  // slope=off ignores the drift: the model's slope is exactly 0.
+  EXPECT_EQ(run(cluster, "hca3(fitpoints=4,slope=off)").slope[1], 0.0);
+}
