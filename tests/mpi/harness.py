@@ -4,6 +4,7 @@ Environment (set by ctest, see tests/HtraceTesting.cmake): HTRACE_LIB, HTRACE_BU
 HTRACE_SOURCE_DIR. Every run gets a fresh archive directory under a temporary directory.
 """
 import os
+import shutil
 import shlex
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import trace_check  # noqa: E402,F401  (re-exported for the tests)
+
+_workdirs = []  # removed when the test passes, kept for inspection when it fails
 
 RUN_TIMEOUT = 90  # seconds; ctest's TIMEOUT is larger so a hang is reported by us, with output
 
@@ -76,6 +79,7 @@ def mpirun(program, args=(), np=2, env=None, archive_dir=None, preload="x", time
     in mpirun's own environment, None runs untraced. `env` adds HTRACE_* variables (forwarded with -x).
     `files` ({name: text}) are written into the working directory first."""
     workdir = tempfile.mkdtemp(prefix="htrace-e2e-")
+    _workdirs.append(workdir)
     for name, text in (files or {}).items():
         with open(os.path.join(workdir, name), "w") as f:
             f.write(text)
@@ -122,6 +126,9 @@ def main(tests):
         tests[sys.argv[1]]()
     except TestFailure as failure:
         print(f"FAIL: {failure}", file=sys.stderr)
+        print(f"kept for inspection: {' '.join(_workdirs)}", file=sys.stderr)
         return 1
+    for workdir in _workdirs:
+        shutil.rmtree(workdir, ignore_errors=True)
     print("PASS")
     return 0
