@@ -1,0 +1,170 @@
+#include "mpi/comm_registry.h"
+
+#include <otf2/OTF2_Events.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "clock/base_clock.h"
+#include "common/log.h"
+
+namespace htrace::mpi {
+namespace {
+
+std::uint64_t key_of(MPI_Comm comm) {
+  std::uint64_t key = 0;
+  std::memcpy(&key, &comm, sizeof comm < sizeof key ? sizeof comm : sizeof key);
+  return key;
+}
+
+// Open addressing over atomics: readers never lock. A slot's key, once set, never changes (a
+// freed handle keeps its slot with id kNoComm, and Open MPI reuses handle addresses, which then
+// find their old slot again), so a reader cannot observe a torn entry.
+class HandleMap {
+public:
+  static constexpr std::size_t kCapacity = 1 << 13;
+
+  record::CommId find(std::uint64_t key) const {
+    for (std::size_t i = home(key), n = 0; n < kCapacity; i = (i + 1) & (kCapacity - 1), ++n) {
+      const std::uint64_t k = keys_[i].load(std::memory_order_acquire);
+      if (k == key) return ids_[i].load(std::memory_order_acquire);
+      if (k == 0) return record::kNoComm;
+    }
+    return record::kNoComm;
+  }
+  // Caller holds the registry mutex.
+  bool set(std::uint64_t key, record::CommId id) {
+    for (std::size_t i = home(key), n = 0; n < kCapacity; i = (i + 1) & (kCapacity - 1), ++n) {
+      const std::uint64_t k = keys_[i].load(std::memory_order_relaxed);
+      if (k == key || k == 0) {
+        ids_[i].store(id, std::memory_order_release);
+        keys_[i].store(key, std::memory_order_release);
+        return true;
+      }
+    }
+    return false;
+  }
+  void clear() {
+    for (std::size_t i = 0; i < kCapacity; ++i) {
+      keys_[i].store(0, std::memory_order_relaxed);
+      ids_[i].store(record::kNoComm, std::memory_order_relaxed);
+    }
+  }
+
+private:
+  static std::size_t home(std::uint64_t key) { return ((key >> 4) * 0x9e3779b97f4a7c15ull) >> 51; }
+  std::atomic<std::uint64_t> keys_[kCapacity] = {};
+  std::atomic<record::CommId> ids_[kCapacity] = {};
+};
+
+struct Registry {
+  std::mutex mutex;
+  HandleMap map;
+  MPI_Group world_group = MPI_GROUP_NULL;
+  bool warned_full = false;
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+std::vector<int> world_ranks_of(MPI_Group group) {
+  int size = 0;
+  PMPI_Group_size(group, &size);
+  std::vector<int> local(static_cast<std::size_t>(size)), world(static_cast<std::size_t>(size));
+  for (int i = 0; i < size; ++i) local[static_cast<std::size_t>(i)] = i;
+  if (size > 0) PMPI_Group_translate_ranks(group, size, local.data(), registry().world_group, world.data());
+  return world; // members outside MPI_COMM_WORLD (spawned processes) come out as MPI_UNDEFINED
+}
+
+std::vector<int> members_of(MPI_Comm comm, bool remote) {
+  MPI_Group group = MPI_GROUP_NULL;
+  if ((remote ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) != MPI_SUCCESS)
+    return {};
+  std::vector<int> ranks = world_ranks_of(group);
+  PMPI_Group_free(&group);
+  return ranks;
+}
+
+// Caller holds the registry mutex.
+record::CommId register_locked(MPI_Comm comm, const std::string& name, record::CommId parent,
+                               const std::vector<int>* members) {
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  const std::vector<int> local = members ? *members : members_of(comm, false);
+  const std::vector<int> remote = inter ? members_of(comm, true) : std::vector<int>{};
+  const record::CommId id = record::register_mpi_comm(name, local, remote, parent);
+  if (!registry().map.set(key_of(comm), id) && !registry().warned_full) {
+    registry().warned_full = true;
+    log::warning("more than %zu communicators: later ones are re-registered on every use",
+                 HandleMap::kCapacity);
+  }
+  return id;
+}
+
+record::CommId register_comm(MPI_Comm comm, const std::string& name, record::CommId parent,
+                             const std::vector<int>* members = nullptr) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  return register_locked(comm, name, parent, members);
+}
+
+} // namespace
+
+void register_predefined_comms() {
+  Registry& r = registry();
+  r.map.clear();
+  PMPI_Comm_group(MPI_COMM_WORLD, &r.world_group);
+  register_comm(MPI_COMM_WORLD, "MPI_COMM_WORLD", record::kNoComm);
+  register_comm(MPI_COMM_SELF, "MPI_COMM_SELF", record::kNoComm);
+}
+
+void clear_comm_registry() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.map.clear();
+  if (r.world_group != MPI_GROUP_NULL) PMPI_Group_free(&r.world_group);
+}
+
+record::CommId comm_id(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return record::kNoComm;
+  const record::CommId id = registry().map.find(key_of(comm));
+  if (id != record::kNoComm) return id;
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  const record::CommId again = registry().map.find(key_of(comm));
+  return again != record::kNoComm ? again : register_locked(comm, "MPI communicator", record::kNoComm, nullptr);
+}
+
+void on_comm_created(record::Location& loc, MPI_Comm parent, MPI_Comm created, const char* name,
+                     bool same_group) {
+  const record::CommId parent_id = comm_id(parent);
+  if (created != MPI_COMM_NULL) {
+    if (same_group) {
+      const std::vector<int> members = members_of(parent, false);
+      register_comm(created, name, parent_id, &members);
+    } else {
+      register_comm(created, name, parent_id);
+    }
+  }
+  loc.mpi_collective_end(clock::now(), OTF2_COLLECTIVE_OP_CREATE_HANDLE, parent_id, record::kNoRank, 0, 0);
+}
+
+record::CommId on_comm_freeing(record::Location& loc, MPI_Comm comm) {
+  const record::CommId id = comm_id(comm);
+  {
+    // Forget the handle before MPI can hand its address to another thread's new communicator.
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    registry().map.set(key_of(comm), record::kNoComm);
+  }
+  loc.mpi_collective_begin(clock::now());
+  return id;
+}
+
+void on_comm_freed(record::Location& loc, record::CommId freed) {
+  loc.mpi_collective_end(clock::now(), OTF2_COLLECTIVE_OP_DESTROY_HANDLE, freed, record::kNoRank, 0, 0);
+  if (freed != record::kNoComm) record::release_mpi_comm(freed);
+}
+
+} // namespace htrace::mpi

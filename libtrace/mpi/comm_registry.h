@@ -1,0 +1,29 @@
+// MPI_Comm -> process-local CommId for event records, plus the communicator life-cycle events
+// (creation and destruction are collective operations on the parent communicator).
+// Lookups are lock-free (hot path of every p2p and collective wrapper); registrations take a lock.
+// A communicator the wrappers never saw created (e.g. by an untraced call) is registered lazily on
+// first use, so every CommId in the trace has a Comm definition with the right members.
+#pragma once
+
+#include <mpi.h>
+
+#include "record/recorder.h"
+
+namespace htrace::mpi {
+
+/// Caches the world group and registers MPI_COMM_WORLD and MPI_COMM_SELF. After record::start().
+void register_predefined_comms();
+/// Forgets every handle (MPI_Finalize).
+void clear_comm_registry();
+
+/// The id of `comm`, registering it on first sight; kNoComm for MPI_COMM_NULL.
+record::CommId comm_id(MPI_Comm comm);
+
+/// Wrapper hooks. on_comm_created: `created` may be MPI_COMM_NULL (not a member); `same_group`:
+/// members equal the parent's (MPI_Comm_idup, whose new handle cannot be queried yet).
+void on_comm_created(record::Location& loc, MPI_Comm parent, MPI_Comm created, const char* name,
+                     bool same_group);
+record::CommId on_comm_freeing(record::Location& loc, MPI_Comm comm);
+void on_comm_freed(record::Location& loc, record::CommId freed);
+
+} // namespace htrace::mpi

@@ -1,0 +1,64 @@
+#include "mpi/fatal_signals.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+#include "mpi/wrapper_call.h"
+#include "record/recorder.h"
+
+namespace htrace::mpi {
+namespace {
+
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT};
+constexpr unsigned kFlushSeconds = 10; ///< watchdog: after this the process dies of SIGALRM
+struct sigaction g_previous[sizeof kSignals / sizeof kSignals[0]];
+std::atomic<bool> g_installed{false};
+std::atomic<bool> g_flushed{false};
+
+const char* reason(int sig) {
+  switch (sig) {
+  case SIGSEGV: return "SIGSEGV";
+  case SIGBUS: return "SIGBUS";
+  case SIGFPE: return "SIGFPE";
+  case SIGILL: return "SIGILL";
+  case SIGTERM: return "SIGTERM";
+  default: return "SIGINT";
+  }
+}
+
+void restore_previous() {
+  for (std::size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i) sigaction(kSignals[i], &g_previous[i], nullptr);
+}
+
+void on_fatal_signal(int sig) {
+  // Restore first: a second fault inside the flush then ends the process the ordinary way.
+  restore_previous();
+  if (!g_flushed.exchange(true)) {
+    g_wrappers.tracing.store(false, std::memory_order_relaxed);
+    signal(SIGALRM, SIG_DFL);
+    alarm(kFlushSeconds);
+    record::emergency_flush(reason(sig));
+    alarm(0);
+  }
+  raise(sig); // delivered to the previous handler (or the default action) on return
+}
+
+} // namespace
+
+void install_fatal_signal_handlers() {
+  if (g_installed.exchange(true)) return;
+  struct sigaction action = {};
+  action.sa_handler = on_fatal_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_NODEFER;
+  for (std::size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i)
+    sigaction(kSignals[i], &action, &g_previous[i]);
+}
+
+void remove_fatal_signal_handlers() {
+  if (g_installed.exchange(false)) restore_previous();
+}
+
+} // namespace htrace::mpi

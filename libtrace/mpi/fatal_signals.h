@@ -1,0 +1,8 @@
+// On SIGSEGV/SIGBUS/SIGFPE/SIGABRT/SIGTERM/SIGINT: write what was recorded (once), then let the
+// previous disposition handle the signal. A watchdog alarm bounds the flush so it never hangs.
+#pragma once
+
+namespace htrace::mpi {
+void install_fatal_signal_handlers();
+void remove_fatal_signal_handlers();
+} // namespace htrace::mpi

@@ -1,0 +1,87 @@
+// Conversions used by the generated Fortran entry points (fortran.gen.cpp): Open MPI's Fortran
+// sentinels (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE are addresses of common blocks in
+// libmpi) and request/status arrays in Fortran layout. No allocation for up to 32 elements.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+
+extern "C" {
+extern int mpi_fortran_bottom_ __attribute__((weak));
+extern int mpi_fortran_in_place_ __attribute__((weak));
+extern int mpi_fortran_status_ignore_ __attribute__((weak));
+extern int mpi_fortran_statuses_ignore_ __attribute__((weak));
+}
+
+namespace htrace::mpi {
+
+static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arguments are passed as int");
+constexpr std::size_t kStatusFints = sizeof(MPI_Status) / sizeof(MPI_Fint);
+
+inline void* fortran_buffer(void* buf) {
+  if (buf == &mpi_fortran_bottom_) return MPI_BOTTOM;
+  if (buf == &mpi_fortran_in_place_) return MPI_IN_PLACE;
+  return buf;
+}
+
+/// A small array that lives on the stack up to N elements.
+template <typename T, std::size_t N = 32> class SmallArray {
+public:
+  explicit SmallArray(std::size_t n) : data_(n <= N ? local_ : (heap_ = std::make_unique<T[]>(n)).get()) {}
+  T* data() { return data_; }
+
+private:
+  T local_[N];
+  std::unique_ptr<T[]> heap_;
+  T* data_;
+};
+
+class FortranRequests {
+public:
+  FortranRequests(MPI_Fint* f, int count) : f_(f), n_(count > 0 ? count : 0), c_(static_cast<std::size_t>(n_)) {
+    for (int i = 0; i < n_; ++i) c_.data()[i] = PMPI_Request_f2c(f_[i]);
+  }
+  MPI_Request* data() { return c_.data(); }
+  void copy_back() {
+    for (int i = 0; i < n_; ++i) f_[i] = PMPI_Request_c2f(c_.data()[i]);
+  }
+
+private:
+  MPI_Fint* f_;
+  int n_;
+  SmallArray<MPI_Request> c_;
+};
+
+class FortranStatus {
+public:
+  explicit FortranStatus(MPI_Fint* f) : f_(f == &mpi_fortran_status_ignore_ ? nullptr : f) {}
+  MPI_Status* get() { return f_ ? &c_ : MPI_STATUS_IGNORE; }
+  void copy_back() {
+    if (f_) PMPI_Status_c2f(&c_, f_);
+  }
+
+private:
+  MPI_Fint* f_;
+  MPI_Status c_{};
+};
+
+class FortranStatuses {
+public:
+  FortranStatuses(MPI_Fint* f, int count)
+      : f_(f == &mpi_fortran_statuses_ignore_ ? nullptr : f), n_(count > 0 ? count : 0),
+        c_(static_cast<std::size_t>(f_ ? n_ : 0)) {}
+  MPI_Status* get() { return f_ ? c_.data() : MPI_STATUSES_IGNORE; }
+  void copy_back() {
+    if (!f_) return;
+    for (int i = 0; i < n_; ++i) PMPI_Status_c2f(&c_.data()[i], f_ + static_cast<std::size_t>(i) * kStatusFints);
+  }
+
+private:
+  MPI_Fint* f_;
+  int n_;
+  SmallArray<MPI_Status> c_;
+};
+
+} // namespace htrace::mpi

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Generates htrace's MPI wrappers from the one function table (mpi_functions.txt).
+
+    gen_wrappers.py TABLE OUTDIR
+
+writes OUTDIR/function_ids.gen.h   (FunctionId enum, names, families, region roles)
+       OUTDIR/wrappers.gen.cpp     (C wrappers: MPI_X calling PMPI_X)
+       OUTDIR/fortran.gen.cpp      (Fortran entry points mpi_x_ etc. calling the C wrappers)
+
+Each table row names a skeleton; a skeleton is a (before, after) pair of C++ snippets placed
+around the PMPI call. Snippets refer to the function's own parameter names (Open MPI's spelling).
+All semantics live in hand-written C++ (p2p_events.cpp, collective_info.cpp, comm_registry.cpp);
+the snippets only hand the right arguments over."""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_prototypes  # noqa: E402
+
+NS = "htrace::mpi::"
+LOCAL_STATUS = ("MPI_Status htrace_status;\n"
+                "  if (status == MPI_STATUS_IGNORE) status = &htrace_status;\n")
+
+# skeleton -> (before PMPI, after PMPI). `L` is the caller's Location, `rc` the PMPI result.
+SKELETONS = {
+    "generic": None,  # Enter/Leave only
+    "send": ("{ns}on_send(L, count, datatype, dest, tag, comm);\n", ""),
+    "isend": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, count, datatype, dest, tag, comm, *request, false);\n"),
+    "send_init": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, count, datatype, dest, tag, comm, *request, true);\n"),
+    "recv": (LOCAL_STATUS, "if (rc == MPI_SUCCESS) {ns}on_recv(L, comm, status);\n"),
+    "irecv": ("", "if (rc == MPI_SUCCESS) {ns}on_irecv(L, source, comm, *request, false);\n"),
+    "recv_init": ("", "if (rc == MPI_SUCCESS) {ns}on_irecv(L, source, comm, *request, true);\n"),
+    "mprobe": ("", "if (rc == MPI_SUCCESS) {ns}on_message(*message, comm);\n"),
+    "improbe": ("", "if (rc == MPI_SUCCESS && *flag) {ns}on_message(*message, comm);\n"),
+    "mrecv": (LOCAL_STATUS + "  const MPI_Message htrace_message = *message;\n",
+              "if (rc == MPI_SUCCESS) {ns}on_mrecv(L, htrace_message, status);\n"),
+    "imrecv": ("const MPI_Message htrace_message = *message;\n",
+               "if (rc == MPI_SUCCESS) {ns}on_imrecv(L, htrace_message, *request);\n"),
+    "sendrecv": (LOCAL_STATUS + "  {ns}on_send(L, sendcount, sendtype, dest, sendtag, comm);\n",
+                 "if (rc == MPI_SUCCESS) {ns}on_recv(L, comm, status);\n"),
+    "sendrecv_replace": (LOCAL_STATUS + "  {ns}on_send(L, count, datatype, dest, sendtag, comm);\n",
+                         "if (rc == MPI_SUCCESS) {ns}on_recv(L, comm, status);\n"),
+    "start": ("", "if (rc == MPI_SUCCESS) {ns}on_start(L, *request);\n"),
+    "startall": ("", "if (rc == MPI_SUCCESS) for (int i = 0; i < count; ++i) {ns}on_start(L, array_of_requests[i]);\n"),
+    "wait": (LOCAL_STATUS + "  const MPI_Request htrace_request = *request;\n",
+             "{ns}on_complete(L, htrace_request, status);\n"),
+    "test": (LOCAL_STATUS + "  const MPI_Request htrace_request = *request;\n",
+             "if (rc == MPI_SUCCESS) {ns}on_test(L, htrace_request, *flag != 0, status);\n"),
+    "waitany": (LOCAL_STATUS + "  const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n",
+                "if (*index != MPI_UNDEFINED) {ns}on_complete(L, htrace_saved[*index], status);\n"),
+    "testany": (LOCAL_STATUS + "  const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n",
+                "if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) {ns}on_complete(L, htrace_saved[*index], status);\n"),
+    "waitall": ("const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n"
+                "  array_of_statuses = {ns}statuses_or_scratch(count, array_of_statuses);\n",
+                "for (int i = 0; i < count; ++i) {ns}on_complete(L, htrace_saved[i], &array_of_statuses[i]);\n"),
+    "testall": ("const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n"
+                "  array_of_statuses = {ns}statuses_or_scratch(count, array_of_statuses);\n",
+                "if (rc == MPI_SUCCESS && *flag) for (int i = 0; i < count; ++i) {ns}on_complete(L, htrace_saved[i], &array_of_statuses[i]);\n"),
+    "waitsome": ("const MPI_Request* htrace_saved = {ns}save_requests(incount, array_of_requests);\n"
+                 "  array_of_statuses = {ns}statuses_or_scratch(incount, array_of_statuses);\n",
+                 "if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; ++i) {ns}on_complete(L, htrace_saved[array_of_indices[i]], &array_of_statuses[i]);\n"),
+    "request_free": ("{ns}on_request_free(*request);\n", ""),
+    "cancel": ("{ns}on_cancel(*request);\n", ""),
+    "coll": ("L.mpi_collective_begin(htrace::clock::now());\n",
+             "{ns}on_collective_end(L, {ns}coll::{base}({args}), {comm});\n"),
+    "nbcoll": ("", "if (rc == MPI_SUCCESS) {ns}on_nbc_request(L, {ns}coll::{base}({args_no_request}), {comm}, *request);\n"),
+    "comm_create": ("L.mpi_collective_begin(htrace::clock::now());\n",
+                    "{ns}on_comm_created(L, {parent}, rc == MPI_SUCCESS ? *{newcomm} : MPI_COMM_NULL, \"{name}\", {same_group});\n"),
+    "comm_free": ("const htrace::record::CommId htrace_freed = {ns}on_comm_freeing(L, *comm);\n",
+                  "{ns}on_comm_freed(L, htrace_freed);\n"),
+}
+SKELETONS["testsome"] = (SKELETONS["waitsome"][0], SKELETONS["waitsome"][1].replace("if (", "if (rc == MPI_SUCCESS && ", 1))
+UNWRAPPED = {"none", "special"}
+ROLES = {"p2p": "PointToPoint", "coll": "Collective", "nbcoll": "Collective", "neighbor": "Collective"}
+HEADER = "// generated from {table} by {gen}; do not edit.\n"
+
+
+def read_table(path):
+    rows = []
+    for lineno, line in enumerate(open(path), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        family, skeleton, proto = line.split(None, 2)
+        if skeleton not in SKELETONS and skeleton not in UNWRAPPED:
+            sys.exit(f"{path}:{lineno}: error: unknown skeleton '{skeleton}'")
+        rows.append((family, skeleton, mpi_prototypes.parse_prototype(proto)))
+    return rows
+
+
+def param_list(p):
+    return ", ".join(x.decl for x in p.params) or "void"
+
+
+def wrapper(family, skeleton, p):
+    fid = p.name[4:]
+    args = ", ".join(x.name for x in p.params)
+    head = f'extern "C" {p.ret} {p.name}({param_list(p)}) {{\n  {NS}Call call({NS}FunctionId::{fid});\n'
+    if SKELETONS[skeleton] is None:
+        return head + f"  return P{p.name}({args});\n}}\n"
+    names = [x.name for x in p.params]
+    comms = [x.name for x in p.params if x.type == "MPI_Comm"]
+    base = fid[1].upper() + fid[2:] if skeleton == "nbcoll" else fid
+    fill = dict(ns=NS, base=base, name=p.name, args=args, args_no_request=", ".join(names[:-1]),
+                comm=comms[-1] if comms else "", parent=comms[0] if comms else "MPI_COMM_NULL",
+                newcomm=next((x.name for x in reversed(p.params) if x.type == "MPI_Comm *"), ""),
+                same_group="true" if fid == "Comm_idup" else "false")
+    before, after = (s.format(**fill) for s in SKELETONS[skeleton])
+    return (head + f"  if (!call.traced()) return P{p.name}({args});\n"
+            f"  htrace::record::Location& L = call.location();\n"
+            + (f"  {before}" if before else "")
+            + f"  const int rc = P{p.name}({args});\n"
+            + (f"  {after}" if after else "")
+            + "  return rc;\n}\n")
+
+
+def function_ids(rows, stamp):
+    out = [stamp, "#pragma once\n", "#include <cstdint>\n", "#include \"record/recorder.h\"\n",
+           "namespace htrace::mpi {\n", "enum class FunctionId : std::uint16_t {"]
+    out += [f"  {p.name[4:]}," for _, _, p in rows]
+    out += ["};", f"constexpr std::size_t kFunctionCount = {len(rows)};\n",
+            "struct FunctionInfo {", "  const char* name;", "  const char* family;",
+            "  record::RegionRole role;", "  bool wrapped;", "};\n",
+            "inline constexpr FunctionInfo kFunctions[kFunctionCount] = {"]
+    for family, skeleton, p in rows:
+        role = ROLES.get(family, "Function")
+        if p.name == "MPI_Barrier" or p.name == "MPI_Ibarrier":
+            role = "Barrier"
+        out.append(f'  {{"{p.name}", "{family}", record::RegionRole::{role}, '
+                   f'{"false" if skeleton == "none" else "true"}}},')
+    out += ["};\n", "} // namespace htrace::mpi\n"]
+    return "\n".join(out)
+
+
+def main():
+    table, outdir = sys.argv[1], sys.argv[2]
+    rows = read_table(table)
+    stamp = HEADER.format(table=os.path.basename(table), gen=os.path.basename(__file__))
+    os.makedirs(outdir, exist_ok=True)
+    files = {
+        "function_ids.gen.h": function_ids(rows, stamp),
+        "wrappers.gen.cpp": stamp + '#include "mpi/wrapper_call.h"\n#include "mpi/p2p_events.h"\n'
+        '#include "mpi/collective_info.h"\n#include "mpi/comm_registry.h"\n\n'
+        '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
+        + "\n".join(wrapper(f, s, p) for f, s, p in rows if s not in UNWRAPPED),
+    }
+    import fortran_gen  # noqa: E402  (kept apart: its own rules for handle conversion)
+    files["fortran.gen.cpp"] = stamp + fortran_gen.generate(rows)
+    for name, text in files.items():
+        path = os.path.join(outdir, name)
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+
+
+if __name__ == "__main__":
+    main()

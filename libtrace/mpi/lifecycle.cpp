@@ -1,0 +1,132 @@
+// Hand-written wrappers (table skeleton "special"): MPI_Init, MPI_Init_thread, MPI_Finalize and
+// MPI_Abort drive the recorder and the clock synchronization around the application's MPI life.
+#include <mpi.h>
+
+#include <ctime>
+
+#include "clock/base_clock.h"
+#include "clock/sync.h"
+#include "common/log.h"
+#include "common/options.h"
+#include "mpi/comm_registry.h"
+#include "mpi/fatal_signals.h"
+#include "mpi/p2p_events.h"
+#include "mpi/wrapper_call.h"
+
+namespace htrace::mpi {
+namespace {
+
+struct Lifecycle {
+  Options options;
+  MPI_Comm private_comm = MPI_COMM_NULL; ///< the tracer's own traffic: never a user communicator
+  bool recorder_started = false;
+};
+Lifecycle& lifecycle() {
+  static Lifecycle l;
+  return l;
+}
+
+// Elapsed time of MPI_Init is measured on CLOCK_MONOTONIC because the base clock behind
+// clock::now() may be switched (e.g. to the TSC) by the synchronization inside the call.
+std::int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Everything after PMPI_Init succeeded. Any failure leaves tracing off; the application runs on.
+void start_tracing(FunctionId init_function, std::int64_t init_began) {
+  Lifecycle& l = lifecycle();
+  OptionsResult parsed = parse_options_from_environment();
+  int rank = -1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  log::set_rank(rank);
+  if (!parsed.ok()) {
+    log::error("%s; tracing disabled", parsed.error.c_str());
+    return;
+  }
+  l.options = parsed.options;
+  log::configure(static_cast<int>(l.options.verbose));
+  if (!l.options.enable) return;
+
+  PMPI_Comm_dup(MPI_COMM_WORLD, &l.private_comm);
+  PMPI_Comm_set_name(l.private_comm, "htrace private");
+  if (!record::start(&l.private_comm, l.options)) return; // the recorder said why
+  l.recorder_started = true;
+  register_function_regions();
+  register_predefined_comms();
+  if (!clock::sync_at_init(l.private_comm, l.options)) {
+    log::error("clock synchronization failed; tracing disabled");
+    return;
+  }
+  install_fatal_signal_handlers();
+  record::Location* loc = record::thread();
+  if (loc == nullptr) return;
+  const record::LocalTime end = clock::now();
+  const record::RegionId region = g_wrappers.regions[static_cast<unsigned>(init_function)];
+  loc->enter(end - (monotonic_ns() - init_began), region);
+  loc->leave(end, region);
+  g_wrappers.tracing.store(true, std::memory_order_release);
+}
+
+void print_summary() {
+  const record::Summary s = record::summary();
+  if (record::world_rank() != 0 || !log::enabled(log::Level::Info)) return;
+  log::info("trace written to '%s': %llu events, %llu bytes, %llu dropped", s.archive_path.c_str(),
+            static_cast<unsigned long long>(s.global_events_written),
+            static_cast<unsigned long long>(s.global_bytes_written),
+            static_cast<unsigned long long>(s.global_events_dropped));
+}
+
+} // namespace
+
+void register_function_regions() {
+  for (std::size_t i = 0; i < kFunctionCount; ++i)
+    if (kFunctions[i].wrapped)
+      g_wrappers.regions[i] = record::register_region(kFunctions[i].name, record::Paradigm::Mpi, kFunctions[i].role);
+}
+
+} // namespace htrace::mpi
+
+using namespace htrace;
+
+extern "C" int MPI_Init(int* argc, char*** argv) {
+  const std::int64_t began = mpi::monotonic_ns();
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) mpi::start_tracing(mpi::FunctionId::Init, began);
+  return rc;
+}
+
+extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const std::int64_t began = mpi::monotonic_ns();
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) mpi::start_tracing(mpi::FunctionId::Init_thread, began);
+  return rc;
+}
+
+extern "C" int MPI_Finalize(void) {
+  mpi::Lifecycle& l = mpi::lifecycle();
+  if (l.recorder_started) {
+    record::Location* loc = mpi::g_wrappers.tracing.load() ? record::thread() : nullptr;
+    const record::RegionId region = mpi::g_wrappers.regions[static_cast<unsigned>(mpi::FunctionId::Finalize)];
+    if (loc != nullptr) loc->enter(clock::now(), region);
+    clock::measure_at_finalize(l.private_comm, l.options);
+    if (loc != nullptr) loc->leave(clock::now(), region);
+    mpi::g_wrappers.tracing.store(false, std::memory_order_release);
+    mpi::remove_fatal_signal_handlers();
+    record::finalize();
+    mpi::print_summary();
+    l.recorder_started = false;
+  }
+  mpi::clear_comm_registry();
+  if (l.private_comm != MPI_COMM_NULL) PMPI_Comm_free(&l.private_comm);
+  return PMPI_Finalize();
+}
+
+extern "C" int MPI_Abort(MPI_Comm comm, int errorcode) {
+  if (mpi::lifecycle().recorder_started) {
+    mpi::g_wrappers.tracing.store(false, std::memory_order_release);
+    record::emergency_flush("MPI_Abort");
+  }
+  return PMPI_Abort(comm, errorcode);
+}

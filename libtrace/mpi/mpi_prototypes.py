@@ -1,0 +1,103 @@
+"""Parsing of MPI C prototypes, shared by the wrapper generator and the table test.
+
+A prototype is one C declaration such as
+    int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+and becomes a Prototype(ret, name, params); each Param keeps its declaration text, its name and
+the text with the name removed (used to write casts and Fortran shims)."""
+
+import re
+from dataclasses import dataclass
+from typing import List
+
+
+@dataclass
+class Param:
+    decl: str  # "const int sendcounts[]"
+    name: str  # "sendcounts"
+    type: str  # "const int *" (arrays decay to pointers)
+
+
+@dataclass
+class Prototype:
+    ret: str
+    name: str
+    params: List[Param]
+    variadic: bool = False
+
+    def signature(self) -> str:
+        """Canonical text used to compare a table row with mpi.h (whitespace-normalized)."""
+        params = [p.decl for p in self.params] + (["..."] if self.variadic else [])
+        return f"{self.ret} {self.name}({', '.join(params) or 'void'})"
+
+
+def normalize(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s*([(),\[\]*])\s*", r"\1", text)
+    return text
+
+
+def tidy(text: str) -> str:
+    """Readable canonical spelling: single spaces, `T *name`, no space inside brackets."""
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s*(\*+)\s*", r" \1", text)
+    text = re.sub(r"\s*\[\s*", "[", text)
+    text = re.sub(r"\s*\]", "]", text)
+    return text.replace("( *", "(*")
+
+
+def split_params(text: str) -> List[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+            continue
+        depth += ch in "(["
+        depth -= ch in ")]"
+        cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return [p.strip() for p in parts]
+
+
+def parse_param(decl: str) -> Param:
+    m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$", decl)
+    if not m:
+        raise ValueError(f"cannot parse parameter '{decl}'")
+    base, name, arrays = m.group(1).strip(), m.group(2), m.group(3)
+    dims = re.findall(r"\[([^\]]*)\]", arrays)
+    if dims:
+        # T x[] -> T *; T x[][3] -> T (*)[3]
+        inner = "".join(f"[{d}]" for d in dims[1:])
+        ptype = f"{base} *" if not inner else f"{base} (*){inner}"
+    else:
+        ptype = base
+    return Param(decl=tidy(decl), name=name, type=tidy(ptype))
+
+
+def parse_prototype(text: str) -> Prototype:
+    text = re.sub(r"\s+", " ", text).strip()
+    m = re.match(r"^(.*?)\b((?:MPI|PMPI)_\w+)\s*\((.*)\)$", text)
+    if not m:
+        raise ValueError(f"cannot parse prototype '{text}'")
+    ret, name, params = tidy(m.group(1)), m.group(2), split_params(m.group(3))
+    variadic = bool(params) and params[-1] == "..."
+    if variadic:
+        params = params[:-1]
+    if params == ["void"]:
+        params = []
+    return Prototype(ret=ret, name=name, params=[parse_param(p) for p in params], variadic=variadic)
+
+
+def prototypes_in_header(path: str) -> List[Prototype]:
+    """Every `OMPI_DECLSPEC <ret> MPI_*(...)` declaration of Open MPI's mpi.h outside removed
+    MPI-1 sections (those are not compiled into this Open MPI: OMPI_ENABLE_MPI1_COMPAT 0)."""
+    text = open(path).read()
+    removed = re.search(r"#if \(!OMPI_OMIT_MPI1_COMPAT_DECLS \|\| OMPI_BUILDING\)", text)
+    result = []
+    for m in re.finditer(r"OMPI_DECLSPEC\s+([^;{]*?\bMPI_\w+\s*\([^;]*?\))\s*(?:__mpi_interface\w*__\([^;]*\))?\s*;", text):
+        if removed and m.start() > removed.start():
+            break
+        decl = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+        result.append(parse_prototype(decl))
+    return result

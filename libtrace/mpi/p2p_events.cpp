@@ -1,0 +1,203 @@
+#include "mpi/p2p_events.h"
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "clock/base_clock.h"
+#include "mpi/comm_registry.h"
+#include "mpi/request_table.h"
+
+namespace htrace::mpi {
+namespace {
+
+RequestTable& requests() {
+  static RequestTable table;
+  return table;
+}
+RequestTable& messages() { // MPI_Message -> communicator of the matched probe
+  static RequestTable table(16);
+  return table;
+}
+std::atomic<record::RequestId> g_next_request_id{1};
+record::RequestId new_request_id() { return g_next_request_id.fetch_add(1, std::memory_order_relaxed); }
+
+template <typename Handle> std::uint64_t key_of(Handle handle) {
+  std::uint64_t key = 0;
+  std::memcpy(&key, &handle, sizeof handle < sizeof key ? sizeof handle : sizeof key);
+  return key;
+}
+
+std::uint64_t bytes_of(int count, MPI_Datatype type) {
+  int size = 0;
+  if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0) return 0;
+  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+}
+
+std::uint64_t received_bytes(const MPI_Status* status) {
+  int count = 0;
+  if (PMPI_Get_count(status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED || count < 0)
+    return 0;
+  return static_cast<std::uint64_t>(count);
+}
+
+bool was_cancelled(const MPI_Status* status) {
+  int flag = 0;
+  return PMPI_Test_cancelled(status, &flag) == MPI_SUCCESS && flag != 0;
+}
+
+void write_started(record::Location& loc, const PendingRequest& p) {
+  const record::LocalTime t = clock::now();
+  if (p.kind == PendingRequest::Kind::Send) loc.mpi_isend(t, p.peer, p.comm, p.tag, p.bytes, p.id);
+  else loc.mpi_irecv_request(t, p.id);
+}
+
+} // namespace
+
+void on_send(record::Location& loc, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  if (dest == MPI_PROC_NULL) return;
+  loc.mpi_send(clock::now(), static_cast<std::uint32_t>(dest), comm_id(comm), static_cast<std::uint32_t>(tag),
+               bytes_of(count, type));
+}
+
+void on_isend(record::Location& loc, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request request, bool persistent) {
+  if (dest == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
+  PendingRequest p;
+  p.kind = PendingRequest::Kind::Send;
+  p.persistent = persistent;
+  p.active = !persistent;
+  p.comm = comm_id(comm);
+  p.peer = static_cast<std::uint32_t>(dest);
+  p.tag = static_cast<std::uint32_t>(tag);
+  p.bytes = bytes_of(count, type);
+  p.id = persistent ? 0 : new_request_id();
+  requests().insert(key_of(request), p);
+  if (!persistent) write_started(loc, p);
+}
+
+void on_recv(record::Location& loc, MPI_Comm comm, const MPI_Status* status) {
+  if (status->MPI_SOURCE == MPI_PROC_NULL) return;
+  loc.mpi_recv(clock::now(), static_cast<std::uint32_t>(status->MPI_SOURCE), comm_id(comm),
+               static_cast<std::uint32_t>(status->MPI_TAG), received_bytes(status));
+}
+
+void on_irecv(record::Location& loc, int source, MPI_Comm comm, MPI_Request request, bool persistent) {
+  if (source == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
+  PendingRequest p;
+  p.kind = PendingRequest::Kind::Receive;
+  p.persistent = persistent;
+  p.active = !persistent;
+  p.comm = comm_id(comm);
+  p.peer = static_cast<std::uint32_t>(source);
+  p.id = persistent ? 0 : new_request_id();
+  requests().insert(key_of(request), p);
+  if (!persistent) write_started(loc, p);
+}
+
+void on_start(record::Location& loc, MPI_Request request) {
+  PendingRequest p;
+  if (requests().start(key_of(request), new_request_id(), p)) write_started(loc, p);
+}
+
+void on_message(MPI_Message message, MPI_Comm comm) {
+  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC) return;
+  PendingRequest p;
+  p.kind = PendingRequest::Kind::Receive;
+  p.comm = comm_id(comm);
+  messages().insert(key_of(message), p);
+}
+
+void on_mrecv(record::Location& loc, MPI_Message message, const MPI_Status* status) {
+  PendingRequest p;
+  if (!messages().complete(key_of(message), p)) return; // MPI_MESSAGE_NO_PROC or unseen probe
+  if (status->MPI_SOURCE == MPI_PROC_NULL) return;
+  loc.mpi_recv(clock::now(), static_cast<std::uint32_t>(status->MPI_SOURCE), p.comm,
+               static_cast<std::uint32_t>(status->MPI_TAG), received_bytes(status));
+}
+
+void on_imrecv(record::Location& loc, MPI_Message message, MPI_Request request) {
+  PendingRequest p;
+  if (!messages().complete(key_of(message), p) || request == MPI_REQUEST_NULL) return;
+  p.id = new_request_id();
+  requests().insert(key_of(request), p);
+  write_started(loc, p);
+}
+
+void on_collective_end(record::Location& loc, const CollectiveInfo& i, MPI_Comm comm) {
+  loc.mpi_collective_end(clock::now(), i.op, comm_id(comm), i.root, i.bytes_sent, i.bytes_received);
+}
+
+void on_nbc_request(record::Location& loc, const CollectiveInfo& info, MPI_Comm comm, MPI_Request request) {
+  if (request == MPI_REQUEST_NULL) return;
+  PendingRequest p;
+  p.kind = PendingRequest::Kind::Collective;
+  p.op = info.op;
+  p.comm = comm_id(comm);
+  p.peer = info.root;
+  p.bytes = info.bytes_sent;
+  p.bytes_received = info.bytes_received;
+  p.id = new_request_id();
+  requests().insert(key_of(request), p);
+  loc.mpi_nbc_request(clock::now(), p.id);
+}
+
+void on_complete(record::Location& loc, MPI_Request request, const MPI_Status* status) {
+  if (request == MPI_REQUEST_NULL) return;
+  PendingRequest p;
+  if (!requests().complete(key_of(request), p)) return;
+  const record::LocalTime t = clock::now();
+  if (p.cancel_requested && was_cancelled(status)) {
+    loc.mpi_request_cancelled(t, p.id);
+    return;
+  }
+  switch (p.kind) {
+  case PendingRequest::Kind::Send: loc.mpi_isend_complete(t, p.id); break;
+  case PendingRequest::Kind::Receive:
+    if (status->MPI_SOURCE == MPI_PROC_NULL) break; // a wildcard-free PROC_NULL receive: no message
+    loc.mpi_irecv(t, static_cast<std::uint32_t>(status->MPI_SOURCE), p.comm,
+                  static_cast<std::uint32_t>(status->MPI_TAG), received_bytes(status), p.id);
+    break;
+  case PendingRequest::Kind::Collective:
+    loc.mpi_nbc_complete(t, p.comm, p.op, p.peer, p.bytes, p.bytes_received, p.id);
+    break;
+  }
+}
+
+void on_test(record::Location& loc, MPI_Request request, bool completed, const MPI_Status* status) {
+  if (completed) return on_complete(loc, request, status);
+  PendingRequest p;
+  if (request != MPI_REQUEST_NULL && requests().find(key_of(request), p) && p.active)
+    loc.mpi_request_test(clock::now(), p.id);
+}
+
+void on_request_free(MPI_Request request) {
+  // An active request freed here completes unobserved: record nothing rather than a guess.
+  if (request != MPI_REQUEST_NULL) requests().erase(key_of(request));
+}
+
+void on_cancel(MPI_Request request) {
+  if (request != MPI_REQUEST_NULL) requests().mark_cancelled(key_of(request));
+}
+
+const MPI_Request* save_requests(int count, const MPI_Request* requests_in) {
+  thread_local std::vector<MPI_Request> saved;
+  if (count <= 0) return requests_in;
+  if (saved.size() < static_cast<std::size_t>(count)) saved.resize(static_cast<std::size_t>(count));
+  std::memcpy(saved.data(), requests_in, sizeof(MPI_Request) * static_cast<std::size_t>(count));
+  return saved.data();
+}
+
+MPI_Status* statuses_or_scratch(int count, MPI_Status* statuses) {
+  thread_local std::vector<MPI_Status> scratch;
+  if (statuses != MPI_STATUSES_IGNORE || count <= 0) return statuses;
+  if (scratch.size() < static_cast<std::size_t>(count)) scratch.resize(static_cast<std::size_t>(count));
+  return scratch.data();
+}
+
+std::size_t clear_pending_requests() {
+  // Persistent requests stay registered until freed; only count active ones as never completed.
+  return requests().size();
+}
+
+} // namespace htrace::mpi

@@ -1,0 +1,168 @@
+#include "mpi/request_table.h"
+
+namespace htrace::mpi {
+namespace {
+
+class SpinGuard {
+public:
+  explicit SpinGuard(std::atomic_flag& flag) : flag_(flag) {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  ~SpinGuard() { flag_.clear(std::memory_order_release); }
+  SpinGuard(const SpinGuard&) = delete;
+  SpinGuard& operator=(const SpinGuard&) = delete;
+
+private:
+  std::atomic_flag& flag_;
+};
+
+// Request handles are pointers (Open MPI) or small integers (MPICH): mix all bits.
+std::uint64_t mix(std::uint64_t key) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdull;
+  key ^= key >> 33;
+  return key;
+}
+
+std::size_t round_up_pow2(std::size_t n) {
+  std::size_t p = 8;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+} // namespace
+
+RequestTable::RequestTable(std::size_t initial_capacity_per_shard)
+    : shards_(std::make_unique<Shard[]>(kShards)) {
+  for (std::size_t i = 0; i < kShards; ++i)
+    shards_[i].slots.resize(round_up_pow2(initial_capacity_per_shard));
+}
+
+RequestTable::Shard& RequestTable::shard_of(std::uint64_t key) const {
+  return shards_[mix(key) % kShards];
+}
+
+std::size_t RequestTable::home(const Shard& shard, std::uint64_t key) {
+  return (mix(key) / kShards) & (shard.slots.size() - 1);
+}
+
+RequestTable::Slot* RequestTable::lookup(Shard& shard, std::uint64_t key) {
+  const std::size_t mask = shard.slots.size() - 1;
+  for (std::size_t i = home(shard, key);; i = (i + 1) & mask) {
+    Slot& slot = shard.slots[i];
+    if (slot.key == key) return &slot;
+    if (slot.key == 0) return nullptr;
+  }
+}
+
+// Backward-shift deletion keeps probe chains intact without tombstones.
+void RequestTable::remove(Shard& shard, Slot* slot) {
+  const std::size_t mask = shard.slots.size() - 1;
+  std::size_t hole = static_cast<std::size_t>(slot - shard.slots.data());
+  for (std::size_t i = (hole + 1) & mask; shard.slots[i].key != 0; i = (i + 1) & mask) {
+    const std::size_t want = home(shard, shard.slots[i].key);
+    // Move entry i into the hole if its home position is not in (hole, i].
+    const bool stays = hole <= i ? (hole < want && want <= i) : (hole < want || want <= i);
+    if (stays) continue;
+    shard.slots[hole] = shard.slots[i];
+    hole = i;
+  }
+  shard.slots[hole].key = 0;
+  --shard.used;
+}
+
+void RequestTable::grow(Shard& shard) {
+  std::vector<Slot> old(shard.slots.size() * 2);
+  old.swap(shard.slots);
+  shard.used = 0;
+  for (const Slot& slot : old) {
+    if (slot.key == 0) continue;
+    const std::size_t mask = shard.slots.size() - 1;
+    std::size_t i = home(shard, slot.key);
+    while (shard.slots[i].key != 0) i = (i + 1) & mask;
+    shard.slots[i] = slot;
+    ++shard.used;
+  }
+}
+
+void RequestTable::insert(std::uint64_t key, const PendingRequest& request) {
+  Shard& shard = shard_of(key);
+  SpinGuard guard(shard.lock);
+  if (Slot* slot = lookup(shard, key)) {
+    slot->value = request;
+    return;
+  }
+  if (2 * (shard.used + 1) > shard.slots.size()) grow(shard);
+  const std::size_t mask = shard.slots.size() - 1;
+  std::size_t i = home(shard, key);
+  while (shard.slots[i].key != 0) i = (i + 1) & mask;
+  shard.slots[i].key = key;
+  shard.slots[i].value = request;
+  ++shard.used;
+}
+
+bool RequestTable::find(std::uint64_t key, PendingRequest& out) const {
+  Shard& shard = shard_of(key);
+  SpinGuard guard(shard.lock);
+  const Slot* slot = lookup(shard, key);
+  if (slot == nullptr) return false;
+  out = slot->value;
+  return true;
+}
+
+bool RequestTable::erase(std::uint64_t key) {
+  Shard& shard = shard_of(key);
+  SpinGuard guard(shard.lock);
+  Slot* slot = lookup(shard, key);
+  if (slot == nullptr) return false;
+  remove(shard, slot);
+  return true;
+}
+
+bool RequestTable::complete(std::uint64_t key, PendingRequest& out) {
+  Shard& shard = shard_of(key);
+  SpinGuard guard(shard.lock);
+  Slot* slot = lookup(shard, key);
+  if (slot == nullptr || !slot->value.active) return false;
+  out = slot->value;
+  if (slot->value.persistent) {
+    slot->value.active = false;
+    slot->value.cancel_requested = false;
+  } else {
+    remove(shard, slot);
+  }
+  return true;
+}
+
+bool RequestTable::start(std::uint64_t key, record::RequestId id, PendingRequest& out) {
+  Shard& shard = shard_of(key);
+  SpinGuard guard(shard.lock);
+  Slot* slot = lookup(shard, key);
+  if (slot == nullptr) return false;
+  slot->value.active = true;
+  slot->value.cancel_requested = false;
+  slot->value.id = id;
+  out = slot->value;
+  return true;
+}
+
+bool RequestTable::mark_cancelled(std::uint64_t key) {
+  Shard& shard = shard_of(key);
+  SpinGuard guard(shard.lock);
+  Slot* slot = lookup(shard, key);
+  if (slot == nullptr) return false;
+  slot->value.cancel_requested = true;
+  return true;
+}
+
+std::size_t RequestTable::size() const {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < kShards; ++i) {
+    SpinGuard guard(shards_[i].lock);
+    n += shards_[i].used;
+  }
+  return n;
+}
+
+} // namespace htrace::mpi

@@ -1,0 +1,74 @@
+// Pending non-blocking operations keyed by their MPI_Request handle, so that a completion in any
+// wait/test variant can write the matching record (MpiIsendComplete, MpiIrecv, NBC complete).
+// MPI-free (keys are the handle's bits) so it is unit-tested without MPI. Thread-safe for
+// MPI_THREAD_MULTIPLE: keys are spread over shards, each an open-addressing table (linear probing,
+// backward-shift deletion) under a spin lock held for a few dozen instructions. Storage grows by
+// doubling when a shard is half full, so steady-state operations never allocate.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "record/recorder.h"
+
+namespace htrace::mpi {
+
+struct PendingRequest {
+  enum class Kind : std::uint8_t { Send, Receive, Collective };
+  Kind kind = Kind::Send;
+  bool persistent = false;       ///< Send_init/Recv_init: survives completion, inactive until Start
+  bool active = true;            ///< persistent requests are inactive between completion and Start
+  bool cancel_requested = false; ///< MPI_Cancel was called: the completion may be a cancellation
+  record::CollectiveOp op = 0;   ///< Collective only
+  record::CommId comm = record::kNoComm;
+  std::uint32_t peer = 0;        ///< receiver (Send) or the posted source (Receive); Collective: root
+  std::uint32_t tag = 0;
+  std::uint64_t bytes = 0;       ///< Send: bytes sent; Collective: bytes sent
+  std::uint64_t bytes_received = 0; ///< Collective only
+  record::RequestId id = 0;      ///< process-unique, new for every Start of a persistent request
+};
+
+class RequestTable {
+public:
+  explicit RequestTable(std::size_t initial_capacity_per_shard = 256);
+
+  /// Adds or replaces the entry of `key`.
+  void insert(std::uint64_t key, const PendingRequest& request);
+  /// Copies the entry of `key` into `out`; false if absent.
+  bool find(std::uint64_t key, PendingRequest& out) const;
+  /// Removes `key`; false if absent.
+  bool erase(std::uint64_t key);
+  /// Completion of `key`: copies an ACTIVE entry to `out`, then erases it, or for a persistent
+  /// request marks it inactive. False (nothing written) for unknown or inactive requests.
+  bool complete(std::uint64_t key, PendingRequest& out);
+  /// Start of a persistent request: marks it active with a fresh id; false if unknown.
+  bool start(std::uint64_t key, record::RequestId id, PendingRequest& out);
+  /// Sets cancel_requested on an entry; false if unknown.
+  bool mark_cancelled(std::uint64_t key);
+  std::size_t size() const;
+
+private:
+  struct Slot {
+    std::uint64_t key = 0; ///< 0 = empty (no MPI implementation hands out a null request here)
+    PendingRequest value;
+  };
+  struct Shard {
+    mutable std::atomic_flag lock = ATOMIC_FLAG_INIT;
+    std::vector<Slot> slots; ///< power-of-two size
+    std::size_t used = 0;
+  };
+  static constexpr std::size_t kShards = 16;
+
+  Shard& shard_of(std::uint64_t key) const;
+  static std::size_t home(const Shard& shard, std::uint64_t key);
+  static Slot* lookup(Shard& shard, std::uint64_t key);
+  static void remove(Shard& shard, Slot* slot);
+  static void grow(Shard& shard);
+
+  std::unique_ptr<Shard[]> shards_;
+};
+
+} // namespace htrace::mpi
