@@ -8,6 +8,7 @@ Every assertion is on a real outcome: the program's own result line (messages it
 what the archive holds.
 """
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -227,7 +228,26 @@ def hpcc():
           f"collective calls, {len(report.comms)} communicators")
 
 
+def demo():
+    """tools/htrace-demo (what `tools/bootstrap demo` runs) traces on the emulated cluster."""
+    import subprocess
+    out = tempfile.mkdtemp(prefix="htrace-demo-")
+    script = os.path.join(os.environ["HTRACE_SOURCE_DIR"], "tools", "htrace-demo")
+    done = subprocess.run([script, os.environ["HTRACE_BUILD_DIR"], out], capture_output=True, text=True,
+                          timeout=120)
+    require(done.returncode == 0, f"htrace-demo failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    archives = sorted(e for e in os.listdir(out) if not e.endswith("-corrected"))
+    require(len(archives) == 1, f"htrace-demo should leave one archive in {out}: {os.listdir(out)}")
+    require("vite -f" in done.stdout, f"htrace-demo does not say how to view the trace:\n{done.stdout}")
+    check_clean(os.path.join(out, archives[0]), expect_locations=4, expect_processes=4)
+    for entry in os.listdir(out):
+        if entry.endswith("-corrected"):
+            check_clean(os.path.join(out, entry), expect_locations=4)
+    shutil.rmtree(out, ignore_errors=True)
+
+
 TESTS = {
+    "demo": demo,
     "hpcc": hpcc,
     "pingpong_ring_np2": pingpong_ring(2),
     "pingpong_ring_np3": pingpong_ring(3),
