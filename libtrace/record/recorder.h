@@ -13,10 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "clock/global_time_map.h"
+#include "record/event_record.h"
+
+namespace htrace {
+struct Options;
+}
 
 namespace htrace::record {
 
@@ -43,6 +50,7 @@ RegionId register_region(const std::string& name, Paradigm paradigm, RegionRole 
 /// Registers a process-local communicator. `world_ranks` lists the members' world ranks in
 /// communicator rank order (for an intercommunicator: the local group; `remote_world_ranks` holds
 /// the remote group). `parent` is the communicator it was derived from (kNoComm for WORLD/SELF).
+/// Every registration gets a fresh id (ids are never reused, so events stay unambiguous).
 constexpr CommId kNoComm = 0xffffffffu;
 CommId register_mpi_comm(const std::string& name, const std::vector<int>& world_ranks,
                          const std::vector<int>& remote_world_ranks, CommId parent);
@@ -93,7 +101,51 @@ public:
   void thread_task_switch(LocalTime t, CommId team, std::uint32_t creating_thread, std::uint32_t generation);
   void thread_task_complete(LocalTime t, CommId team, std::uint32_t creating_thread, std::uint32_t generation);
 
-  // ... implementation-private members follow in the implementation's version of this header.
+  // ---- implementation-private ----
+  explicit Location(std::size_t capacity);
+  ~Location();
+  Location(const Location&) = delete;
+  Location& operator=(const Location&) = delete;
+
+private:
+  friend struct LocationAccess; // recorder internals (location_writer.cpp, recorder.cpp)
+
+  /// Next free slot; the out-of-line overflow path writes the full buffer out first.
+  EventRecord& slot() {
+    if (cursor_ == end_) overflow();
+    return *cursor_++;
+  }
+  EventRecord& put(LocalTime t, EventKind kind) {
+    EventRecord& r = slot();
+    r.time = t;
+    r.kind = kind;
+    return r;
+  }
+  void overflow();
+
+  // Hot fields first (one cache line with the buffer pointers).
+  EventRecord* cursor_ = nullptr;
+  EventRecord* end_ = nullptr;
+  EventRecord* begin_ = nullptr;
+  std::unique_ptr<EventRecord[]> buffer_;
+  std::size_t capacity_ = 0;
+
+  std::uint32_t index_ = 0;   ///< thread index k (0 = the thread that called start())
+  LocationId id_ = 0;         ///< (index << 32) | world rank, final after start()
+  void* evt_writer_ = nullptr; ///< OTF2_EvtWriter*, opened lazily by the writing thread
+  std::mutex write_mutex_;    ///< serialises conversion to OTF2 (owner vs finalize/emergency)
+  /// Buffers that filled up before start(): kept and written when the archive exists.
+  std::vector<std::pair<std::unique_ptr<EventRecord[]>, std::size_t>> pending_;
+
+  // Statistics and time bookkeeping, guarded by write_mutex_.
+  std::int64_t last_global_ = 0;   ///< last timestamp written (global ns), for the clamp
+  std::int64_t min_global_ = INT64_MAX;
+  std::int64_t max_global_ = INT64_MIN;
+  std::uint64_t events_written_ = 0; ///< OTF2 records written, BufferFlush records included
+  std::uint64_t events_recorded_ = 0;
+  std::uint64_t events_dropped_ = 0;
+  std::uint64_t clamped_ = 0;
+  std::uint64_t flushes_ = 0;
 };
 
 /// The calling thread's location; nullptr when tracing is disabled or has failed.
@@ -103,12 +155,129 @@ Location* thread();
 /// start(): after PMPI_Init, on the tracer's private duplicate of MPI_COMM_WORLD. Creates the archive
 /// (name agreed across ranks), returns false (and logs why) if tracing cannot proceed.
 bool start(/* private world communicator */ void* mpi_comm_handle);
+/// Same with options the caller already parsed (start(void*) parses HTRACE_* itself).
+bool start(void* mpi_comm_handle, const Options& options);
+/// Options for events recorded before start() (buffer size, enable). Optional: without it the
+/// first thread() parses the environment. Call before the first event.
+void configure(const Options& options);
 void set_global_time_map(const clock::GlobalTimeMap& map);
 void set_archive_property(const std::string& name, const std::string& value);
 void set_process_property(const std::string& name, std::int64_t value); ///< per-location, all threads of this rank
 /// finalize(): before PMPI_Finalize. Writes remaining events, unifies definitions, closes archive.
 void finalize();
+/// Registers `hook` to run first in finalize(), on the finalizing thread, before anything is
+/// written (the OMPT tool ends the constructs libomp never reports as ended). Not thread-hot.
+void add_finalize_hook(void (*hook)());
 /// Emergency path (MPI_Abort, fatal signal): write what can be written, never block on other ranks.
 void emergency_flush(const char* reason);
+
+/// World rank of this process once start() ran (cached, no MPI call); -1 before.
+int world_rank();
+/// True between a successful start() and finalize()/emergency_flush()/a write failure.
+bool recording();
+
+/// Counters for the run summary. Process values are valid any time; the global_* values are
+/// summed over all ranks by finalize() and valid on rank 0 afterwards.
+struct Summary {
+  std::uint64_t events_recorded = 0; ///< events handed to the recorder by this process
+  std::uint64_t events_written = 0;  ///< OTF2 records written (BufferFlush records included)
+  std::uint64_t events_dropped = 0;  ///< lost (pre-start overflow, write failure, after finalize)
+  std::uint64_t timestamps_clamped = 0;
+  std::uint64_t buffer_flushes = 0;
+  std::uint64_t bytes_written = 0; ///< size of this process's event files (after finalize)
+  std::uint64_t global_events_written = 0;
+  std::uint64_t global_bytes_written = 0;
+  std::uint64_t global_events_dropped = 0;
+  std::string archive_path; ///< directory of the archive ("" when not recording)
+};
+Summary summary();
+
+// ---- inline hot path ----
+inline void Location::enter(LocalTime t, RegionId region) { put(t, EventKind::Enter).u32[0] = region; }
+inline void Location::leave(LocalTime t, RegionId region) { put(t, EventKind::Leave).u32[0] = region; }
+inline void Location::mpi_send(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
+                               std::uint64_t bytes) {
+  EventRecord& r = put(t, EventKind::MpiSend);
+  r.u32[0] = receiver, r.u32[1] = comm, r.u32[2] = tag, r.u64[0] = bytes;
+}
+inline void Location::mpi_isend(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
+                                std::uint64_t bytes, RequestId request) {
+  EventRecord& r = put(t, EventKind::MpiIsend);
+  r.u32[0] = receiver, r.u32[1] = comm, r.u32[2] = tag, r.u64[0] = bytes, r.u64[1] = request;
+}
+inline void Location::mpi_isend_complete(LocalTime t, RequestId request) {
+  put(t, EventKind::MpiIsendComplete).u64[1] = request;
+}
+inline void Location::mpi_irecv_request(LocalTime t, RequestId request) {
+  put(t, EventKind::MpiIrecvRequest).u64[1] = request;
+}
+inline void Location::mpi_irecv(LocalTime t, std::uint32_t sender, CommId comm, std::uint32_t tag,
+                                std::uint64_t bytes, RequestId request) {
+  EventRecord& r = put(t, EventKind::MpiIrecv);
+  r.u32[0] = sender, r.u32[1] = comm, r.u32[2] = tag, r.u64[0] = bytes, r.u64[1] = request;
+}
+inline void Location::mpi_recv(LocalTime t, std::uint32_t sender, CommId comm, std::uint32_t tag,
+                               std::uint64_t bytes) {
+  EventRecord& r = put(t, EventKind::MpiRecv);
+  r.u32[0] = sender, r.u32[1] = comm, r.u32[2] = tag, r.u64[0] = bytes;
+}
+inline void Location::mpi_request_test(LocalTime t, RequestId request) {
+  put(t, EventKind::MpiRequestTest).u64[1] = request;
+}
+inline void Location::mpi_request_cancelled(LocalTime t, RequestId request) {
+  put(t, EventKind::MpiRequestCancelled).u64[1] = request;
+}
+inline void Location::mpi_collective_begin(LocalTime t) { put(t, EventKind::MpiCollectiveBegin); }
+inline void Location::mpi_collective_end(LocalTime t, CollectiveOp op, CommId comm,
+                                         std::uint32_t root, std::uint64_t bytes_sent,
+                                         std::uint64_t bytes_received) {
+  EventRecord& r = put(t, EventKind::MpiCollectiveEnd);
+  r.op = op, r.u32[0] = root, r.u32[1] = comm, r.u64[0] = bytes_sent, r.u64[2] = bytes_received;
+}
+inline void Location::mpi_nbc_request(LocalTime t, RequestId request) {
+  put(t, EventKind::MpiNbcRequest).u64[1] = request;
+}
+inline void Location::mpi_nbc_complete(LocalTime t, CommId comm, CollectiveOp op,
+                                       std::uint32_t root, std::uint64_t bytes_sent,
+                                       std::uint64_t bytes_received, RequestId request) {
+  EventRecord& r = put(t, EventKind::MpiNbcComplete);
+  r.op = op, r.u32[0] = root, r.u32[1] = comm, r.u64[0] = bytes_sent, r.u64[1] = request,
+  r.u64[2] = bytes_received;
+}
+inline void Location::thread_fork(LocalTime t, std::uint32_t requested_threads) {
+  put(t, EventKind::ThreadFork).u32[0] = requested_threads;
+}
+inline void Location::thread_join(LocalTime t) { put(t, EventKind::ThreadJoin); }
+inline void Location::thread_team_begin(LocalTime t, CommId team) {
+  put(t, EventKind::ThreadTeamBegin).u32[1] = team;
+}
+inline void Location::thread_team_end(LocalTime t, CommId team) {
+  put(t, EventKind::ThreadTeamEnd).u32[1] = team;
+}
+inline void Location::thread_acquire_lock(LocalTime t, std::uint32_t lock,
+                                          std::uint32_t acquisition_order) {
+  EventRecord& r = put(t, EventKind::ThreadAcquireLock);
+  r.u32[0] = lock, r.u32[2] = acquisition_order;
+}
+inline void Location::thread_release_lock(LocalTime t, std::uint32_t lock,
+                                          std::uint32_t acquisition_order) {
+  EventRecord& r = put(t, EventKind::ThreadReleaseLock);
+  r.u32[0] = lock, r.u32[2] = acquisition_order;
+}
+inline void Location::thread_task_create(LocalTime t, CommId team, std::uint32_t creating_thread,
+                                         std::uint32_t generation) {
+  EventRecord& r = put(t, EventKind::ThreadTaskCreate);
+  r.u32[0] = creating_thread, r.u32[1] = team, r.u32[2] = generation;
+}
+inline void Location::thread_task_switch(LocalTime t, CommId team, std::uint32_t creating_thread,
+                                         std::uint32_t generation) {
+  EventRecord& r = put(t, EventKind::ThreadTaskSwitch);
+  r.u32[0] = creating_thread, r.u32[1] = team, r.u32[2] = generation;
+}
+inline void Location::thread_task_complete(LocalTime t, CommId team, std::uint32_t creating_thread,
+                                           std::uint32_t generation) {
+  EventRecord& r = put(t, EventKind::ThreadTaskComplete);
+  r.u32[0] = creating_thread, r.u32[1] = team, r.u32[2] = generation;
+}
 
 } // namespace htrace::record

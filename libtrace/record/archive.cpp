@@ -1,0 +1,105 @@
+// The one translation unit that includes OTF2's MPI and pthread helper headers: they define
+// static functions, so a second inclusion would duplicate them.
+#include "record/archive.h"
+
+#define OTF2_MPI_USE_PMPI
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <otf2/OTF2_Pthread_Locks.h>
+#include <otf2/otf2.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "record/location_writer.h"
+
+namespace htrace::record {
+namespace {
+
+constexpr std::uint64_t kEventChunk = 1 << 20; // OTF2 accepts 256 KiB .. 16 MiB
+constexpr std::uint64_t kDefChunk = 4 << 20;
+
+// ---- flush callbacks: mandatory; without them a full writer drops events ----
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+
+OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) {
+  return LocationAccess::otf2_flush_end(LocationAccess::being_written(), state());
+}
+
+OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
+
+// ---- memory callbacks: cap each event writer's chunk pool so memory stays bounded. OTF2 flushes
+// the writer to its file when the allocator returns NULL, then frees the chunks.
+struct ChunkPool {
+  std::vector<void*> chunks;
+};
+
+std::size_t max_event_chunks = 2;
+
+void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
+                     std::uint64_t chunk_size) {
+  auto* pool = static_cast<ChunkPool*>(*per_buffer);
+  if (!pool) {
+    pool = new (std::nothrow) ChunkPool; // owned by OTF2's buffer, released in free_chunks
+    if (!pool) return nullptr;
+    *per_buffer = pool;
+  }
+  if (type == OTF2_FILETYPE_EVENTS && pool->chunks.size() >= max_event_chunks) return nullptr;
+  void* chunk = std::malloc(chunk_size);
+  if (chunk) pool->chunks.push_back(chunk);
+  return chunk;
+}
+
+void free_chunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool final) {
+  auto* pool = static_cast<ChunkPool*>(*per_buffer);
+  if (!pool) return;
+  for (void* chunk : pool->chunks) std::free(chunk);
+  pool->chunks.clear();
+  if (final) {
+    delete pool;
+    *per_buffer = nullptr;
+  }
+}
+
+OTF2_MemoryCallbacks memory_callbacks = {allocate_chunk, free_chunks};
+
+std::string otf2_reason(const std::string& what, OTF2_ErrorCode rc) {
+  return what + ": " + OTF2_Error_GetName(rc) + " (" + OTF2_Error_GetDescription(rc) +
+         ")";
+}
+
+} // namespace
+
+std::string open_archive(State& s, const std::string& path) {
+  // Memory bound per event writer: about half the record buffer (OTF2 records are ~4x smaller).
+  max_event_chunks = std::max<std::size_t>(2, s.options.buffer_size / 2 / kEventChunk);
+
+  OTF2_Archive* archive = OTF2_Archive_Open(path.c_str(), "traces", OTF2_FILEMODE_WRITE,
+                                            kEventChunk, kDefChunk, OTF2_SUBSTRATE_POSIX,
+                                            OTF2_COMPRESSION_NONE);
+  if (!archive) return "OTF2_Archive_Open failed";
+  s.archive = reinterpret_cast<OTF2_Archive_struct*>(archive);
+  OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr);
+  if (rc != OTF2_SUCCESS) return otf2_reason("setting flush callbacks", rc);
+  rc = OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, nullptr);
+  if (rc != OTF2_SUCCESS) return otf2_reason("setting memory callbacks", rc);
+  rc = OTF2_MPI_Archive_SetCollectiveCallbacks(archive, s.comm, MPI_COMM_NULL);
+  if (rc != OTF2_SUCCESS) return otf2_reason("creating '" + path + "'", rc);
+  rc = OTF2_Pthread_Archive_SetLockingCallbacks(archive, nullptr);
+  if (rc != OTF2_SUCCESS) return otf2_reason("setting locking callbacks", rc);
+  OTF2_Archive_SetCreator(archive, "htrace");
+  OTF2_Archive_SetDescription(archive, "MPI/OpenMP trace recorded by libhtrace");
+  rc = OTF2_Archive_OpenEvtFiles(archive);
+  if (rc != OTF2_SUCCESS) return otf2_reason("opening event files", rc);
+  return "";
+}
+
+std::string close_archive(State& s) {
+  auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
+  if (!archive) return "";
+  const OTF2_ErrorCode rc = OTF2_Archive_Close(archive);
+  s.archive = nullptr;
+  return rc == OTF2_SUCCESS ? "" : otf2_reason("closing the archive", rc);
+}
+
+} // namespace htrace::record

@@ -1,0 +1,18 @@
+// Opening and closing the OTF2 archive with MPI collective callbacks on the tracer's private
+// communicator (not a public header).
+#pragma once
+
+#include <string>
+
+#include "record/recorder_state.h"
+
+namespace htrace::record {
+
+/// Opens `path` (must not exist; rank 0 creates it) on every rank of s.comm. Collective.
+/// Returns "" or the local reason for failure; s.archive is set on success.
+std::string open_archive(State& s, const std::string& path);
+
+/// Closes the archive (collective over s.comm). Returns "" or the reason.
+std::string close_archive(State& s);
+
+} // namespace htrace::record

@@ -1,0 +1,29 @@
+// Writing the unified definitions: global ones on rank 0, per-location mapping tables everywhere
+// (not a public header).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "record/unify.h"
+
+struct OTF2_Archive_struct;
+
+namespace htrace::record {
+
+struct ClockInfo {
+  std::uint64_t global_offset = 0; ///< smallest timestamp of any event (ns)
+  std::uint64_t trace_length = 0;
+  std::uint64_t realtime_at_offset = 0; ///< CLOCK_REALTIME ns at global_offset
+};
+
+/// Rank 0 only. Returns "" or the reason.
+std::string write_global_definitions(OTF2_Archive_struct* archive, const std::vector<RankDefs>& all,
+                                     const Unified& unified, const ClockInfo& clock);
+
+/// Every rank: one local definition file per location with its REGION and COMM mapping tables
+/// (identity maps omitted), even when empty. Returns "" or the reason.
+std::string write_local_definitions(OTF2_Archive_struct* archive, const RankDefs& mine,
+                                    const IdMaps& maps);
+
+} // namespace htrace::record

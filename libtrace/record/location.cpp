@@ -1,0 +1,107 @@
+// Location lifetime and lookup: one per thread, created on the thread's first event and kept in
+// the process registry until exit so finalize() can write buffers of idle or finished threads.
+#include <cstdlib>
+#include <new>
+
+#include "common/log.h"
+#include "record/location_writer.h"
+
+namespace htrace::record {
+namespace {
+
+thread_local Location* t_location = nullptr;
+
+constexpr std::size_t kMinRecords = 16; // even a silly HTRACE_BUFFER_SIZE holds a few events
+
+} // namespace
+
+State& state() {
+  // Intentionally leaked (see recorder_state.h).
+  static State* const instance = std::make_unique<State>().release();
+  return *instance;
+}
+
+void State::fail(const std::string& reason) {
+  phase = Phase::Stopped;
+  thread_lookup_ok = false;
+  if (!failure_logged.exchange(true)) log::error("recording stopped: %s", reason.c_str());
+}
+
+void ensure_configured_locked(State& s) {
+  if (s.configured) return;
+  OptionsResult parsed = parse_options_from_environment();
+  if (!parsed.ok()) {
+    // The MPI_Init wrapper reports option errors; here we only fall back to the defaults.
+    parsed = parse_options([](const char*) -> const char* { return nullptr; });
+  }
+  s.options = parsed.options;
+  s.configured = true;
+  if (!s.options.enable) {
+    s.phase = Phase::Disabled;
+    s.thread_lookup_ok = false;
+  }
+}
+
+void configure(const Options& options) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.options = options;
+  s.configured = true;
+  if (!options.enable) {
+    s.phase = Phase::Disabled;
+    s.thread_lookup_ok = false;
+  }
+}
+
+Location::Location(std::size_t capacity)
+    : buffer_(new EventRecord[capacity]), capacity_(capacity) {
+  begin_ = cursor_ = buffer_.get();
+  end_ = begin_ + capacity;
+}
+
+Location::~Location() = default;
+
+LocationId Location::id() const { return id_; }
+
+void Location::overflow() { LocationAccess::on_full(*this); }
+
+namespace {
+
+Location* create_location() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ensure_configured_locked(s);
+  const Phase phase = s.phase.load();
+  if (phase == Phase::Disabled || phase == Phase::Stopped) return nullptr;
+  const std::size_t records =
+      std::max<std::size_t>(kMinRecords, s.options.buffer_size / sizeof(EventRecord));
+  std::unique_ptr<Location> loc;
+  try {
+    loc = std::make_unique<Location>(records);
+  } catch (const std::bad_alloc&) {
+    log::error("cannot allocate a %zu-byte event buffer (HTRACE_BUFFER_SIZE); this thread is "
+               "not traced", records * sizeof(EventRecord));
+    return nullptr;
+  }
+  const std::uint32_t index = s.next_index++;
+  // Before start() the rank is unknown; start() renumbers and sets the final ids.
+  const LocationId id = (static_cast<LocationId>(index) << 32) | static_cast<std::uint32_t>(s.rank < 0 ? 0 : s.rank);
+  LocationAccess::set_identity(*loc, index, id);
+  s.locations.push_back(std::move(loc));
+  return s.locations.back().get();
+}
+
+} // namespace
+
+Location* thread() {
+  Location* loc = t_location;
+  if (loc && state().thread_lookup_ok.load(std::memory_order_relaxed)) return loc;
+  if (loc || !state().thread_lookup_ok.load()) return nullptr;
+  t_location = create_location();
+  return t_location;
+}
+
+/// The calling thread's location without creating one (start() uses it to find thread 0).
+Location* existing_thread_location() { return t_location; }
+
+} // namespace htrace::record

@@ -1,0 +1,225 @@
+// Conversion of buffered records into OTF2 events. Runs on the owning thread when its buffer is
+// full, or on the finalizing/emergency thread at the end; never on the per-event path.
+#include "record/location_writer.h"
+
+#include <otf2/otf2.h>
+
+#include <algorithm>
+#include <new>
+
+#include "clock/base_clock.h"
+#include "common/log.h"
+
+namespace htrace::record {
+namespace {
+
+thread_local Location* t_being_written = nullptr;
+
+// Pre-start overflow keeps up to this many extra buffers per thread before dropping events.
+constexpr std::size_t kMaxPendingBuffers = 3;
+
+/// Global timestamp for OTF2, never below the previous one of this location (OTF2 rejects a
+/// decreasing timestamp); the clamp is counted.
+struct TimeClamp {
+  const clock::GlobalTimeMap& map;
+  std::int64_t& last;
+  std::uint64_t& clamped;
+  OTF2_TimeStamp operator()(std::int64_t local) {
+    std::int64_t g = map.to_global(local);
+    if (g < last) {
+      g = last;
+      ++clamped;
+    }
+    last = g;
+    return static_cast<OTF2_TimeStamp>(g);
+  }
+};
+
+OTF2_ErrorCode write_one(OTF2_EvtWriter* w, const EventRecord& r, OTF2_TimeStamp t) {
+  switch (r.kind) {
+  case EventKind::Enter: return OTF2_EvtWriter_Enter(w, nullptr, t, r.u32[0]);
+  case EventKind::Leave: return OTF2_EvtWriter_Leave(w, nullptr, t, r.u32[0]);
+  case EventKind::MpiSend:
+    return OTF2_EvtWriter_MpiSend(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0]);
+  case EventKind::MpiIsend:
+    return OTF2_EvtWriter_MpiIsend(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0], r.u64[1]);
+  case EventKind::MpiIsendComplete: return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, t, r.u64[1]);
+  case EventKind::MpiIrecvRequest: return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, r.u64[1]);
+  case EventKind::MpiIrecv:
+    return OTF2_EvtWriter_MpiIrecv(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0], r.u64[1]);
+  case EventKind::MpiRecv:
+    return OTF2_EvtWriter_MpiRecv(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0]);
+  case EventKind::MpiRequestTest: return OTF2_EvtWriter_MpiRequestTest(w, nullptr, t, r.u64[1]);
+  case EventKind::MpiRequestCancelled:
+    return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, t, r.u64[1]);
+  case EventKind::MpiCollectiveBegin: return OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t);
+  case EventKind::MpiCollectiveEnd:
+    return OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, r.op, r.u32[1], r.u32[0], r.u64[0],
+                                           r.u64[2]);
+  case EventKind::MpiNbcRequest:
+    return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, t, r.u64[1]);
+  case EventKind::MpiNbcComplete:
+    return OTF2_EvtWriter_NonBlockingCollectiveComplete(w, nullptr, t, r.op, r.u32[1], r.u32[0],
+                                                        r.u64[0], r.u64[2], r.u64[1]);
+  case EventKind::ThreadFork:
+    return OTF2_EvtWriter_ThreadFork(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0]);
+  case EventKind::ThreadJoin: return OTF2_EvtWriter_ThreadJoin(w, nullptr, t, OTF2_PARADIGM_OPENMP);
+  case EventKind::ThreadTeamBegin: return OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, r.u32[1]);
+  case EventKind::ThreadTeamEnd: return OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, r.u32[1]);
+  case EventKind::ThreadAcquireLock:
+    return OTF2_EvtWriter_ThreadAcquireLock(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0], r.u32[2]);
+  case EventKind::ThreadReleaseLock:
+    return OTF2_EvtWriter_ThreadReleaseLock(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0], r.u32[2]);
+  case EventKind::ThreadTaskCreate:
+    return OTF2_EvtWriter_ThreadTaskCreate(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
+  case EventKind::ThreadTaskSwitch:
+    return OTF2_EvtWriter_ThreadTaskSwitch(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
+  case EventKind::ThreadTaskComplete:
+    return OTF2_EvtWriter_ThreadTaskComplete(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
+  }
+  return OTF2_ERROR_INVALID_ARGUMENT;
+}
+
+} // namespace
+
+std::uint64_t LocationAccess::buffered(const Location& loc) {
+  std::uint64_t n = static_cast<std::uint64_t>(loc.cursor_ - loc.begin_);
+  for (const auto& p : loc.pending_) n += p.second;
+  return n;
+}
+
+void LocationAccess::discard(Location& loc) {
+  const std::uint64_t n = buffered(loc);
+  loc.events_recorded_ += n;
+  loc.events_dropped_ += n;
+  loc.pending_.clear();
+  loc.cursor_ = loc.begin_;
+}
+
+void LocationAccess::on_full(Location& loc) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(loc.write_mutex_);
+  switch (s.phase.load()) {
+  case Phase::Recording:
+    write_out(loc, s, /*mark_flush=*/true);
+    return;
+  case Phase::BeforeStart:
+    // No archive yet (e.g. OpenMP before MPI_Init): keep the full buffer, start a new one.
+    if (loc.pending_.size() < kMaxPendingBuffers) {
+      try {
+        std::unique_ptr<EventRecord[]> fresh(new EventRecord[loc.capacity_]);
+        loc.pending_.emplace_back(std::move(loc.buffer_), loc.capacity_);
+        loc.buffer_ = std::move(fresh);
+        loc.begin_ = loc.cursor_ = loc.buffer_.get();
+        loc.end_ = loc.begin_ + loc.capacity_;
+        return;
+      } catch (const std::bad_alloc&) {
+      }
+    }
+    if (loc.events_dropped_ == 0)
+      log::warning("event buffer full before MPI_Init; dropping events of this thread until then "
+                   "(raise HTRACE_BUFFER_SIZE)");
+    loc.events_recorded_ += loc.capacity_;
+    loc.events_dropped_ += loc.capacity_;
+    loc.cursor_ = loc.begin_;
+    return;
+  default:
+    loc.events_recorded_ += loc.capacity_;
+    loc.events_dropped_ += loc.capacity_;
+    loc.cursor_ = loc.begin_;
+    return;
+  }
+}
+
+void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
+  const std::int64_t flush_begin = clock::now();
+  if (s.phase.load() != Phase::Recording && !s.archive) {
+    discard(loc);
+    return;
+  }
+  auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
+  if (!loc.evt_writer_ && archive) loc.evt_writer_ = OTF2_Archive_GetEvtWriter(archive, loc.id_);
+  auto* writer = static_cast<OTF2_EvtWriter*>(loc.evt_writer_);
+  if (!writer) {
+    s.fail("cannot create the event writer of location " + std::to_string(loc.id_));
+    discard(loc);
+    return;
+  }
+  const clock::GlobalTimeMap map = s.current_map();
+  TimeClamp to_global{map, loc.last_global_, loc.clamped_};
+  t_being_written = &loc;
+
+  bool ok = true;
+  auto write_range = [&](const EventRecord* b, std::size_t n) {
+    loc.events_recorded_ += n;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!ok) {
+        ++loc.events_dropped_;
+        continue;
+      }
+      const OTF2_TimeStamp t = to_global(b[i].time);
+      const OTF2_ErrorCode rc = write_one(writer, b[i], t);
+      if (rc != OTF2_SUCCESS) {
+        ok = false;
+        ++loc.events_dropped_;
+        s.fail(std::string("writing events failed (") + OTF2_Error_GetName(rc) + ": " +
+               OTF2_Error_GetDescription(rc) + "); the application continues untraced");
+        continue;
+      }
+      ++loc.events_written_;
+      loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t));
+      loc.max_global_ = std::max<std::int64_t>(loc.max_global_, static_cast<std::int64_t>(t));
+    }
+  };
+  for (const auto& p : loc.pending_) write_range(p.first.get(), p.second);
+  loc.pending_.clear();
+  write_range(loc.begin_, static_cast<std::size_t>(loc.cursor_ - loc.begin_));
+  loc.cursor_ = loc.begin_;
+
+  if (ok && mark_flush) {
+    const OTF2_TimeStamp t0 = to_global(flush_begin);
+    const OTF2_TimeStamp t1 = std::max<OTF2_TimeStamp>(t0, map.to_global(clock::now()));
+    const OTF2_ErrorCode rc = OTF2_EvtWriter_BufferFlush(writer, nullptr, t0, t1);
+    if (rc != OTF2_SUCCESS) {
+      s.fail(std::string("writing a BufferFlush record failed (") + OTF2_Error_GetName(rc) + ")");
+    } else {
+      ++loc.events_written_;
+      ++loc.flushes_;
+      loc.max_global_ = std::max<std::int64_t>(loc.max_global_, static_cast<std::int64_t>(t0));
+      loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t0));
+    }
+  }
+  t_being_written = nullptr;
+}
+
+void LocationAccess::close_writer(Location& loc, State& s) {
+  if (!loc.evt_writer_) return;
+  auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
+  t_being_written = &loc;
+  const OTF2_ErrorCode rc =
+      OTF2_Archive_CloseEvtWriter(archive, static_cast<OTF2_EvtWriter*>(loc.evt_writer_));
+  t_being_written = nullptr;
+  loc.evt_writer_ = nullptr;
+  if (rc != OTF2_SUCCESS)
+    s.fail(std::string("closing the event file failed (") + OTF2_Error_GetName(rc) + ": " +
+           OTF2_Error_GetDescription(rc) + ")");
+}
+
+LocationAccess::Stats LocationAccess::stats(Location& loc) {
+  return {loc.events_written_, loc.events_recorded_, loc.events_dropped_, loc.clamped_,
+          loc.flushes_,        loc.min_global_,      loc.max_global_};
+}
+
+std::uint64_t LocationAccess::otf2_flush_end(Location* loc, State& s) {
+  const std::int64_t now = s.current_map().to_global(clock::now());
+  if (!loc) return static_cast<std::uint64_t>(std::max<std::int64_t>(now, 0));
+  // OTF2 appends its own BufferFlush record after the flush: keep it monotonic and counted.
+  const std::int64_t t = std::max(now, loc->last_global_);
+  ++loc->events_written_;
+  loc->max_global_ = std::max(loc->max_global_, t);
+  return static_cast<std::uint64_t>(t);
+}
+
+Location* LocationAccess::being_written() { return t_being_written; }
+
+} // namespace htrace::record

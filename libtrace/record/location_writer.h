@@ -1,0 +1,41 @@
+// Turns a thread's buffered records into OTF2 events for its location (not a public header).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+
+#include "record/recorder_state.h"
+
+namespace htrace::record {
+
+struct LocationAccess {
+  /// The hot path's slow branch: the buffer is full.
+  static void on_full(Location& loc);
+  /// Writes pending buffers and the current buffer, then resets it; `mark_flush` adds a
+  /// BufferFlush record spanning the write. Caller holds loc's write mutex.
+  static void write_out(Location& loc, State& s, bool mark_flush);
+  /// Closes the location's event writer (its file is complete afterwards).
+  static void close_writer(Location& loc, State& s);
+  /// Drops everything buffered (tracing disabled), counting it.
+  static void discard(Location& loc);
+
+  static std::mutex& write_mutex(Location& loc) { return loc.write_mutex_; }
+  static void set_identity(Location& loc, std::uint32_t index, LocationId id) {
+    loc.index_ = index;
+    loc.id_ = id;
+  }
+  static std::uint32_t index(const Location& loc) { return loc.index_; }
+  static std::uint64_t buffered(const Location& loc);
+
+  struct Stats {
+    std::uint64_t events_written, events_recorded, events_dropped, clamped, flushes;
+    std::int64_t min_global, max_global;
+  };
+  static Stats stats(Location& loc); ///< caller holds loc's write mutex
+  /// Timestamp for the BufferFlush record OTF2 writes after its own flush of `loc`.
+  static std::uint64_t otf2_flush_end(Location* loc, State& s);
+  /// Location whose records the calling thread is writing (nullptr outside write_out).
+  static Location* being_written();
+};
+
+} // namespace htrace::record
