@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""The wrapper table lists every MPI C function of the installed mpi.h, with the same prototype,
+exactly once; every row has a known family and skeleton; the generator's outputs agree with it.
+
+    table_matches_mpi_h.py SOURCE_DIR BUILD_GEN_DIR [MPI_H]"""
+
+import os
+import re
+import sys
+
+source_dir, gen_dir = sys.argv[1], sys.argv[2]
+mpi_h = sys.argv[3] if len(sys.argv) > 3 else "/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h"
+sys.path.insert(0, os.path.join(source_dir, "libtrace", "mpi"))
+import gen_wrappers  # noqa: E402
+import mpi_prototypes  # noqa: E402
+
+FAMILIES = {"p2p", "coll", "nbcoll", "neighbor", "comm", "group", "env", "type", "rma", "io", "topo",
+            "spawn", "info", "err", "misc", "tool"}
+failures = []
+rows = gen_wrappers.read_table(os.path.join(source_dir, "libtrace", "mpi", "mpi_functions.txt"))
+table = {}
+for family, skeleton, proto in rows:
+    if proto.name in table:
+        failures.append(f"{proto.name}: listed twice")
+    table[proto.name] = (family, skeleton, proto)
+    if family not in FAMILIES:
+        failures.append(f"{proto.name}: unknown family '{family}'")
+
+header = {p.name: p for p in mpi_prototypes.prototypes_in_header(mpi_h)}
+if len(header) < 380:
+    failures.append(f"only {len(header)} prototypes parsed from {mpi_h}: parser broken?")
+for name, proto in header.items():
+    if name not in table:
+        failures.append(f"{name}: in mpi.h but missing from the table")
+    elif mpi_prototypes.normalize(table[name][2].signature()) != mpi_prototypes.normalize(proto.signature()):
+        failures.append(f"{name}: prototype differs:\n  table:  {table[name][2].signature()}\n  mpi.h:  {proto.signature()}")
+for name in table:
+    if name not in header:
+        failures.append(f"{name}: in the table but not in mpi.h")
+
+# Spot checks of the classification the semantics depend on.
+expect = {"MPI_Send": "send", "MPI_Bsend": "send", "MPI_Issend": "isend", "MPI_Recv": "recv",
+          "MPI_Bsend_init": "send_init", "MPI_Recv_init": "recv_init", "MPI_Waitsome": "waitsome",
+          "MPI_Testall": "testall", "MPI_Alltoallw": "coll", "MPI_Ineighbor_alltoallw": "nbcoll",
+          "MPI_Comm_split_type": "comm_create", "MPI_Comm_disconnect": "comm_free", "MPI_Init_thread": "special",
+          "MPI_Wtime": "none", "MPI_Sendrecv_replace": "sendrecv_replace", "MPI_Imrecv": "imrecv"}
+for name, skeleton in expect.items():
+    if table.get(name, (None, None))[1] != skeleton:
+        failures.append(f"{name}: skeleton {table.get(name, (None, None))[1]}, expected {skeleton}")
+
+# Generated code: one C wrapper per wrapped row, stamped as generated.
+wrappers = open(os.path.join(gen_dir, "wrappers.gen.cpp")).read()
+if not wrappers.startswith("// generated from mpi_functions.txt by gen_wrappers.py; do not edit"):
+    failures.append("wrappers.gen.cpp lacks the 'generated from' stamp")
+defined = set(re.findall(r'^extern "C" \S+ (MPI_\w+)\(', wrappers, re.M))
+for name, (family, skeleton, _) in table.items():
+    wanted = skeleton not in ("none", "special")
+    if wanted != (name in defined):
+        failures.append(f"{name}: skeleton {skeleton} but wrapper {'missing' if wanted else 'present'}")
+fortran = open(os.path.join(gen_dir, "fortran.gen.cpp")).read()
+for name in ("mpi_init_", "mpi_send_", "mpi_irecv_", "mpi_waitall_", "mpi_allreduce_", "mpi_iallreduce_",
+             "mpi_comm_split_", "mpi_comm_free_", "mpi_comm_rank_", "mpi_finalize_", "MPI_SEND", "mpi_send__"):
+    if not re.search(rf"void {name}\(", fortran):
+        failures.append(f"Fortran entry point {name} not generated")
+
+for f in failures:
+    print("FAIL:", f)
+entry_points = len(re.findall(r'^extern "C" void mpi_\w*[a-z0-9]_\(', fortran, re.M))
+print(f"{len(table)} table rows, {len(header)} prototypes in mpi.h, {len(defined)} C wrappers, "
+      f"{entry_points} Fortran entry points")
+sys.exit(1 if failures else 0)
