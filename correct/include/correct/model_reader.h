@@ -1,0 +1,34 @@
+// Reads the events of the locations one correction process owns into LocationModels and builds
+// the logical-message links (matching of p2p, collectives and OpenMP relations).
+#ifndef HTRACE_CORRECT_MODEL_READER_H
+#define HTRACE_CORRECT_MODEL_READER_H
+
+#include "correct/definitions.h"
+#include "correct/model.h"
+
+#include <otf2/otf2.h>
+
+namespace htrace::correct {
+
+struct Latencies {
+  int64_t intra = 0, inter = 0, omp = 0;
+  const Definitions* defs = nullptr;
+  int64_t mpi(uint32_t process_a, uint32_t process_b) const {
+    return defs->processes[process_a].node == defs->processes[process_b].node ? intra : inter;
+  }
+};
+
+struct LocalModel {
+  std::vector<LocationModel> locations;  // owned locations, process by process
+  ChannelTable channels;
+  uint64_t events = 0;
+  uint64_t ambiguous_tasks = 0;  // task ids created more than once (relation kept as max)
+};
+
+// Reads all locations of `processes` through `reader` (event files already open). Throws
+// std::runtime_error naming the location on a read error or a record count mismatch.
+void read_models(OTF2_Reader* reader, const Definitions& defs, const std::vector<uint32_t>& processes,
+                 const Latencies& latencies, LocalModel& model);
+
+}  // namespace htrace::correct
+#endif

@@ -1,0 +1,42 @@
+// Callbacks for every OTF2 event and global definition record type, generated from the OTF2
+// headers (tools/generate_record_tables.py). Copy callbacks re-emit a record unchanged except for
+// the timestamp; plain callbacks only report type and time.
+#ifndef HTRACE_CORRECT_RECORD_TABLES_H
+#define HTRACE_CORRECT_RECORD_TABLES_H
+
+#include <otf2/otf2.h>
+
+namespace htrace::correct {
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // Copy path: returns the new timestamp of the record being copied.
+  virtual OTF2_TimeStamp begin_record(OTF2_LocationRef location, OTF2_TimeStamp time, int type) = 0;
+  virtual OTF2_EvtWriter* writer(OTF2_LocationRef location) = 0;
+  virtual OTF2_CallbackCode end_record(OTF2_ErrorCode written) = 0;
+  // Model path: one call per record of a type without a dedicated callback.
+  virtual OTF2_CallbackCode plain_event(OTF2_LocationRef location, OTF2_TimeStamp time, int type) = 0;
+};
+
+class DefSink {
+ public:
+  virtual ~DefSink() = default;
+  virtual OTF2_GlobalDefWriter* writer() = 0;
+  virtual void count(int type) = 0;
+  virtual OTF2_CallbackCode result(OTF2_ErrorCode written) = 0;
+  virtual void adjust_clock_properties(uint64_t* resolution, uint64_t* offset, uint64_t* length,
+                                       uint64_t* realtime) = 0;
+};
+
+int event_record_type_count();
+const char* event_record_name(int type);
+int def_record_type_count();
+const char* def_record_name(int type);
+
+void register_copy_events(OTF2_EvtReaderCallbacks* callbacks);
+void register_plain_events(OTF2_EvtReaderCallbacks* callbacks);
+void register_copy_defs(OTF2_GlobalDefReaderCallbacks* callbacks);
+
+}  // namespace htrace::correct
+#endif

@@ -1,0 +1,292 @@
+#include "correct/archive_io.h"
+
+#include "correct/record_tables.h"
+
+#define OTF2_MPI_UINT64_T MPI_UINT64_T
+#define OTF2_MPI_INT64_T MPI_INT64_T
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace htrace::correct {
+
+std::string agree(MPI_Comm comm, const std::function<std::string()>& fn) {
+  std::string result, error;
+  try {
+    result = fn();
+  } catch (const std::exception& e) {
+    error = e.what();
+    if (error.empty()) error = "unknown error";
+  }
+  int size = 1, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  if (size == 1) {
+    if (!error.empty()) throw std::runtime_error(error);
+    return result;
+  }
+  int mine = error.empty() ? size : rank, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size) return result;
+  int len = static_cast<int>(error.size());
+  MPI_Bcast(&len, 1, MPI_INT, first, comm);
+  error.resize(static_cast<size_t>(len));
+  MPI_Bcast(error.data(), len, MPI_CHAR, first, comm);
+  throw std::runtime_error(error);
+}
+
+std::string find_anchor(const std::string& input) {
+  std::error_code ec;
+  fs::path p(input);
+  if (!fs::exists(p, ec)) throw std::runtime_error("'" + input + "': no such file or directory");
+  if (fs::is_directory(p, ec)) {
+    std::vector<fs::path> anchors;
+    for (const auto& e : fs::directory_iterator(p, ec))
+      if (e.path().extension() == ".otf2" && e.is_regular_file()) anchors.push_back(e.path());
+    if (anchors.empty()) throw std::runtime_error("'" + input + "': not an OTF2 archive (no .otf2 anchor file)");
+    if (anchors.size() > 1) throw std::runtime_error("'" + input + "': several .otf2 anchor files; name one");
+    return anchors[0].string();
+  }
+  if (p.extension() != ".otf2") throw std::runtime_error("'" + input + "': not an OTF2 anchor file (*.otf2)");
+  return p.string();
+}
+
+TempOutput prepare_output(const Options& o, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::error_code ec;
+  fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();
+  if (fs::exists(out, ec) && !o.force)
+    throw std::runtime_error("'" + o.output + "': output exists (use --force to replace it)");
+  fs::path in = fs::absolute(fs::path(o.input)).lexically_normal();
+  if (fs::is_regular_file(in, ec)) in = in.parent_path();
+  if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
+    throw std::runtime_error("'" + o.output + "': output is the input archive");
+  if (!fs::is_directory(out.parent_path(), ec))
+    throw std::runtime_error("'" + o.output + "': parent directory does not exist");
+  long pid = rank == 0 ? static_cast<long>(getpid()) : 0;
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
+  TempOutput t;
+  t.dir = (out.parent_path() / ("." + out.filename().string() + ".htrace-correct-" + std::to_string(pid))).string();
+  return t;
+}
+
+void commit_output(const TempOutput& out, const Options& o, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Barrier(comm);
+  if (rank != 0) return;
+  fs::path target = fs::absolute(fs::path(o.output)).lexically_normal();
+  if (target.filename().empty()) target = target.parent_path();
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    // --force: move the old one aside first so a failure never leaves neither.
+    fs::path old = target.string() + ".htrace-correct-old";
+    fs::rename(target, old, ec);
+    if (ec) throw std::runtime_error("'" + o.output + "': cannot replace: " + ec.message());
+    fs::remove_all(old, ec);
+  }
+  fs::rename(out.dir, target, ec);
+  if (ec) throw std::runtime_error("'" + o.output + "': cannot rename the finished archive: " + ec.message());
+}
+
+ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) {
+  reader_ = OTF2_Reader_Open(anchor.c_str());
+  int ok = reader_ ? 1 : 0, all = ok, size = 1;
+  MPI_Comm_size(comm, &size);
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (!all) {
+    if (reader_) OTF2_Reader_Close(reader_), reader_ = nullptr;
+    throw std::runtime_error("'" + anchor + "': cannot open as an OTF2 archive");
+  }
+  if (size > 1) OTF2_MPI_Reader_SetCollectiveCallbacks(reader_, comm);
+  else OTF2_Reader_SetSerialCollectiveCallbacks(reader_);
+}
+
+ArchiveReader::~ArchiveReader() {
+  if (!reader_) return;
+  if (evt_open_) OTF2_Reader_CloseEvtFiles(reader_);
+  OTF2_Reader_Close(reader_);
+}
+
+void ArchiveReader::open_locations(const Definitions& defs, const std::vector<uint32_t>& processes) {
+  for (uint32_t p : processes)
+    for (uint32_t li : defs.processes[p].locations) OTF2_Reader_SelectLocation(reader_, defs.locations[li].id);
+  // Local definitions carry the mapping tables and clock offsets the reader applies to events.
+  bool defs_open = OTF2_Reader_OpenDefFiles(reader_) == OTF2_SUCCESS;
+  OTF2_Reader_OpenEvtFiles(reader_);
+  evt_open_ = true;
+  for (uint32_t p : processes)
+    for (uint32_t li : defs.processes[p].locations) {
+      if (!defs_open) break;
+      OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader_, defs.locations[li].id);
+      if (!dr) continue;
+      uint64_t n = 0;
+      OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(reader_, dr, &n);
+      OTF2_Reader_CloseDefReader(reader_, dr);
+      if (rc != OTF2_SUCCESS)
+        throw std::runtime_error("location " + std::to_string(defs.locations[li].id) + ": corrupt definition file");
+    }
+  if (defs_open) OTF2_Reader_CloseDefFiles(reader_);
+}
+
+namespace {
+
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
+const OTF2_FlushCallbacks kFlush = {pre_flush, post_flush};
+
+class CopySink final : public EventSink {
+ public:
+  explicit CopySink(std::vector<uint64_t>& counts) : counts_(counts) {}
+  void start(OTF2_EvtWriter* w, const std::vector<int64_t>* times) { writer_ = w, times_ = times, pos_ = 0; }
+  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp, int type) override {
+    counts_[static_cast<size_t>(type)]++;
+    return static_cast<OTF2_TimeStamp>((*times_)[pos_++]);
+  }
+  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return writer_; }
+  OTF2_CallbackCode end_record(OTF2_ErrorCode rc) override {
+    if (rc != OTF2_SUCCESS) error = rc;
+    return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+  }
+  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override { return OTF2_CALLBACK_SUCCESS; }
+  size_t pos() const { return pos_; }
+  OTF2_ErrorCode error = OTF2_SUCCESS;
+  uint64_t unknown = 0;
+
+ private:
+  std::vector<uint64_t>& counts_;
+  OTF2_EvtWriter* writer_ = nullptr;
+  const std::vector<int64_t>* times_ = nullptr;
+  size_t pos_ = 0;
+};
+
+OTF2_CallbackCode count_unknown_event(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u, OTF2_AttributeList*) {
+  static_cast<CopySink*>(u)->unknown++;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+class DefCopy final : public DefSink {
+ public:
+  DefCopy(OTF2_GlobalDefWriter* w, uint64_t last_time) : w_(w), last_(last_time), counts(def_record_type_count()) {}
+  OTF2_GlobalDefWriter* writer() override { return w_; }
+  void count(int type) override { counts[static_cast<size_t>(type)]++; }
+  OTF2_CallbackCode result(OTF2_ErrorCode rc) override {
+    if (rc != OTF2_SUCCESS) error = rc;
+    return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+  }
+  // Events only move later: the offset stays valid, the length grows to cover the last event.
+  void adjust_clock_properties(uint64_t*, uint64_t* offset, uint64_t* length, uint64_t*) override {
+    if (last_ >= *offset && last_ - *offset + 1 > *length) *length = last_ - *offset + 1;
+  }
+  std::vector<uint64_t> counts;
+  uint64_t unknown = 0;
+  OTF2_ErrorCode error = OTF2_SUCCESS;
+
+ private:
+  OTF2_GlobalDefWriter* w_;
+  uint64_t last_;
+};
+
+OTF2_CallbackCode count_unknown_def(void* u) {
+  static_cast<DefCopy*>(u)->unknown++;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+}  // namespace
+
+void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model, const TempOutput& out,
+                     MPI_Comm comm, Report& report) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int64_t last = 0;
+  for (const LocationModel& loc : model.locations)
+    if (!loc.lc.empty()) last = std::max(last, loc.lc.back());
+  MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_INT64_T, MPI_MAX, comm);
+
+  OTF2_Archive* archive = agree_value(comm, [&] {
+    OTF2_Archive* a = OTF2_Archive_Open(out.dir.c_str(), out.name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                        4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!a) throw std::runtime_error("'" + out.dir + "': cannot create the output archive");
+    return a;
+  });
+  OTF2_Archive_SetFlushCallbacks(archive, &kFlush, nullptr);
+  if (size > 1) OTF2_MPI_Archive_SetCollectiveCallbacks(archive, comm, MPI_COMM_NULL);
+  else OTF2_Archive_SetSerialCollectiveCallbacks(archive);
+  for (const auto& [name, value] : defs.archive_properties)
+    OTF2_Archive_SetProperty(archive, name.c_str(), value.c_str(), true);
+  OTF2_Archive_SetCreator(archive, "htrace-correct");
+
+  std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()));
+  CopySink sink(counts);
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_copy_events(cbs);
+  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, count_unknown_event);
+  agree(comm, [&] {
+    OTF2_Archive_OpenEvtFiles(archive);
+    for (const LocationModel& loc : model.locations) {
+      OTF2_LocationRef id = defs.locations[loc.location].id;
+      OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
+      if (!loc.input.empty()) {
+        OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), id);
+        if (!er) throw std::runtime_error("location " + std::to_string(id) + ": cannot reopen its event file");
+        sink.start(w, &loc.lc);
+        OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs, &sink);
+        uint64_t n = 0;
+        OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader.get(), er, &n);
+        OTF2_Reader_CloseEvtReader(reader.get(), er);
+        if (rc != OTF2_SUCCESS || sink.error != OTF2_SUCCESS || sink.pos() != loc.lc.size())
+          throw std::runtime_error("location " + std::to_string(id) + ": rewriting events failed");
+      }
+      OTF2_Archive_CloseEvtWriter(archive, w);
+    }
+    OTF2_Archive_CloseEvtFiles(archive);
+    // Every location gets a (empty) local definition file: events already carry global ids.
+    OTF2_Archive_OpenDefFiles(archive);
+    for (const LocationModel& loc : model.locations)
+      OTF2_Archive_CloseDefWriter(archive, OTF2_Archive_GetDefWriter(archive, defs.locations[loc.location].id));
+    OTF2_Archive_CloseDefFiles(archive);
+    return std::string();
+  });
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+
+  std::vector<uint64_t> def_counts(static_cast<size_t>(def_record_type_count()));
+  uint64_t def_unknown = 0;
+  agree(comm, [&] {
+    if (rank != 0) return std::string();
+    OTF2_GlobalDefWriter* gw = OTF2_Archive_GetGlobalDefWriter(archive);
+    OTF2_GlobalDefReader* gr = OTF2_Reader_GetGlobalDefReader(reader.get());
+    DefCopy copy(gw, static_cast<uint64_t>(last));
+    OTF2_GlobalDefReaderCallbacks* dcbs = OTF2_GlobalDefReaderCallbacks_New();
+    register_copy_defs(dcbs);
+    OTF2_GlobalDefReaderCallbacks_SetUnknownCallback(dcbs, count_unknown_def);
+    OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), gr, dcbs, &copy);
+    OTF2_GlobalDefReaderCallbacks_Delete(dcbs);
+    uint64_t n = 0;
+    OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), gr, &n);
+    OTF2_Reader_CloseGlobalDefReader(reader.get(), gr);
+    if (rc != OTF2_SUCCESS || copy.error != OTF2_SUCCESS) throw std::runtime_error("copying the definitions failed");
+    def_counts = copy.counts;
+    def_unknown = copy.unknown;
+    return std::string();
+  });
+  OTF2_Archive_Close(archive);
+
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &sink.unknown, 1, MPI_UINT64_T, MPI_SUM, comm);
+  for (size_t i = 0; i < counts.size(); ++i)
+    if (counts[i]) report.event_records[event_record_name(static_cast<int>(i))] = counts[i];
+  for (size_t i = 0; i < def_counts.size(); ++i)
+    if (def_counts[i]) report.definition_records[def_record_name(static_cast<int>(i))] = def_counts[i];
+  report.unknown_events = sink.unknown;
+  report.unknown_definitions = def_unknown;
+}
+
+}  // namespace htrace::correct

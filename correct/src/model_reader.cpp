@@ -1,0 +1,384 @@
+// Matching rules (see clc.md): p2p by posting order per (source, destination, comm, tag);
+// collectives by their order of issue per communicator; OpenMP relations by team instance,
+// barrier count, lock acquisition order and task id. All sequence numbers are derived from
+// records only, never from timestamps, so every correction process derives the same keys.
+#include "correct/model_reader.h"
+
+#include "correct/record_tables.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace htrace::correct {
+namespace {
+
+enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask };
+
+struct RawSend { uint32_t event; uint32_t dst; uint64_t comm_tag; bool cancelled; };
+struct RawRecv { uint32_t post; uint32_t event; uint32_t src; uint64_t comm_tag; };
+struct RawColl { uint32_t begin; uint32_t end; uint32_t op; uint64_t comm; uint32_t root; };
+struct Team { uint64_t comm; uint64_t instance; bool master; uint32_t fork_event; uint64_t barriers; bool ended; };
+
+class LocationReader final : public EventSink {
+ public:
+  LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc) : defs_(d), model_(m), loc_(loc) {}
+
+  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
+  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return nullptr; }
+  OTF2_CallbackCode end_record(OTF2_ErrorCode) override { return OTF2_CALLBACK_SUCCESS; }
+  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp t, int) override {
+    loc_.input.push_back(static_cast<int64_t>(t));
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  uint32_t index() const { return static_cast<uint32_t>(loc_.input.size()); }
+
+  uint32_t process() const { return loc_.process; }
+  uint32_t rank_process(uint64_t comm, uint32_t rank) const {
+    auto it = defs_.comms.find(static_cast<OTF2_CommRef>(comm));
+    if (it == defs_.comms.end() || rank >= it->second.rank_process.size()) return UINT32_MAX;
+    return it->second.rank_process[rank];
+  }
+  void link(uint32_t event, LinkRole role, const ChannelKey& key, MessageKind kind) {
+    uint32_t ch = model_.channels.get(key, kind);
+    loc_.links.push_back({event, role, ch});
+    if (role == LinkRole::Contribute && key.type == ChannelType::Local) model_.channels.channels[ch].expected++;
+  }
+  ChannelKey local_key(uint64_t sub, uint64_t b, uint64_t c, uint64_t d) const {
+    return {ChannelType::Local, (static_cast<uint64_t>(loc_.process) << 8) | sub, b, c, d};
+  }
+
+  // MPI state, resolved after the location is read.
+  std::vector<RawSend> sends;
+  std::vector<RawRecv> recvs;
+  std::vector<RawColl> colls;
+  std::map<uint64_t, uint32_t> open_isend, open_irecv, open_coll;
+  uint32_t pending_coll = UINT32_MAX;
+  // OpenMP state.
+  std::vector<uint32_t> pending_forks;
+  std::vector<Team> teams;
+  std::map<uint64_t, uint64_t> team_instances;
+  uint32_t barrier_enter = UINT32_MAX;
+  int barrier_depth = 0;
+
+  const Definitions& defs_;
+  LocalModel& model_;
+  LocationModel& loc_;
+};
+
+LocationReader* self(void* u) { return static_cast<LocationReader*>(u); }
+#define HT_RECORD(u, t) \
+  LocationReader* r = self(u); \
+  uint32_t ev = r->index(); \
+  r->plain_event(0, t, 0)
+
+uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) { return (static_cast<uint64_t>(comm) << 32) | tag; }
+
+OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                          uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t) {
+  HT_RECORD(u, t);
+  r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                           uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t, uint64_t request) {
+  HT_RECORD(u, t);
+  r->open_isend[request] = static_cast<uint32_t>(r->sends.size());
+  r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                    OTF2_AttributeList*, uint64_t request) {
+  HT_RECORD(u, t);
+  (void)ev;
+  r->open_isend.erase(request);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                          uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t) {
+  HT_RECORD(u, t);
+  r->recvs.push_back({ev, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList*, uint64_t request) {
+  HT_RECORD(u, t);
+  r->open_irecv[request] = ev;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                           uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t, uint64_t request) {
+  HT_RECORD(u, t);
+  uint32_t post = ev;
+  auto it = r->open_irecv.find(request);
+  if (it != r->open_irecv.end()) post = it->second, r->open_irecv.erase(it);
+  r->recvs.push_back({post, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                               uint64_t request) {
+  HT_RECORD(u, t);
+  (void)ev;
+  auto it = r->open_isend.find(request);
+  if (it != r->open_isend.end()) r->sends[it->second].cancelled = true, r->open_isend.erase(it);
+  r->open_irecv.erase(request);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_coll_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*) {
+  HT_RECORD(u, t);
+  r->pending_coll = ev;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                              OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t, uint64_t) {
+  HT_RECORD(u, t);
+  uint32_t begin = r->pending_coll == UINT32_MAX ? ev : r->pending_coll;
+  r->pending_coll = UINT32_MAX;
+  r->colls.push_back({begin, ev, op, comm, root});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_nbc_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                                 uint64_t request) {
+  HT_RECORD(u, t);
+  r->open_coll[request] = ev;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                                  OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t, uint64_t,
+                                  uint64_t request) {
+  HT_RECORD(u, t);
+  uint32_t begin = ev;
+  auto it = r->open_coll.find(request);
+  if (it != r->open_coll.end()) begin = it->second, r->open_coll.erase(it);
+  r->colls.push_back({begin, ev, op, comm, root});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// OpenMP: fork on the master, then team begin on every member (master included).
+OTF2_CallbackCode on_fork(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                          OTF2_Paradigm, uint32_t) {
+  HT_RECORD(u, t);
+  r->pending_forks.push_back(ev);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                                OTF2_CommRef team) {
+  HT_RECORD(u, t);
+  uint64_t instance = r->team_instances[team]++;
+  Team tm{team, instance, false, UINT32_MAX, 0, false};
+  if (!r->pending_forks.empty()) {
+    tm.master = true;
+    tm.fork_event = r->pending_forks.back();
+    r->pending_forks.pop_back();
+    r->link(tm.fork_event, LinkRole::Contribute, r->local_key(kFork, team, instance, 0), MessageKind::OpenMP);
+  } else {
+    r->link(ev, LinkRole::Receive, r->local_key(kFork, team, instance, 0), MessageKind::OpenMP);
+  }
+  r->teams.push_back(tm);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                              OTF2_CommRef team) {
+  HT_RECORD(u, t);
+  for (size_t i = r->teams.size(); i-- > 0;) {
+    Team& tm = r->teams[i];
+    if (tm.comm != team) continue;
+    // The master's own team end precedes its join locally; only other members contribute.
+    if (tm.ended) continue;
+    // The master's own team end precedes its join locally; only other members contribute.
+    if (tm.master) {
+      tm.ended = true;
+    } else {
+      r->link(ev, LinkRole::Contribute, r->local_key(kJoin, team, tm.instance, 0), MessageKind::OpenMP);
+      r->teams.erase(r->teams.begin() + static_cast<long>(i));
+    }
+    break;
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_join(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                          OTF2_Paradigm) {
+  HT_RECORD(u, t);
+  // The master's most recently ended team is the one joined.
+  for (size_t i = r->teams.size(); i-- > 0;) {
+    if (!r->teams[i].ended) continue;
+    r->link(ev, LinkRole::Receive, r->local_key(kJoin, r->teams[i].comm, r->teams[i].instance, 0), MessageKind::OpenMP);
+    r->teams.erase(r->teams.begin() + static_cast<long>(i));
+    break;
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+bool is_barrier(const Definitions& d, OTF2_RegionRef region) {
+  auto it = d.regions.find(region);
+  if (it == d.regions.end()) return false;
+  return (it->second.role == OTF2_REGION_ROLE_BARRIER || it->second.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
+         it->second.paradigm != OTF2_PARADIGM_MPI;
+}
+Team* active_team(LocationReader* r) {
+  for (size_t i = r->teams.size(); i-- > 0;)
+    if (!r->teams[i].ended) return &r->teams[i];
+  return nullptr;
+}
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                           OTF2_RegionRef region) {
+  HT_RECORD(u, t);
+  if (r->barrier_depth > 0) {
+    r->barrier_depth++;
+  } else if (is_barrier(r->defs_, region)) {
+    if (Team* tm = active_team(r)) {
+      r->barrier_depth = 1;
+      r->barrier_enter = ev;
+      r->link(ev, LinkRole::Contribute, r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers),
+              MessageKind::OpenMP);
+    }
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                           OTF2_RegionRef) {
+  HT_RECORD(u, t);
+  if (r->barrier_depth > 0 && --r->barrier_depth == 0) {
+    if (Team* tm = active_team(r)) {
+      r->link(ev, LinkRole::Receive, r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers),
+              MessageKind::OpenMP);
+      tm->barriers++;
+    }
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+// Lock acquisition n+1 happens after release n of the same lock.
+OTF2_CallbackCode on_acquire(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                             OTF2_Paradigm model, uint32_t lock, uint32_t order) {
+  HT_RECORD(u, t);
+  r->link(ev, LinkRole::Receive, r->local_key(kLock, model, lock, order), MessageKind::OpenMP);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_release(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                             OTF2_Paradigm model, uint32_t lock, uint32_t order) {
+  HT_RECORD(u, t);
+  r->link(ev, LinkRole::Contribute, r->local_key(kLock, model, lock, static_cast<uint64_t>(order) + 1),
+          MessageKind::OpenMP);
+  return OTF2_CALLBACK_SUCCESS;
+}
+// A task runs only after it was created: create -> every switch to it.
+OTF2_CallbackCode on_task_create(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                                 OTF2_CommRef team, uint32_t creator, uint32_t generation) {
+  HT_RECORD(u, t);
+  r->link(ev, LinkRole::Contribute, r->local_key(kTask, team, creator, generation), MessageKind::OpenMP);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                                 OTF2_CommRef team, uint32_t creator, uint32_t generation) {
+  HT_RECORD(u, t);
+  r->link(ev, LinkRole::Receive, r->local_key(kTask, team, creator, generation), MessageKind::OpenMP);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_EvtReaderCallbacks* make_callbacks() {
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_plain_events(cbs);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, on_send);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, on_isend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, on_isend_complete);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, on_recv);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cbs, on_irecv_request);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cbs, on_irecv);
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, on_cancelled);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, on_coll_begin);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, on_coll_end);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, on_nbc_request);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, on_nbc_complete);
+  OTF2_EvtReaderCallbacks_SetThreadForkCallback(cbs, on_fork);
+  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cbs, on_team_begin);
+  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cbs, on_team_end);
+  OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cbs, on_join);
+  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, on_enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, on_leave);
+  OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cbs, on_acquire);
+  OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cbs, on_release);
+  OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback(cbs, on_task_create);
+  OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback(cbs, on_task_switch);
+  return cbs;
+}
+
+// Sequence numbers per process, over its locations in id order: sends per (dst, comm, tag),
+// receives per (src, comm, tag) in posting order, collectives per comm in issue order.
+struct ProcessMatcher {
+  std::map<std::tuple<uint32_t, uint64_t>, uint64_t> send_seq, recv_seq;
+  std::map<uint64_t, uint64_t> coll_seq;
+
+  void resolve(LocationReader& r, LocalModel& m) {
+    uint32_t me = r.process();
+    for (const RawSend& s : r.sends) {
+      if (s.cancelled || s.dst == UINT32_MAX || s.dst == me) continue;
+      uint64_t seq = send_seq[{s.dst, s.comm_tag}]++;
+      r.link(s.event, LinkRole::Contribute, {ChannelType::P2P, me, s.dst, s.comm_tag, seq}, MessageKind::P2P);
+    }
+    std::sort(r.recvs.begin(), r.recvs.end(), [](const RawRecv& a, const RawRecv& b) { return a.post < b.post; });
+    for (const RawRecv& x : r.recvs) {
+      if (x.src == UINT32_MAX || x.src == me) continue;
+      uint64_t seq = recv_seq[{x.src, x.comm_tag}]++;
+      r.link(x.event, LinkRole::Receive, {ChannelType::P2P, x.src, me, x.comm_tag, seq}, MessageKind::P2P);
+    }
+    std::sort(r.colls.begin(), r.colls.end(), [](const RawColl& a, const RawColl& b) { return a.begin < b.begin; });
+    for (const RawColl& c : r.colls) {
+      auto it = r.defs_.comms.find(static_cast<OTF2_CommRef>(c.comm));
+      if (it == r.defs_.comms.end()) continue;
+      auto rk = it->second.process_rank.find(me);
+      if (rk == it->second.process_rank.end() || it->second.rank_process.size() < 2) continue;
+      uint64_t seq = coll_seq[c.comm]++;
+      uint32_t out = m.channels.get({ChannelType::CollOut, c.comm, seq, rk->second, 0}, MessageKind::Collective);
+      Channel& ch = m.channels.channels[out];
+      ch.op = c.op, ch.root = c.root, ch.rank = rk->second;
+      r.loc_.links.push_back({c.begin, LinkRole::Contribute, out});
+      r.link(c.end, LinkRole::Receive, {ChannelType::CollIn, c.comm, seq, rk->second, 0}, MessageKind::Collective);
+    }
+    std::stable_sort(r.loc_.links.begin(), r.loc_.links.end(), [](const Link& a, const Link& b) {
+      return a.event != b.event ? a.event < b.event : a.role < b.role;
+    });
+  }
+};
+
+}  // namespace
+
+void read_models(OTF2_Reader* reader, const Definitions& defs, const std::vector<uint32_t>& processes,
+                 const Latencies&, LocalModel& model) {
+  OTF2_EvtReaderCallbacks* cbs = make_callbacks();
+  for (uint32_t p : processes) {
+    ProcessMatcher matcher;
+    for (uint32_t li : defs.processes[p].locations) {
+      const LocationInfo& info = defs.locations[li];
+      model.locations.emplace_back();
+      LocationModel& loc = model.locations.back();
+      loc.location = li;
+      loc.process = p;
+      loc.input.reserve(info.declared_events);
+      LocationReader r(defs, model, loc);
+      if (info.declared_events > 0) {
+        OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, info.id);
+        if (!er) throw std::runtime_error("location " + std::to_string(info.id) + ": cannot open its event file");
+        OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &r);
+        uint64_t n = 0;
+        OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
+        OTF2_Reader_CloseEvtReader(reader, er);
+        if (rc != OTF2_SUCCESS)
+          throw std::runtime_error("location " + std::to_string(info.id) + ": corrupt event file (" +
+                                   OTF2_Error_GetDescription(rc) + ")");
+        if (loc.input.size() != info.declared_events)
+          throw std::runtime_error("location " + std::to_string(info.id) + ": " + std::to_string(loc.input.size()) +
+                                   " events read, the definitions declare " + std::to_string(info.declared_events) +
+                                   " (truncated event file?)");
+      }
+      matcher.resolve(r, model);
+      model.events += loc.input.size();
+    }
+  }
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+  // Lock and task receives without any contributor (first acquisition) constrain nothing.
+  for (Channel& ch : model.channels.channels)
+    if (ch.key.type == ChannelType::Local && ch.expected == 0) ch.expected = -1;
+}
+
+}  // namespace htrace::correct
