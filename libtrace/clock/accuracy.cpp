@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
+
+#include "clock/base_clock.h"
 
 namespace htrace::clock {
 
@@ -41,6 +44,46 @@ std::vector<OffsetMeasurement> measure_offsets_to_root(Transport& t, const Globa
   t.send(0, w, sizeof w);
   if (mine) *mine = m;
   return all;
+}
+
+} // namespace htrace::clock
+
+namespace htrace::clock {
+
+bool setup_base_clock(Transport& world, Transport& node, const std::string& name, std::string& error) {
+  BaseClockKind kind;
+  if (!parse_base_clock(name, kind, error)) return false;
+  bool usable = true;
+  if (kind == BaseClockKind::Tsc) usable = tsc_is_invariant(error);
+  // Every rank must agree, or some ranks would trace on another clock.
+  if (world.allreduce_min(usable ? 1 : 0) == 0) {
+    if (usable) error = "the TSC is not invariant on another node";
+    return false;
+  }
+  TscCalibration cal;
+  if (kind == BaseClockKind::Tsc) {
+    if (node.rank() == 0) cal = calibrate_tsc(10'000'000);
+    node.broadcast(&cal, sizeof cal, 0);
+  }
+  install_base_clock(kind, cal);
+  return true;
+}
+
+AccuracyCheck check_accuracy(Transport& t, const SyncConfig& config, TimeSource base,
+                             const std::vector<int>& ranks, std::int64_t wait_ns, int pingpongs) {
+  AccuracyCheck c;
+  c.run = synchronize_on(t, config, base);
+  c.max_duration_ns = t.allreduce_max(c.run.duration_ns);
+  c.after_sync = measure_offsets_to_root(t, c.run.clock, ranks, pingpongs, &c.mine_after_sync);
+  c.local_after_sync = c.run.clock.base_now();
+  if (wait_ns > 0) {
+    t.barrier();
+    std::this_thread::sleep_for(std::chrono::nanoseconds(wait_ns));
+    t.barrier();
+  }
+  c.after_wait = measure_offsets_to_root(t, c.run.clock, ranks, pingpongs, &c.mine_after_wait);
+  c.local_after_wait = c.run.clock.base_now();
+  return c;
 }
 
 } // namespace htrace::clock

@@ -1,5 +1,9 @@
 #include "clock/mpi_transport.h"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 namespace htrace::clock {
 namespace {
 constexpr int kTag = 0x4854; // any tag works: the communicator is private to the clock code
@@ -19,7 +23,20 @@ void MpiTransport::send(int peer, const void* data, std::size_t bytes) {
 }
 
 void MpiTransport::recv(int peer, void* data, std::size_t bytes) {
-  PMPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_, MPI_STATUS_IGNORE);
+  // Spin briefly (a ping-pong partner answers within microseconds), then back off with sleeps:
+  // ranks that merely wait for their turn (JK, the tree's later rounds) must not steal the CPU
+  // from the pair that is measuring when ranks outnumber cores.
+  MPI_Request request;
+  PMPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_, &request);
+  int done = 0;
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+  while (!done && std::chrono::steady_clock::now() < spin_until) PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  std::chrono::microseconds nap(10);
+  while (!done) {
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(500));
+    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  }
 }
 
 std::unique_ptr<Transport> MpiTransport::split(int color, int key) {

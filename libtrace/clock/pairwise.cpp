@@ -2,6 +2,7 @@
 // JK (every rank against the root in turn), HCA2 (models learnt up an inverted binomial tree and
 // merged at the root), HCA (HCA2 plus a final intercept against the root) and HCA3 (the root's
 // time pushed down a binomial tree, each client timestamping with its parent's global clock).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -27,7 +28,7 @@ LinearModel learn_clock_model(Transport& t, int reference, int client, const Glo
     return {};
   }
   std::vector<FitPoint> points;
-  points.reserve(static_cast<std::size_t>(p.fitpoints));
+  std::vector<std::int64_t> uncertainty;
   const std::int64_t start = clock.base_now();
   for (int i = 0; i < p.fitpoints; ++i) {
     if (p.window_ns > 0 && i > 0) {
@@ -39,22 +40,31 @@ LinearModel learn_clock_model(Transport& t, int reference, int client, const Glo
     const OffsetMeasurement m = measure_offset_client(t, reference, clock, p.offset, p.pingpongs);
     ctx.note_rtt(m.min_rtt_ns);
     points.push_back({m.time_ns, m.offset_ns});
+    uncertainty.push_back(m.uncertainty_ns);
   }
-  FitResult fit = fit_linear_model(points);
+  // A fit point whose exchanges were all delayed (preemption, a busy network) carries a wide
+  // bound; drop those so that they do not drag the line (the lucky fast exchange is the truth).
+  const std::int64_t best = *std::min_element(uncertainty.begin(), uncertainty.end());
+  std::size_t best_index = 0;
+  std::vector<FitPoint> good;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (uncertainty[i] == best) best_index = i;
+    if (uncertainty[i] <= 3 * best + 1000) good.push_back(points[i]);
+  }
+  FitResult fit = fit_linear_model(good);
   const bool keep_slope = p.slope == SlopePolicy::Fit ||
-                          (p.slope == SlopePolicy::Auto && points.size() >= 3 &&
+                          (p.slope == SlopePolicy::Auto && good.size() >= 3 &&
                            std::fabs(fit.model.slope) > 3.0 * fit.slope_stderr);
-  if (!keep_slope && fit.model.slope != 0.0) {
-    // Offset-only model: the mean offset at the mean time is the least-squares intercept.
-    fit.model.slope = 0.0;
-    double sum = 0;
-    for (const auto& pt : points) sum += static_cast<double>(pt.offset_ns - points.front().offset_ns);
-    fit.model.offset_at_origin_ns = points.front().offset_ns + std::llround(sum / static_cast<double>(points.size()));
+  if (!keep_slope) {
+    // Offset-only model from the fit point with the tightest bound.
+    fit.model = LinearModel{points[best_index].time_ns, points[best_index].offset_ns, 0.0};
   }
   if (p.recompute_intercept) {
     const OffsetMeasurement m = measure_offset_client(t, reference, clock, p.offset, p.pingpongs);
     ctx.note_rtt(m.min_rtt_ns);
-    fit.model.offset_at_origin_ns = m.offset_ns - std::llround(fit.model.slope * static_cast<double>(m.time_ns - fit.model.origin_ns));
+    // Only a measurement at least as tight as the model's best point may move the intercept.
+    if (m.uncertainty_ns <= best)
+      fit.model.offset_at_origin_ns = m.offset_ns - std::llround(fit.model.slope * static_cast<double>(m.time_ns - fit.model.origin_ns));
   }
   return fit.model;
 }

@@ -15,7 +15,6 @@ namespace htrace::clock {
 namespace {
 
 constexpr int kResidualPingpongs = 10;
-constexpr std::int64_t kTscCalibrationNs = 10'000'000;
 
 // What MPI_Finalize needs from MPI_Init. Set once in sync_at_init (single-threaded MPI_Init).
 struct TracerClockState {
@@ -25,31 +24,6 @@ struct TracerClockState {
 TracerClockState& state() {
   static TracerClockState s;
   return s;
-}
-
-bool select_base_clock(Transport& world, Transport& node, const Options& options) {
-  BaseClockKind kind;
-  std::string error;
-  if (!parse_base_clock(options.clock, kind, error)) {
-    log::error("HTRACE_CLOCK: %s", error.c_str());
-    return false;
-  }
-  // Every rank must agree, or one rank would trace and the others not.
-  bool usable = true;
-  if (kind == BaseClockKind::Tsc && !tsc_is_invariant(error)) usable = false;
-  if (world.allreduce_min(usable ? 1 : 0) == 0) {
-    log::error("HTRACE_CLOCK=tsc: %s", usable ? "the TSC is not invariant on another node" : error.c_str());
-    return false;
-  }
-  TscCalibration cal;
-  if (kind == BaseClockKind::Tsc) {
-    // One calibration per node, shared by its ranks: then they read one clock and ClockPropSync
-    // applies (per-rank calibrations would differ by a few ppm).
-    if (node.rank() == 0) cal = calibrate_tsc(kTscCalibrationNs);
-    node.broadcast(&cal, sizeof cal, 0);
-  }
-  install_base_clock(kind, cal);
-  return true;
 }
 
 void store_residual(Transport& world, Transport& node, const GlobalClock& global, bool init,
@@ -91,7 +65,11 @@ void store_residual(Transport& world, Transport& node, const GlobalClock& global
 bool sync_at_init(MPI_Comm comm, const Options& options) {
   MpiTransport world(comm);
   auto node = world.split_node();
-  if (!select_base_clock(world, *node, options)) return false;
+  std::string error;
+  if (!setup_base_clock(world, *node, options.clock, error)) {
+    log::error("HTRACE_CLOCK=%s: %s", options.clock.c_str(), error.c_str());
+    return false;
+  }
   const SyncConfigResult parsed = parse_sync_config(options.sync);
   if (!parsed.ok()) {
     log::error("%s", parsed.error.c_str());
