@@ -16,7 +16,8 @@ namespace htrace::harmonize {
 struct HarmonizeSettings {
   std::int64_t expiry_ns = 1000000000;
   SlackParameters slack;
-  std::string sync_config = "hca3";
+  std::string sync_config = "hca3(slope=off)";
+  std::int64_t spin_ns = 20000; ///< busy-wait only this close to a deadline
   int verbosity = 1;
 };
 

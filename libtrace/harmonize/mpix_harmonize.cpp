@@ -8,11 +8,10 @@
 #include "clock/sync.h"
 #include "common/log.h"
 #include "harmonize/communicator_state.h"
+#include "harmonize/global_wait.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <ctime>
 #include <vector>
 
 namespace htrace::harmonize {
@@ -20,26 +19,10 @@ namespace {
 
 constexpr int kMissedDeadline = 1;
 constexpr int kModelExpired = 2;
-constexpr std::int64_t kSpinNs = 200000; // spin (not sleep) for the last 200 us before a deadline
 constexpr int kRoundTripSamples = 9;
 
 std::int64_t global_now(const CommunicatorState& s) {
   return s.map.to_global(clock::now());
-}
-
-// Sleeping while the deadline is far frees the core for other ranks (oversubscribed nodes); the
-// last stretch is spun because a wake-up from sleep is late by tens of microseconds.
-void wait_until(const CommunicatorState& s, std::int64_t deadline) {
-  for (;;) {
-    const std::int64_t remaining = deadline - global_now(s);
-    if (remaining <= 0) return;
-    if (remaining > kSpinNs) {
-      const std::int64_t nap = remaining - kSpinNs;
-      timespec ts{static_cast<time_t>(nap / 1000000000), static_cast<long>(nap % 1000000000)};
-      while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-      }
-    }
-  }
 }
 
 // Median of broadcast + reduction round trips seen by the root: the shortest time in which a
@@ -121,7 +104,7 @@ int harmonize(CommunicatorState& s, int* flag) {
                static_cast<unsigned long long>(s.missed));
     return MPI_SUCCESS;
   }
-  wait_until(s, order[1]);
+  wait_until_global(s.map, order[1], s.settings.spin_ns);
   *flag = 1;
   s.missed_last_deadline = false;
   return MPI_SUCCESS;

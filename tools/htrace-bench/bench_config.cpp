@@ -1,7 +1,9 @@
 #include "bench_config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 
 namespace htrace::bench {
@@ -112,9 +114,16 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       r.help = true;
       return r;
     }
+    static const char* const kValued[] = {
+        "--ops",          "--sizes", "--sync",       "--budget", "--max-reps", "--window-us",
+        "--slack-factor", "--seed",  "--clock-sync", "--csv",    "--raw"};
+    if (std::find(std::begin(kValued), std::end(kValued), a) == std::end(kValued)) {
+      r.error =
+          a.rfind("-", 0) == 0 ? "unknown option '" + a + "'" : "unexpected argument '" + a + "'";
+      return r;
+    }
     if (i + 1 >= args.size()) {
-      r.error = a.rfind("--", 0) == 0 ? "option '" + a + "' needs a value"
-                                      : "unexpected argument '" + a + "'";
+      r.error = "option '" + a + "' needs a value";
       return r;
     }
     const std::string& v = args[++i];

@@ -1,6 +1,7 @@
 #include "measure.h"
 
 #include "clock/base_clock.h"
+#include "harmonize/global_wait.h"
 #include "htrace/mpix_harmonize.h"
 
 #include <algorithm>
@@ -49,12 +50,9 @@ std::int64_t gnow(const Context& c) {
   return c.map.to_global(clock::now());
 }
 
-// Spins until `start` on the global clock; false if it had already passed (a late rank).
+// Waits for `start` on the global clock; false if it had already passed (a late rank).
 bool wait_for(const Context& c, std::int64_t start) {
-  if (gnow(c) > start) return false;
-  while (gnow(c) < start) {
-  }
-  return true;
+  return harmonize::wait_until_global(c.map, start, c.spin_ns);
 }
 
 // Window length for --sync window when not given: twice the slowest rank's median local duration
