@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""Independent checker for htrace-correct (shares no code with it): reads an OTF2 archive with the
+python otf2 module, matches logical messages itself and counts clock-condition violations.
+Usage: check_archive.py ARCHIVE_ANCHOR [--lmin-mpi NS] [--lmin-omp NS] [--expect-zero] [--strict-order]
+       [--json]  (prints {"p2p": n, "collective": n, "OpenMP": n, "order": n, "events": n, "times": {...}})"""
+import argparse
+import collections
+import json
+import sys
+
+import otf2
+from otf2.enums import CollectiveOp, RegionRole, Paradigm
+
+ap = argparse.ArgumentParser()
+ap.add_argument("anchor")
+ap.add_argument("--lmin-mpi", type=int, default=1000)
+ap.add_argument("--lmin-omp", type=int, default=10)
+ap.add_argument("--expect-zero", action="store_true")
+ap.add_argument("--strict-order", action="store_true")
+ap.add_argument("--json", action="store_true")
+ap.add_argument("--dump-times", action="store_true")
+a = ap.parse_args()
+
+per_loc = collections.defaultdict(list)
+with otf2.reader.open(a.anchor) as trace:
+    for loc, ev in trace.events:
+        per_loc[loc].append(ev)
+
+def proc(loc):
+    return loc.group
+
+def rank_of(comm, location):
+    for i, m in enumerate(comm.group.members):
+        if proc(m) == proc(location):
+            return i
+    return None
+
+viol = collections.Counter()
+order = 0
+sends = collections.defaultdict(list)
+recvs = collections.defaultdict(list)
+colls = collections.defaultdict(dict)  # (comm, seq) -> rank -> (begin, end, op, root)
+omp = collections.defaultdict(lambda: {"src": [], "dst": []})
+
+for loc, evs in per_loc.items():
+    prev = None
+    for ev in evs:
+        if prev is not None and (ev.time < prev or (a.strict_order and ev.time <= prev)):
+            order += 1
+        prev = ev.time
+    coll_seq = collections.Counter()
+    pend_begin = None
+    open_irecv, open_nbc = {}, {}
+    raw_recvs = []
+    team_count = collections.Counter()
+    teams = []  # [comm, inst, master, ended, barriers]
+    forks = []
+    in_bar = None
+    pcoll = []
+    for i, ev in enumerate(evs):
+        n = type(ev).__name__
+        if n in ("MpiSend", "MpiIsend"):
+            dst = ev.communicator.group.members[ev.receiver]
+            if proc(dst) != proc(loc):
+                sends[(proc(loc), proc(dst), ev.communicator, ev.msg_tag)].append(ev.time)
+        elif n == "MpiIrecvRequest":
+            open_irecv[ev.request_id] = i
+        elif n in ("MpiRecv", "MpiIrecv"):
+            post = open_irecv.pop(ev.request_id, i) if n == "MpiIrecv" else i
+            src = ev.communicator.group.members[ev.sender]
+            if proc(src) != proc(loc):
+                raw_recvs.append((post, (proc(src), proc(loc), ev.communicator, ev.msg_tag), ev.time))
+        elif n == "MpiCollectiveBegin":
+            pend_begin = (i, ev.time)
+        elif n == "MpiCollectiveEnd":
+            pcoll.append((pend_begin[0], pend_begin[1], ev.time, ev.collective_op, ev.communicator, ev.root))
+        elif n == "NonBlockingCollectiveRequest":
+            open_nbc[ev.request_id] = (i, ev.time)
+        elif n == "NonBlockingCollectiveComplete":
+            b = open_nbc.pop(ev.request_id)
+            pcoll.append((b[0], b[1], ev.time, ev.collective_op, ev.communicator, ev.root))
+        elif n == "ThreadFork":
+            forks.append(ev.time)
+        elif n == "ThreadTeamBegin":
+            inst = team_count[ev.thread_team]; team_count[ev.thread_team] += 1
+            master = bool(forks)
+            key = ("team", proc(loc), ev.thread_team, inst)
+            if master:
+                omp[("fork",) + key]["src"].append((loc, forks.pop()))
+            else:
+                omp[("fork",) + key]["dst"].append((loc, ev.time))
+            teams.append([ev.thread_team, inst, master, False, 0])
+        elif n == "ThreadTeamEnd":
+            t = [x for x in teams if x[0] == ev.thread_team and not x[3]][-1]
+            key = ("join", "team", proc(loc), t[0], t[1])
+            if t[2]:
+                t[3] = True
+            else:
+                omp[key]["src"].append((loc, ev.time)); teams.remove(t)
+        elif n == "ThreadJoin":
+            t = [x for x in teams if x[3]][-1]
+            omp[("join", "team", proc(loc), t[0], t[1])]["dst"].append((loc, ev.time)); teams.remove(t)
+        elif n == "Enter" and ev.region.region_role in (RegionRole.BARRIER, RegionRole.IMPLICIT_BARRIER) \
+                and ev.region.paradigm != Paradigm.MPI and [x for x in teams if not x[3]]:
+            t = [x for x in teams if not x[3]][-1]
+            in_bar = ("bar", proc(loc), t[0], t[1], t[4])
+            omp[in_bar]["src"].append((loc, ev.time))
+        elif n == "Leave" and in_bar is not None and ev.region.region_role in (RegionRole.BARRIER, RegionRole.IMPLICIT_BARRIER):
+            omp[in_bar]["dst"].append((loc, ev.time))
+            [x for x in teams if not x[3]][-1][4] += 1
+            in_bar = None
+        elif n == "ThreadReleaseLock":
+            omp[("lock", proc(loc), ev.lock_id, ev.acquisition_order + 1)]["src"].append((loc, ev.time))
+        elif n == "ThreadAcquireLock":
+            omp[("lock", proc(loc), ev.lock_id, ev.acquisition_order)]["dst"].append((loc, ev.time))
+        elif n == "ThreadTaskCreate":
+            omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["src"].append((loc, ev.time))
+        elif n == "ThreadTaskSwitch":
+            omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["dst"].append((loc, ev.time))
+    for post, key, t in sorted(raw_recvs, key=lambda x: x[0]):
+        recvs[key].append(t)
+    for b_idx, b, e, op, comm, root in sorted(pcoll, key=lambda x: x[0]):
+        s = coll_seq[comm]; coll_seq[comm] += 1
+        colls[(comm, s)][rank_of(comm, loc)] = (b, e, op, root)
+
+unmatched = 0
+for key, ss in sends.items():
+    rr = recvs.get(key, [])
+    unmatched += abs(len(ss) - len(rr))
+    for s, r in zip(ss, rr):
+        if r < s + a.lmin_mpi:
+            viol["p2p"] += 1
+for key, rr in recvs.items():
+    if key not in sends:
+        unmatched += len(rr)
+
+ONE_TO_N = {CollectiveOp.BCAST, CollectiveOp.SCATTER, CollectiveOp.SCATTERV}
+N_TO_ONE = {CollectiveOp.GATHER, CollectiveOp.GATHERV, CollectiveOp.REDUCE}
+for (comm, s), members in colls.items():
+    for r, (b, e, op, root) in members.items():
+        for c, (bc, ec, _, _) in members.items():
+            if c == r:
+                continue
+            if op in ONE_TO_N: dep = c == root
+            elif op in N_TO_ONE: dep = r == root
+            elif op in (CollectiveOp.SCAN, CollectiveOp.EXSCAN): dep = c < r
+            else: dep = True
+            if dep and e < bc + a.lmin_mpi:
+                viol["collective"] += 1
+                break
+
+for key, rel in omp.items():
+    for dl, dt in rel["dst"]:
+        others = [t for l, t in rel["src"] if l != dl]
+        if others and dt < max(others) + a.lmin_omp:
+            viol["OpenMP"] += 1
+
+result = {"p2p": viol["p2p"], "collective": viol["collective"], "OpenMP": viol["OpenMP"], "order": order,
+          "unmatched": unmatched, "events": sum(len(v) for v in per_loc.values())}
+if a.dump_times:
+    result["times"] = {str(l.name): [e.time for e in evs] for l, evs in per_loc.items()}
+print(json.dumps(result))
+if a.expect_zero and (viol or order):
+    sys.exit(1)

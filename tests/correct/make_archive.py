@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Writes a small OTF2 archive with known ground truth: 3 MPI ranks (p2p, Isend/Irecv, a barrier
+and a bcast) and an OpenMP team of 2 threads on rank 0 (fork/join, barrier, lock). Clock errors
+are injected per process: rank 1 runs `--shift` ns behind the truth.
+Usage: make_archive.py OUT_DIR [--shift NS]"""
+import sys
+import otf2
+from otf2.enums import Type, RegionRole, Paradigm, CollectiveOp, LocationType, GroupType
+
+out = sys.argv[1]
+shift = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--shift" else 0
+US = 1000
+
+with otf2.writer.open(out, timer_resolution=1000000000) as trace:
+    root = trace.definitions.system_tree_node("machine")
+    node = trace.definitions.system_tree_node("node0", parent=root)
+    procs = [trace.definitions.location_group("rank %d" % r, system_tree_parent=node) for r in range(3)]
+    locs = [trace.definitions.location("master %d" % r, group=procs[r]) for r in range(3)]
+    thread1 = trace.definitions.location("thread 1 of rank 0", group=procs[0])
+    thread1b = trace.definitions.location("thread 1 of rank 1", group=procs[1])
+    comm_world = trace.definitions.comm("MPI_COMM_WORLD",
+        group=trace.definitions.group("world", members=locs, group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI))
+    team = trace.definitions.comm("team",
+        group=trace.definitions.group("omp team", members=[locs[0], thread1], group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP))
+    team1 = trace.definitions.comm("team rank 1",
+        group=trace.definitions.group("omp team 1", members=[locs[1], thread1b], group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP))
+    r_main = trace.definitions.region("main")
+    r_send = trace.definitions.region("MPI_Send", paradigm=Paradigm.MPI)
+    r_recv = trace.definitions.region("MPI_Recv", paradigm=Paradigm.MPI)
+    r_bar = trace.definitions.region("MPI_Barrier", paradigm=Paradigm.MPI, region_role=RegionRole.BARRIER)
+    r_omp_bar = trace.definitions.region("!$omp barrier", paradigm=Paradigm.OPENMP, region_role=RegionRole.BARRIER)
+
+    def T(r, t):  # recorded time: truth plus the injected error of process r
+        return t + 100 * US - (shift if r == 1 else 0)
+
+    w = [trace.event_writer_from_location(l) for l in locs]
+    wt = trace.event_writer_from_location(thread1)
+    wb = trace.event_writer_from_location(thread1b)
+    # Truth: rank 0 sends at 10 us, rank 1 receives at 15 us (5 us latency).
+    for r in range(3):
+        w[r].enter(T(r, 1 * US), r_main)
+    w[0].enter(T(0, 9 * US), r_send); w[0].mpi_send(T(0, 10 * US), 1, comm_world, 7, 64); w[0].leave(T(0, 11 * US), r_send)
+    # Hybrid paper Fig. 2: the receive sits in a parallel region before a barrier, so repairing
+    # it moves the master's barrier enter, which must move the other thread's barrier leave too.
+    w[1].thread_fork(T(1, 4 * US), Paradigm.OPENMP, 2)
+    w[1].thread_team_begin(T(1, 4 * US + 100), team1); wb.thread_team_begin(T(1, 4 * US + 200), team1)
+    w[1].enter(T(1, 5 * US), r_recv); w[1].mpi_recv(T(1, 15 * US), 0, comm_world, 7, 64); w[1].leave(T(1, 16 * US), r_recv)
+    wb.enter(T(1, 13 * US), r_omp_bar); w[1].enter(T(1, 16 * US + 500), r_omp_bar)
+    wb.leave(T(1, 17 * US), r_omp_bar); w[1].leave(T(1, 17 * US), r_omp_bar)
+    wb.thread_team_end(T(1, 17 * US + 100), team1); w[1].thread_team_end(T(1, 17 * US + 100), team1)
+    w[1].thread_join(T(1, 17 * US + 300), Paradigm.OPENMP)
+    # Rank 1 -> rank 2 non-blocking.
+    w[1].mpi_isend(T(1, 20 * US), 2, comm_world, 1, 8, 42); w[1].mpi_isend_complete(T(1, 21 * US), 42)
+    w[2].mpi_irecv_request(T(2, 3 * US), 5); w[2].mpi_irecv(T(2, 26 * US), 1, comm_world, 1, 8, 5)
+    # Barrier on all three: enters at 30/31/32 us, leaves at 40 us.
+    for r in range(3):
+        w[r].enter(T(r, (30 + r) * US), r_bar)
+        w[r].mpi_collective_begin(T(r, (30 + r) * US + 10))
+        w[r].mpi_collective_end(T(r, 40 * US), CollectiveOp.BARRIER, comm_world, 0xFFFFFFFF, 0, 0)
+        w[r].leave(T(r, 40 * US + 10), r_bar)
+    # Bcast from rank 1: begins at 50 us, others end at 60 us.
+    for r in range(3):
+        w[r].mpi_collective_begin(T(r, 50 * US + r * 100))
+        w[r].mpi_collective_end(T(r, 60 * US), CollectiveOp.BCAST, comm_world, 1, 8, 8)
+    # OpenMP on rank 0: fork, team, barrier, lock order master then thread.
+    w[0].thread_fork(T(0, 70 * US), Paradigm.OPENMP, 2)
+    w[0].thread_team_begin(T(0, 71 * US), team); wt.thread_team_begin(T(0, 72 * US), team)
+    w[0].enter(T(0, 73 * US), r_omp_bar); wt.enter(T(0, 74 * US), r_omp_bar)
+    w[0].leave(T(0, 76 * US), r_omp_bar); wt.leave(T(0, 76 * US), r_omp_bar)
+    w[0].thread_acquire_lock(T(0, 77 * US), Paradigm.OPENMP, 3, 0); w[0].thread_release_lock(T(0, 78 * US), Paradigm.OPENMP, 3, 0)
+    wt.thread_acquire_lock(T(0, 79 * US), Paradigm.OPENMP, 3, 1); wt.thread_release_lock(T(0, 80 * US), Paradigm.OPENMP, 3, 1)
+    wt.thread_team_end(T(0, 81 * US), team); w[0].thread_team_end(T(0, 81 * US), team)
+    w[0].thread_join(T(0, 83 * US), Paradigm.OPENMP)
+    for r in range(3):
+        w[r].leave(T(r, 100 * US), r_main)
