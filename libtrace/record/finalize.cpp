@@ -107,10 +107,23 @@ void report(const std::string& step, const std::string& error) {
   if (!error.empty()) log::error("%s: %s", step.c_str(), error.c_str());
 }
 
+std::vector<void (*)()>& finalize_hooks() {
+  static auto* hooks = new std::vector<void (*)()>;
+  return *hooks;
+}
+
 } // namespace
+
+void add_finalize_hook(void (*hook)()) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  finalize_hooks().push_back(hook);
+}
 
 void finalize() {
   State& s = state();
+  // Hooks (the OMPT tool ending constructs libomp left open) add their events before the writing.
+  if (s.phase.load() == Phase::Recording)
+    for (auto hook : finalize_hooks()) hook();
   Phase expected = Phase::Recording;
   if (!s.phase.compare_exchange_strong(expected, Phase::Stopped)) return;
   s.thread_lookup_ok = false;
