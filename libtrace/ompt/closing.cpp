@@ -1,0 +1,59 @@
+// Balancing the trace at the end: libomp never reports the end of a worker's implicit task (and
+// implicit barrier) for the last parallel region before MPI_Finalize, and a thread may still hold
+// a lock. Open constructs are ended at the master's end of their parallel region when known.
+#include "ompt/callbacks.h"
+#include "ompt/parallel_instances.h"
+#include "ompt/thread_state.h"
+
+namespace htrace::ompt {
+
+namespace {
+
+// When the construct at frames[index] ends: a worker's constructs end with the master's end of
+// the parallel region (or, if that record is gone, at the worker's last event); the master's and
+// those outside any parallel region end now.
+record::LocalTime closing_time(const ThreadState& s, int index, record::LocalTime now) {
+  for (int i = index; i >= 0; --i) {
+    const Frame& f = s.frames[i];
+    if (f.kind != FrameKind::ImplicitTask)
+      continue;
+    if (f.thread_num == 0)
+      return now;
+    record::LocalTime master_end = parallel_master_end(f.instance);
+    if (master_end == 0)
+      return s.last_time;
+    return master_end < now ? master_end : now;
+  }
+  return now;
+}
+
+} // namespace
+
+void close_thread(ThreadState& s, record::LocalTime now) {
+  if (s.location == nullptr)
+    return;
+  if (s.held > 0) {
+    record::LocalTime t = s.advance_to(closing_time(s, s.depth - 1, now));
+    while (s.held > 0) {
+      const HeldLock& l = s.locks[--s.held];
+      s.location->thread_release_lock(t, l.lock, l.order);
+    }
+  }
+  while (s.depth > 0) {
+    record::LocalTime t = s.advance_to(closing_time(s, s.depth - 1, now));
+    Frame f;
+    s.pop(s.frames[s.depth - 1].kind, f);
+    s.location->leave(t, f.region);
+    if (f.kind == FrameKind::ImplicitTask)
+      s.location->thread_team_end(t, f.team);
+  }
+}
+
+void close_open_constructs() {
+  // Stop recording first: from here on callbacks of other threads write nothing.
+  g_tracing_closed.store(true, std::memory_order_seq_cst);
+  record::LocalTime now = ThreadState::clock_now();
+  for_each_thread([now](ThreadState& s) { close_thread(s, now); });
+}
+
+} // namespace htrace::ompt

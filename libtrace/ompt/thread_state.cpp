@@ -1,0 +1,93 @@
+#include "ompt/thread_state.h"
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "clock/base_clock.h"
+#include "common/log.h"
+
+namespace htrace::ompt {
+
+std::atomic<bool> g_tracing_closed{false};
+
+namespace {
+
+// States are owned here, not by thread_local storage: a thread that exits before MPI_Finalize
+// still has its open constructs closed by the finalize hook.
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<ThreadState>> states;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry; // never destroyed: callbacks may run during exit
+  return *r;
+}
+
+thread_local ThreadState* t_state = nullptr;
+
+ThreadState* create_state() {
+  auto state = std::make_unique<ThreadState>();
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.states.push_back(std::move(state));
+  return r.states.back().get();
+}
+
+} // namespace
+
+record::LocalTime ThreadState::clock_now() { return clock::now(); }
+
+Frame* ThreadState::push(FrameKind kind, record::RegionId region) {
+  if (depth == kMaxDepth) {
+    if (!overflow_reported)
+      log::warning("OpenMP constructs nested deeper than %d on one thread; deeper ones are not recorded",
+                   kMaxDepth);
+    overflow_reported = true;
+    return nullptr;
+  }
+  Frame& f = frames[depth++];
+  f.kind = kind;
+  f.region = region;
+  f.instance = 0;
+  f.team = record::kNoComm;
+  f.thread_num = 0;
+  f.outer_task_frame = task_frame;
+  if (kind == FrameKind::ImplicitTask)
+    task_frame = depth - 1;
+  return &f;
+}
+
+bool ThreadState::pop(FrameKind kind, Frame& popped) {
+  if (depth == 0 || frames[depth - 1].kind != kind)
+    return false;
+  popped = frames[--depth];
+  if (kind == FrameKind::ImplicitTask)
+    task_frame = popped.outer_task_frame;
+  return true;
+}
+
+ThreadState* current_thread() {
+  ThreadState* s = t_state;
+  if (__builtin_expect(s == nullptr, 0))
+    s = t_state = create_state();
+  if (g_tracing_closed.load(std::memory_order_relaxed))
+    return nullptr;
+  if (__builtin_expect(s->location == nullptr, 0)) {
+    // Before MPI_Init (or with tracing off) the recorder has no location yet: record nothing.
+    s->location = record::thread();
+    if (s->location == nullptr)
+      return nullptr;
+  }
+  return s;
+}
+
+void for_each_thread_impl(void (*fn)(ThreadState&, void*), void* context) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto& s : r.states)
+    fn(*s, context);
+}
+
+} // namespace htrace::ompt
