@@ -150,44 +150,58 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
   t_being_written = &loc;
 
   bool ok = true;
+  auto write_record = [&](const EventRecord& r) {
+    if (!ok) {
+      ++loc.events_dropped_;
+      return;
+    }
+    const OTF2_TimeStamp t = to_global(r.time);
+    const OTF2_ErrorCode rc = write_one(writer, r, t);
+    if (rc != OTF2_SUCCESS) {
+      ok = false;
+      ++loc.events_dropped_;
+      s.fail(std::string("writing events failed (") + OTF2_Error_GetName(rc) + ": " +
+             OTF2_Error_GetDescription(rc) + "); the application continues untraced");
+      return;
+    }
+    ++loc.events_written_;
+    loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t));
+    loc.max_global_ = std::max<std::int64_t>(loc.max_global_, static_cast<std::int64_t>(t));
+  };
+  auto write_flush_mark = [&]() {
+    if (loc.flush_mark_begin_ < 0) return;
+    const OTF2_TimeStamp t0 = to_global(loc.flush_mark_begin_);
+    const OTF2_TimeStamp t1 =
+        std::max<OTF2_TimeStamp>(t0, static_cast<OTF2_TimeStamp>(map.to_global(loc.flush_mark_end_)));
+    loc.flush_mark_begin_ = loc.flush_mark_end_ = -1;
+    if (!ok) return;
+    const OTF2_ErrorCode rc = OTF2_EvtWriter_BufferFlush(writer, nullptr, t0, t1);
+    if (rc != OTF2_SUCCESS) {
+      ok = false;
+      s.fail(std::string("writing a BufferFlush record failed (") + OTF2_Error_GetName(rc) + ")");
+      return;
+    }
+    ++loc.events_written_;
+    ++loc.flushes_;
+    loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t0));
+    loc.max_global_ = std::max<std::int64_t>(loc.max_global_, static_cast<std::int64_t>(t0));
+  };
   auto write_range = [&](const EventRecord* b, std::size_t n) {
     loc.events_recorded_ += n;
     for (std::size_t i = 0; i < n; ++i) {
-      if (!ok) {
-        ++loc.events_dropped_;
-        continue;
-      }
-      const OTF2_TimeStamp t = to_global(b[i].time);
-      const OTF2_ErrorCode rc = write_one(writer, b[i], t);
-      if (rc != OTF2_SUCCESS) {
-        ok = false;
-        ++loc.events_dropped_;
-        s.fail(std::string("writing events failed (") + OTF2_Error_GetName(rc) + ": " +
-               OTF2_Error_GetDescription(rc) + "); the application continues untraced");
-        continue;
-      }
-      ++loc.events_written_;
-      loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t));
-      loc.max_global_ = std::max<std::int64_t>(loc.max_global_, static_cast<std::int64_t>(t));
+      write_record(b[i]);
+      if (i == 0) write_flush_mark(); // after the event that triggered the previous flush
     }
   };
   for (const auto& p : loc.pending_) write_range(p.first.get(), p.second);
   loc.pending_.clear();
   write_range(loc.begin_, static_cast<std::size_t>(loc.cursor_ - loc.begin_));
   loc.cursor_ = loc.begin_;
+  write_flush_mark(); // a flush with no event after it (final write)
 
   if (ok && mark_flush) {
-    const OTF2_TimeStamp t0 = to_global(flush_begin);
-    const OTF2_TimeStamp t1 = std::max<OTF2_TimeStamp>(t0, map.to_global(clock::now()));
-    const OTF2_ErrorCode rc = OTF2_EvtWriter_BufferFlush(writer, nullptr, t0, t1);
-    if (rc != OTF2_SUCCESS) {
-      s.fail(std::string("writing a BufferFlush record failed (") + OTF2_Error_GetName(rc) + ")");
-    } else {
-      ++loc.events_written_;
-      ++loc.flushes_;
-      loc.max_global_ = std::max<std::int64_t>(loc.max_global_, static_cast<std::int64_t>(t0));
-      loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t0));
-    }
+    loc.flush_mark_begin_ = flush_begin;
+    loc.flush_mark_end_ = clock::now();
   }
   t_being_written = nullptr;
 }

@@ -146,6 +146,10 @@ private:
   std::uint64_t events_dropped_ = 0;
   std::uint64_t clamped_ = 0;
   std::uint64_t flushes_ = 0;
+  /// Local [begin, end] of the last flush, written as a BufferFlush record right after the event
+  /// whose append triggered it (that event's timestamp precedes the flush); -1 when none.
+  std::int64_t flush_mark_begin_ = -1;
+  std::int64_t flush_mark_end_ = -1;
 };
 
 /// The calling thread's location; nullptr when tracing is disabled or has failed.
