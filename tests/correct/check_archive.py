@@ -156,7 +156,8 @@ for key, rel in omp.items():
             viol["OpenMP"] += 1
 
 result = {"p2p": viol["p2p"], "collective": viol["collective"], "OpenMP": viol["OpenMP"], "order": order,
-          "unmatched": unmatched, "events": sum(len(v) for v in per_loc.values())}
+          "unmatched": unmatched, "events": sum(len(v) for v in per_loc.values()),
+          "types": dict(collections.Counter(type(e).__name__ for v in per_loc.values() for e in v))}
 if a.dump_times:
     result["times"] = {str(l.name): [e.time for e in evs] for l, evs in per_loc.items()}
 print(json.dumps(result))

@@ -8,7 +8,8 @@ import otf2
 from otf2.enums import Type, RegionRole, Paradigm, CollectiveOp, LocationType, GroupType
 
 out = sys.argv[1]
-shift = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--shift" else 0
+shift = int(sys.argv[sys.argv.index("--shift") + 1]) if "--shift" in sys.argv else 0
+unmatched = "--unmatched" in sys.argv  # drop a send, as a truncated run would
 US = 1000
 
 with otf2.writer.open(out, timer_resolution=1000000000) as trace:
@@ -39,7 +40,7 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     # Truth: rank 0 sends at 10 us, rank 1 receives at 15 us (5 us latency).
     for r in range(3):
         w[r].enter(T(r, 1 * US), r_main)
-    w[0].enter(T(0, 9 * US), r_send); w[0].mpi_send(T(0, 10 * US), 1, comm_world, 7, 64); w[0].leave(T(0, 11 * US), r_send)
+    w[0].enter(T(0, 9 * US), r_send); w[0].mpi_send(T(0, 10 * US), 1, comm_world, 7, 64) if not unmatched else None; w[0].leave(T(0, 11 * US), r_send)
     # Hybrid paper Fig. 2: the receive sits in a parallel region before a barrier, so repairing
     # it moves the master's barrier enter, which must move the other thread's barrier leave too.
     w[1].thread_fork(T(1, 4 * US), Paradigm.OPENMP, 2)

@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+"""ctest driver for htrace-correct. Usage: run_case.py CASE (basic | idempotent | parallel |
+fidelity | bad_input | output_rules | report). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ["HTRACE_BUILD_DIR"]
+TOOL = os.path.join(BUILD, "tools", "htrace-correct", "htrace-correct")
+MPIRUN = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
+PY = "/usr/bin/python3"
+SHIFT = 8000
+work = tempfile.mkdtemp(prefix="htrace-correct-test-")
+
+
+def run(cmd, expect=0, timeout=60):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if expect is not None and p.returncode != expect:
+        sys.exit("FAIL: %s -> %d (expected %d)\nstdout:\n%s\nstderr:\n%s" % (cmd, p.returncode, expect, p.stdout, p.stderr))
+    return p
+
+
+def build(name, *args):
+    path = os.path.join(work, name)
+    run([PY, os.path.join(HERE, "make_archive.py"), path] + list(args))
+    return path
+
+
+def check(archive, *extra):
+    p = run([PY, os.path.join(HERE, "check_archive.py"), os.path.join(archive, "traces.otf2"), "--dump-times"] + list(extra), expect=None)
+    return json.loads(p.stdout.splitlines()[-1])
+
+
+def expect(cond, msg):
+    if not cond:
+        sys.exit("FAIL: " + msg)
+
+
+def tree_digest(path, skip_anchor=True):
+    out = {}
+    for root, _, files in os.walk(path):
+        for f in files:
+            if skip_anchor and f.endswith(".otf2"):
+                continue  # the anchor holds a random trace id
+            full = os.path.join(root, f)
+            out[os.path.relpath(full, path)] = hashlib.sha256(open(full, "rb").read()).hexdigest()
+    return out
+
+
+def case_basic():
+    truth = check(build("truth"))["times"]
+    skewed = build("skewed", "--shift", str(SHIFT))
+    before = check(skewed)
+    expect(before["p2p"] >= 1 and before["collective"] >= 1, "injected skew creates violations: %s" % before)
+    digest = tree_digest(skewed, skip_anchor=False)
+    out = os.path.join(work, "out")
+    run([TOOL, skewed, out])
+    expect(tree_digest(skewed, skip_anchor=False) == digest, "input archive unchanged")
+    after = check(out, "--strict-order")
+    expect(after["p2p"] == after["collective"] == after["OpenMP"] == after["order"] == 0, "zero violations after: %s" % after)
+    inp = before["times"]
+    for loc, times in after["times"].items():
+        for i, t in enumerate(times):
+            # Events only move forward and never further than the injected error beyond the truth.
+            expect(t >= inp[loc][i], "%s event %d moved backward" % (loc, i))
+            expect(abs(t - truth[loc][i]) <= SHIFT, "%s event %d: %d vs truth %d" % (loc, i, t, truth[loc][i]))
+    # Rank 0 before its first outgoing message and rank 2 before anything reaches it stay untouched.
+    expect(after["times"]["master 0"][:3] == inp["master 0"][:3], "untouched interval on master 0")
+    expect(after["times"]["master 2"][:2] == inp["master 2"][:2], "untouched interval on master 2")
+    # Fig. 2: the MPI repair on rank 1 moved the master's barrier enter; the other thread followed.
+    expect(after["times"]["thread 1 of rank 1"] != inp["thread 1 of rank 1"], "Fig. 2: thread of rank 1 adjusted")
+
+
+def case_idempotent():
+    consistent = build("consistent")
+    out1, out2 = os.path.join(work, "o1"), os.path.join(work, "o2")
+    run([TOOL, consistent, out1])
+    a, b = check(consistent), check(out1)
+    expect(a["times"] == b["times"], "a consistent trace passes unchanged")
+    skewed = build("skewed", "--shift", str(SHIFT))
+    run([TOOL, skewed, out1, "--force"])
+    run([TOOL, out1, out2])
+    expect(check(out1)["times"] == check(out2)["times"], "correcting a corrected trace changes nothing")
+
+
+def case_parallel():
+    skewed = build("skewed", "--shift", str(SHIFT))
+    o1, o2, o3 = (os.path.join(work, n) for n in ("p1", "p2", "p3"))
+    run([TOOL, skewed, o1])
+    run(MPIRUN + ["-np", "2", TOOL, skewed, o2], timeout=120)
+    run(MPIRUN + ["-np", "3", TOOL, skewed, o3], timeout=120)
+    d1 = tree_digest(o1)
+    expect(d1 == tree_digest(o2), "P=1 and P=2 write byte-identical event and definition files")
+    expect(d1 == tree_digest(o3), "P=1 and P=3 write byte-identical event and definition files")
+
+
+def case_fidelity():
+    skewed = build("skewed", "--shift", str(SHIFT))
+    out = os.path.join(work, "out")
+    rep = json.loads(run([TOOL, "--json", skewed, out]).stdout)
+    a, b = check(skewed), check(out)
+    expect(a["types"] == b["types"], "event record counts by type equal: %s vs %s" % (a["types"], b["types"]))
+    expect(rep["event_records"] == a["types"], "report counts every record type: %s" % rep["event_records"])
+    expect(rep["unknown_event_records"] == 0, "no unknown records")
+    def defs(path):
+        p = run(["otf2-print", "-G", os.path.join(path, "traces.otf2")])
+        return [l for l in p.stdout.splitlines() if not l.startswith("CLOCK_PROPERTIES")]
+    expect(defs(skewed) == defs(out), "global definitions identical apart from clock properties")
+
+
+def case_bad_input():
+    out = os.path.join(work, "out")
+    def fails(args, text, ranks=1):
+        cmd = ([TOOL] if ranks == 1 else MPIRUN + ["-np", str(ranks), TOOL]) + args
+        p = run(cmd, expect=None, timeout=120)
+        expect(p.returncode != 0, "%s fails" % args)
+        expect("htrace-correct: error:" in p.stderr and text in p.stderr, "%s: message %r in %r" % (args, text, p.stderr))
+        expect(not os.path.exists(out), "no output left behind for %s" % args)
+        expect(not [f for f in os.listdir(work) if ".htrace-correct-" in f], "no temporary left behind for %s" % args)
+    fails([os.path.join(work, "missing"), out], "no such file")
+    os.makedirs(os.path.join(work, "notarchive"))
+    fails([os.path.join(work, "notarchive"), out], "not an OTF2 archive")
+    unmatched = build("unmatched", "--unmatched")
+    for ranks in (1, 2):
+        fails([unmatched, out], "unmatched", ranks)
+    skewed = build("truncated", "--shift", str(SHIFT))
+    evt = os.path.join(skewed, "traces", "1.evt")
+    data = open(evt, "rb").read()
+    open(evt, "wb").write(data[: len(data) // 2])
+    for ranks in (1, 2):
+        fails([skewed, out], "location", ranks)
+    corrupt = build("corrupt", "--shift", str(SHIFT))
+    evt = os.path.join(corrupt, "traces", "0.evt")
+    data = bytearray(open(evt, "rb").read())
+    for i in range(40, len(data)):
+        data[i] = 0xFF
+    open(evt, "wb").write(bytes(data))
+    fails([corrupt, out], "location")
+    fails(["--bogus", corrupt, out], "unknown option")
+
+
+def case_output_rules():
+    skewed = build("skewed", "--shift", str(SHIFT))
+    out = os.path.join(work, "out")
+    os.makedirs(out)
+    p = run([TOOL, skewed, out], expect=None)
+    expect(p.returncode == 1 and "exists" in p.stderr, "refuses an existing OUT")
+    run([TOOL, "--force", skewed, out])
+    expect(check(out)["p2p"] == 0, "--force replaced OUT with a corrected archive")
+    p = run([TOOL, "--check", "--json", skewed])
+    rep = json.loads(p.stdout)
+    expect(rep["written"] is False and rep["violations_before"]["p2p"] == 1 and rep["violations_after"]["p2p"] == 0,
+           "--check reports without writing: %s" % rep)
+
+
+def case_report():
+    skewed = build("skewed", "--shift", str(SHIFT))
+    rep = json.loads(run([TOOL, "--json", skewed, os.path.join(work, "out")]).stdout)
+    expect(rep["violations_before"] == {"p2p": 1, "collective": 1, "OpenMP": 0}, "violations before: %s" % rep)
+    expect(sum(rep["violations_after"].values()) == 0, "violations after: %s" % rep)
+    expect(rep["events_shifted"] > 0 and rep["max_displacement_ns"] <= SHIFT, "displacement: %s" % rep)
+    expect(sum(rep["deviation_time_ns"].values()) > 0, "deviation classes filled")
+    text = run([TOOL, skewed, os.path.join(work, "out2")]).stdout
+    expect("violations before / after" in text and "local-interval deviation" in text, "text report")
+
+
+globals()["case_" + sys.argv[1]]()
+print("PASS", sys.argv[1])
