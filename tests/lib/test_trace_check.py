@@ -24,6 +24,7 @@ class Archive:
         self.ranks = ranks
         self.events = {r: [] for r in range(ranks)}
         self.extra_comm = None  # (name, world ranks in comm order)
+        self.inter_comm = None
         self.region_name = "MPI_Send"
         self.swap_location_ids = False
 
@@ -52,6 +53,13 @@ class Archive:
             world_group = defs.group("world group", group_type=GroupType.COMM_GROUP,
                                      paradigm=Paradigm.MPI, members=list(range(self.ranks)))
             self.comms = {"world": defs.comm("MPI_COMM_WORLD", group=world_group)}
+            if self.inter_comm:  # (name, world ranks of group A, world ranks of group B)
+                name, a_ranks, b_ranks = self.inter_comm
+                group_a = defs.group(name + " A", group_type=GroupType.COMM_GROUP,
+                                     paradigm=Paradigm.MPI, members=a_ranks)
+                group_b = defs.group(name + " B", group_type=GroupType.COMM_GROUP,
+                                     paradigm=Paradigm.MPI, members=b_ranks)
+                self.comms["inter"] = defs.inter_comm(name, group_a, group_b, self.comms["world"])
             if self.extra_comm:
                 name, members = self.extra_comm
                 group = defs.group(name + " group", group_type=GroupType.COMM_GROUP,
@@ -175,6 +183,18 @@ class TraceCheckTest(unittest.TestCase):
         self.assertEqual(report.comms["reversed"], [2, 0])
         self.assertEqual(report.messages[0]["sender"], 2)
         self.assertEqual(report.messages[0]["receiver"], 0)
+
+    def test_intercomm_ranks_are_remote(self):
+        # Group A = world {0, 2}, group B = world {1}: rank 0 in an intercomm message means the
+        # remote group's rank 0. Needs the InterComm binding fix in trace_check.
+        a = Archive(ranks=3)
+        a.inter_comm = ("inter", [0, 2], [1])
+        ping(a, 10, 2, 0, tag=9, comm="@inter")  # world 2 (group A) -> remote rank 0 = world 1
+        pong(a, 20, 1, 1, tag=9, comm="@inter")  # world 1 (group B) <- remote rank 1 = world 2
+        report = self.run_check(a, expect_messages=1)
+        self.assertTrue(report.ok, report.violations)
+        self.assertEqual(report.comms["inter"], {"local": [0, 2], "remote": [1]})
+        self.assertEqual((report.messages[0]["sender"], report.messages[0]["receiver"]), (2, 1))
 
     def test_rank_outside_comm_fails(self):
         a = Archive(ranks=3)

@@ -32,6 +32,21 @@ from otf2.enums import GroupType, Paradigm
 MAX_LISTED = 20  # violations of one kind listed in full; the rest are counted
 
 
+def _fix_intercomm_binding():
+    """python3-otf2 3.0 gives InterComm the fields of Comm (name, group, parent, flags) followed by
+    its own, so reading an InterComm definition fails (KeyError: CommFlag.NONE); and it types the
+    common communicator as an InterComm although it is any Comm. Keep name + InterComm's own fields
+    (groupA, groupB, parent, flags), matching the C callback, with parent typed Comm."""
+    fields = otf2.definitions.InterComm._fields
+    names = [f.name for f in fields]
+    if names[:4] == ["name", "group", "parent", "flags"] and names[4:6] == ["groupA", "groupB"]:
+        parent = fields[6]._replace(type=otf2.definitions.Comm)
+        otf2.definitions.InterComm._fields = (fields[0], fields[4], fields[5], parent, fields[7])
+
+
+_fix_intercomm_binding()
+
+
 class Report:
     """Everything the checker learned about one archive."""
 
@@ -121,7 +136,7 @@ class Topology:
         for comm in defs.comms:
             self.comm_names[comm._ref] = self._unique_name(comm)
             if isinstance(comm, otf2.definitions.InterComm):
-                self.members[comm._ref] = (self._group_ranks(comm.group_a), self._group_ranks(comm.group_b))
+                self.members[comm._ref] = (self._group_ranks(comm.groupA), self._group_ranks(comm.groupB))
             else:
                 self.members[comm._ref] = (self._group_ranks(comm.group), None)
 
