@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""Reads an archive written by record_writer with the independent python3-otf2 reader.
+
+usage: check_archive.py full ARCHIVE_DIR WRITER_STDOUT   every check of the 'write' sequence
+       check_archive.py readable ARCHIVE_DIR             opens it and checks time order only
+"""
+import collections
+import re
+import subprocess
+import sys
+import time
+
+import otf2
+from otf2.events import (BufferFlush, Enter, Leave, MpiCollectiveEnd, MpiIrecv, MpiIsend, MpiRecv,
+                         MpiSend, ThreadTeamBegin)
+
+# Must match record_writer.cpp.
+PRE_START_PAIRS, ITERATIONS, WORKER_PAIRS = 150, 200, 300
+MAIN_COUNTS = {
+    'Enter': PRE_START_PAIRS + 4 * ITERATIONS + 1, 'Leave': PRE_START_PAIRS + 4 * ITERATIONS + 1,
+    'MpiSend': ITERATIONS, 'MpiRecv': ITERATIONS, 'MpiCollectiveBegin': ITERATIONS,
+    'MpiCollectiveEnd': ITERATIONS, 'MpiIsend': 1, 'MpiIsendComplete': 1, 'MpiIrecvRequest': 2,
+    'MpiIrecv': 1, 'MpiRequestTest': 1, 'MpiRequestCancelled': 1,
+    'NonBlockingCollectiveRequest': 1, 'NonBlockingCollectiveComplete': 1, 'ThreadFork': 1,
+    'ThreadJoin': 1, 'ThreadTeamBegin': 1, 'ThreadTeamEnd': 1, 'ThreadTaskCreate': 1,
+}
+WORKER_COUNTS = {
+    'Enter': WORKER_PAIRS, 'Leave': WORKER_PAIRS, 'ThreadAcquireLock': 1, 'ThreadReleaseLock': 1,
+    'ThreadTaskSwitch': 1, 'ThreadTaskComplete': 1, 'ThreadTeamBegin': 1, 'ThreadTeamEnd': 1,
+}
+RANKS = 2
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+
+
+def members(group):
+    return [getattr(m, '_ref', m) for m in group.members]
+
+
+def read(path):
+    per_location = collections.defaultdict(list)
+    with otf2.reader.open(path + '/traces.otf2') as trace:
+        defs = trace.definitions
+        for location, event in trace.events:
+            per_location[location._ref].append(event)
+    return defs, per_location
+
+
+def check_time_order(per_location):
+    for loc, events in per_location.items():
+        times = [e.time for e in events]
+        check(all(a <= b for a, b in zip(times, times[1:])), f'location {loc}: timestamps decrease')
+
+
+def check_full(path, writer_stdout):
+    defs, per_location = read(path)
+    check_time_order(per_location)
+    worker = lambda r: (1 << 32) | r
+    expected_ids = {r for r in range(RANKS)} | {worker(r) for r in range(RANKS)}
+    check({l._ref for l in defs.locations} == expected_ids,
+          f'location ids {[l._ref for l in defs.locations]} != {sorted(expected_ids)}')
+    for loc in defs.locations:
+        check(loc.group.name == f'MPI Rank {loc._ref & 0xffffffff}', f'{loc._ref}: group {loc.group.name}')
+        check(loc.number_of_events == len(per_location[loc._ref]),
+              f'{loc._ref}: number_of_events {loc.number_of_events} != {len(per_location[loc._ref])}')
+
+    for rank in range(RANKS):
+        for loc, expected in ((rank, MAIN_COUNTS), (worker(rank), WORKER_COUNTS)):
+            counts = collections.Counter(type(e).__name__ for e in per_location[loc])
+            flushes = counts.pop('BufferFlush', 0)
+            check(dict(counts) == expected, f'location {loc}: counts {dict(counts)} != {expected}')
+            # A 4 KiB buffer holds 85 records: every location flushed several times (buffers
+            # filled before start() are kept and written later, without a flush mark).
+            after_start = sum(expected.values()) - (2 * PRE_START_PAIRS if loc == rank else 0)
+            check(flushes >= after_start // 85 - 1, f'location {loc}: {flushes} flushes')
+            for e in per_location[loc]:
+                if isinstance(e, BufferFlush):
+                    check(e.stop_time >= e.time, f'location {loc}: flush stops before it starts')
+
+    # Regions: same names on both ranks although registered in opposite order.
+    for rank in range(RANKS):
+        events = per_location[rank]
+        for i, e in enumerate(events):
+            if isinstance(e, (MpiSend, MpiRecv)):
+                prev = [x for x in events[max(0, i - 3):i] if isinstance(x, Enter)][-1]
+                want = 'MPI_Send' if isinstance(e, MpiSend) else 'MPI_Recv'
+                check(prev.region.name == want, f'rank {rank}: {type(e).__name__} inside {prev.region.name}')
+                check(prev.region.paradigm == otf2.Paradigm.MPI and prev.region.source_file == 'MPI',
+                      f'{want}: paradigm/source file wrong')
+        first = events[0]
+        check(isinstance(first, Enter) and first.region.name == 'compute', f'rank {rank}: first event {first}')
+
+    # Communicators: sends go over 'reversed' (world ranks [1, 0]) to the other rank.
+    for rank in range(RANKS):
+        peer = (rank + 1) % RANKS
+        for e in per_location[rank]:
+            if isinstance(e, (MpiSend, MpiIsend)):
+                comm = e.communicator
+                check(comm.name == 'reversed', f'send on {comm.name}')
+                check(members(comm.group) == [1, 0], f'reversed members {members(comm.group)}')
+                check(members(comm.group)[e.receiver] == peer, f'rank {rank}: receiver {e.receiver}')
+                check(comm.parent is not None and comm.parent.name == 'dup of world', 'reversed parent')
+            if isinstance(e, (MpiRecv, MpiIrecv)):
+                check(members(e.communicator.group)[e.sender] == peer, f'rank {rank}: sender {e.sender}')
+            if isinstance(e, MpiCollectiveEnd):
+                check(e.communicator.name == 'MPI_COMM_WORLD' and members(e.communicator.group) == [0, 1],
+                      'collective not on MPI_COMM_WORLD [0,1]')
+            if isinstance(e, ThreadTeamBegin):
+                check(members(e.thread_team.group) == [rank, worker(rank)],
+                      f'team members {members(e.thread_team.group)}')
+                check(e.thread_team.group.paradigm == otf2.Paradigm.OPENMP, 'team paradigm')
+    comms = collections.Counter(c.name for c in defs.comms)
+    check(comms['MPI_COMM_WORLD'] == 1 and comms['dup of world'] == 1 and comms['reversed'] == 1,
+          f'identical comms not unified: {dict(comms)}')
+    check(comms['MPI_COMM_SELF'] == RANKS, f'MPI_COMM_SELF per rank: {dict(comms)}')
+    locs = [g for g in defs.groups if g.group_type == otf2.GroupType.COMM_LOCATIONS]
+    mpi_locs = [g for g in locs if g.paradigm == otf2.Paradigm.MPI]
+    check(len(mpi_locs) == 1 and members(mpi_locs[0]) == list(range(RANKS)), 'MPI COMM_LOCATIONS group')
+
+    # Clock properties: ns resolution, covering every event, real start date close to now.
+    cp = defs.clock_properties
+    all_times = [e.time for events in per_location.values() for e in events]
+    check(cp.timer_resolution == 10**9, f'timer resolution {cp.timer_resolution}')
+    check(cp.global_offset <= min(all_times), 'global offset later than the first event')
+    check(cp.global_offset + cp.trace_length >= max(all_times), 'trace length too short')
+    age = time.time() - cp.realtime_timestamp / 1e9
+    check(0 <= age < 600, f'realtime start date is {age:.1f} s from now')
+
+    # Properties set through the recorder API.
+    props = collections.defaultdict(dict)
+    for p in defs.location_properties:
+        props[p.location._ref][p.name] = p.value
+    for loc in expected_ids:
+        check(props[loc].get('HTRACE::CLOCK::INIT_OFFSET') == 1000 * (loc & 0xffffffff),
+              f'location {loc}: properties {props[loc]}')
+    info = subprocess.run(['otf2-print', '--show-info', path + '/traces.otf2'], capture_output=True,
+                          text=True)
+    check(re.search(r'Property name\s+HTRACE::CLOCK::TIMEBASE\s*\nProperty value\s+global', info.stdout),
+          'archive property HTRACE::CLOCK::TIMEBASE missing')
+    full = subprocess.run(['otf2-print', path + '/traces.otf2'], capture_output=True, text=True)
+    check(full.returncode == 0 and 'error' not in (full.stderr + full.stdout).lower(),
+          'otf2-print reports errors: ' + full.stderr[:300])
+
+    # The writer's own summary: exactly one deliberate clamp per rank, nothing dropped.
+    out = open(writer_stdout).read()
+    for rank in range(RANKS):
+        m = re.search(rf'RANK {rank} .*clamped=(\d+) dropped=(\d+)', out)
+        check(m and m.group(1) == '1' and m.group(2) == '0', f'rank {rank} summary: {m and m.group(0)}')
+    m = re.search(r'SUMMARY events_written=(\d+) bytes=(\d+) dropped=0', out)
+    check(m and int(m.group(1)) == len(all_times), f'summary event count: {m and m.group(0)}')
+    if m:
+        print(f'{len(all_times)} events, {int(m.group(2)) / len(all_times):.1f} bytes/event')
+
+
+def main():
+    mode, path = sys.argv[1], sys.argv[2]
+    if mode == 'full':
+        check_full(path, sys.argv[3])
+    else:
+        defs, per_location = read(path)
+        check_time_order(per_location)
+        check(sum(len(e) for e in per_location.values()) > 0, 'archive has no events')
+    for f in failures[:20]:
+        print('FAIL:', f)
+    if failures:
+        print(f'{len(failures)} check(s) failed for {path}')
+        return 1
+    print(f'{path}: all checks passed')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,177 @@
+// Drives the recorder directly (no LD_PRELOAD, no wrappers) with a known event sequence so that
+// check_archive.py can compare the archive record by record. Run with 2 ranks.
+//
+//   record_writer write      full sequence incl. a second thread, teams, a derived comm
+//   record_writer emergency  a few events, then emergency_flush() instead of finalize()
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "clock/base_clock.h"
+#include "common/options.h"
+#include "record/recorder.h"
+
+namespace rec = htrace::record;
+
+namespace {
+
+constexpr int kPreStartPairs = 150; // more than one 4 KiB buffer before start()
+constexpr int kIterations = 200;
+constexpr int kWorkerPairs = 300;
+constexpr std::uint8_t kOpAllreduce = 10; // OTF2_COLLECTIVE_OP_ALLREDUCE
+
+void worker(rec::CommId team, int rank) {
+  rec::Location* loc = rec::thread();
+  if (!loc) return;
+  rec::add_team_member(team, 1, loc->id());
+  const rec::RegionId work = rec::register_region("worker_loop", rec::Paradigm::User, rec::RegionRole::Function);
+  loc->thread_team_begin(htrace::clock::now(), team);
+  for (int i = 0; i < kWorkerPairs; ++i) {
+    loc->enter(htrace::clock::now(), work);
+    loc->leave(htrace::clock::now(), work);
+  }
+  loc->thread_acquire_lock(htrace::clock::now(), 7, 1);
+  loc->thread_release_lock(htrace::clock::now(), 7, 1);
+  loc->thread_task_switch(htrace::clock::now(), team, 0, 1);
+  loc->thread_task_complete(htrace::clock::now(), team, 0, 1);
+  loc->thread_team_end(htrace::clock::now(), team);
+  (void)rank;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const bool emergency = argc > 1 && std::strcmp(argv[1], "emergency") == 0;
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  htrace::OptionsResult options = htrace::parse_options_from_environment();
+  if (!options.ok()) {
+    std::fprintf(stderr, "%s\n", options.error.c_str());
+    return 2;
+  }
+  rec::configure(options.options);
+
+  // Regions registered in a different order on each rank: ids must be unified.
+  rec::RegionId compute, send, recv, allreduce;
+  if (rank % 2 == 0) {
+    compute = rec::register_region("compute", rec::Paradigm::User, rec::RegionRole::Function);
+    send = rec::register_region("MPI_Send", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
+    recv = rec::register_region("MPI_Recv", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
+    allreduce = rec::register_region("MPI_Allreduce", rec::Paradigm::Mpi, rec::RegionRole::Collective);
+  } else {
+    allreduce = rec::register_region("MPI_Allreduce", rec::Paradigm::Mpi, rec::RegionRole::Collective);
+    recv = rec::register_region("MPI_Recv", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
+    send = rec::register_region("MPI_Send", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
+    compute = rec::register_region("compute", rec::Paradigm::User, rec::RegionRole::Function);
+  }
+
+  // Events before start() (like OpenMP before MPI_Init): kept, not dropped.
+  rec::Location* main_loc = rec::thread();
+  for (int i = 0; i < kPreStartPairs; ++i) {
+    main_loc->enter(htrace::clock::now(), compute);
+    main_loc->leave(htrace::clock::now(), compute);
+  }
+
+  MPI_Comm tracer_comm;
+  PMPI_Comm_dup(MPI_COMM_WORLD, &tracer_comm);
+  if (!rec::start(&tracer_comm)) {
+    std::fprintf(stderr, "record_writer: tracing disabled, running untraced\n");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+  }
+  if (rec::thread() != main_loc || main_loc->id() != static_cast<rec::LocationId>(rank)) {
+    std::fprintf(stderr, "record_writer: main location id %llu != rank %d\n",
+                 static_cast<unsigned long long>(main_loc->id()), rank);
+    return 1;
+  }
+  // Rank 1's clock is "ahead" by 5 us: its events are shifted back on the global clock.
+  htrace::clock::GlobalTimeMap map;
+  map.offset_at_origin_ns = rank == 1 ? 5000 : 0;
+  rec::set_global_time_map(map);
+  rec::set_archive_property("HTRACE::CLOCK::TIMEBASE", "global");
+  rec::set_process_property("HTRACE::CLOCK::INIT_OFFSET", 1000 * rank);
+
+  std::vector<int> world(size), reversed(size);
+  for (int r = 0; r < size; ++r) world[r] = r, reversed[r] = size - 1 - r;
+  const rec::CommId world_id = rec::register_mpi_comm("MPI_COMM_WORLD", world, {}, rec::kNoComm);
+  rec::register_mpi_comm("MPI_COMM_SELF", {rank}, {}, rec::kNoComm);
+  const rec::CommId dup_id = rec::register_mpi_comm("dup of world", world, {}, world_id);
+  const rec::CommId rev_id = rec::register_mpi_comm("reversed", reversed, {}, dup_id);
+  const int peer = (rank + 1) % size;
+  const std::uint32_t peer_in_rev = static_cast<std::uint32_t>(size - 1 - peer);
+
+  if (emergency) {
+    for (int i = 0; i < 10; ++i) {
+      main_loc->enter(htrace::clock::now(), compute);
+      main_loc->leave(htrace::clock::now(), compute);
+    }
+    rec::emergency_flush("record_writer emergency test");
+    MPI_Barrier(MPI_COMM_WORLD);
+    rec::finalize(); // must be a no-op now
+    MPI_Finalize();
+    return 0;
+  }
+
+  const rec::CommId team = rec::register_thread_team(rec::kNoComm, 2);
+  rec::add_team_member(team, 0, main_loc->id());
+  main_loc->thread_fork(htrace::clock::now(), 2);
+  std::thread helper(worker, team, rank);
+  main_loc->thread_team_begin(htrace::clock::now(), team);
+  main_loc->thread_task_create(htrace::clock::now(), team, 0, 1);
+
+  for (int i = 0; i < kIterations; ++i) {
+    main_loc->enter(htrace::clock::now(), compute);
+    main_loc->leave(htrace::clock::now(), compute);
+    main_loc->enter(htrace::clock::now(), send);
+    main_loc->mpi_send(htrace::clock::now(), peer_in_rev, rev_id, i, 8 * i);
+    main_loc->leave(htrace::clock::now(), send);
+    main_loc->enter(htrace::clock::now(), recv);
+    main_loc->mpi_recv(htrace::clock::now(), peer_in_rev, rev_id, i, 8 * i);
+    main_loc->leave(htrace::clock::now(), recv);
+    main_loc->enter(htrace::clock::now(), allreduce);
+    main_loc->mpi_collective_begin(htrace::clock::now());
+    main_loc->mpi_collective_end(htrace::clock::now(), kOpAllreduce, world_id, rec::kNoRank, 8, 8);
+    main_loc->leave(htrace::clock::now(), allreduce);
+  }
+  const std::uint64_t req = 42;
+  main_loc->mpi_isend(htrace::clock::now(), peer_in_rev, rev_id, 99, 16, req);
+  main_loc->mpi_request_test(htrace::clock::now(), req);
+  main_loc->mpi_isend_complete(htrace::clock::now(), req);
+  main_loc->mpi_irecv_request(htrace::clock::now(), req + 1);
+  main_loc->mpi_irecv(htrace::clock::now(), peer_in_rev, rev_id, 99, 16, req + 1);
+  main_loc->mpi_irecv_request(htrace::clock::now(), req + 2);
+  main_loc->mpi_request_cancelled(htrace::clock::now(), req + 2);
+  main_loc->mpi_nbc_request(htrace::clock::now(), req + 3);
+  main_loc->mpi_nbc_complete(htrace::clock::now(), world_id, kOpAllreduce, rec::kNoRank, 4, 4, req + 3);
+  // A timestamp that goes backwards must be clamped, not dropped.
+  const std::int64_t now = htrace::clock::now();
+  main_loc->enter(now, compute);
+  main_loc->leave(now - 1000000, compute);
+
+  helper.join();
+  main_loc->thread_team_end(htrace::clock::now(), team);
+  main_loc->thread_join(htrace::clock::now());
+
+  rec::finalize();
+  const rec::Summary s = rec::summary();
+  if (rank == 0)
+    std::printf("SUMMARY events_written=%llu bytes=%llu dropped=%llu path=%s\n",
+                static_cast<unsigned long long>(s.global_events_written),
+                static_cast<unsigned long long>(s.global_bytes_written),
+                static_cast<unsigned long long>(s.global_events_dropped), s.archive_path.c_str());
+  std::printf("RANK %d recorded=%llu written=%llu flushes=%llu clamped=%llu dropped=%llu\n", rank,
+              static_cast<unsigned long long>(s.events_recorded),
+              static_cast<unsigned long long>(s.events_written),
+              static_cast<unsigned long long>(s.buffer_flushes),
+              static_cast<unsigned long long>(s.timestamps_clamped),
+              static_cast<unsigned long long>(s.events_dropped));
+  MPI_Finalize();
+  return 0;
+}

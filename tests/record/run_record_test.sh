@@ -1,0 +1,57 @@
+#!/bin/bash
+# usage: run_record_test.sh CASE RECORD_WRITER CHECK_ARCHIVE_PY
+# Runs record_writer with 2 ranks under $MPIRUN in a scratch directory and checks the outcome.
+set -u
+case_name=$1 writer=$2 checker=$3
+python=${HTRACE_PYTHON:-/usr/bin/python3}
+mpirun_cmd=${MPIRUN:-mpirun --allow-run-as-root --oversubscribe}
+work=$(mktemp -d "${TMPDIR:-/tmp}/htrace-record-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export HTRACE_BUFFER_SIZE=4k HTRACE_SYNC=none
+fail() { echo "FAIL ($case_name): $*"; for f in out err; do [ -s $f ] && sed 's/^/  | /' $f; done; exit 1; }
+run() { $mpirun_cmd -np 2 "$writer" "$@" >out 2>err; }
+
+case $case_name in
+archive)
+  HTRACE_ARCHIVE_DIR=$work/traces HTRACE_ARCHIVE_NAME=run run write || fail "exit code $?"
+  "$python" "$checker" full "$work/traces/run" out || fail "archive check"
+  ;;
+unwritable_dir)
+  # A directory below a regular file cannot be created, even by root.
+  touch plainfile
+  HTRACE_ARCHIVE_DIR=$work/plainfile/sub run write || fail "exit code $? (must run untraced)"
+  grep -q "plainfile/sub' is not usable: Not a directory" err || fail "no one-line reason on stderr"
+  [ "$(grep -c 'is not usable' err)" = 1 ] || fail "reason printed more than once"
+  [ "$(grep -c "tracing disabled" err)" = 2 ] || fail "start() did not return false"
+  ;;
+no_overwrite)
+  # Occupy the default names of the next seconds: the run must pick a numbered name instead.
+  for s in 0 1 2 3 4 5; do
+    name=htrace-record_writer-$(date -d "+$s sec" +%Y%m%d-%H%M%S)
+    mkdir -p "$name" && echo keep >"$name/sentinel"
+  done
+  run write || fail "exit code $?"
+  for d in htrace-record_writer-*; do
+    if [ -f "$d/sentinel" ]; then
+      [ "$(cat "$d/sentinel")" = keep ] && [ "$(ls "$d")" = sentinel ] || fail "'$d' was modified"
+    fi
+  done
+  made=$(ls -d htrace-record_writer-*-* 2>/dev/null | grep -E -- '-[0-9]+-[0-9]+$' | grep -E -- '-[0-9]{6}-[0-9]+$')
+  [ -n "$made" ] && [ -f "$made/traces.otf2" ] || fail "no numbered archive beside the existing ones"
+  "$python" "$checker" readable "$made" || fail "numbered archive unreadable"
+  # An explicit name that exists is not replaced without HTRACE_OVERWRITE=1.
+  mkdir mine && echo keep >mine/sentinel
+  HTRACE_ARCHIVE_NAME=mine run write || fail "exit code $?"
+  [ "$(ls mine)" = sentinel ] || fail "explicit existing archive was modified"
+  grep -q "'mine' exists; tracing into" err || fail "no message about the existing name"
+  ;;
+emergency)
+  HTRACE_ARCHIVE_NAME=crash run emergency || fail "exit code $?"
+  grep -q "record_writer emergency test: wrote .* lacks its global definitions" err ||
+    fail "no emergency message"
+  for loc in 0 1; do [ -s crash/traces/$loc.evt ] || fail "event file of location $loc missing"; done
+  ;;
+*) echo "unknown case $case_name"; exit 2 ;;
+esac
+echo "PASS ($case_name)"
