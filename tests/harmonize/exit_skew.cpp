@@ -194,11 +194,11 @@ int main(int argc, char** argv) {
     MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2 ? 0 : 1, rank, &half);
     int half_rank = 0;
     MPI_Comm_rank(half, &half_rank);
-    const int sub_rounds = rank < size / 2 ? 30 : 17; // different call counts per half
+    const int sub_rounds = rank < size / 2 ? 6 : 4; // different call counts per half
     for (int i = 0; i < sub_rounds; ++i) {
       int flag = 0;
       if (harmonize_fn(half, &flag) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
-      usleep(rank < size / 2 ? 3000 : 7000);
+      usleep(rank < size / 2 ? 30000 : 50000);
     }
     MPI_Comm_free(&half);
     if (rank == 0) std::printf("subcommunicators: done without deadlock\n");
