@@ -57,6 +57,7 @@ class Report:
         self.processes = 0
         self.events = 0
         self.event_counts = defaultdict(int)  # record type name -> count
+        self.region_counts = defaultdict(int)  # region name -> Enter count
         self.sends = 0
         self.receives = 0
         self.messages = []        # matched: dict(sender, receiver, comm, tag, size) in world ranks
@@ -87,6 +88,7 @@ class Report:
             "processes": self.processes,
             "events": self.events,
             "event_counts": dict(sorted(self.event_counts.items())),
+            "region_counts": dict(sorted(self.region_counts.items())),
             "sends": self.sends,
             "receives": self.receives,
             "messages_matched": len(self.messages),
@@ -214,6 +216,7 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
 
             if kind == "Enter":
                 stacks[loc].append(event.region)
+                report.region_counts[event.region.name] += 1
             elif kind == "Leave":
                 if not stacks[loc]:
                     report.fail(f"Leave {event.region.name} without Enter at {where(location, event)}")

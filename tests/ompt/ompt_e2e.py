@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""End-to-end tests of the OMPT tool: examples/hybrid-jacobi traced with libhtrace preloaded,
+read back with the otf2 Python bindings (tests/lib/trace_check.py for the generic rules, ompt_check.py
+for the OpenMP ones).
+
+usage: ompt_e2e.py hybrid|gcc_recipe|disabled|corrected
+"""
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "mpi"))
+sys.path.insert(0, here)
+import harness  # noqa: E402
+from harness import require  # noqa: E402
+import ompt_check  # noqa: E402
+
+ITERATIONS = 12
+THREADS = 3
+NESTED_EVERY = 5  # hybrid_jacobi.c: a nested region of 2 threads every 5th iteration
+
+
+def traced_run(program, threads=THREADS, env=None, np=2):
+    variables = {"OMP_NUM_THREADS": str(threads), "HTRACE_SYNC": "none"}
+    variables.update(env or {})
+    run = harness.mpirun(program, [ITERATIONS, 32, 128], np=np, env=variables)
+    require(run.returncode == 0, "traced run failed\n" + run.describe())
+    require("hybrid-jacobi:" in run.stdout, "no result line\n" + run.describe())
+    return run
+
+
+def anchor(archive):
+    return os.path.join(archive, "traces.otf2")
+
+
+def check_hybrid_archive(archive, threads, np=2):
+    harness.check_clean(archive)  # balance, timestamps, MPI matching
+    report = ompt_check.openmp_report(anchor(archive))
+    violations = ompt_check.check_openmp(report)
+    require(not violations, "OpenMP violations:\n  " + "\n  ".join(violations[:30]))
+
+    require(len(report.locations_of_process) == np, f"processes: {dict(report.locations_of_process)}")
+    for process, locations in report.locations_of_process.items():
+        # threads of the outer team, plus at least one thread for the nested team
+        require(len(locations) >= threads + 1, f"{process}: locations {sorted(locations)}, want >= {threads + 1}")
+
+    nested_per_process = math.ceil(ITERATIONS / NESTED_EVERY)
+    sizes = sorted(len(t.begins) for t in report.teams.values())
+    want = sorted([threads] * (ITERATIONS * np) + [2] * (nested_per_process * np))
+    require(sizes == want, f"team sizes {sizes}, want {want}")
+    nested = [t for k, t in report.teams.items() if report.team_defs[k].parent is not None and
+              report.team_defs[k].parent.group.paradigm == report.team_defs[k].group.paradigm]
+    require(len(nested) == nested_per_process * np,
+            f"{len(nested)} teams have a team as parent, want {nested_per_process * np}")
+
+    # omp lock, nest lock (outer pair only) and critical section: one acquisition per thread and iteration
+    counts = sorted(len([e for e in events if e[0] == "acquire"]) for events in report.lock_events.values())
+    require(counts == [ITERATIONS * threads] * (3 * np), f"acquisitions per lock {counts}")
+
+    tasks = [k for k in report.tasks if k[3] != 0]
+    per_iteration = math.ceil(32 / 8)
+    require(len(tasks) == ITERATIONS * per_iteration * np, f"{len(tasks)} explicit tasks")
+
+    # MPI_THREAD_MULTIPLE: the team's last thread calls MPI_Allreduce: it lands on a worker location
+    masters = {where for where, n in report.forks.items() if n > 0}
+    worker_allreduce = sum(regions.get("MPI_Allreduce", 0) for where, regions in report.regions_on_location.items()
+                           if where not in masters)
+    require(worker_allreduce == ITERATIONS * np,
+            f"MPI_Allreduce on worker locations: {worker_allreduce}, want {ITERATIONS * np}")
+    for region in ("!$omp barrier", "!$omp implicit barrier", "!$omp for", "!$omp single", "!$omp critical",
+                   "!$omp taskwait", "!$omp masked", "omp_set_lock", "!$omp parallel"):
+        n = sum(count for regions in report.regions_on_location.values()
+                for name, count in regions.items() if name.startswith(region + " @"))
+        require(n > 0, f"no region named '{region} @...'")
+    return report
+
+
+def test_hybrid():
+    run = traced_run(harness.example("hybrid-jacobi/hybrid-jacobi"))
+    check_hybrid_archive(run.archive(), THREADS)
+
+
+def libomp_as_libgomp():
+    """The README recipe: a directory holding libgomp.so.1 -> libomp.so.5."""
+    libomp = os.environ.get("HTRACE_LIBOMP", "")
+    require(os.path.exists(libomp), f"HTRACE_LIBOMP '{libomp}' does not exist")
+    directory = tempfile.mkdtemp(prefix="htrace-libomp-")
+    os.symlink(libomp, os.path.join(directory, "libgomp.so.1"))
+    return directory
+
+
+def test_gcc_recipe():
+    program = harness.example("hybrid-jacobi/hybrid-jacobi-gcc")
+    # Control: on GCC's libgomp there are no OpenMP events (no OMPT), only the master locations.
+    plain = traced_run(program, threads=2)
+    report = ompt_check.openmp_report(anchor(plain.archive()))
+    require(not report.teams and all(len(l) == 1 for l in report.locations_of_process.values()),
+            "libgomp run unexpectedly has OpenMP events")
+    directory = libomp_as_libgomp()
+    try:
+        recipe = traced_run(program, threads=2, env={"LD_LIBRARY_PATH": directory + ":" +
+                                                         os.environ.get("LD_LIBRARY_PATH", "")})
+        check_hybrid_archive(recipe.archive(), 2)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_disabled():
+    run = traced_run(harness.example("hybrid-jacobi/hybrid-jacobi"), env={"HTRACE_OMPT": "0"})
+    archive = run.archive()
+    harness.check_clean(archive)
+    report = ompt_check.openmp_report(anchor(archive))
+    require(not report.teams and not report.lock_events, "HTRACE_OMPT=0 still recorded OpenMP events")
+    require(all(len(l) == 1 for l in report.locations_of_process.values()),
+            f"HTRACE_OMPT=0: locations {dict(report.locations_of_process)}")
+
+
+if __name__ == "__main__":
+    sys.exit(harness.main({"hybrid": test_hybrid, "gcc_recipe": test_gcc_recipe, "disabled": test_disabled}))
