@@ -198,8 +198,14 @@ def failure(mode):
         run = mpirun(example("failures/failures"), [mode, 1], np=3, timeout=60)
         require(run.returncode != 0, f"mpirun must report the failure:\n{run.describe()}")
         require(run.seconds < 45, f"took {run.seconds:.1f} s to end after {mode}")
-        for path in run.archives():  # whatever was kept must at least be readable
-            print(f"kept archive {path}: {len(os.listdir(path))} entries")
+        # The victim says why tracing stopped, in one line, and what it kept.
+        reason = "MPI_Abort" if mode == "abort" else "SIGSEGV"
+        lines = [l for l in run.stderr.splitlines() if l.startswith("htrace[1]") and reason in l]
+        require(len(lines) == 1, f"expected one htrace line from rank 1 naming {reason}:\n{run.stderr}")
+        kept = os.listdir(run.archive_dir)
+        require(len(kept) == 1, f"expected the partial archive directory to be kept: {kept}")
+        for path in run.archives():  # a complete anchor file would have to be readable
+            check_clean(path)
     return test
 
 
