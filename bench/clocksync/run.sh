@@ -34,14 +34,17 @@ for ((i = 0; i < repeat; i++)); do
       | awk -v v="$variant" '/mpi_init_ms/ { print v, $2, $4 }' >>"$tmp/init.txt"
   done
 done
-awk '
-  { init[$1] = init[$1] " " $2 }
-  END {
-    for (v in init) {
-      n = split(init[v], a, " "); asort(a)
-      med[v] = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-      printf "%-6s MPI_Init median %8.2f ms  (runs:%s)\n", v, med[v], init[v]
-    }
-    printf "sync cost (h2hca - none): %.2f ms; tracer total (h2hca - plain): %.2f ms\n",
-           med["h2hca"] - med["none"], med["h2hca"] - med["plain"]
-  }' "$tmp/init.txt" | tee "$out/mpi_init.txt"
+python3 - "$tmp/init.txt" <<'PY' | tee "$out/mpi_init.txt"
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    variant, init_ms, _ = line.split()
+    runs.setdefault(variant, []).append(float(init_ms))
+med = {v: statistics.median(x) for v, x in runs.items()}
+for v in ("plain", "none", "h2hca"):
+    if v in runs:
+        print(f"{v:6s} MPI_Init median {med[v]:8.2f} ms  (runs: {' '.join(f'{x:.1f}' for x in runs[v])})")
+if all(v in med for v in ("plain", "none", "h2hca")):
+    print(f"sync cost (h2hca - none): {med['h2hca'] - med['none']:.2f} ms; "
+          f"tracer total (h2hca - plain): {med['h2hca'] - med['plain']:.2f} ms")
+PY

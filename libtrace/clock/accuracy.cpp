@@ -1,10 +1,10 @@
 #include "clock/accuracy.h"
 
+#include "clock/base_clock.h"
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
-
-#include "clock/base_clock.h"
 
 namespace htrace::clock {
 
@@ -50,7 +50,8 @@ std::vector<OffsetMeasurement> measure_offsets_to_root(Transport& t, const Globa
 
 namespace htrace::clock {
 
-bool setup_base_clock(Transport& world, Transport& node, const std::string& name, std::string& error) {
+bool setup_base_clock(Transport& world, Transport& node, const std::string& name,
+                      std::string& error) {
   BaseClockKind kind;
   if (!parse_base_clock(name, kind, error)) return false;
   bool usable = true;

@@ -3,13 +3,13 @@
 // They nest: H2HCA runs one algorithm between node leaders and another inside each node.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <limits>
-
 #include "clock/global_clock.h"
 #include "clock/sync_config.h"
 #include "clock/transport.h"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
 
 namespace htrace::clock {
 
@@ -39,14 +39,20 @@ LinearModel learn_clock_model(Transport& t, int reference, int client, const Glo
 
 GlobalClock sync_jk(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx);
 GlobalClock sync_hca(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx);
-GlobalClock sync_hca2(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx);
-GlobalClock sync_hca3(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx);
-GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx);
-GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx);
-GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx);
+GlobalClock sync_hca2(Transport& t, const GlobalClock& input, const PairParams& p,
+                      SyncContext& ctx);
+GlobalClock sync_hca3(Transport& t, const GlobalClock& input, const PairParams& p,
+                      SyncContext& ctx);
+GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncConfig& c,
+                           SyncContext& ctx);
+GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
+                       SyncContext& ctx);
+GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
+                       SyncContext& ctx);
 
 /// Runs the algorithm `config` selects. Collective over `t`.
-GlobalClock run_sync(const SyncConfig& config, Transport& t, const GlobalClock& input, SyncContext& ctx);
+GlobalClock run_sync(const SyncConfig& config, Transport& t, const GlobalClock& input,
+                     SyncContext& ctx);
 
 /// hwloc: logical index of the package this process last ran on (0 when unknown).
 int current_socket_id();

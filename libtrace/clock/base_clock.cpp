@@ -11,9 +11,12 @@ TscCalibration g_tsc;
 } // namespace detail
 
 bool parse_base_clock(const std::string& name, BaseClockKind& kind, std::string& error) {
-  if (name == "monotonic") kind = BaseClockKind::Monotonic;
-  else if (name == "monotonic_raw") kind = BaseClockKind::MonotonicRaw;
-  else if (name == "tsc") kind = BaseClockKind::Tsc;
+  if (name == "monotonic")
+    kind = BaseClockKind::Monotonic;
+  else if (name == "monotonic_raw")
+    kind = BaseClockKind::MonotonicRaw;
+  else if (name == "tsc")
+    kind = BaseClockKind::Tsc;
   else {
     error = "unknown base clock '" + name + "' (expected monotonic, monotonic_raw or tsc)";
     return false;
@@ -23,21 +26,27 @@ bool parse_base_clock(const std::string& name, BaseClockKind& kind, std::string&
 
 const char* base_clock_name(BaseClockKind kind) {
   switch (kind) {
-  case BaseClockKind::Monotonic: return "monotonic";
-  case BaseClockKind::MonotonicRaw: return "monotonic_raw";
-  case BaseClockKind::Tsc: return "tsc";
+  case BaseClockKind::Monotonic:
+    return "monotonic";
+  case BaseClockKind::MonotonicRaw:
+    return "monotonic_raw";
+  case BaseClockKind::Tsc:
+    return "tsc";
   }
   return "?";
 }
 
-BaseClockKind current_base_clock() { return detail::g_kind; }
+BaseClockKind current_base_clock() {
+  return detail::g_kind;
+}
 
 bool tsc_flags_are_invariant(const std::string& cpuinfo_text) {
   std::istringstream in(cpuinfo_text);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("flags", 0) != 0) continue;
-    std::istringstream words(line.substr(line.find(':') == std::string::npos ? line.size() : line.find(':') + 1));
+    std::istringstream words(
+        line.substr(line.find(':') == std::string::npos ? line.size() : line.find(':') + 1));
     bool constant = false, nonstop = false;
     for (std::string w; words >> w;) {
       constant |= w == "constant_tsc";

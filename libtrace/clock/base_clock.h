@@ -27,7 +27,9 @@ struct TscCalibration {
   std::int64_t ns_at_origin = 0;
   std::uint64_t mult = 0;
   std::uint32_t shift = 0;
-  double ticks_per_ns() const { return static_cast<double>(1ull << shift) / static_cast<double>(mult); }
+  double ticks_per_ns() const {
+    return static_cast<double>(1ull << shift) / static_cast<double>(mult);
+  }
 };
 
 namespace detail {
@@ -58,7 +60,8 @@ inline Nanoseconds tsc_to_ns(std::uint64_t tsc, const TscCalibration& c) {
 inline Nanoseconds now() {
   if (__builtin_expect(detail::g_kind == BaseClockKind::Monotonic, 1))
     return detail::read_posix(CLOCK_MONOTONIC);
-  if (detail::g_kind == BaseClockKind::Tsc) return detail::tsc_to_ns(detail::read_tsc(), detail::g_tsc);
+  if (detail::g_kind == BaseClockKind::Tsc)
+    return detail::tsc_to_ns(detail::read_tsc(), detail::g_tsc);
   return detail::read_posix(CLOCK_MONOTONIC_RAW);
 }
 

@@ -21,7 +21,8 @@ template <typename T> T get(const std::uint8_t* p) {
 
 std::int64_t GlobalClock::to_global(std::int64_t local) const {
   std::int64_t t = local;
-  for (const auto& m : models_) t = m.to_reference(t);
+  for (const auto& m : models_)
+    t = m.to_reference(t);
   return t;
 }
 
@@ -36,7 +37,8 @@ GlobalTimeMap GlobalClock::to_time_map(std::int64_t origin_ns) const {
   map.origin_ns = origin_ns;
   map.offset_at_origin_ns = origin_ns - to_global(origin_ns);
   double factor = 1.0;
-  for (const auto& m : models_) factor *= 1.0 - m.slope;
+  for (const auto& m : models_)
+    factor *= 1.0 - m.slope;
   map.slope = 1.0 - factor;
   return map;
 }
@@ -53,8 +55,8 @@ std::vector<std::uint8_t> GlobalClock::flatten() const {
   return out;
 }
 
-bool GlobalClock::unflatten(const std::vector<std::uint8_t>& bytes, TimeSource base, GlobalClock& out,
-                            std::string& error) {
+bool GlobalClock::unflatten(const std::vector<std::uint8_t>& bytes, TimeSource base,
+                            GlobalClock& out, std::string& error) {
   if (bytes.size() < 8 || get<std::uint32_t>(bytes.data()) != kMagic) {
     error = "flattened clock: bad header";
     return false;

@@ -3,13 +3,13 @@
 // chain as bytes to ranks that read the same base clock, which rebuild it over their own source.
 #pragma once
 
+#include "clock/global_time_map.h"
+#include "clock/linear_model.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "clock/global_time_map.h"
-#include "clock/linear_model.h"
 
 namespace htrace::clock {
 

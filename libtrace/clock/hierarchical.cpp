@@ -1,16 +1,16 @@
 // ClockPropSync (Algorithm 3) with the shared-clock check the reference implementation lacks, and
 // the hierarchical schemes H2HCA (Algorithm 4) and H3HCA built from communicator splits.
-#include <cstdlib>
-
-#include <hwloc.h>
-
 #include "clock/algorithms.h"
 #include "clock/offset.h"
 #include "common/log.h"
 
+#include <cstdlib>
+#include <hwloc.h>
+
 namespace htrace::clock {
 
-GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx) {
+GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncConfig& c,
+                           SyncContext& ctx) {
   // The leader's whole model chain travels as bytes; members rebuild it over their own base clock,
   // which is only right if that base clock IS the leader's. So each member first measures its base
   // clock against the leader's: SKaMPI bounds the true offset, and a shared clock must have 0
@@ -41,7 +41,8 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
     if (!ok) log::error("clock: ClockPropSync: %s", error.c_str());
     return ok ? result : input;
   }
-  const OffsetMeasurement m = measure_offset_client(t, 0, GlobalClock(input.base()), OffsetMethod::Skampi, c.check_pingpongs);
+  const OffsetMeasurement m = measure_offset_client(t, 0, GlobalClock(input.base()),
+                                                    OffsetMethod::Skampi, c.check_pingpongs);
   ctx.note_rtt(m.min_rtt_ns);
   const bool shared = ok && std::llabs(m.offset_ns) <= m.uncertainty_ns + c.tolerance_ns;
   t.send_i64(0, shared ? 1 : 0);
@@ -54,7 +55,8 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
   return input.with(learn_clock_model(t, 0, t.rank(), input, fallback, ctx));
 }
 
-GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx) {
+GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
+                       SyncContext& ctx) {
   // Node leaders are the lowest rank of each node, so rank 0 leads its node and the leader group.
   auto node = t.split_node();
   auto leaders = t.split(node->rank() == 0 ? 0 : -1, t.rank());
@@ -72,7 +74,8 @@ GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig&
   return clock;
 }
 
-GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig& c, SyncContext& ctx) {
+GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
+                       SyncContext& ctx) {
   auto node = t.split_node();
   const int socket_id = ctx.socket_id ? ctx.socket_id() : current_socket_id();
   auto socket = node->split(socket_id, node->rank());
@@ -85,23 +88,33 @@ GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig&
     clock = run_sync(*c.inter, *leaders, input, ctx);
   }
   ctx.level = Level::Intra;
-  if (socket_leaders && socket_leaders->size() > 1) clock = run_sync(*c.socket, *socket_leaders, clock, ctx);
+  if (socket_leaders && socket_leaders->size() > 1)
+    clock = run_sync(*c.socket, *socket_leaders, clock, ctx);
   if (socket->size() > 1) clock = run_sync(*c.intra, *socket, clock, ctx);
   ctx.level = outer;
   return clock;
 }
 
-GlobalClock run_sync(const SyncConfig& c, Transport& t, const GlobalClock& input, SyncContext& ctx) {
+GlobalClock run_sync(const SyncConfig& c, Transport& t, const GlobalClock& input,
+                     SyncContext& ctx) {
   if (t.size() < 2) return input;
   switch (c.algorithm) {
-  case Algorithm::None: return input;
-  case Algorithm::Jk: return sync_jk(t, input, c.pair, ctx);
-  case Algorithm::Hca: return sync_hca(t, input, c.pair, ctx);
-  case Algorithm::Hca2: return sync_hca2(t, input, c.pair, ctx);
-  case Algorithm::Hca3: return sync_hca3(t, input, c.pair, ctx);
-  case Algorithm::ClockProp: return sync_clockprop(t, input, c, ctx);
-  case Algorithm::H2hca: return sync_h2hca(t, input, c, ctx);
-  case Algorithm::H3hca: return sync_h3hca(t, input, c, ctx);
+  case Algorithm::None:
+    return input;
+  case Algorithm::Jk:
+    return sync_jk(t, input, c.pair, ctx);
+  case Algorithm::Hca:
+    return sync_hca(t, input, c.pair, ctx);
+  case Algorithm::Hca2:
+    return sync_hca2(t, input, c.pair, ctx);
+  case Algorithm::Hca3:
+    return sync_hca3(t, input, c.pair, ctx);
+  case Algorithm::ClockProp:
+    return sync_clockprop(t, input, c, ctx);
+  case Algorithm::H2hca:
+    return sync_h2hca(t, input, c, ctx);
+  case Algorithm::H3hca:
+    return sync_h3hca(t, input, c, ctx);
   }
   return input;
 }
@@ -113,7 +126,8 @@ int current_socket_id() {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (hwloc_topology_load(topo) == 0 && set &&
       hwloc_get_last_cpu_location(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
-    hwloc_obj_t pkg = hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, nullptr);
+    hwloc_obj_t pkg =
+        hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, nullptr);
     if (pkg) id = static_cast<int>(pkg->logical_index);
   }
   if (set) hwloc_bitmap_free(set);

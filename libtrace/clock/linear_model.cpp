@@ -40,7 +40,8 @@ FitResult fit_linear_model(const std::vector<FitPoint>& points) {
   const double slope = sxx > 0 ? sxy / sxx : 0.0;
   r.model.origin_ns = x0 + std::llround(mx);
   r.model.slope = slope;
-  r.model.offset_at_origin_ns = y0 + std::llround(my + slope * (static_cast<double>(r.model.origin_ns - x0) - mx));
+  r.model.offset_at_origin_ns =
+      y0 + std::llround(my + slope * (static_cast<double>(r.model.origin_ns - x0) - mx));
   if (n >= 3 && sxx > 0) {
     double ssr = 0;
     for (const auto& p : points) {

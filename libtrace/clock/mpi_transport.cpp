@@ -30,7 +30,8 @@ void MpiTransport::recv(int peer, void* data, std::size_t bytes) {
   PMPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_, &request);
   int done = 0;
   const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-  while (!done && std::chrono::steady_clock::now() < spin_until) PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  while (!done && std::chrono::steady_clock::now() < spin_until)
+    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
   std::chrono::microseconds nap(10);
   while (!done) {
     std::this_thread::sleep_for(nap);
@@ -62,6 +63,8 @@ std::vector<std::int64_t> MpiTransport::allgather(std::int64_t value) {
   return all;
 }
 
-void MpiTransport::barrier() { PMPI_Barrier(comm_); }
+void MpiTransport::barrier() {
+  PMPI_Barrier(comm_);
+}
 
 } // namespace htrace::clock

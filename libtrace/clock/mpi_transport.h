@@ -2,9 +2,9 @@
 // traffic (no profiled calls, no user communicator, so no wildcard receive can steal it).
 #pragma once
 
-#include <mpi.h>
-
 #include "clock/transport.h"
+
+#include <mpi.h>
 
 namespace htrace::clock {
 

@@ -63,7 +63,8 @@ OffsetMeasurement measure_offset_client(Transport& t, int reference, const Globa
   const int n = std::max(1, pingpongs);
   const std::int64_t exchanges = method == OffsetMethod::Skampi ? n : 2 * n;
   t.send_i64(reference, exchanges);
-  return method == OffsetMethod::Skampi ? skampi(t, reference, clock, n) : mean_rtt(t, reference, clock, n);
+  return method == OffsetMethod::Skampi ? skampi(t, reference, clock, n)
+                                        : mean_rtt(t, reference, clock, n);
 }
 
 void serve_offset(Transport& t, int client, const GlobalClock& clock) {

@@ -8,11 +8,11 @@
 // exchange one int64 ping; the reference answers each ping with its clock reading.
 #pragma once
 
-#include <cstdint>
-
 #include "clock/global_clock.h"
 #include "clock/sync_config.h"
 #include "clock/transport.h"
+
+#include <cstdint>
 
 namespace htrace::clock {
 

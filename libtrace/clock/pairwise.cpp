@@ -2,16 +2,20 @@
 // JK (every rank against the root in turn), HCA2 (models learnt up an inverted binomial tree and
 // merged at the root), HCA (HCA2 plus a final intercept against the root) and HCA3 (the root's
 // time pushed down a binomial tree, each client timestamping with its parent's global clock).
+#include "clock/algorithms.h"
+#include "clock/offset.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <thread>
 
-#include "clock/algorithms.h"
-#include "clock/offset.h"
-
 namespace htrace::clock {
+
+namespace {
+constexpr double kMaxAutoSlopeStderr = 1e-6;
+}
 
 void SyncContext::note_rtt(std::int64_t rtt) {
   std::int64_t& slot = level == Level::Intra   ? stats.min_rtt_intra_ns
@@ -24,7 +28,8 @@ LinearModel learn_clock_model(Transport& t, int reference, int client, const Glo
                               const PairParams& p, SyncContext& ctx) {
   const int measurements = p.fitpoints + (p.recompute_intercept ? 1 : 0);
   if (t.rank() == reference) {
-    for (int i = 0; i < measurements; ++i) serve_offset(t, client, clock);
+    for (int i = 0; i < measurements; ++i)
+      serve_offset(t, client, clock);
     return {};
   }
   std::vector<FitPoint> points;
@@ -52,8 +57,12 @@ LinearModel learn_clock_model(Transport& t, int reference, int client, const Glo
     if (uncertainty[i] <= 3 * best + 1000) good.push_back(points[i]);
   }
   FitResult fit = fit_linear_model(good);
+  // auto: keep a slope only if it is known to better than 1 ppm and differs from 0 by more than
+  // 3 standard errors. Points taken within milliseconds never qualify, and a wrong slope hurts
+  // far more over a run than no slope (a bogus 1e-4 is 1 ms after 10 s).
   const bool keep_slope = p.slope == SlopePolicy::Fit ||
                           (p.slope == SlopePolicy::Auto && good.size() >= 3 &&
+                           fit.slope_stderr > 0 && fit.slope_stderr < kMaxAutoSlopeStderr &&
                            std::fabs(fit.model.slope) > 3.0 * fit.slope_stderr);
   if (!keep_slope) {
     // Offset-only model from the fit point with the tightest bound.
@@ -64,7 +73,9 @@ LinearModel learn_clock_model(Transport& t, int reference, int client, const Glo
     ctx.note_rtt(m.min_rtt_ns);
     // Only a measurement at least as tight as the model's best point may move the intercept.
     if (m.uncertainty_ns <= best)
-      fit.model.offset_at_origin_ns = m.offset_ns - std::llround(fit.model.slope * static_cast<double>(m.time_ns - fit.model.origin_ns));
+      fit.model.offset_at_origin_ns =
+          m.offset_ns -
+          std::llround(fit.model.slope * static_cast<double>(m.time_ns - fit.model.origin_ns));
   }
   return fit.model;
 }
@@ -73,7 +84,8 @@ namespace {
 
 int floor_log2(int n) {
   int r = 0;
-  while ((2 << r) <= n) ++r;
+  while ((2 << r) <= n)
+    ++r;
   return r;
 }
 
@@ -107,13 +119,15 @@ std::map<int, LinearModel> recv_models(Transport& t, int peer) {
 
 GlobalClock sync_jk(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx) {
   if (t.rank() == 0) {
-    for (int r = 1; r < t.size(); ++r) learn_clock_model(t, 0, r, input, p, ctx);
+    for (int r = 1; r < t.size(); ++r)
+      learn_clock_model(t, 0, r, input, p, ctx);
     return input;
   }
   return input.with(learn_clock_model(t, 0, t.rank(), input, p, ctx));
 }
 
-GlobalClock sync_hca3(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx) {
+GlobalClock sync_hca3(Transport& t, const GlobalClock& input, const PairParams& p,
+                      SyncContext& ctx) {
   const int n = t.size(), r = t.rank();
   const int rounds = floor_log2(n);
   const int max_power = 1 << rounds;
@@ -136,7 +150,8 @@ GlobalClock sync_hca3(Transport& t, const GlobalClock& input, const PairParams& 
   return mine;
 }
 
-GlobalClock sync_hca2(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx) {
+GlobalClock sync_hca2(Transport& t, const GlobalClock& input, const PairParams& p,
+                      SyncContext& ctx) {
   const int n = t.size(), r = t.rank();
   const int max_power = 1 << floor_log2(n);
   std::map<int, LinearModel> subtree; // member -> model of its clock against mine
@@ -154,34 +169,40 @@ GlobalClock sync_hca2(Transport& t, const GlobalClock& input, const PairParams& 
     if (r % (2 * step) == step) {
       const LinearModel up = learn_clock_model(t, r - step, r, input, p, ctx);
       std::map<int, LinearModel> report{{r, up}};
-      for (const auto& [member, m] : subtree) report[member] = compose(up, m);
+      for (const auto& [member, m] : subtree)
+        report[member] = compose(up, m);
       send_models(t, r - step, report);
       sent_up = true;
     } else if (r % (2 * step) == 0) {
       learn_clock_model(t, r, r + step, input, p, ctx);
-      for (const auto& [member, m] : recv_models(t, r + step)) subtree[member] = m;
+      for (const auto& [member, m] : recv_models(t, r + step))
+        subtree[member] = m;
     }
   }
   // The root now holds a model for every rank; it hands each its own (the scatter).
   if (r == 0) {
-    for (int q = 1; q < n; ++q) send_models(t, q, {{q, subtree[q]}});
+    for (int q = 1; q < n; ++q)
+      send_models(t, q, {{q, subtree[q]}});
     return input;
   }
   const auto mine = recv_models(t, 0);
   return input.with(mine.at(r));
 }
 
-GlobalClock sync_hca(Transport& t, const GlobalClock& input, const PairParams& p, SyncContext& ctx) {
+GlobalClock sync_hca(Transport& t, const GlobalClock& input, const PairParams& p,
+                     SyncContext& ctx) {
   GlobalClock hca2 = sync_hca2(t, input, p, ctx);
   // One more offset measurement against the root per rank (O(p)) fixes the accumulated intercept.
   if (t.rank() == 0) {
-    for (int q = 1; q < t.size(); ++q) serve_offset(t, q, input);
+    for (int q = 1; q < t.size(); ++q)
+      serve_offset(t, q, input);
     return hca2;
   }
   LinearModel m = hca2.models().back();
   const OffsetMeasurement o = measure_offset_client(t, 0, input, p.offset, p.pingpongs);
   ctx.note_rtt(o.min_rtt_ns);
-  m.offset_at_origin_ns = o.offset_ns - std::llround(m.slope * static_cast<double>(o.time_ns - m.origin_ns));
+  m.offset_at_origin_ns =
+      o.offset_ns - std::llround(m.slope * static_cast<double>(o.time_ns - m.origin_ns));
   return input.with(m);
 }
 

@@ -22,6 +22,8 @@ SyncOutcome synchronize(MPI_Comm comm, const std::string& config) {
   return out;
 }
 
-std::int64_t global_now(const GlobalTimeMap& map) { return map.to_global(now()); }
+std::int64_t global_now(const GlobalTimeMap& map) {
+  return map.to_global(now());
+}
 
 } // namespace htrace::clock

@@ -1,11 +1,11 @@
 #include "clock/sync_config.h"
 
+#include "common/options.h"
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
-
-#include "common/options.h"
 
 namespace htrace::clock {
 namespace {
@@ -28,7 +28,9 @@ SyncConfig defaults(Algorithm a) {
   SyncConfig c;
   c.algorithm = a;
   switch (a) {
-  case Algorithm::ClockProp: c.fallback = make(Algorithm::Hca3); break;
+  case Algorithm::ClockProp:
+    c.fallback = make(Algorithm::Hca3);
+    break;
   case Algorithm::H2hca:
     c.inter = make(Algorithm::Hca3);
     c.inter->pair.fitpoints = 8;
@@ -42,12 +44,15 @@ SyncConfig defaults(Algorithm a) {
     c.socket->pair.fitpoints = 8;
     c.intra = make(Algorithm::ClockProp);
     break;
-  default: break;
+  default:
+    break;
   }
   return c;
 }
 
-std::shared_ptr<SyncConfig> make(Algorithm a) { return std::make_shared<SyncConfig>(defaults(a)); }
+std::shared_ptr<SyncConfig> make(Algorithm a) {
+  return std::make_shared<SyncConfig>(defaults(a));
+}
 
 class Parser {
 public:
@@ -70,7 +75,8 @@ private:
     return false;
   }
   void skip_ws() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
+      ++pos_;
   }
   bool accept(char c) {
     skip_ws();
@@ -83,8 +89,9 @@ private:
   std::string word() {
     skip_ws();
     const std::size_t start = pos_;
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
-                                s_[pos_] == '_' || s_[pos_] == '.' || s_[pos_] == '-' || s_[pos_] == '+'))
+    while (pos_ < s_.size() &&
+           (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
+            s_[pos_] == '.' || s_[pos_] == '-' || s_[pos_] == '+'))
       ++pos_;
     return s_.substr(start, pos_ - start);
   }
@@ -92,7 +99,9 @@ private:
   bool spec(SyncConfig& out) {
     const std::size_t at = pos_;
     const std::string name = word();
-    if (name.empty()) return fail("expected an algorithm name (none, jk, hca, hca2, hca3, clockprop, h2hca, h3hca)");
+    if (name.empty())
+      return fail(
+          "expected an algorithm name (none, jk, hca, hca2, hca3, clockprop, h2hca, h3hca)");
     bool found = false;
     for (const auto& a : kAlgorithms)
       if (name == a.name) {
@@ -102,7 +111,8 @@ private:
     if (!found) {
       pos_ = at;
       skip_ws();
-      return fail("unknown algorithm '" + name + "' (expected none, jk, hca, hca2, hca3, clockprop, h2hca or h3hca)");
+      return fail("unknown algorithm '" + name +
+                  "' (expected none, jk, hca, hca2, hca3, clockprop, h2hca or h3hca)");
     }
     if (accept('(')) {
       if (!accept(')')) {
@@ -127,8 +137,9 @@ private:
       auto child = std::make_shared<SyncConfig>();
       const std::size_t child_at = pos_;
       if (!spec(*child)) return false;
-      if (!hierarchical_ok && (child->algorithm == Algorithm::H2hca || child->algorithm == Algorithm::H3hca ||
-                               child->algorithm == Algorithm::None)) {
+      if (!hierarchical_ok &&
+          (child->algorithm == Algorithm::H2hca || child->algorithm == Algorithm::H3hca ||
+           child->algorithm == Algorithm::None)) {
         pos_ = child_at;
         skip_ws();
         return fail(key + "=" + algorithm_name(child->algorithm) + " is not allowed inside " + alg +
@@ -139,7 +150,8 @@ private:
     };
     const bool pairwise = is_pairwise(c.algorithm);
     const bool hier = c.algorithm == Algorithm::H2hca || c.algorithm == Algorithm::H3hca;
-    if (hier && (key == "inter" || key == "intra" || (key == "socket" && c.algorithm == Algorithm::H3hca))) {
+    if (hier && (key == "inter" || key == "intra" ||
+                 (key == "socket" && c.algorithm == Algorithm::H3hca))) {
       return nested(key == "inter" ? c.inter : key == "intra" ? c.intra : c.socket, false);
     }
     if (c.algorithm == Algorithm::ClockProp && key == "fallback") {
@@ -166,21 +178,29 @@ private:
       if (!parse_int(value, n) || n < 1 || n > 100000) return bad("an integer in 1..100000");
       (pairwise ? c.pair.pingpongs : c.check_pingpongs) = static_cast<int>(n);
     } else if (pairwise && key == "offset") {
-      if (value == "skampi") c.pair.offset = OffsetMethod::Skampi;
-      else if (value == "meanrtt") c.pair.offset = OffsetMethod::MeanRtt;
-      else return bad("skampi or meanrtt");
+      if (value == "skampi")
+        c.pair.offset = OffsetMethod::Skampi;
+      else if (value == "meanrtt")
+        c.pair.offset = OffsetMethod::MeanRtt;
+      else
+        return bad("skampi or meanrtt");
     } else if (pairwise && key == "recompute") {
       if (!parse_bool(value, b)) return bad("a boolean (0/1/yes/no/on/off/true/false)");
       c.pair.recompute_intercept = b;
     } else if (pairwise && key == "slope") {
-      if (value == "auto") c.pair.slope = SlopePolicy::Auto;
-      else if (value == "fit") c.pair.slope = SlopePolicy::Fit;
-      else if (value == "off") c.pair.slope = SlopePolicy::Off;
-      else return bad("auto, fit or off");
+      if (value == "auto")
+        c.pair.slope = SlopePolicy::Auto;
+      else if (value == "fit")
+        c.pair.slope = SlopePolicy::Fit;
+      else if (value == "off")
+        c.pair.slope = SlopePolicy::Off;
+      else
+        return bad("auto, fit or off");
     } else if (pairwise && key == "window") {
       char* end = nullptr;
       const double ms = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || !(ms >= 0) || ms > 600000) return bad("a time in ms in 0..600000");
+      if (value.empty() || *end != '\0' || !(ms >= 0) || ms > 600000)
+        return bad("a time in ms in 0..600000");
       c.pair.window_ns = std::llround(ms * 1e6);
     } else if (c.algorithm == Algorithm::ClockProp && key == "check") {
       if (!parse_bool(value, b)) return bad("a boolean (0/1/yes/no/on/off/true/false)");
@@ -192,10 +212,11 @@ private:
       pos_ = at;
       skip_ws();
       const char* expected = pairwise ? "fitpoints, pingpongs, offset, recompute, slope, window"
-                             : c.algorithm == Algorithm::ClockProp ? "check, pingpongs, tolerance, fallback"
-                             : c.algorithm == Algorithm::H2hca     ? "inter, intra"
-                             : c.algorithm == Algorithm::H3hca     ? "inter, socket, intra"
-                                                                   : "no parameters";
+                             : c.algorithm == Algorithm::ClockProp
+                                 ? "check, pingpongs, tolerance, fallback"
+                             : c.algorithm == Algorithm::H2hca ? "inter, intra"
+                             : c.algorithm == Algorithm::H3hca ? "inter, socket, intra"
+                                                               : "no parameters";
       return fail("unknown parameter '" + key + "' for " + alg + " (expected " + expected + ")");
     }
     return true;
@@ -235,7 +256,9 @@ std::string to_string(const SyncConfig& c) {
     out << "(fitpoints=" << p.fitpoints << ",pingpongs=" << p.pingpongs
         << ",offset=" << (p.offset == OffsetMethod::Skampi ? "skampi" : "meanrtt")
         << ",recompute=" << (p.recompute_intercept ? 1 : 0) << ",slope="
-        << (p.slope == SlopePolicy::Auto ? "auto" : p.slope == SlopePolicy::Fit ? "fit" : "off")
+        << (p.slope == SlopePolicy::Auto  ? "auto"
+            : p.slope == SlopePolicy::Fit ? "fit"
+                                          : "off")
         << ",window=" << format_ms(p.window_ns) << ")";
   } else if (c.algorithm == Algorithm::ClockProp) {
     out << "(check=" << (c.check ? 1 : 0) << ",pingpongs=" << c.check_pingpongs

@@ -23,20 +23,20 @@ enum class Algorithm { None, Jk, Hca, Hca2, Hca3, ClockProp, H2hca, H3hca };
 /// How one pair of ranks learns a clock model (Algorithm 2 of the paper).
 struct PairParams {
   int fitpoints = 20;
-  int pingpongs = 10;               ///< exchanges per offset measurement
+  int pingpongs = 10; ///< exchanges per offset measurement
   OffsetMethod offset = OffsetMethod::Skampi;
   bool recompute_intercept = true;
   SlopePolicy slope = SlopePolicy::Auto; ///< auto: keep the fitted slope only when significant
-  std::int64_t window_ns = 0;       ///< fit points spread over this time (0: back to back)
+  std::int64_t window_ns = 0;            ///< fit points spread over this time (0: back to back)
 };
 
 struct SyncConfig {
   Algorithm algorithm = Algorithm::H2hca;
-  PairParams pair;                  ///< jk, hca, hca2, hca3
+  PairParams pair; ///< jk, hca, hca2, hca3
   // clockprop
-  bool check = true;                ///< verify that members read the leader's base clock
+  bool check = true; ///< verify that members read the leader's base clock
   int check_pingpongs = 5;
-  std::int64_t tolerance_ns = 100;  ///< slack on the check's bound (clock read granularity)
+  std::int64_t tolerance_ns = 100;      ///< slack on the check's bound (clock read granularity)
   std::shared_ptr<SyncConfig> fallback; ///< pairwise sync of members that fail the check
   // h2hca / h3hca
   std::shared_ptr<SyncConfig> inter;  ///< between node leaders

@@ -1,8 +1,6 @@
 // The tracer's clock lifecycle: base clock selection and synchronization in MPI_Init, residual
 // offsets measured right after the sync and again in MPI_Finalize, everything stored in the
 // archive so that readers know the time base and htrace-correct can interpolate remaining drift.
-#include <algorithm>
-
 #include "clock/accuracy.h"
 #include "clock/base_clock.h"
 #include "clock/mpi_transport.h"
@@ -10,6 +8,8 @@
 #include "common/log.h"
 #include "htrace/archive_properties.h"
 #include "record/recorder.h"
+
+#include <algorithm>
 
 namespace htrace::clock {
 namespace {
@@ -33,17 +33,20 @@ void store_residual(Transport& world, Transport& node, const GlobalClock& global
   node.broadcast(&leader, sizeof leader, 0);
   const bool on_root_node = leader == 0;
   std::vector<int> ranks;
-  for (int r = 1; r < world.size(); ++r) ranks.push_back(r);
+  for (int r = 1; r < world.size(); ++r)
+    ranks.push_back(r);
   OffsetMeasurement mine;
   const auto all = measure_offsets_to_root(world, global, ranks, kResidualPingpongs, &mine);
   if (world.rank() != 0) {
     std::int64_t& slot = on_root_node ? stats.min_rtt_intra_ns : stats.min_rtt_inter_ns;
     slot = std::min(slot, mine.min_rtt_ns);
   }
-  record::set_process_property(init ? HTRACE_LPROP_INIT_TIME : HTRACE_LPROP_FINAL_TIME, mine.time_ns);
-  record::set_process_property(init ? HTRACE_LPROP_INIT_OFFSET : HTRACE_LPROP_FINAL_OFFSET, mine.offset_ns);
-  record::set_process_property(init ? HTRACE_LPROP_INIT_UNCERTAINTY : HTRACE_LPROP_FINAL_UNCERTAINTY,
-                               mine.uncertainty_ns);
+  record::set_process_property(init ? HTRACE_LPROP_INIT_TIME : HTRACE_LPROP_FINAL_TIME,
+                               mine.time_ns);
+  record::set_process_property(init ? HTRACE_LPROP_INIT_OFFSET : HTRACE_LPROP_FINAL_OFFSET,
+                               mine.offset_ns);
+  record::set_process_property(
+      init ? HTRACE_LPROP_INIT_UNCERTAINTY : HTRACE_LPROP_FINAL_UNCERTAINTY, mine.uncertainty_ns);
   const std::int64_t intra = world.allreduce_min(stats.min_rtt_intra_ns);
   const std::int64_t inter = world.allreduce_min(stats.min_rtt_inter_ns);
   if (init) {
@@ -54,9 +57,11 @@ void store_residual(Transport& world, Transport& node, const GlobalClock& global
   }
   if (world.rank() == 0) {
     std::int64_t worst = 0;
-    for (const auto& m : all) worst = std::max<std::int64_t>(worst, std::llabs(m.offset_ns));
+    for (const auto& m : all)
+      worst = std::max<std::int64_t>(worst, std::llabs(m.offset_ns));
     log::debug("clock: %s residual offsets measured (%s): max |offset| %lld ns over %d ranks",
-               init ? "initial" : "final", config.c_str(), static_cast<long long>(worst), world.size());
+               init ? "initial" : "final", config.c_str(), static_cast<long long>(worst),
+               world.size());
   }
 }
 
@@ -85,10 +90,12 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
   record::set_archive_property(HTRACE_PROP_TIMEBASE, synced ? "global" : "local");
   record::set_archive_property(HTRACE_PROP_SYNC_CONFIG, canonical);
   record::set_archive_property(HTRACE_PROP_BASE_CLOCK, base_clock_name(current_base_clock()));
-  const GlobalClock global([] { return now(); }, {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
+  const GlobalClock global([] { return now(); },
+                           {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
   store_residual(world, *node, global, true, run.stats, canonical);
   if (world.rank() == 0)
-    log::debug("clock: %s took %.3f ms", canonical.c_str(), static_cast<double>(run.duration_ns) * 1e-6);
+    log::debug("clock: %s took %.3f ms", canonical.c_str(),
+               static_cast<double>(run.duration_ns) * 1e-6);
   return true;
 }
 
@@ -97,7 +104,8 @@ void measure_at_finalize(MPI_Comm comm, const Options& options) {
   if (!s.active || !options.sync_finalize) return;
   MpiTransport world(comm);
   auto node = world.split_node();
-  const GlobalClock global([] { return now(); }, {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
+  const GlobalClock global([] { return now(); },
+                           {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
   store_residual(world, *node, global, false, SyncStats{}, options.sync);
 }
 

@@ -17,7 +17,8 @@ std::vector<std::int64_t> Transport::allgather(std::int64_t value) {
   std::vector<std::int64_t> all(static_cast<std::size_t>(size()));
   if (rank() == 0) {
     all[0] = value;
-    for (int r = 1; r < size(); ++r) all[static_cast<std::size_t>(r)] = recv_i64(r);
+    for (int r = 1; r < size(); ++r)
+      all[static_cast<std::size_t>(r)] = recv_i64(r);
   } else {
     send_i64(0, value);
   }
@@ -25,7 +26,9 @@ std::vector<std::int64_t> Transport::allgather(std::int64_t value) {
   return all;
 }
 
-void Transport::barrier() { allgather(0); }
+void Transport::barrier() {
+  allgather(0);
+}
 
 std::int64_t Transport::allreduce_min(std::int64_t value) {
   const auto all = allgather(value);

@@ -1,12 +1,11 @@
 // Linear models, nested clocks (flatten/unflatten) and the base clocks, without MPI.
-#include <gtest/gtest.h>
-
-#include <chrono>
-#include <thread>
-
 #include "clock/base_clock.h"
 #include "clock/global_clock.h"
 #include "clock/linear_model.h"
+
+#include <chrono>
+#include <gtest/gtest.h>
+#include <thread>
 
 using namespace htrace::clock;
 
@@ -19,7 +18,9 @@ TEST(LinearModel, FitRecoversAnExactLine) {
   }
   const FitResult r = fit_linear_model(pts);
   EXPECT_NEAR(r.model.slope, 5e-5, 1e-9);
-  for (const auto& p : pts) EXPECT_NEAR(static_cast<double>(r.model.offset_at(p.time_ns)), static_cast<double>(p.offset_ns), 1.0);
+  for (const auto& p : pts)
+    EXPECT_NEAR(static_cast<double>(r.model.offset_at(p.time_ns)), static_cast<double>(p.offset_ns),
+                1.0);
   EXPECT_LT(r.slope_stderr, 1e-9);
 }
 
@@ -34,19 +35,23 @@ TEST(LinearModel, ComposeEqualsApplyingBoth) {
   const LinearModel outer{4'000'000'000, -1'234'567, -7e-6};
   const LinearModel both = compose(outer, inner);
   for (std::int64_t t = 0; t < 20'000'000'000; t += 1'333'333'333)
-    EXPECT_NEAR(static_cast<double>(both.to_reference(t)), static_cast<double>(outer.to_reference(inner.to_reference(t))), 2.0);
+    EXPECT_NEAR(static_cast<double>(both.to_reference(t)),
+                static_cast<double>(outer.to_reference(inner.to_reference(t))), 2.0);
 }
 
 TEST(GlobalClock, FlattenUnflattenRoundTrip) {
   std::int64_t fake = 7'000'000'000;
   TimeSource source = [&] { return fake; };
-  GlobalClock c = GlobalClock(source).with({6'000'000'000, 2'500'000'000, 1e-5}).with({4'000'000'000, -37'000, -3e-6});
+  GlobalClock c = GlobalClock(source)
+                      .with({6'000'000'000, 2'500'000'000, 1e-5})
+                      .with({4'000'000'000, -37'000, -3e-6});
   const auto bytes = c.flatten();
   GlobalClock back(source);
   std::string error;
   ASSERT_TRUE(GlobalClock::unflatten(bytes, source, back, error)) << error;
   ASSERT_EQ(back.models().size(), 2u);
-  for (std::int64_t t = 0; t < 30'000'000'000; t += 999'999'937) EXPECT_EQ(back.to_global(t), c.to_global(t));
+  for (std::int64_t t = 0; t < 30'000'000'000; t += 999'999'937)
+    EXPECT_EQ(back.to_global(t), c.to_global(t));
   EXPECT_EQ(back.now(), c.now());
 
   auto bad = bytes;
@@ -59,7 +64,9 @@ TEST(GlobalClock, FlattenUnflattenRoundTrip) {
 }
 
 TEST(GlobalClock, TimeMapMatchesTheChain) {
-  GlobalClock c = GlobalClock([] { return 0; }).with({6'000'000'000, 2'500'000'000, 1e-5}).with({4'000'000'000, -37'000, -3e-6});
+  GlobalClock c = GlobalClock([] { return 0; })
+                      .with({6'000'000'000, 2'500'000'000, 1e-5})
+                      .with({4'000'000'000, -37'000, -3e-6});
   const std::int64_t origin = 6'500'000'000;
   const GlobalTimeMap map = c.to_time_map(origin);
   // Within +-10 s of the origin the single map and the chain agree to rounding.
@@ -77,7 +84,8 @@ TEST(BaseClock, ParsesNamesAndRejectsOthers) {
 }
 
 TEST(BaseClock, TscFlagsNeedConstantAndNonstop) {
-  EXPECT_TRUE(tsc_flags_are_invariant("processor: 0\nflags\t\t: fpu tsc constant_tsc rep_good nonstop_tsc cpuid\n"));
+  EXPECT_TRUE(tsc_flags_are_invariant(
+      "processor: 0\nflags\t\t: fpu tsc constant_tsc rep_good nonstop_tsc cpuid\n"));
   EXPECT_FALSE(tsc_flags_are_invariant("flags\t\t: fpu tsc constant_tsc rep_good cpuid\n"));
   EXPECT_FALSE(tsc_flags_are_invariant("flags\t\t: fpu tsc nonstop_tsc\n"));
   EXPECT_FALSE(tsc_flags_are_invariant("no flags line\n"));
@@ -109,7 +117,9 @@ TEST(BaseClock, NowIsMonotonicAndCheap) {
     ASSERT_GE(t, prev);
     prev = t;
   }
-  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / n;
+  const double ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+      n;
   std::printf("clock::now() on CLOCK_MONOTONIC: %.1f ns per call\n", ns);
   EXPECT_LT(ns, 2000.0); // generous: loaded shared machine; the benchmark quotes the real figure
 }

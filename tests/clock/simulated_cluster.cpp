@@ -12,7 +12,8 @@ namespace {
 
 class SimulatedTransport final : public Transport {
 public:
-  SimulatedTransport(SimulatedCluster& cluster, std::shared_ptr<SimulatedCluster::Group> group, int rank)
+  SimulatedTransport(SimulatedCluster& cluster, std::shared_ptr<SimulatedCluster::Group> group,
+                     int rank)
       : cluster_(cluster), group_(std::move(group)), rank_(rank) {}
   int rank() const override { return rank_; }
   int size() const override { return static_cast<int>(group_->members.size()); }
@@ -54,19 +55,24 @@ private:
 };
 
 std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 } // namespace
 
 SimulatedCluster::SimulatedCluster(std::vector<SimulatedRank> ranks) : ranks_(std::move(ranks)) {
   std::vector<int> all(ranks_.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    all[i] = static_cast<int>(i);
   world_ = std::make_shared<Group>(Group{0, all});
   groups_[0] = world_;
 }
 
-std::int64_t SimulatedCluster::true_now() const { return steady_ns(); }
+std::int64_t SimulatedCluster::true_now() const {
+  return steady_ns();
+}
 
 std::int64_t SimulatedCluster::local_at(int rank, std::int64_t t) const {
   const auto& r = rank_info(rank);
@@ -78,7 +84,9 @@ std::int64_t SimulatedCluster::true_at(int rank, std::int64_t local) const {
   return std::llround(static_cast<double>(local - r.offset_ns) / (1.0 + r.drift));
 }
 
-std::int64_t SimulatedCluster::local_now(int rank) const { return local_at(rank, true_now()); }
+std::int64_t SimulatedCluster::local_now(int rank) const {
+  return local_at(rank, true_now());
+}
 
 void SimulatedCluster::run(const std::function<void(Transport&)>& body) {
   std::vector<std::thread> threads;
@@ -87,11 +95,12 @@ void SimulatedCluster::run(const std::function<void(Transport&)>& body) {
       SimulatedTransport t(*this, world_group(), r);
       body(t);
     });
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
 }
 
-std::shared_ptr<SimulatedCluster::Group> SimulatedCluster::get_group(int parent, int sequence, int color,
-                                                                     const std::vector<int>& members) {
+std::shared_ptr<SimulatedCluster::Group>
+SimulatedCluster::get_group(int parent, int sequence, int color, const std::vector<int>& members) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto key = std::make_tuple(parent, sequence, color);
   auto it = group_ids_.find(key);
@@ -116,7 +125,8 @@ void SimulatedCluster::take(int group, int src, int dst, void* data, std::size_t
   std::unique_lock<std::mutex> lock(mutex_);
   auto& box = mail_[std::make_tuple(group, src, dst)];
   arrived_.wait(lock, [&] { return !box.empty(); });
-  if (box.front().size() != bytes) throw std::runtime_error("simulated transport: message size mismatch");
+  if (box.front().size() != bytes)
+    throw std::runtime_error("simulated transport: message size mismatch");
   if (bytes) std::memcpy(data, box.front().data(), bytes);
   box.pop_front();
 }

@@ -4,6 +4,8 @@
 // so the true offset between any two ranks is known exactly at any moment.
 #pragma once
 
+#include "clock/transport.h"
+
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -13,8 +15,6 @@
 #include <mutex>
 #include <tuple>
 #include <vector>
-
-#include "clock/transport.h"
 
 namespace htrace::clock::testing {
 
@@ -36,7 +36,9 @@ public:
   /// True time at which `rank`'s clock reads `local`.
   std::int64_t true_at(int rank, std::int64_t local) const;
   /// Rank 0's clock at the moment `rank`'s clock reads `local`: what a perfect global clock says.
-  std::int64_t reference_at(int rank, std::int64_t local) const { return local_at(0, true_at(rank, local)); }
+  std::int64_t reference_at(int rank, std::int64_t local) const {
+    return local_at(0, true_at(rank, local));
+  }
 
   /// Runs `body(transport)` on one thread per rank and joins them.
   void run(const std::function<void(Transport&)>& body);
@@ -47,7 +49,8 @@ public:
     std::vector<int> members; // world ranks in group-rank order
   };
   std::shared_ptr<Group> world_group() { return world_; }
-  std::shared_ptr<Group> get_group(int parent, int sequence, int color, const std::vector<int>& members);
+  std::shared_ptr<Group> get_group(int parent, int sequence, int color,
+                                   const std::vector<int>& members);
   void post(int group, int src, int dst, const void* data, std::size_t bytes);
   void take(int group, int src, int dst, void* data, std::size_t bytes);
   const SimulatedRank& rank_info(int r) const { return ranks_.at(static_cast<std::size_t>(r)); }

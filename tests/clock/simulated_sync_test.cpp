@@ -1,11 +1,10 @@
 // The offset and synchronization algorithms on a simulated cluster (threads, in-memory messages)
 // whose clocks have known offsets and drifts: recovered global clocks are compared to the truth.
-#include <gtest/gtest.h>
-
-#include <mutex>
-
 #include "clock/accuracy.h"
 #include "simulated_cluster.h"
+
+#include <gtest/gtest.h>
+#include <mutex>
 
 using namespace htrace::clock;
 using htrace::clock::testing::SimulatedCluster;
@@ -20,10 +19,11 @@ constexpr std::int64_t kBoundNs = 200'000;
 struct Outcome {
   std::vector<std::int64_t> error_ns; // per rank: global clock minus rank 0's true clock
   std::vector<SyncStats> stats;
-  std::vector<double> slope;          // total slope of each rank's map
+  std::vector<double> slope; // total slope of each rank's map
 };
 
-Outcome run(SimulatedCluster& cluster, const std::string& config, std::function<int(int)> socket_of = nullptr) {
+Outcome run(SimulatedCluster& cluster, const std::string& config,
+            std::function<int(int)> socket_of = nullptr) {
   const SyncConfigResult parsed = parse_sync_config(config);
   EXPECT_TRUE(parsed.ok()) << parsed.error;
   Outcome out;
@@ -34,7 +34,8 @@ Outcome run(SimulatedCluster& cluster, const std::string& config, std::function<
     const int r = t.rank();
     SyncContext ctx;
     if (socket_of) ctx.socket_id = [&] { return socket_of(r); };
-    const SyncRun sync = synchronize_on(t, parsed.config, [&cluster, r] { return cluster.local_now(r); }, ctx);
+    const SyncRun sync = synchronize_on(
+        t, parsed.config, [&cluster, r] { return cluster.local_now(r); }, ctx);
     const std::int64_t local = cluster.local_now(r);
     const auto i = static_cast<std::size_t>(r);
     out.error_ns[i] = sync.clock.to_global(local) - cluster.reference_at(r, local);
@@ -80,7 +81,11 @@ class FlatAlgorithms : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(FlatAlgorithms, RecoverOffsetsOfFiveRanks) {
   // Five ranks: not a power of two, so HCA2/HCA3 exercise their extra step.
-  SimulatedCluster cluster({{0, 0, 0}, {-3'000'000'000, -1e-5, 1}, {123'456, 0, 2}, {2'000'000'001, 3e-5, 3}, {-77, 0, 4}});
+  SimulatedCluster cluster({{0, 0, 0},
+                            {-3'000'000'000, -1e-5, 1},
+                            {123'456, 0, 2},
+                            {2'000'000'001, 3e-5, 3},
+                            {-77, 0, 4}});
   const Outcome o = run(cluster, GetParam());
   std::int64_t worst = 0;
   for (std::size_t r = 0; r < o.error_ns.size(); ++r) {
@@ -116,7 +121,8 @@ TEST(Hierarchical, ClockPropChecksThatRanksShareTheClock) {
   EXPECT_TRUE(o.stats[3].clockprop_fallback);
   EXPECT_FALSE(o.stats[2].clockprop_fallback);
   EXPECT_FALSE(o.stats[1].clockprop_fallback);
-  for (std::size_t r = 0; r < 4; ++r) EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
+  for (std::size_t r = 0; r < 4; ++r)
+    EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
 
   // With the check switched off the copied model is wrong by the 5 ms: the check is what saves it.
   const Outcome unchecked = run(cluster, "h2hca(intra=clockprop(check=0))");

@@ -25,13 +25,15 @@ bool parse_seconds_list(const std::string& text, std::vector<std::int64_t>& out)
     for (; i < item.size() && std::isdigit(static_cast<unsigned char>(item[i])); ++i, ++digits)
       whole = whole * 10 + (item[i] - '0');
     if (i < item.size() && item[i] == '.') {
-      for (++i; i < item.size() && std::isdigit(static_cast<unsigned char>(item[i])); ++i, ++frac_digits) {
+      for (++i; i < item.size() && std::isdigit(static_cast<unsigned char>(item[i]));
+           ++i, ++frac_digits) {
         if (frac_digits >= 9) return false;
         frac = frac * 10 + (item[i] - '0');
       }
     }
     if (i != item.size() || digits + frac_digits == 0 || digits > 9) return false;
-    for (int k = frac_digits; k < 9; ++k) frac *= 10;
+    for (int k = frac_digits; k < 9; ++k)
+      frac *= 10;
     const std::int64_t ns = whole * 1'000'000'000 + frac;
     out.push_back(negative ? -ns : ns);
   }
@@ -50,7 +52,8 @@ std::optional<GroundTruth> ground_truth_from_environment(std::string& error) {
   char* end = nullptr;
   const long n = per_node ? std::strtol(per_node, &end, 10) : 0;
   if (!per_node || *end != '\0' || n < 1) {
-    error = "HTRACE_CLUSTER_RANKS_PER_NODE must be a positive integer when HTRACE_CLUSTER_OFFSETS is set";
+    error = "HTRACE_CLUSTER_RANKS_PER_NODE must be a positive integer when HTRACE_CLUSTER_OFFSETS "
+            "is set";
     return std::nullopt;
   }
   truth.ranks_per_node = static_cast<int>(n);

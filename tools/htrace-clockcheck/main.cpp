@@ -3,23 +3,21 @@
 // sample's) offset on the global clock right after the sync and again after --wait seconds, and
 // prints max and median |offset| and the sync duration per configuration. On the emulated cluster
 // (HTRACE_CLUSTER_OFFSETS) it also reports the error against the known true offsets.
-#include <mpi.h>
+#include "clock/accuracy.h"
+#include "clock/base_clock.h"
+#include "clock/mpi_transport.h"
+#include "ground_truth.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mpi.h>
 #include <sstream>
 #include <string>
-#include <vector>
-
 #include <unistd.h>
-
-#include "clock/accuracy.h"
-#include "clock/base_clock.h"
-#include "clock/mpi_transport.h"
-#include "ground_truth.h"
+#include <vector>
 
 namespace {
 
@@ -99,9 +97,11 @@ std::vector<int> measured_ranks(int size, int sample) {
   std::vector<int> ranks;
   const int others = size - 1;
   if (sample <= 0 || sample >= others) {
-    for (int r = 1; r < size; ++r) ranks.push_back(r);
+    for (int r = 1; r < size; ++r)
+      ranks.push_back(r);
   } else {
-    for (int i = 0; i < sample; ++i) ranks.push_back(1 + static_cast<int>(static_cast<long long>(i) * others / sample));
+    for (int i = 0; i < sample; ++i)
+      ranks.push_back(1 + static_cast<int>(static_cast<long long>(i) * others / sample));
   }
   return ranks;
 }
@@ -112,7 +112,8 @@ struct Summary {
 Summary summarize(std::vector<std::int64_t> v) {
   Summary s;
   if (v.empty()) return s;
-  for (auto& x : v) x = std::llabs(x);
+  for (auto& x : v)
+    x = std::llabs(x);
   std::sort(v.begin(), v.end());
   s.max = v.back();
   s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
@@ -158,8 +159,10 @@ int main(int argc, char** argv) {
   const int arg_status = parse_args(argc, argv, args, error);
   if (arg_status != 0) {
     if (rank == 0) {
-      if (arg_status == 3) std::fputs(kUsage, stdout);
-      else std::fprintf(stderr, "htrace-clockcheck: error: %s\n%s", error.c_str(), kUsage);
+      if (arg_status == 3)
+        std::fputs(kUsage, stdout);
+      else
+        std::fprintf(stderr, "htrace-clockcheck: error: %s\n%s", error.c_str(), kUsage);
     }
     return finish(arg_status == 3 ? 0 : 2);
   }
@@ -182,7 +185,9 @@ int main(int argc, char** argv) {
   {
     auto node = world.split_node();
     if (!setup_base_clock(world, *node, args.clock, error)) {
-      if (rank == 0) std::fprintf(stderr, "htrace-clockcheck: error: --clock %s: %s\n", args.clock.c_str(), error.c_str());
+      if (rank == 0)
+        std::fprintf(stderr, "htrace-clockcheck: error: --clock %s: %s\n", args.clock.c_str(),
+                     error.c_str());
       return finish(1);
     }
   }
@@ -196,21 +201,25 @@ int main(int argc, char** argv) {
   per_rank << "config,rank,node_truth_offset_ns,check_after_s,measured_offset_ns,uncertainty_ns,"
               "model_offset_ns,truth_error_ns,slope\n";
   if (rank == 0) {
-    std::printf("# htrace-clockcheck: %d ranks, %zu measured, base clock %s, ground truth: %s\n", size,
-                ranks.size(), args.clock.c_str(), truth ? "HTRACE_CLUSTER_OFFSETS" : "none");
-    std::printf("%-28s %9s %11s %11s %11s %11s", "config", "sync_ms", "max_ns", "median_ns", "truth_max", "truth_med");
+    std::printf("# htrace-clockcheck: %d ranks, %zu measured, base clock %s, ground truth: %s\n",
+                size, ranks.size(), args.clock.c_str(), truth ? "HTRACE_CLUSTER_OFFSETS" : "none");
+    std::printf("%-28s %9s %11s %11s %11s %11s", "config", "sync_ms", "max_ns", "median_ns",
+                "truth_max", "truth_med");
     if (two_phases)
-      std::printf("   after %-4g s: %9s %11s %11s %11s", args.wait_s, "max_ns", "median_ns", "truth_max", "truth_med");
+      std::printf("   after %-4g s: %9s %11s %11s %11s", args.wait_s, "max_ns", "median_ns",
+                  "truth_max", "truth_med");
     std::printf("\n");
   }
 
   for (std::size_t c = 0; c < configs.size(); ++c) {
-    const AccuracyCheck check = check_accuracy(world, configs[c], [] { return now(); }, ranks, wait_ns, args.pingpongs);
+    const AccuracyCheck check = check_accuracy(
+        world, configs[c], [] { return now(); }, ranks, wait_ns, args.pingpongs);
     const std::int64_t true_offset = truth ? truth->offset_of(rank) : 0;
     std::string row = "  " + args.configs[c];
     if (rank == 0) {
       char cell[128];
-      std::snprintf(cell, sizeof cell, "%-28s %9.3f", args.configs[c].c_str(), static_cast<double>(check.max_duration_ns) * 1e-6);
+      std::snprintf(cell, sizeof cell, "%-28s %9.3f", args.configs[c].c_str(),
+                    static_cast<double>(check.max_duration_ns) * 1e-6);
       row = cell;
     }
     for (int phase = 0; phase < (two_phases ? 2 : 1); ++phase) {
@@ -222,8 +231,8 @@ int main(int argc, char** argv) {
       const double after_s = phase ? args.wait_s : 0.0;
       {
         std::ostringstream line;
-        line << '"' << args.configs[c] << "\"," << rank << ',' << true_offset << ',' << after_s << ','
-             << mine.offset_ns << ',' << mine.uncertainty_ns << ',' << model_offset << ','
+        line << '"' << args.configs[c] << "\"," << rank << ',' << true_offset << ',' << after_s
+             << ',' << mine.offset_ns << ',' << mine.uncertainty_ns << ',' << model_offset << ','
              << (truth ? std::to_string(model_offset - true_offset) : "") << ','
              << check.run.clock.to_time_map(local).slope << '\n';
         // Gather the per-rank lines at rank 0 in rank order.
@@ -232,28 +241,35 @@ int main(int argc, char** argv) {
         std::vector<int> lens(static_cast<std::size_t>(size));
         MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
         std::vector<int> displs(lens.size(), 0);
-        for (std::size_t i = 1; i < lens.size(); ++i) displs[i] = displs[i - 1] + lens[i - 1];
-        std::string all(rank == 0 ? static_cast<std::size_t>(displs.back() + lens.back()) : 0, '\0');
-        MPI_Gatherv(text.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm);
+        for (std::size_t i = 1; i < lens.size(); ++i)
+          displs[i] = displs[i - 1] + lens[i - 1];
+        std::string all(rank == 0 ? static_cast<std::size_t>(displs.back() + lens.back()) : 0,
+                        '\0');
+        MPI_Gatherv(text.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0,
+                    comm);
         per_rank << all;
       }
       if (rank != 0) continue;
       std::vector<std::int64_t> measured;
-      for (const auto& m : phase ? check.after_wait : check.after_sync) measured.push_back(m.offset_ns);
+      for (const auto& m : phase ? check.after_wait : check.after_sync)
+        measured.push_back(m.offset_ns);
       std::vector<std::int64_t> errors;
-      for (int r : ranks) errors.push_back(truth_errors[static_cast<std::size_t>(r)]);
+      for (int r : ranks)
+        errors.push_back(truth_errors[static_cast<std::size_t>(r)]);
       const Summary ms = summarize(measured), ts = summarize(errors);
       char cell[160];
       if (truth)
-        std::snprintf(cell, sizeof cell, " %11lld %11lld %11lld %11lld", static_cast<long long>(ms.max),
-                      static_cast<long long>(ms.median), static_cast<long long>(ts.max), static_cast<long long>(ts.median));
+        std::snprintf(cell, sizeof cell, " %11lld %11lld %11lld %11lld",
+                      static_cast<long long>(ms.max), static_cast<long long>(ms.median),
+                      static_cast<long long>(ts.max), static_cast<long long>(ts.median));
       else
         std::snprintf(cell, sizeof cell, " %11lld %11lld %11s %11s", static_cast<long long>(ms.max),
                       static_cast<long long>(ms.median), "-", "-");
       row += phase ? std::string("   ") + std::string(16, ' ') + cell : std::string(cell);
-      csv << '"' << args.configs[c] << "\",\"" << to_string(configs[c]) << "\"," << size << ',' << ranks.size() << ','
-          << args.clock << ',' << static_cast<double>(check.max_duration_ns) * 1e-6 << ',' << after_s << ','
-          << ms.max << ',' << ms.median << ',' << (truth ? std::to_string(ts.max) : "") << ','
+      csv << '"' << args.configs[c] << "\",\"" << to_string(configs[c]) << "\"," << size << ','
+          << ranks.size() << ',' << args.clock << ','
+          << static_cast<double>(check.max_duration_ns) * 1e-6 << ',' << after_s << ',' << ms.max
+          << ',' << ms.median << ',' << (truth ? std::to_string(ts.max) : "") << ','
           << (truth ? std::to_string(ts.median) : "") << '\n';
     }
     if (rank == 0) {
@@ -265,7 +281,8 @@ int main(int argc, char** argv) {
   int status = 0;
   if (rank == 0) {
     if (!args.csv.empty() && !write_atomically(args.csv, csv.str(), error)) status = 1;
-    if (!args.per_rank.empty() && !write_atomically(args.per_rank, per_rank.str(), error)) status = 1;
+    if (!args.per_rank.empty() && !write_atomically(args.per_rank, per_rank.str(), error))
+      status = 1;
     if (status) std::fprintf(stderr, "htrace-clockcheck: error: %s\n", error.c_str());
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, comm);

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Traces a ping-pong between emulated nodes (clocks seconds apart) with libhtrace and the default
+HTRACE_SYNC, then reads the archive with the otf2 Python bindings (independent of htrace):
+  - no receive is recorded before its matching send (matched FIFO per sender, receiver, tag);
+  - the archive says TIMEBASE=global and names the sync configuration and base clock;
+  - every location carries INIT_* and FINAL_* clock properties, rank 0's offset is 0 and all
+    residual offsets are small (the ground-truth offsets are 2.5 s).
+Without the sync the same run has receives seconds before their sends (checked with
+HTRACE_SYNC=none, so the test would notice a sync that silently did nothing)."""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict, deque
+
+import _otf2
+import otf2
+from otf2.events import MpiRecv, MpiSend
+
+BUILD = os.environ["HTRACE_BUILD_DIR"]
+CLUSTER = os.environ["HTRACE_CLUSTER_RUN"]
+LIB = os.environ["HTRACE_LIB"]
+PROGRAM = os.path.join(BUILD, "tests/clock/clock_pingpong")
+BOUND_NS = int(os.environ.get("HTRACE_CLOCK_TEST_BOUND_NS", "50000"))
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def traced_run(sync):
+    out = tempfile.mkdtemp(prefix="htrace-clocktrace-")
+    env = dict(os.environ, HTRACE_SYNC=sync, HTRACE_ARCHIVE_DIR=out, HTRACE_ARCHIVE_NAME="trace",
+               MPIRUN_EXTRA=f"-x LD_PRELOAD={LIB} -x HTRACE_SYNC -x HTRACE_ARCHIVE_DIR -x HTRACE_ARCHIVE_NAME")
+    cmd = [CLUSTER, "--offsets", "0,2.5", "--ranks-per-node", "2", "--", PROGRAM]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
+    print(run.stdout, run.stderr)
+    if run.returncode == 77:
+        sys.exit(77)
+    if run.returncode != 0:
+        fail(f"traced run exited with {run.returncode}")
+    anchors = glob.glob(os.path.join(out, "**", "*.otf2"), recursive=True)
+    if not anchors:
+        fail(f"no archive under {out}")
+    return anchors[0]
+
+
+def read(anchor):
+    sends, recvs = defaultdict(deque), defaultdict(deque)
+    with otf2.reader.open(anchor) as trace:
+        props = {name: _otf2.Reader_GetProperty(trace.handle, name)
+                 for name in _otf2.Reader_GetPropertyNames(trace.handle)}
+        locprops = defaultdict(dict)
+        for p in trace.definitions.location_properties:
+            locprops[p.location.name][p.name] = p.value
+        ranks = {loc: loc.location_group.name for loc in trace.definitions.locations}
+        for location, event in trace.events:
+            if isinstance(event, MpiSend):
+                key = (location.location_group, event.receiver, event.msg_tag)
+                sends[(location.location_group.name, event.receiver, event.msg_tag)].append(event.time)
+            elif isinstance(event, MpiRecv):
+                recvs[(location.location_group.name, event.sender, event.msg_tag)].append(event.time)
+    return props, locprops, sends, recvs
+
+
+def violations(sends, recvs):
+    # Location groups are named by rank ("rank 3" / "MPI Rank 3"...): match on the trailing number.
+    def rank_of(name):
+        return int("".join(ch for ch in name.split()[-1] if ch.isdigit()))
+    send_q = {(rank_of(g), peer, tag): q for (g, peer, tag), q in sends.items()}
+    count, bad = 0, []
+    for (group, sender, tag), times in recvs.items():
+        queue = send_q.get((sender, rank_of(group), tag), deque())
+        for t_recv in times:
+            if not queue:
+                fail(f"receive on {group} from {sender} tag {tag} has no send")
+            t_send = queue.popleft()
+            count += 1
+            if t_recv < t_send:
+                bad.append((group, sender, t_send, t_recv))
+    return count, bad
+
+
+def main():
+    anchor = traced_run("h2hca")
+    props, locprops, sends, recvs = read(anchor)
+    print("archive properties:", props)
+    if props.get("HTRACE::CLOCK::TIMEBASE") != "global":
+        fail(f"TIMEBASE is {props.get('HTRACE::CLOCK::TIMEBASE')!r}, expected 'global'")
+    if not props.get("HTRACE::CLOCK::SYNC", "").startswith("h2hca("):
+        fail("the canonical sync configuration is missing")
+    if props.get("HTRACE::CLOCK::BASE") != "monotonic":
+        fail("base clock property missing")
+    if "HTRACE::CLOCK::MIN_LATENCY_INTER_NS" not in props:
+        fail("inter-node minimum latency missing")
+    count, bad = violations(sends, recvs)
+    print(f"{count} messages matched, {len(bad)} received before sent")
+    if count < 40:
+        fail(f"expected at least 40 messages, matched {count}")
+    if bad:
+        fail(f"receives before their sends: {bad[:5]}")
+    if len(locprops) < 4:
+        fail(f"clock properties on {len(locprops)} locations, expected 4: {dict(locprops)}")
+    for location, p in locprops.items():
+        for phase in ("INIT", "FINAL"):
+            for field in ("TIME", "OFFSET", "UNCERTAINTY"):
+                if f"HTRACE::CLOCK::{phase}_{field}" not in p:
+                    fail(f"{location} lacks HTRACE::CLOCK::{phase}_{field}: {p}")
+            if abs(int(p[f"HTRACE::CLOCK::{phase}_OFFSET"])) > BOUND_NS:
+                fail(f"{location}: residual {phase} offset {p[f'HTRACE::CLOCK::{phase}_OFFSET']} ns")
+
+    # Control: without the sync the clock condition must be violated (clocks 2.5 s apart), and
+    # the residual offsets stored must show the 2.5 s.
+    props, locprops, sends, recvs = read(traced_run("none"))
+    count, bad = violations(sends, recvs)
+    print(f"HTRACE_SYNC=none: {count} messages, {len(bad)} received before sent")
+    if props.get("HTRACE::CLOCK::TIMEBASE") != "local" or not bad:
+        fail("the unsynchronized control run shows no violation: the test could not detect a broken sync")
+    if not any(abs(abs(int(p.get("HTRACE::CLOCK::INIT_OFFSET", 0))) - 2_500_000_000) < 1_000_000 for p in locprops.values()):
+        fail("HTRACE_SYNC=none: no location reports the 2.5 s offset")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
