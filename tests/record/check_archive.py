@@ -3,6 +3,7 @@
 
 usage: check_archive.py full ARCHIVE_DIR WRITER_STDOUT   every check of the 'write' sequence
        check_archive.py readable ARCHIVE_DIR             opens it and checks time order only
+       check_archive.py volume ARCHIVE_DIR PAIRS STDOUT  'volume' run: exact counts, OTF2 flushes
 """
 import collections
 import re
@@ -161,6 +162,20 @@ def main():
     mode, path = sys.argv[1], sys.argv[2]
     if mode == 'full':
         check_full(path, sys.argv[3])
+    elif mode == 'volume':
+        defs, per_location = read(path)
+        check_time_order(per_location)
+        pairs = int(sys.argv[3]) + PRE_START_PAIRS
+        ours = {int(r): int(f) for r, f in re.findall(r'RANK (\d+) .*flushes=(\d+)', open(sys.argv[4]).read())}
+        for loc in defs.locations:
+            events = per_location[loc._ref]
+            counts = collections.Counter(type(e).__name__ for e in events)
+            check(counts['Enter'] == pairs and counts['Leave'] == pairs, f'{loc._ref}: {dict(counts)}')
+            check(loc.number_of_events == len(events), f'{loc._ref}: number_of_events mismatch')
+            # Ours: one per full 64 KiB buffer. OTF2 flushed its own capped chunk pool too, which
+            # adds BufferFlush records (memory stays bounded).
+            check(ours.get(loc._ref, 0) >= (2 * pairs - 3 * 1365) // 1365, f'{loc._ref}: {ours}')
+            check(counts['BufferFlush'] > ours.get(loc._ref, 0), f'{loc._ref}: no OTF2 flush {counts}')
     else:
         defs, per_location = read(path)
         check_time_order(per_location)

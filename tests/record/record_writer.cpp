@@ -3,9 +3,11 @@
 //
 //   record_writer write      full sequence incl. a second thread, teams, a derived comm
 //   record_writer emergency  a few events, then emergency_flush() instead of finalize()
+//   record_writer volume N   N Enter/Leave pairs per rank (exercises OTF2's own buffer flushes)
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -44,6 +46,7 @@ void worker(rec::CommId team, int rank) {
 
 int main(int argc, char** argv) {
   const bool emergency = argc > 1 && std::strcmp(argv[1], "emergency") == 0;
+  const long volume = argc > 2 && std::strcmp(argv[1], "volume") == 0 ? std::atol(argv[2]) : 0;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank = 0, size = 0;
@@ -115,6 +118,23 @@ int main(int argc, char** argv) {
     rec::emergency_flush("record_writer emergency test");
     MPI_Barrier(MPI_COMM_WORLD);
     rec::finalize(); // must be a no-op now
+    MPI_Finalize();
+    return 0;
+  }
+
+  if (volume > 0) {
+    for (long i = 0; i < volume; ++i) {
+      main_loc->enter(htrace::clock::now(), compute);
+      main_loc->leave(htrace::clock::now(), compute);
+    }
+    rec::finalize();
+    const rec::Summary s = rec::summary();
+    std::printf("RANK %d recorded=%llu written=%llu flushes=%llu clamped=%llu dropped=%llu\n", rank,
+                static_cast<unsigned long long>(s.events_recorded),
+                static_cast<unsigned long long>(s.events_written),
+                static_cast<unsigned long long>(s.buffer_flushes),
+                static_cast<unsigned long long>(s.timestamps_clamped),
+                static_cast<unsigned long long>(s.events_dropped));
     MPI_Finalize();
     return 0;
   }

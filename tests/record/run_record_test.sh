@@ -46,6 +46,11 @@ no_overwrite)
   [ "$(ls mine)" = sentinel ] || fail "explicit existing archive was modified"
   grep -q "'mine' exists; tracing into" err || fail "no message about the existing name"
   ;;
+volume)
+  # 64 KiB buffers (1365 records) and 2 MiB of OTF2 chunks: both levels of flushing happen.
+  HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_NAME=vol run volume 100000 || fail "exit code $?"
+  "$python" "$checker" volume vol 100000 out || fail "archive check"
+  ;;
 emergency)
   HTRACE_ARCHIVE_NAME=crash run emergency || fail "exit code $?"
   grep -q "record_writer emergency test: wrote .* lacks its global definitions" err ||
