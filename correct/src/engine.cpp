@@ -7,6 +7,7 @@
 #include "htrace/archive_properties.h"
 
 #include <chrono>
+#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -89,7 +90,27 @@ void progress(const Options& o, int rank, const char* phase) {
 
 }  // namespace
 
+namespace {
+Report run(const Options& o, MPI_Comm comm);
+// OTF2 prints its own diagnostics; ours name the path and the location instead.
+OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char*, va_list) {
+  return code;
+}
+}  // namespace
+
 Report correct_archive(const Options& o, MPI_Comm comm) {
+  OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
+  try {
+    return run(o, comm);
+  } catch (const std::runtime_error& e) {
+    std::string msg = e.what();
+    if (!msg.empty() && msg[0] == '\'') throw;
+    throw std::runtime_error("'" + o.input + "': " + msg);
+  }
+}
+
+namespace {
+Report run(const Options& o, MPI_Comm comm) {
   auto start = std::chrono::steady_clock::now();
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -124,6 +145,13 @@ Report correct_archive(const Options& o, MPI_Comm comm) {
   rep.events = model.events;
   MPI_Allreduce(MPI_IN_PLACE, &rep.events, 1, MPI_UINT64_T, MPI_SUM, comm);
 
+  auto lap = [&, last = start]() mutable {
+    auto now = std::chrono::steady_clock::now();
+    double d = std::chrono::duration<double>(now - last).count();
+    last = now;
+    return d;
+  };
+  rep.read_seconds = lap();
   progress(o, rank, "replaying (controlled logical clock)");
   ReplayStats st = run_replay(ctx, model);
   MPI_Allreduce(st.messages.data(), rep.messages.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM, comm);
@@ -131,17 +159,20 @@ Report correct_archive(const Options& o, MPI_Comm comm) {
   MPI_Allreduce(st.violations_after.data(), rep.violations_after.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(&st.jumps, &rep.jumps, 1, MPI_UINT64_T, MPI_SUM, comm);
   summarize(model, rep, comm);
+  rep.replay_seconds = lap();
 
   if (!o.check_only) {
     progress(o, rank, "writing corrected archive");
     write_corrected(reader, defs, model, out, comm, rep);
     agree(comm, [&] { commit_output(out, o, comm); return std::string(); });
     rep.written = true;
+    rep.write_seconds = lap();
   }
   progress(o, rank, "done");
   if (o.progress && rank == 0) std::fputc('\n', stderr);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return rep;
 }
+}  // namespace
 
 }  // namespace htrace::correct

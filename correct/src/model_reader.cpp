@@ -356,18 +356,19 @@ void read_models(OTF2_Reader* reader, const Definitions& defs, const std::vector
       loc.process = p;
       loc.input.reserve(info.declared_events);
       LocationReader r(defs, model, loc);
+      const std::string where = "location " + std::to_string(info.id) + " (" + info.name + ")";
       if (info.declared_events > 0) {
         OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, info.id);
-        if (!er) throw std::runtime_error("location " + std::to_string(info.id) + ": cannot open its event file");
+        if (!er) throw std::runtime_error(where + ": cannot open its event file");
         OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &r);
         uint64_t n = 0;
         OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
         OTF2_Reader_CloseEvtReader(reader, er);
         if (rc != OTF2_SUCCESS)
-          throw std::runtime_error("location " + std::to_string(info.id) + ": corrupt event file (" +
+          throw std::runtime_error(where + ": corrupt event file (" +
                                    OTF2_Error_GetDescription(rc) + ")");
         if (loc.input.size() != info.declared_events)
-          throw std::runtime_error("location " + std::to_string(info.id) + ": " + std::to_string(loc.input.size()) +
+          throw std::runtime_error(where + ": " + std::to_string(loc.input.size()) +
                                    " events read, the definitions declare " + std::to_string(info.declared_events) +
                                    " (truncated event file?)");
       }

@@ -253,22 +253,31 @@ class Replayer {
         MPI_Allreduce(flags + 1, global + 1, 1, MPI_INT, MPI_MAX, ctx_.comm);
       }
       if (global[0]) break;
-      if (!global[1]) fail(stuck_message(cursors));
+      if (!global[1]) {
+        std::string msg = stuck_message(cursors);
+        fail(msg, msg.find(" p2p ") != std::string::npos ? 0 : 1);
+      }
     }
     check_unreceived();
   }
 
+  // Names the first waiting location, preferring a point-to-point wait (the usual root cause:
+  // other locations then wait in collectives for the blocked one).
   std::string stuck_message(const std::vector<Cursor>& cursors) const {
+    std::string first;
     for (size_t i = 0; i < m_.locations.size(); ++i) {
       const LocationModel& loc = m_.locations[i];
       if (cursors[i].event >= loc.lc.size()) continue;
       const Channel& ch = m_.channels.channels[loc.links[cursors[i].link].channel];
-      return "location " + std::to_string(ctx_.defs->locations[loc.location].id) + " (" +
-             ctx_.defs->locations[loc.location].name + "): event " + std::to_string(cursors[i].event) + " waits for a " +
-             kMessageKindNames[static_cast<int>(ch.kind)] +
-             " message that is never sent (unmatched messages, e.g. from a truncated run)";
+      const LocationInfo& li = ctx_.defs->locations[loc.location];
+      std::string msg = "location " + std::to_string(li.id) + " (" + li.name + "): event " +
+                        std::to_string(cursors[i].event) + " waits for a " +
+                        kMessageKindNames[static_cast<int>(ch.kind)] +
+                        " message that is never sent (unmatched messages, e.g. from a truncated run)";
+      if (ch.kind == MessageKind::P2P) return msg;
+      if (first.empty()) first = msg;
     }
-    return "";
+    return first;
   }
 
   void check_unreceived() {
@@ -284,10 +293,12 @@ class Replayer {
   }
 
   // Every rank throws the message of the lowest rank that has one.
-  [[noreturn]] void fail(std::string msg) {
+  // priority 0 beats 1: a p2p wait explains more than the collectives blocked behind it.
+  [[noreturn]] void fail(std::string msg, int priority = 0) {
     if (ctx_.size > 1) {
-      int mine = msg.empty() ? ctx_.size : ctx_.rank, first = mine;
+      int mine = msg.empty() ? 2 * ctx_.size : priority * ctx_.size + ctx_.rank, first = mine;
       MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, ctx_.comm);
+      first %= ctx_.size;
       int len = static_cast<int>(msg.size());
       MPI_Bcast(&len, 1, MPI_INT, first, ctx_.comm);
       msg.resize(static_cast<size_t>(len));

@@ -51,6 +51,8 @@ void print_json(const Report& r, std::ostream& out) {
       << "\",\n  \"written\": " << (r.written ? "true" : "false") << ",\n  \"events\": " << r.events
       << ",\n  \"locations\": " << r.locations << ",\n  \"processes\": " << r.processes
       << ",\n  \"correction_ranks\": " << r.correction_ranks << ",\n  \"seconds\": " << r.seconds
+      << ",\n  \"phase_seconds\": {\"read\": " << r.read_seconds << ", \"replay\": " << r.replay_seconds
+      << ", \"write\": " << r.write_seconds << "}"
       << ",\n  \"lmin_ns\": {\"mpi_intra\": " << r.lmin_intra << ", \"mpi_inter\": " << r.lmin_inter
       << ", \"openmp\": " << r.lmin_omp << ", \"source\": \"" << r.lmin_source << "\"},\n  \"presync\": "
       << (r.presync ? "true" : "false") << ",\n";

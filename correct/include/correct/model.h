@@ -4,6 +4,7 @@
 #define HTRACE_CORRECT_MODEL_H
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <unordered_map>
@@ -34,9 +35,15 @@ struct ChannelKey {
 };
 struct ChannelKeyHash {
   size_t operator()(const ChannelKey& k) const {
-    uint64_t h = static_cast<uint64_t>(k.type) * 0x9E3779B97F4A7C15ull;
-    for (uint64_t v : {k.a, k.b, k.c, k.d}) h = (h ^ v) * 0x100000001B3ull + (h >> 29);
+    uint64_t h = static_cast<uint64_t>(k.type);
+    for (uint64_t v : {k.a, k.b, k.c, k.d}) h = mix(h ^ v);
     return static_cast<size_t>(h);
+  }
+  static uint64_t mix(uint64_t x) {  // splitmix64 finalizer: sequence numbers spread over all bits
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
   }
 };
 
@@ -77,7 +84,26 @@ struct Link {
 struct ChannelTable {
   std::vector<Channel> channels;
   std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index;
+  // P2P channels by stream (src, dst, comm<<32|tag), then by sequence number: no hashing per message.
+  std::unordered_map<ChannelKey, std::vector<uint32_t>, ChannelKeyHash> streams;
+
   uint32_t get(const ChannelKey& key, MessageKind kind) {
+    if (key.type == ChannelType::P2P) return get_p2p(key);
+    return get_hashed(key, kind);
+  }
+  uint32_t get_p2p(const ChannelKey& key) {
+    std::vector<uint32_t>& seq = streams[{ChannelType::P2P, key.a, key.b, key.c, 0}];
+    if (key.d >= seq.size()) seq.resize(std::max<size_t>(key.d + 1, seq.size() * 2), UINT32_MAX);
+    uint32_t& id = seq[key.d];
+    if (id == UINT32_MAX) {
+      id = static_cast<uint32_t>(channels.size());
+      channels.emplace_back();
+      channels.back().key = key;
+      channels.back().kind = MessageKind::P2P;
+    }
+    return id;
+  }
+  uint32_t get_hashed(const ChannelKey& key, MessageKind kind) {
     auto [it, inserted] = index.emplace(key, static_cast<uint32_t>(channels.size()));
     if (inserted) {
       channels.emplace_back();
@@ -85,10 +111,6 @@ struct ChannelTable {
       channels.back().kind = kind;
     }
     return it->second;
-  }
-  const Channel* find(const ChannelKey& key) const {
-    auto it = index.find(key);
-    return it == index.end() ? nullptr : &channels[it->second];
   }
 };
 

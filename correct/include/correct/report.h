@@ -29,7 +29,7 @@ struct Report {
   std::array<double, 5> deviation_time{};
   std::map<std::string, uint64_t> event_records, definition_records;
   uint64_t unknown_events = 0, unknown_definitions = 0;
-  double seconds = 0;
+  double seconds = 0, read_seconds = 0, replay_seconds = 0, write_seconds = 0;  // rank 0's phases
 };
 
 void print_text(const Report& report, std::ostream& out);

@@ -1,0 +1,151 @@
+// Times htrace-correct's engine against a plain OTF2 read+write copy of the same archive, in the
+// same run, alternating the two. Usage: [mpirun -np P] correct_bench ARCHIVE_DIR WORK_DIR [REPEATS]
+#include "correct/archive_io.h"
+#include "correct/engine.h"
+#include "correct/record_tables.h"
+
+#define OTF2_MPI_UINT64_T MPI_UINT64_T
+#define OTF2_MPI_INT64_T MPI_INT64_T
+#include <mpi.h>
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace htrace::correct;
+
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
+const OTF2_FlushCallbacks kFlush = {pre_flush, post_flush};
+
+class IdentitySink final : public EventSink {
+ public:
+  OTF2_EvtWriter* w = nullptr;
+  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
+  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return w; }
+  OTF2_CallbackCode end_record(OTF2_ErrorCode) override { return OTF2_CALLBACK_SUCCESS; }
+  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override { return OTF2_CALLBACK_SUCCESS; }
+};
+class IdentityDefs final : public DefSink {
+ public:
+  OTF2_GlobalDefWriter* w = nullptr;
+  OTF2_GlobalDefWriter* writer() override { return w; }
+  void count(int) override {}
+  OTF2_CallbackCode result(OTF2_ErrorCode) override { return OTF2_CALLBACK_SUCCESS; }
+  void adjust_clock_properties(uint64_t*, uint64_t*, uint64_t*, uint64_t*) override {}
+};
+
+// The baseline: every record read per location and written unchanged, work split like the engine.
+void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (rank == 0) std::filesystem::remove_all(out);
+  MPI_Barrier(comm);
+  ArchiveReader reader(anchor, comm);
+  Definitions defs = read_definitions(reader.get());
+  std::vector<uint32_t> mine;
+  for (uint32_t p = 0; p < defs.processes.size(); ++p)
+    if (static_cast<int>(p * size / defs.processes.size()) == rank) mine.push_back(p);
+  reader.open_locations(defs, mine);
+  OTF2_Archive* ar = OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                                       OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  OTF2_Archive_SetFlushCallbacks(ar, &kFlush, nullptr);
+  if (size > 1) OTF2_MPI_Archive_SetCollectiveCallbacks(ar, comm, MPI_COMM_NULL);
+  else OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_copy_events(cbs);
+  IdentitySink sink;
+  OTF2_Archive_OpenEvtFiles(ar);
+  for (uint32_t p : mine)
+    for (uint32_t li : defs.processes[p].locations) {
+      OTF2_LocationRef id = defs.locations[li].id;
+      sink.w = OTF2_Archive_GetEvtWriter(ar, id);
+      OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), id);
+      OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs, &sink);
+      uint64_t n;
+      OTF2_Reader_ReadAllLocalEvents(reader.get(), er, &n);
+      OTF2_Reader_CloseEvtReader(reader.get(), er);
+      OTF2_Archive_CloseEvtWriter(ar, sink.w);
+    }
+  OTF2_Archive_CloseEvtFiles(ar);
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+  OTF2_Archive_OpenDefFiles(ar);
+  for (uint32_t p : mine)
+    for (uint32_t li : defs.processes[p].locations)
+      OTF2_Archive_CloseDefWriter(ar, OTF2_Archive_GetDefWriter(ar, defs.locations[li].id));
+  OTF2_Archive_CloseDefFiles(ar);
+  if (rank == 0) {
+    IdentityDefs d;
+    d.w = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefReader* gr = OTF2_Reader_GetGlobalDefReader(reader.get());
+    OTF2_GlobalDefReaderCallbacks* dc = OTF2_GlobalDefReaderCallbacks_New();
+    register_copy_defs(dc);
+    OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), gr, dc, &d);
+    OTF2_GlobalDefReaderCallbacks_Delete(dc);
+    uint64_t n;
+    OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), gr, &n);
+    OTF2_Reader_CloseGlobalDefReader(reader.get(), gr);
+  }
+  OTF2_Archive_Close(ar);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc < 3) {
+    if (rank == 0) std::fprintf(stderr, "usage: correct_bench ARCHIVE_DIR WORK_DIR [REPEATS]\n");
+    MPI_Finalize();
+    return 2;
+  }
+  int repeats = argc > 3 ? std::atoi(argv[3]) : 3;
+  std::string anchor = find_anchor(argv[1]), work = argv[2];
+  std::vector<double> copy_s, correct_s;
+  Report rep;
+  for (int r = 0; r < repeats; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    plain_copy(anchor, work + "/copy", MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t1 = MPI_Wtime();
+    Options o;
+    o.input = argv[1], o.output = work + "/corrected", o.force = true;
+    rep = correct_archive(o, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t2 = MPI_Wtime();
+    copy_s.push_back(t1 - t0), correct_s.push_back(t2 - t1);
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  long rss_kib = ru.ru_maxrss, max_rss = 0;
+  MPI_Reduce(&rss_kib, &max_rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    double c = median(copy_s), k = median(correct_s);
+    double ev = static_cast<double>(rep.events);
+    std::printf("ranks %d  events %.0f  repeats %d\n", size, ev, repeats);
+    std::printf("plain copy   median %.3f s  %.2f M events/s per process\n", c, ev / c / size / 1e6);
+    std::printf("correction   median %.3f s  %.2f M events/s per process  (%.2fx the copy)\n", k, ev / k / size / 1e6, k / c);
+    std::printf("violations before p2p %llu coll %llu, after %llu\n", (unsigned long long)rep.violations_before[0],
+                (unsigned long long)rep.violations_before[1],
+                (unsigned long long)(rep.violations_after[0] + rep.violations_after[1] + rep.violations_after[2]));
+    std::printf("peak RSS %.1f MiB per process, %.1f bytes per event (events per process %.0f)\n", max_rss / 1024.0,
+                max_rss * 1024.0 / (ev / size), ev / size);
+  }
+  MPI_Finalize();
+  return 0;
+}
