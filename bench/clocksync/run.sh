@@ -3,7 +3,8 @@
 #  1. htrace-clockcheck on 4 nodes x 2 ranks for h2hca, hca3, hca2, hca, jk: sync duration, max and
 #     median error against ground truth right after the sync and after WAIT seconds;
 #  2. MPI_Init slowdown at 8 ranks: no tracer vs libhtrace with HTRACE_SYNC=none vs the default.
-# usage: bench/clocksync/run.sh [BUILD_DIR]     env: WAIT (10), REPEAT (5), OUT (results dir)
+# usage: bench/clocksync/run.sh [BUILD_DIR]
+#   env: WAIT (10), REPEAT (5), OUT (results dir), PARTS ("accuracy init")
 set -euo pipefail
 build=$(cd "${1:-${HTRACE_BUILD_DIR:-build}}" && pwd)
 wait_s=${WAIT:-10}
@@ -18,9 +19,15 @@ offsets="0,0.000037,2.5,-1.75"
 echo "# clocksync benchmark, $(date -u +%FT%TZ), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# emulated cluster: node offsets $offsets s, 2 ranks per node (8 ranks)"
 
+parts=${PARTS:-accuracy init}
+echo "## 0. cost of clock::now()"
+"$build/bench/clocksync/clocksync_now_cost"
+if [[ $parts == *accuracy* ]]; then
 echo "## 1. accuracy vs ground truth (htrace-clockcheck, wait $wait_s s)"
 "$cluster" --offsets "$offsets" --ranks-per-node 2 -- "$clockcheck" \
   --algorithms "h2hca;hca3;hca2;hca;jk" --wait "$wait_s" --csv "$out/accuracy.csv" --per-rank "$out/accuracy-ranks.csv"
+fi
+[[ $parts == *init* ]] || exit 0
 
 echo "## 2. MPI_Init at 8 ranks (median of $repeat runs each, interleaved; ms, slowest rank)"
 [[ -f $lib ]] || { echo "libhtrace.so not built ($lib): skipping part 2"; exit 0; }
