@@ -8,6 +8,8 @@
 #include <otf2/otf2.h>
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -63,15 +65,33 @@ void free_chunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool
 
 OTF2_MemoryCallbacks memory_callbacks = {allocate_chunk, free_chunks};
 
+// ---- errors: OTF2 reports failures deep inside its buffers (e.g. a full disk while flushing)
+// only through this callback, not through the return codes of the event calls.
+thread_local std::string t_last_error;
+
+OTF2_ErrorCode on_otf2_error(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code,
+                             const char* format, va_list args) {
+  if (code <= OTF2_SUCCESS) return code; // warnings and deprecation notes
+  char message[512];
+  std::vsnprintf(message, sizeof message, format, args);
+  t_last_error = std::string(OTF2_Error_GetDescription(code)) + ": " + message;
+  State& s = state();
+  if (s.archive_ready.load())
+    s.fail("writing the trace archive failed (" + t_last_error +
+           "); the application continues untraced");
+  return code;
+}
+
 std::string otf2_reason(const std::string& what, OTF2_ErrorCode rc) {
-  return what + ": " + OTF2_Error_GetName(rc) + " (" + OTF2_Error_GetDescription(rc) +
-         ")";
+  return what + ": " + (t_last_error.empty() ? std::string(OTF2_Error_GetName(rc)) : t_last_error);
 }
 
 } // namespace
 
 std::string open_archive(State& s, const std::string& path) {
   // Memory bound per event writer: about half the record buffer (OTF2 records are ~4x smaller).
+  OTF2_Error_RegisterCallback(on_otf2_error, nullptr);
+  t_last_error.clear();
   max_event_chunks = std::max<std::size_t>(2, s.options.buffer_size / 2 / kEventChunk);
 
   OTF2_Archive* archive = OTF2_Archive_Open(path.c_str(), "traces", OTF2_FILEMODE_WRITE,
@@ -98,6 +118,7 @@ std::string close_archive(State& s) {
   auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
   if (!archive) return "";
   const OTF2_ErrorCode rc = OTF2_Archive_Close(archive);
+  s.archive_ready = false;
   s.archive = nullptr;
   return rc == OTF2_SUCCESS ? "" : otf2_reason("closing the archive", rc);
 }

@@ -103,8 +103,9 @@ ClockInfo clock_info(State& s, const std::vector<RankDefs>& all) {
   return info;
 }
 
+/// Logs a failed step, unless an earlier failure (e.g. a full disk) already explained it.
 void report(const std::string& step, const std::string& error) {
-  if (!error.empty()) log::error("%s: %s", step.c_str(), error.c_str());
+  if (!error.empty() && !state().failed.load()) log::error("%s: %s", step.c_str(), error.c_str());
 }
 
 std::vector<void (*)()>& finalize_hooks() {
@@ -121,11 +122,14 @@ void add_finalize_hook(void (*hook)()) {
 
 void finalize() {
   State& s = state();
+  // Collective: every rank whose start() succeeded runs all steps, even after a local write
+  // failure, so that no rank waits forever for another.
+  if (!s.finalize_pending.load()) return;
   // Hooks (the OMPT tool ending constructs libomp left open) add their events before the writing.
   if (s.phase.load() == Phase::Recording)
     for (auto hook : finalize_hooks()) hook();
-  Phase expected = Phase::Recording;
-  if (!s.phase.compare_exchange_strong(expected, Phase::Stopped)) return;
+  if (!s.finalize_pending.exchange(false)) return;
+  s.phase = Phase::Stopped;
   s.thread_lookup_ok = false;
   auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
 
@@ -134,6 +138,18 @@ void finalize() {
     std::lock_guard<std::mutex> lock(s.mutex);
     write_all_locations(s);
     mine = collect_definitions(s);
+  }
+  // A rank whose writing failed cannot take part in OTF2's collective close; every rank learns
+  // it and the archive is abandoned (event files of healthy ranks stay on disk).
+  int failed_here = s.failed.load() ? 1 : 0, failed_ranks = 0;
+  PMPI_Allreduce(&failed_here, &failed_ranks, 1, MPI_INT, MPI_SUM, s.comm);
+  if (failed_ranks > 0) {
+    if (s.rank == 0)
+      log::error("the archive '%s' is incomplete (writing failed on %d rank(s)) and cannot be read",
+                 s.archive_path.c_str(), failed_ranks);
+    s.archive_ready = false;
+    s.archive = nullptr; // abandoned, see above
+    return;
   }
   // From here on every rank runs the same sequence of collectives, errors or not.
   OTF2_ErrorCode rc = OTF2_Archive_CloseEvtFiles(archive);
@@ -191,8 +207,8 @@ void finalize() {
 
 void emergency_flush(const char* reason) {
   State& s = state();
-  Phase expected = Phase::Recording;
-  if (!s.phase.compare_exchange_strong(expected, Phase::Stopped)) return;
+  if (!s.finalize_pending.exchange(false)) return;
+  s.phase = Phase::Stopped;
   s.thread_lookup_ok = false;
   // Never block: a thread interrupted by a signal may hold any of these locks.
   std::unique_lock<std::mutex> lock(s.mutex, std::try_to_lock);

@@ -22,6 +22,7 @@ State& state() {
 }
 
 void State::fail(const std::string& reason) {
+  failed = true;
   phase = Phase::Stopped;
   thread_lookup_ok = false;
   if (!failure_logged.exchange(true)) log::error("recording stopped: %s", reason.c_str());

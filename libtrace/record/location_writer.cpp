@@ -133,7 +133,7 @@ void LocationAccess::on_full(Location& loc) {
 
 void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
   const std::int64_t flush_begin = clock::now();
-  if (s.phase.load() != Phase::Recording && !s.archive) {
+  if (s.failed.load() || !s.archive) {
     discard(loc);
     return;
   }
@@ -207,7 +207,9 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
 }
 
 void LocationAccess::close_writer(Location& loc, State& s) {
-  if (!loc.evt_writer_) return;
+  // After a write failure OTF2 cannot close the writer safely (it retries the failed flush on
+  // freed chunks): the writer is abandoned with its archive.
+  if (!loc.evt_writer_ || s.failed.load()) return;
   auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
   t_being_written = &loc;
   const OTF2_ErrorCode rc =

@@ -135,6 +135,8 @@ bool start(void* mpi_comm_handle, const Options& options) {
 
   if (!existing_thread_location()) thread(); // the caller becomes thread 0 even without events
   assign_location_ids(s);
+  s.archive_ready = true;
+  s.finalize_pending = true;
   s.phase = Phase::Recording;
   static bool atexit_registered = false;
   if (!atexit_registered) atexit_registered = std::atexit(exit_without_finalize) == 0;

@@ -75,6 +75,9 @@ struct State {
   std::mutex map_mutex;
   clock::GlobalTimeMap map;
 
+  std::atomic<bool> finalize_pending{false}; ///< start() succeeded; finalize/emergency not yet run
+  std::atomic<bool> archive_ready{false};    ///< archive opened by start(), not yet closed
+  std::atomic<bool> failed{false};           ///< writing failed: later writes are discarded
   std::atomic<bool> failure_logged{false};
   std::atomic<std::uint64_t> dropped_elsewhere{0}; ///< drops not attributable to a location
   Summary totals;                                  ///< global_* fields after finalize()

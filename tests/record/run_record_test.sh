@@ -51,6 +51,20 @@ volume)
   HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_NAME=vol run volume 100000 || fail "exit code $?"
   "$python" "$checker" volume vol 100000 out || fail "archive check"
   ;;
+full_disk)
+  # A 300 KiB file system fills up mid-run: one line per rank, exit code 0, no hang.
+  mkdir small
+  mount -t tmpfs -o size=300k tmpfs small 2>/dev/null || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
+  trap 'umount "$work/small"; rm -rf "$work"' EXIT
+  HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_DIR=small HTRACE_ARCHIVE_NAME=full run volume 200000 ||
+    fail "exit code $?"
+  n=$(grep -c "recording stopped: writing the trace archive failed (No space left on device" err)
+  [ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "expected one line per failing rank, got $n"
+  grep -q "archive 'small/full' is incomplete (writing failed on $n rank(s))" err ||
+    fail "rank 0 did not say the archive is incomplete"
+  [ "$(grep -c htrace err)" = "$((n + 1))" ] || fail "more diagnostics than one line per rank"
+  [ "$(grep -c '^RANK' out)" = 2 ] || fail "application did not finish on both ranks"
+  ;;
 emergency)
   HTRACE_ARCHIVE_NAME=crash run emergency || fail "exit code $?"
   grep -q "record_writer emergency test: wrote .* lacks its global definitions" err ||
