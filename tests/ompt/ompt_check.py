@@ -4,8 +4,8 @@ openmp_report(path) collects, per process, the thread locations and their OpenMP
 check_openmp(report, ...) returns the list of violations of the rules htrace's OMPT tool promises:
   - every ThreadFork has a ThreadJoin on the same location, and the team begun right after the fork
     (the encountering thread is its thread 0) is the team that fork created;
-  - each member of a team has exactly one ThreadTeamBegin and one ThreadTeamEnd for it, inside the
-    fork..join interval of the encountering thread (late worker ends must have been clamped);
+  - each member of a team has one ThreadTeamBegin and one ThreadTeamEnd per fork of the team, inside
+    that fork..join interval of the encountering thread (late worker ends must have been clamped);
   - acquisition orders of each lock are 1..n without gaps (per process: lock ids are per process),
     and each ThreadReleaseLock carries the order of the acquisition it ends, on the same location;
   - every created task is completed exactly once and was switched to before completion.
@@ -16,58 +16,68 @@ import otf2
 
 
 class Team:
-    def __init__(self):
-        self.fork = None        # (location, time) of the fork that created it
-        self.join = None
-        self.begins = defaultdict(list)  # location -> times
+    """One team communicator. The recorder may reuse one definition for every instance with the
+    same members, so instances are matched by position: the k-th fork creating the team on its
+    encountering thread goes with the k-th ThreadTeamBegin/End of the team on every member."""
+
+    def __init__(self, definition):
+        self.definition = definition
+        self.instances = []                # [(encountering location, fork time, join time)]
+        self.begins = defaultdict(list)    # location -> times
         self.ends = defaultdict(list)
-        self.parent = None      # parent communicator's name or None
+
+    def size(self):
+        return len(self.begins)
+
+    def nested(self):
+        parent = self.definition.parent
+        return parent is not None and parent.group.paradigm == self.definition.group.paradigm
 
 
 class OpenMpReport:
     def __init__(self):
         self.locations_of_process = defaultdict(set)  # process name -> location names
-        self.teams = defaultdict(Team)                 # comm object id -> Team
-        self.team_defs = {}                            # comm object id -> comm definition
+        self.teams = {}                                # comm object id -> Team
         self.lock_events = defaultdict(list)           # (process, lock id) -> [(kind, order, location)]
         self.tasks = defaultdict(lambda: defaultdict(int))  # (process, team, thread, gen) -> kind -> n
         self.forks = defaultdict(int)                  # location -> number of forks
         self.regions_on_location = defaultdict(lambda: defaultdict(int))  # location -> name -> enters
         self.violations = []
 
+    def team(self, definition):
+        return self.teams.setdefault(id(definition), Team(definition))
+
 
 def openmp_report(anchor):
     report = OpenMpReport()
-    pending_fork = {}             # location -> fork time waiting for the team it creates
-    fork_stack = defaultdict(list)  # location -> [team key]
+    pending_fork = {}               # location -> fork time waiting for the team it creates
+    fork_stack = defaultdict(list)  # location -> [[team, fork time]]
     with otf2.reader.open(anchor) as trace:
         for location in trace.definitions.locations:
             report.locations_of_process[location.group.name].add(location.name)
         for location, event in trace.events:
-            where = location.name
             process = location.group.name
+            where = f"{process}/{location.name}"  # location names repeat across processes
             if isinstance(event, otf2.events.Enter):
                 report.regions_on_location[where][event.region.name] += 1
             elif isinstance(event, otf2.events.ThreadFork):
                 report.forks[where] += 1
+                if where in pending_fork:
+                    report.violations.append(f"{where}: fork at {pending_fork[where]} begins no team")
                 pending_fork[where] = event.time
             elif isinstance(event, otf2.events.ThreadTeamBegin):
-                key = id(event.thread_team)
-                team = report.teams[key]
-                report.team_defs[key] = event.thread_team
+                team = report.team(event.thread_team)
                 team.begins[where].append(event.time)
                 if where in pending_fork:
-                    if team.fork is not None:
-                        report.violations.append(f"team {event.thread_team.name} created by two forks")
-                    team.fork = (where, pending_fork.pop(where))
-                    fork_stack[where].append(key)
+                    fork_stack[where].append([team, pending_fork.pop(where)])
             elif isinstance(event, otf2.events.ThreadTeamEnd):
-                report.teams[id(event.thread_team)].ends[where].append(event.time)
+                report.team(event.thread_team).ends[where].append(event.time)
             elif isinstance(event, otf2.events.ThreadJoin):
                 if not fork_stack[where]:
                     report.violations.append(f"{where}: ThreadJoin at {event.time} without a fork")
                     continue
-                report.teams[fork_stack[where].pop()].join = (where, event.time)
+                team, fork_time = fork_stack[where].pop()
+                team.instances.append((where, fork_time, event.time))
             elif isinstance(event, otf2.events.ThreadAcquireLock):
                 report.lock_events[(process, event.lock_id)].append(("acquire", event.acquisition_order, where))
             elif isinstance(event, otf2.events.ThreadReleaseLock):
@@ -86,19 +96,23 @@ def openmp_report(anchor):
 
 def check_openmp(report):
     v = list(report.violations)
-    for key, team in report.teams.items():
-        name = report.team_defs[key].name if key in report.team_defs else str(key)
-        if team.fork is None or team.join is None:
-            v.append(f"team {name}: fork {team.fork} / join {team.join} missing")
+    for team in report.teams.values():
+        name = f"{team.definition.name} {sorted(team.begins)}"
+        n = len(team.instances)
+        if n == 0:
+            v.append(f"team {name}: never created by a fork")
             continue
+        instances = sorted(team.instances, key=lambda i: i[1])
         for where in set(team.begins) | set(team.ends):
             b, e = team.begins.get(where, []), team.ends.get(where, [])
-            if len(b) != 1 or len(e) != 1:
-                v.append(f"team {name}: {where} has {len(b)} ThreadTeamBegin and {len(e)} ThreadTeamEnd")
+            if len(b) != n or len(e) != n:
+                v.append(f"team {name}: {where} has {len(b)} ThreadTeamBegin and {len(e)} ThreadTeamEnd, "
+                         f"the team was forked {n} times")
                 continue
-            if b[0] < team.fork[1] or e[0] > team.join[1] or e[0] < b[0]:
-                v.append(f"team {name}: {where} member from {b[0]} to {e[0]} outside fork {team.fork[1]}"
-                         f" .. join {team.join[1]}")
+            for (_, fork, join), begin, end in zip(instances, b, e):
+                if begin < fork or end > join or end < begin:
+                    v.append(f"team {name}: {where} member from {begin} to {end} outside fork {fork} .. "
+                             f"join {join}")
     for (process, lock), events in report.lock_events.items():
         acquires = [order for kind, order, _ in events if kind == "acquire"]
         if sorted(acquires) != list(range(1, len(acquires) + 1)):
