@@ -2,7 +2,6 @@
 
 #include <otf2/OTF2_Events.h>
 
-
 namespace htrace::mpi {
 namespace {
 
@@ -13,18 +12,24 @@ Bytes type_size(MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) return 0;
   return static_cast<Bytes>(size);
 }
-Bytes block(int count, MPI_Datatype type) { return count > 0 ? static_cast<Bytes>(count) * type_size(type) : 0; }
+Bytes block(int count, MPI_Datatype type) {
+  return count > 0 ? static_cast<Bytes>(count) * type_size(type) : 0;
+}
 Bytes sum(const int counts[], int n) {
   Bytes total = 0;
-  for (int i = 0; i < n; ++i) total += counts[i] > 0 ? static_cast<Bytes>(counts[i]) : 0;
+  for (int i = 0; i < n; ++i)
+    total += counts[i] > 0 ? static_cast<Bytes>(counts[i]) : 0;
   return total;
 }
 Bytes sum_typed(const int counts[], const MPI_Datatype types[], int n) {
   Bytes total = 0;
-  for (int i = 0; i < n; ++i) total += block(counts[i], types[i]);
+  for (int i = 0; i < n; ++i)
+    total += block(counts[i], types[i]);
   return total;
 }
-bool in_place(const void* buf) { return buf == MPI_IN_PLACE; }
+bool in_place(const void* buf) {
+  return buf == MPI_IN_PLACE;
+}
 
 // Shape of the communicator as a collective sees it: `peers` is the group data goes to or comes
 // from (the communicator for an intracommunicator, the remote group for an intercommunicator).
@@ -39,8 +44,10 @@ Shape shape_of(MPI_Comm comm) {
   PMPI_Comm_test_inter(comm, &inter);
   s.inter = inter != 0;
   PMPI_Comm_rank(comm, &s.rank);
-  if (s.inter) PMPI_Comm_remote_size(comm, &s.peers);
-  else PMPI_Comm_size(comm, &s.peers);
+  if (s.inter)
+    PMPI_Comm_remote_size(comm, &s.peers);
+  else
+    PMPI_Comm_size(comm, &s.peers);
   return s;
 }
 
@@ -105,34 +112,41 @@ Degrees neighbours(MPI_Comm comm) {
 
 namespace coll {
 
-CollectiveInfo Barrier(MPI_Comm) { return info(OTF2_COLLECTIVE_OP_BARRIER, record::kNoRank, 0, 0); }
+CollectiveInfo Barrier(MPI_Comm) {
+  return info(OTF2_COLLECTIVE_OP_BARRIER, record::kNoRank, 0, 0);
+}
 
 CollectiveInfo Bcast(void*, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const Rooted r = rooted(comm, root);
   const Bytes b = block(count, type);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_BCAST, r.root, 0, 0);
   if (r.role == Role::Root)
-    return info(OTF2_COLLECTIVE_OP_BCAST, r.root, b * static_cast<Bytes>(r.shape.peers), r.shape.inter ? 0 : b);
+    return info(OTF2_COLLECTIVE_OP_BCAST, r.root, b * static_cast<Bytes>(r.shape.peers),
+                r.shape.inter ? 0 : b);
   return info(OTF2_COLLECTIVE_OP_BCAST, r.root, 0, b);
 }
 
-CollectiveInfo Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*, int recvcount,
-                      MPI_Datatype recvtype, int root, MPI_Comm comm) {
+CollectiveInfo Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const Rooted r = rooted(comm, root);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_GATHER, r.root, 0, 0);
-  if (r.role == Role::Member) return info(OTF2_COLLECTIVE_OP_GATHER, r.root, block(sendcount, sendtype), 0);
+  if (r.role == Role::Member)
+    return info(OTF2_COLLECTIVE_OP_GATHER, r.root, block(sendcount, sendtype), 0);
   const Bytes b = block(recvcount, recvtype);
-  if (r.shape.inter) return info(OTF2_COLLECTIVE_OP_GATHER, r.root, 0, b * static_cast<Bytes>(r.shape.peers));
+  if (r.shape.inter)
+    return info(OTF2_COLLECTIVE_OP_GATHER, r.root, 0, b * static_cast<Bytes>(r.shape.peers));
   const bool own_in_place = in_place(sendbuf);
   return info(OTF2_COLLECTIVE_OP_GATHER, r.root, own_in_place ? 0 : block(sendcount, sendtype),
               b * static_cast<Bytes>(r.shape.peers - (own_in_place ? 1 : 0)));
 }
 
-CollectiveInfo Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*, const int recvcounts[],
-                       const int[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+CollectiveInfo Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*,
+                       const int recvcounts[], const int[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm) {
   const Rooted r = rooted(comm, root);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, 0, 0);
-  if (r.role == Role::Member) return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, block(sendcount, sendtype), 0);
+  if (r.role == Role::Member)
+    return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, block(sendcount, sendtype), 0);
   Bytes total = sum(recvcounts, r.shape.peers);
   const bool own_in_place = !r.shape.inter && in_place(sendbuf);
   if (own_in_place) total -= static_cast<Bytes>(recvcounts[r.shape.rank]);
@@ -140,24 +154,29 @@ CollectiveInfo Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, sent, total * type_size(recvtype));
 }
 
-CollectiveInfo Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                       MPI_Datatype recvtype, int root, MPI_Comm comm) {
+CollectiveInfo Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   (void)sendbuf;
   const Rooted r = rooted(comm, root);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, 0, 0);
-  if (r.role == Role::Member) return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, 0, block(recvcount, recvtype));
+  if (r.role == Role::Member)
+    return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, 0, block(recvcount, recvtype));
   const Bytes b = block(sendcount, sendtype);
-  if (r.shape.inter) return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, b * static_cast<Bytes>(r.shape.peers), 0);
+  if (r.shape.inter)
+    return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, b * static_cast<Bytes>(r.shape.peers), 0);
   const bool own_in_place = in_place(recvbuf);
-  return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, b * static_cast<Bytes>(r.shape.peers - (own_in_place ? 1 : 0)),
+  return info(OTF2_COLLECTIVE_OP_SCATTER, r.root,
+              b * static_cast<Bytes>(r.shape.peers - (own_in_place ? 1 : 0)),
               own_in_place ? 0 : block(recvcount, recvtype));
 }
 
-CollectiveInfo Scatterv(const void*, const int sendcounts[], const int[], MPI_Datatype sendtype, void* recvbuf,
-                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+CollectiveInfo Scatterv(const void*, const int sendcounts[], const int[], MPI_Datatype sendtype,
+                        void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm) {
   const Rooted r = rooted(comm, root);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, 0, 0);
-  if (r.role == Role::Member) return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, 0, block(recvcount, recvtype));
+  if (r.role == Role::Member)
+    return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, 0, block(recvcount, recvtype));
   Bytes total = sum(sendcounts, r.shape.peers);
   const bool own_in_place = !r.shape.inter && in_place(recvbuf);
   if (own_in_place) total -= static_cast<Bytes>(sendcounts[r.shape.rank]);
@@ -165,8 +184,8 @@ CollectiveInfo Scatterv(const void*, const int sendcounts[], const int[], MPI_Da
   return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, total * type_size(sendtype), received);
 }
 
-CollectiveInfo Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*, int recvcount,
-                         MPI_Datatype recvtype, MPI_Comm comm) {
+CollectiveInfo Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const Shape s = shape_of(comm);
   const Bytes n = static_cast<Bytes>(s.peers);
   if (in_place(sendbuf)) {
@@ -177,8 +196,9 @@ CollectiveInfo Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendty
               n * block(recvcount, recvtype));
 }
 
-CollectiveInfo Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*, const int recvcounts[],
-                          const int[], MPI_Datatype recvtype, MPI_Comm comm) {
+CollectiveInfo Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*,
+                          const int recvcounts[], const int[], MPI_Datatype recvtype,
+                          MPI_Comm comm) {
   const Shape s = shape_of(comm);
   const Bytes n = static_cast<Bytes>(s.peers);
   Bytes received = sum(recvcounts, s.peers) * type_size(recvtype);
@@ -186,11 +206,12 @@ CollectiveInfo Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendt
     const Bytes own = block(recvcounts[s.rank], recvtype);
     return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank, own * (n - 1), received - own);
   }
-  return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank, n * block(sendcount, sendtype), received);
+  return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank, n * block(sendcount, sendtype),
+              received);
 }
 
-CollectiveInfo Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*, int recvcount,
-                        MPI_Datatype recvtype, MPI_Comm comm) {
+CollectiveInfo Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const Bytes n = static_cast<Bytes>(shape_of(comm).peers);
   if (in_place(sendbuf)) {
     const Bytes b = block(recvcount, recvtype) * (n - 1);
@@ -200,47 +221,54 @@ CollectiveInfo Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
               n * block(recvcount, recvtype));
 }
 
-CollectiveInfo Alltoallv(const void* sendbuf, const int sendcounts[], const int[], MPI_Datatype sendtype, void*,
-                         const int recvcounts[], const int[], MPI_Datatype recvtype, MPI_Comm comm) {
+CollectiveInfo Alltoallv(const void* sendbuf, const int sendcounts[], const int[],
+                         MPI_Datatype sendtype, void*, const int recvcounts[], const int[],
+                         MPI_Datatype recvtype, MPI_Comm comm) {
   const Shape s = shape_of(comm);
   Bytes received = sum(recvcounts, s.peers) * type_size(recvtype);
   if (in_place(sendbuf)) {
     received -= block(recvcounts[s.rank], recvtype);
     return info(OTF2_COLLECTIVE_OP_ALLTOALLV, record::kNoRank, received, received);
   }
-  return info(OTF2_COLLECTIVE_OP_ALLTOALLV, record::kNoRank, sum(sendcounts, s.peers) * type_size(sendtype), received);
+  return info(OTF2_COLLECTIVE_OP_ALLTOALLV, record::kNoRank,
+              sum(sendcounts, s.peers) * type_size(sendtype), received);
 }
 
-CollectiveInfo Alltoallw(const void* sendbuf, const int sendcounts[], const int[], const MPI_Datatype sendtypes[],
-                         void*, const int recvcounts[], const int[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+CollectiveInfo Alltoallw(const void* sendbuf, const int sendcounts[], const int[],
+                         const MPI_Datatype sendtypes[], void*, const int recvcounts[], const int[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm) {
   const Shape s = shape_of(comm);
   Bytes received = sum_typed(recvcounts, recvtypes, s.peers);
   if (in_place(sendbuf)) {
     received -= block(recvcounts[s.rank], recvtypes[s.rank]);
     return info(OTF2_COLLECTIVE_OP_ALLTOALLW, record::kNoRank, received, received);
   }
-  return info(OTF2_COLLECTIVE_OP_ALLTOALLW, record::kNoRank, sum_typed(sendcounts, sendtypes, s.peers), received);
+  return info(OTF2_COLLECTIVE_OP_ALLTOALLW, record::kNoRank,
+              sum_typed(sendcounts, sendtypes, s.peers), received);
 }
 
-CollectiveInfo Reduce(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op, int root, MPI_Comm comm) {
+CollectiveInfo Reduce(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op, int root,
+                      MPI_Comm comm) {
   const Rooted r = rooted(comm, root);
   const Bytes b = block(count, type);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_REDUCE, r.root, 0, 0);
   if (r.role == Role::Member) return info(OTF2_COLLECTIVE_OP_REDUCE, r.root, b, 0);
-  if (r.shape.inter) return info(OTF2_COLLECTIVE_OP_REDUCE, r.root, 0, b * static_cast<Bytes>(r.shape.peers));
+  if (r.shape.inter)
+    return info(OTF2_COLLECTIVE_OP_REDUCE, r.root, 0, b * static_cast<Bytes>(r.shape.peers));
   const bool own_in_place = in_place(sendbuf);
   return info(OTF2_COLLECTIVE_OP_REDUCE, r.root, own_in_place ? 0 : b,
               b * static_cast<Bytes>(r.shape.peers - (own_in_place ? 1 : 0)));
 }
 
-CollectiveInfo Allreduce(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op, MPI_Comm comm) {
+CollectiveInfo Allreduce(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op,
+                         MPI_Comm comm) {
   const Bytes n = static_cast<Bytes>(shape_of(comm).peers);
   const Bytes b = block(count, type) * (in_place(sendbuf) ? n - 1 : n);
   return info(OTF2_COLLECTIVE_OP_ALLREDUCE, record::kNoRank, b, b);
 }
 
-CollectiveInfo Reduce_scatter(const void* sendbuf, void*, const int recvcounts[], MPI_Datatype type, MPI_Op,
-                              MPI_Comm comm) {
+CollectiveInfo Reduce_scatter(const void* sendbuf, void*, const int recvcounts[], MPI_Datatype type,
+                              MPI_Op, MPI_Comm comm) {
   Shape s = shape_of(comm);
   int local = 0;
   PMPI_Comm_size(comm, &local); // recvcounts has one entry per local process, also on intercomms
@@ -252,8 +280,8 @@ CollectiveInfo Reduce_scatter(const void* sendbuf, void*, const int recvcounts[]
   return info(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, record::kNoRank, sent, received);
 }
 
-CollectiveInfo Reduce_scatter_block(const void* sendbuf, void*, int recvcount, MPI_Datatype type, MPI_Op,
-                                    MPI_Comm comm) {
+CollectiveInfo Reduce_scatter_block(const void* sendbuf, void*, int recvcount, MPI_Datatype type,
+                                    MPI_Op, MPI_Comm comm) {
   const Bytes n = static_cast<Bytes>(shape_of(comm).peers);
   const Bytes b = block(recvcount, type) * (in_place(sendbuf) ? n - 1 : n);
   return info(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, record::kNoRank, b, b);
@@ -264,47 +292,55 @@ CollectiveInfo Scan(const void* sendbuf, void*, int count, MPI_Datatype type, MP
   return info(OTF2_COLLECTIVE_OP_SCAN, record::kNoRank, in_place(sendbuf) ? 0 : b, b);
 }
 
-CollectiveInfo Exscan(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op, MPI_Comm comm) {
+CollectiveInfo Exscan(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op,
+                      MPI_Comm comm) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   const Bytes b = block(count, type);
-  return info(OTF2_COLLECTIVE_OP_EXSCAN, record::kNoRank, in_place(sendbuf) ? 0 : b, rank > 0 ? b : 0);
+  return info(OTF2_COLLECTIVE_OP_EXSCAN, record::kNoRank, in_place(sendbuf) ? 0 : b,
+              rank > 0 ? b : 0);
 }
 
-CollectiveInfo Neighbor_allgather(const void*, int sendcount, MPI_Datatype sendtype, void*, int recvcount,
+CollectiveInfo Neighbor_allgather(const void*, int sendcount, MPI_Datatype sendtype, void*,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const Degrees d = neighbours(comm);
+  return info(OTF2_COLLECTIVE_OP_ALLGATHER, record::kNoRank,
+              static_cast<Bytes>(d.out) * block(sendcount, sendtype),
+              static_cast<Bytes>(d.in) * block(recvcount, recvtype));
+}
+
+CollectiveInfo Neighbor_allgatherv(const void*, int sendcount, MPI_Datatype sendtype, void*,
+                                   const int recvcounts[], const int[], MPI_Datatype recvtype,
+                                   MPI_Comm comm) {
+  const Degrees d = neighbours(comm);
+  return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank,
+              static_cast<Bytes>(d.out) * block(sendcount, sendtype),
+              sum(recvcounts, d.in) * type_size(recvtype));
+}
+
+CollectiveInfo Neighbor_alltoall(const void*, int sendcount, MPI_Datatype sendtype, void*,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const Degrees d = neighbours(comm);
+  return info(OTF2_COLLECTIVE_OP_ALLTOALL, record::kNoRank,
+              static_cast<Bytes>(d.out) * block(sendcount, sendtype),
+              static_cast<Bytes>(d.in) * block(recvcount, recvtype));
+}
+
+CollectiveInfo Neighbor_alltoallv(const void*, const int sendcounts[], const int[],
+                                  MPI_Datatype sendtype, void*, const int recvcounts[], const int[],
                                   MPI_Datatype recvtype, MPI_Comm comm) {
   const Degrees d = neighbours(comm);
-  return info(OTF2_COLLECTIVE_OP_ALLGATHER, record::kNoRank, static_cast<Bytes>(d.out) * block(sendcount, sendtype),
-              static_cast<Bytes>(d.in) * block(recvcount, recvtype));
-}
-
-CollectiveInfo Neighbor_allgatherv(const void*, int sendcount, MPI_Datatype sendtype, void*, const int recvcounts[],
-                                   const int[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const Degrees d = neighbours(comm);
-  return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank, static_cast<Bytes>(d.out) * block(sendcount, sendtype),
+  return info(OTF2_COLLECTIVE_OP_ALLTOALLV, record::kNoRank,
+              sum(sendcounts, d.out) * type_size(sendtype),
               sum(recvcounts, d.in) * type_size(recvtype));
 }
 
-CollectiveInfo Neighbor_alltoall(const void*, int sendcount, MPI_Datatype sendtype, void*, int recvcount,
-                                 MPI_Datatype recvtype, MPI_Comm comm) {
+CollectiveInfo Neighbor_alltoallw(const void*, const int sendcounts[], const MPI_Aint[],
+                                  const MPI_Datatype sendtypes[], void*, const int recvcounts[],
+                                  const MPI_Aint[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   const Degrees d = neighbours(comm);
-  return info(OTF2_COLLECTIVE_OP_ALLTOALL, record::kNoRank, static_cast<Bytes>(d.out) * block(sendcount, sendtype),
-              static_cast<Bytes>(d.in) * block(recvcount, recvtype));
-}
-
-CollectiveInfo Neighbor_alltoallv(const void*, const int sendcounts[], const int[], MPI_Datatype sendtype, void*,
-                                  const int recvcounts[], const int[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const Degrees d = neighbours(comm);
-  return info(OTF2_COLLECTIVE_OP_ALLTOALLV, record::kNoRank, sum(sendcounts, d.out) * type_size(sendtype),
-              sum(recvcounts, d.in) * type_size(recvtype));
-}
-
-CollectiveInfo Neighbor_alltoallw(const void*, const int sendcounts[], const MPI_Aint[], const MPI_Datatype sendtypes[],
-                                  void*, const int recvcounts[], const MPI_Aint[], const MPI_Datatype recvtypes[],
-                                  MPI_Comm comm) {
-  const Degrees d = neighbours(comm);
-  return info(OTF2_COLLECTIVE_OP_ALLTOALLW, record::kNoRank, sum_typed(sendcounts, sendtypes, d.out),
-              sum_typed(recvcounts, recvtypes, d.in));
+  return info(OTF2_COLLECTIVE_OP_ALLTOALLW, record::kNoRank,
+              sum_typed(sendcounts, sendtypes, d.out), sum_typed(recvcounts, recvtypes, d.in));
 }
 
 } // namespace coll

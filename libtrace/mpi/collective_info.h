@@ -15,11 +15,10 @@
 //    ALLTOALL, ALLTOALLV, ALLTOALLW) with bytes over the topology's in/out neighbours.
 #pragma once
 
-#include <mpi.h>
+#include "record/recorder.h"
 
 #include <cstdint>
-
-#include "record/recorder.h"
+#include <mpi.h>
 
 namespace htrace::mpi {
 
@@ -33,48 +32,57 @@ struct CollectiveInfo {
 namespace coll {
 CollectiveInfo Barrier(MPI_Comm comm);
 CollectiveInfo Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-CollectiveInfo Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                      MPI_Datatype recvtype, int root, MPI_Comm comm);
+CollectiveInfo Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 CollectiveInfo Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
-CollectiveInfo Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                       MPI_Datatype recvtype, int root, MPI_Comm comm);
-CollectiveInfo Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                        void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-CollectiveInfo Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                         MPI_Datatype recvtype, MPI_Comm comm);
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm);
+CollectiveInfo Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+CollectiveInfo Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                        MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int root, MPI_Comm comm);
+CollectiveInfo Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 CollectiveInfo Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
-CollectiveInfo Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                        MPI_Datatype recvtype, MPI_Comm comm);
-CollectiveInfo Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                         void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                         MPI_Comm comm);
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm);
+CollectiveInfo Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+CollectiveInfo Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                         MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 CollectiveInfo Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
-                         const MPI_Datatype recvtypes[], MPI_Comm comm);
-CollectiveInfo Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                      MPI_Comm comm);
-CollectiveInfo Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                         MPI_Comm comm);
-CollectiveInfo Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                              MPI_Op op, MPI_Comm comm);
-CollectiveInfo Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
-                                    MPI_Op op, MPI_Comm comm);
-CollectiveInfo Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-CollectiveInfo Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-CollectiveInfo Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-CollectiveInfo Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
-CollectiveInfo Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+CollectiveInfo Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, int root, MPI_Comm comm);
+CollectiveInfo Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm);
+CollectiveInfo Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+CollectiveInfo Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+CollectiveInfo Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm);
+CollectiveInfo Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm);
+CollectiveInfo Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm);
+CollectiveInfo Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm);
+CollectiveInfo Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm);
 CollectiveInfo Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                                  MPI_Datatype recvtype, MPI_Comm comm);
-CollectiveInfo Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+CollectiveInfo Neighbor_alltoallw(const void* sendbuf, const int sendcounts[],
+                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                  void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                  const MPI_Datatype recvtypes[], MPI_Comm comm);
 } // namespace coll
 
 } // namespace htrace::mpi

@@ -1,15 +1,14 @@
 #include "mpi/comm_registry.h"
 
-#include <otf2/OTF2_Events.h>
+#include "clock/base_clock.h"
+#include "common/log.h"
 
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <otf2/OTF2_Events.h>
 #include <vector>
-
-#include "clock/base_clock.h"
-#include "common/log.h"
 
 namespace htrace::mpi {
 namespace {
@@ -71,18 +70,32 @@ Registry& registry() {
   return r;
 }
 
+// Most programs use one or two communicators in a row: a per-thread one-entry cache skips the
+// hash probe. Freeing any communicator bumps the generation, which invalidates every cache (a
+// freed handle's address may come back as a different communicator).
+std::atomic<std::uint64_t> g_generation{1};
+struct LastComm {
+  std::uint64_t key = 0;
+  std::uint64_t generation = 0;
+  record::CommId id = record::kNoComm;
+};
+thread_local LastComm t_last __attribute__((tls_model("initial-exec")));
+
 std::vector<int> world_ranks_of(MPI_Group group) {
   int size = 0;
   PMPI_Group_size(group, &size);
   std::vector<int> local(static_cast<std::size_t>(size)), world(static_cast<std::size_t>(size));
-  for (int i = 0; i < size; ++i) local[static_cast<std::size_t>(i)] = i;
-  if (size > 0) PMPI_Group_translate_ranks(group, size, local.data(), registry().world_group, world.data());
+  for (int i = 0; i < size; ++i)
+    local[static_cast<std::size_t>(i)] = i;
+  if (size > 0)
+    PMPI_Group_translate_ranks(group, size, local.data(), registry().world_group, world.data());
   return world; // members outside MPI_COMM_WORLD (spawned processes) come out as MPI_UNDEFINED
 }
 
 std::vector<int> members_of(MPI_Comm comm, bool remote) {
   MPI_Group group = MPI_GROUP_NULL;
-  if ((remote ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) != MPI_SUCCESS)
+  if ((remote ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) !=
+      MPI_SUCCESS)
     return {};
   std::vector<int> ranks = world_ranks_of(group);
   PMPI_Group_free(&group);
@@ -125,20 +138,28 @@ void clear_comm_registry() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.map.clear();
+  g_generation.fetch_add(1, std::memory_order_acq_rel);
   if (r.world_group != MPI_GROUP_NULL) PMPI_Group_free(&r.world_group);
 }
 
 record::CommId comm_id(MPI_Comm comm) {
+  const std::uint64_t key = key_of(comm);
+  const std::uint64_t generation = g_generation.load(std::memory_order_acquire);
+  if (t_last.key == key && t_last.generation == generation) return t_last.id;
   if (comm == MPI_COMM_NULL) return record::kNoComm;
-  const record::CommId id = registry().map.find(key_of(comm));
-  if (id != record::kNoComm) return id;
-  std::lock_guard<std::mutex> lock(registry().mutex);
-  const record::CommId again = registry().map.find(key_of(comm));
-  return again != record::kNoComm ? again : register_locked(comm, "MPI communicator", record::kNoComm, nullptr);
+  record::CommId id = registry().map.find(key);
+  if (id == record::kNoComm) {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    id = registry().map.find(key);
+    if (id == record::kNoComm)
+      id = register_locked(comm, "MPI communicator", record::kNoComm, nullptr);
+  }
+  t_last = LastComm{key, generation, id};
+  return id;
 }
 
-void on_comm_created(record::Location& loc, MPI_Comm parent, MPI_Comm created, const char* name,
-                     bool same_group) {
+void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent, MPI_Comm created,
+                     const char* name, bool same_group) {
   const record::CommId parent_id = comm_id(parent);
   if (created != MPI_COMM_NULL) {
     if (same_group) {
@@ -148,22 +169,23 @@ void on_comm_created(record::Location& loc, MPI_Comm parent, MPI_Comm created, c
       register_comm(created, name, parent_id);
     }
   }
-  loc.mpi_collective_end(clock::now(), OTF2_COLLECTIVE_OP_CREATE_HANDLE, parent_id, record::kNoRank, 0, 0);
+  loc.mpi_collective_end(t, OTF2_COLLECTIVE_OP_CREATE_HANDLE, parent_id, record::kNoRank, 0, 0);
 }
 
-record::CommId on_comm_freeing(record::Location& loc, MPI_Comm comm) {
+record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_Comm comm) {
   const record::CommId id = comm_id(comm);
   {
     // Forget the handle before MPI can hand its address to another thread's new communicator.
     std::lock_guard<std::mutex> lock(registry().mutex);
     registry().map.set(key_of(comm), record::kNoComm);
+    g_generation.fetch_add(1, std::memory_order_acq_rel);
   }
-  loc.mpi_collective_begin(clock::now());
+  loc.mpi_collective_begin(t);
   return id;
 }
 
-void on_comm_freed(record::Location& loc, record::CommId freed) {
-  loc.mpi_collective_end(clock::now(), OTF2_COLLECTIVE_OP_DESTROY_HANDLE, freed, record::kNoRank, 0, 0);
+void on_comm_freed(record::Location& loc, record::LocalTime t, record::CommId freed) {
+  loc.mpi_collective_end(t, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, freed, record::kNoRank, 0, 0);
   if (freed != record::kNoComm) record::release_mpi_comm(freed);
 }
 

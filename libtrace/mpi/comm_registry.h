@@ -5,9 +5,9 @@
 // first use, so every CommId in the trace has a Comm definition with the right members.
 #pragma once
 
-#include <mpi.h>
-
 #include "record/recorder.h"
+
+#include <mpi.h>
 
 namespace htrace::mpi {
 
@@ -21,9 +21,9 @@ record::CommId comm_id(MPI_Comm comm);
 
 /// Wrapper hooks. on_comm_created: `created` may be MPI_COMM_NULL (not a member); `same_group`:
 /// members equal the parent's (MPI_Comm_idup, whose new handle cannot be queried yet).
-void on_comm_created(record::Location& loc, MPI_Comm parent, MPI_Comm created, const char* name,
-                     bool same_group);
-record::CommId on_comm_freeing(record::Location& loc, MPI_Comm comm);
-void on_comm_freed(record::Location& loc, record::CommId freed);
+void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent, MPI_Comm created,
+                     const char* name, bool same_group);
+record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_Comm comm);
+void on_comm_freed(record::Location& loc, record::LocalTime t, record::CommId freed);
 
 } // namespace htrace::mpi

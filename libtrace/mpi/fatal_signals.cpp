@@ -1,12 +1,11 @@
 #include "mpi/fatal_signals.h"
 
-#include <unistd.h>
+#include "mpi/wrapper_call.h"
+#include "record/recorder.h"
 
 #include <atomic>
 #include <csignal>
-
-#include "mpi/wrapper_call.h"
-#include "record/recorder.h"
+#include <unistd.h>
 
 namespace htrace::mpi {
 namespace {
@@ -19,17 +18,24 @@ std::atomic<bool> g_flushed{false};
 
 const char* reason(int sig) {
   switch (sig) {
-  case SIGSEGV: return "SIGSEGV";
-  case SIGBUS: return "SIGBUS";
-  case SIGFPE: return "SIGFPE";
-  case SIGILL: return "SIGILL";
-  case SIGTERM: return "SIGTERM";
-  default: return "SIGINT";
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGFPE:
+    return "SIGFPE";
+  case SIGILL:
+    return "SIGILL";
+  case SIGTERM:
+    return "SIGTERM";
+  default:
+    return "SIGINT";
   }
 }
 
 void restore_previous() {
-  for (std::size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i) sigaction(kSignals[i], &g_previous[i], nullptr);
+  for (std::size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i)
+    sigaction(kSignals[i], &g_previous[i], nullptr);
 }
 
 void on_fatal_signal(int sig) {

@@ -3,10 +3,9 @@
 // libmpi) and request/status arrays in Fortran layout. No allocation for up to 32 elements.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <memory>
+#include <mpi.h>
 
 extern "C" {
 extern int mpi_fortran_bottom_ __attribute__((weak));
@@ -29,7 +28,8 @@ inline void* fortran_buffer(void* buf) {
 /// A small array that lives on the stack up to N elements.
 template <typename T, std::size_t N = 32> class SmallArray {
 public:
-  explicit SmallArray(std::size_t n) : data_(n <= N ? local_ : (heap_ = std::make_unique<T[]>(n)).get()) {}
+  explicit SmallArray(std::size_t n)
+      : data_(n <= N ? local_ : (heap_ = std::make_unique<T[]>(n)).get()) {}
   T* data() { return data_; }
 
 private:
@@ -40,12 +40,15 @@ private:
 
 class FortranRequests {
 public:
-  FortranRequests(MPI_Fint* f, int count) : f_(f), n_(count > 0 ? count : 0), c_(static_cast<std::size_t>(n_)) {
-    for (int i = 0; i < n_; ++i) c_.data()[i] = PMPI_Request_f2c(f_[i]);
+  FortranRequests(MPI_Fint* f, int count)
+      : f_(f), n_(count > 0 ? count : 0), c_(static_cast<std::size_t>(n_)) {
+    for (int i = 0; i < n_; ++i)
+      c_.data()[i] = PMPI_Request_f2c(f_[i]);
   }
   MPI_Request* data() { return c_.data(); }
   void copy_back() {
-    for (int i = 0; i < n_; ++i) f_[i] = PMPI_Request_c2f(c_.data()[i]);
+    for (int i = 0; i < n_; ++i)
+      f_[i] = PMPI_Request_c2f(c_.data()[i]);
   }
 
 private:
@@ -75,7 +78,8 @@ public:
   MPI_Status* get() { return f_ ? c_.data() : MPI_STATUSES_IGNORE; }
   void copy_back() {
     if (!f_) return;
-    for (int i = 0; i < n_; ++i) PMPI_Status_c2f(&c_.data()[i], f_ + static_cast<std::size_t>(i) * kStatusFints);
+    for (int i = 0; i < n_; ++i)
+      PMPI_Status_c2f(&c_.data()[i], f_ + static_cast<std::size_t>(i) * kStatusFints);
   }
 
 private:

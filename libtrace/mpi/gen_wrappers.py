@@ -26,50 +26,50 @@ LOCAL_STATUS = ("MPI_Status htrace_status;\n"
 # skeleton -> (before PMPI, after PMPI). `L` is the caller's Location, `rc` the PMPI result.
 SKELETONS = {
     "generic": None,  # Enter/Leave only
-    "send": ("{ns}on_send(L, count, datatype, dest, tag, comm);\n", ""),
-    "isend": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, count, datatype, dest, tag, comm, *request, false);\n"),
-    "send_init": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, count, datatype, dest, tag, comm, *request, true);\n"),
-    "recv": (LOCAL_STATUS, "if (rc == MPI_SUCCESS) {ns}on_recv(L, comm, status);\n"),
-    "irecv": ("", "if (rc == MPI_SUCCESS) {ns}on_irecv(L, source, comm, *request, false);\n"),
-    "recv_init": ("", "if (rc == MPI_SUCCESS) {ns}on_irecv(L, source, comm, *request, true);\n"),
+    "send": ("{ns}on_send(L, call.entered(), count, datatype, dest, tag, comm);\n", ""),
+    "isend": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, T, count, datatype, dest, tag, comm, *request, false);\n"),
+    "send_init": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, T, count, datatype, dest, tag, comm, *request, true);\n"),
+    "recv": (LOCAL_STATUS, "if (rc == MPI_SUCCESS) {ns}on_recv(L, T, comm, status);\n"),
+    "irecv": ("", "if (rc == MPI_SUCCESS) {ns}on_irecv(L, T, source, comm, *request, false);\n"),
+    "recv_init": ("", "if (rc == MPI_SUCCESS) {ns}on_irecv(L, T, source, comm, *request, true);\n"),
     "mprobe": ("", "if (rc == MPI_SUCCESS) {ns}on_message(*message, comm);\n"),
     "improbe": ("", "if (rc == MPI_SUCCESS && *flag) {ns}on_message(*message, comm);\n"),
     "mrecv": (LOCAL_STATUS + "  const MPI_Message htrace_message = *message;\n",
-              "if (rc == MPI_SUCCESS) {ns}on_mrecv(L, htrace_message, status);\n"),
+              "if (rc == MPI_SUCCESS) {ns}on_mrecv(L, T, htrace_message, status);\n"),
     "imrecv": ("const MPI_Message htrace_message = *message;\n",
-               "if (rc == MPI_SUCCESS) {ns}on_imrecv(L, htrace_message, *request);\n"),
-    "sendrecv": (LOCAL_STATUS + "  {ns}on_send(L, sendcount, sendtype, dest, sendtag, comm);\n",
-                 "if (rc == MPI_SUCCESS) {ns}on_recv(L, comm, status);\n"),
-    "sendrecv_replace": (LOCAL_STATUS + "  {ns}on_send(L, count, datatype, dest, sendtag, comm);\n",
-                         "if (rc == MPI_SUCCESS) {ns}on_recv(L, comm, status);\n"),
-    "start": ("", "if (rc == MPI_SUCCESS) {ns}on_start(L, *request);\n"),
-    "startall": ("", "if (rc == MPI_SUCCESS) for (int i = 0; i < count; ++i) {ns}on_start(L, array_of_requests[i]);\n"),
+               "if (rc == MPI_SUCCESS) {ns}on_imrecv(L, T, htrace_message, *request);\n"),
+    "sendrecv": (LOCAL_STATUS + "  {ns}on_send(L, call.entered(), sendcount, sendtype, dest, sendtag, comm);\n",
+                 "if (rc == MPI_SUCCESS) {ns}on_recv(L, T, comm, status);\n"),
+    "sendrecv_replace": (LOCAL_STATUS + "  {ns}on_send(L, call.entered(), count, datatype, dest, sendtag, comm);\n",
+                         "if (rc == MPI_SUCCESS) {ns}on_recv(L, T, comm, status);\n"),
+    "start": ("", "if (rc == MPI_SUCCESS) {ns}on_start(L, T, *request);\n"),
+    "startall": ("", "if (rc == MPI_SUCCESS) for (int i = 0; i < count; ++i) {ns}on_start(L, T, array_of_requests[i]);\n"),
     "wait": (LOCAL_STATUS + "  const MPI_Request htrace_request = *request;\n",
-             "{ns}on_complete(L, htrace_request, status);\n"),
+             "{ns}on_complete(L, T, htrace_request, status);\n"),
     "test": (LOCAL_STATUS + "  const MPI_Request htrace_request = *request;\n",
-             "if (rc == MPI_SUCCESS) {ns}on_test(L, htrace_request, *flag != 0, status);\n"),
+             "if (rc == MPI_SUCCESS) {ns}on_test(L, T, htrace_request, *flag != 0, status);\n"),
     "waitany": (LOCAL_STATUS + "  const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n",
-                "if (*index != MPI_UNDEFINED) {ns}on_complete(L, htrace_saved[*index], status);\n"),
+                "if (*index != MPI_UNDEFINED) {ns}on_complete(L, T, htrace_saved[*index], status);\n"),
     "testany": (LOCAL_STATUS + "  const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n",
-                "if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) {ns}on_complete(L, htrace_saved[*index], status);\n"),
+                "if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) {ns}on_complete(L, T, htrace_saved[*index], status);\n"),
     "waitall": ("const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n"
                 "  array_of_statuses = {ns}statuses_or_scratch(count, array_of_statuses);\n",
-                "for (int i = 0; i < count; ++i) {ns}on_complete(L, htrace_saved[i], &array_of_statuses[i]);\n"),
+                "for (int i = 0; i < count; ++i) {ns}on_complete(L, T, htrace_saved[i], &array_of_statuses[i]);\n"),
     "testall": ("const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n"
                 "  array_of_statuses = {ns}statuses_or_scratch(count, array_of_statuses);\n",
-                "if (rc == MPI_SUCCESS && *flag) for (int i = 0; i < count; ++i) {ns}on_complete(L, htrace_saved[i], &array_of_statuses[i]);\n"),
+                "if (rc == MPI_SUCCESS && *flag) for (int i = 0; i < count; ++i) {ns}on_complete(L, T, htrace_saved[i], &array_of_statuses[i]);\n"),
     "waitsome": ("const MPI_Request* htrace_saved = {ns}save_requests(incount, array_of_requests);\n"
                  "  array_of_statuses = {ns}statuses_or_scratch(incount, array_of_statuses);\n",
-                 "if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; ++i) {ns}on_complete(L, htrace_saved[array_of_indices[i]], &array_of_statuses[i]);\n"),
+                 "if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; ++i) {ns}on_complete(L, T, htrace_saved[array_of_indices[i]], &array_of_statuses[i]);\n"),
     "request_free": ("{ns}on_request_free(*request);\n", ""),
     "cancel": ("{ns}on_cancel(*request);\n", ""),
-    "coll": ("L.mpi_collective_begin(htrace::clock::now());\n",
-             "{ns}on_collective_end(L, {ns}coll::{base}({args}), {comm});\n"),
-    "nbcoll": ("", "if (rc == MPI_SUCCESS) {ns}on_nbc_request(L, {ns}coll::{base}({args_no_request}), {comm}, *request);\n"),
-    "comm_create": ("L.mpi_collective_begin(htrace::clock::now());\n",
-                    "{ns}on_comm_created(L, {parent}, rc == MPI_SUCCESS ? *{newcomm} : MPI_COMM_NULL, \"{name}\", {same_group});\n"),
-    "comm_free": ("const htrace::record::CommId htrace_freed = {ns}on_comm_freeing(L, *comm);\n",
-                  "{ns}on_comm_freed(L, htrace_freed);\n"),
+    "coll": ("L.mpi_collective_begin(call.entered());\n",
+             "{ns}on_collective_end(L, T, {ns}coll::{base}({args}), {comm});\n"),
+    "nbcoll": ("", "if (rc == MPI_SUCCESS) {ns}on_nbc_request(L, T, {ns}coll::{base}({args_no_request}), {comm}, *request);\n"),
+    "comm_create": ("L.mpi_collective_begin(call.entered());\n",
+                    "{ns}on_comm_created(L, T, {parent}, rc == MPI_SUCCESS ? *{newcomm} : MPI_COMM_NULL, \"{name}\", {same_group});\n"),
+    "comm_free": ("const htrace::record::CommId htrace_freed = {ns}on_comm_freeing(L, call.entered(), *comm);\n",
+                  "{ns}on_comm_freed(L, T, htrace_freed);\n"),
 }
 SKELETONS["testsome"] = (SKELETONS["waitsome"][0], SKELETONS["waitsome"][1].replace("if (", "if (rc == MPI_SUCCESS && ", 1))
 UNWRAPPED = {"none", "special"}
@@ -112,7 +112,7 @@ def wrapper(family, skeleton, p):
             f"  htrace::record::Location& L = call.location();\n"
             + (f"  {before}" if before else "")
             + f"  const int rc = P{p.name}({args});\n"
-            + (f"  {after}" if after else "")
+            + (f"  const htrace::record::LocalTime T = call.completed();\n  {after}" if after else "")
             + "  return rc;\n}\n")
 
 

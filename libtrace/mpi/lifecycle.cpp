@@ -1,9 +1,5 @@
 // Hand-written wrappers (table skeleton "special"): MPI_Init, MPI_Init_thread, MPI_Finalize and
 // MPI_Abort drive the recorder and the clock synchronization around the application's MPI life.
-#include <mpi.h>
-
-#include <ctime>
-
 #include "clock/base_clock.h"
 #include "clock/sync.h"
 #include "common/log.h"
@@ -12,6 +8,9 @@
 #include "mpi/fatal_signals.h"
 #include "mpi/p2p_events.h"
 #include "mpi/wrapper_call.h"
+
+#include <ctime>
+#include <mpi.h>
 
 namespace htrace::mpi {
 namespace {
@@ -83,7 +82,8 @@ void print_summary() {
 void register_function_regions() {
   for (std::size_t i = 0; i < kFunctionCount; ++i)
     if (kFunctions[i].wrapped)
-      g_wrappers.regions[i] = record::register_region(kFunctions[i].name, record::Paradigm::Mpi, kFunctions[i].role);
+      g_wrappers.regions[i] =
+          record::register_region(kFunctions[i].name, record::Paradigm::Mpi, kFunctions[i].role);
 }
 
 } // namespace htrace::mpi
@@ -108,7 +108,8 @@ extern "C" int MPI_Finalize(void) {
   mpi::Lifecycle& l = mpi::lifecycle();
   if (l.recorder_started) {
     record::Location* loc = mpi::g_wrappers.tracing.load() ? record::thread() : nullptr;
-    const record::RegionId region = mpi::g_wrappers.regions[static_cast<unsigned>(mpi::FunctionId::Finalize)];
+    const record::RegionId region =
+        mpi::g_wrappers.regions[static_cast<unsigned>(mpi::FunctionId::Finalize)];
     if (loc != nullptr) loc->enter(clock::now(), region);
     clock::measure_at_finalize(l.private_comm, l.options);
     if (loc != nullptr) loc->leave(clock::now(), region);

@@ -1,12 +1,12 @@
 #include "mpi/p2p_events.h"
 
-#include <atomic>
-#include <cstring>
-#include <vector>
-
 #include "clock/base_clock.h"
 #include "mpi/comm_registry.h"
 #include "mpi/request_table.h"
+
+#include <atomic>
+#include <cstring>
+#include <vector>
 
 namespace htrace::mpi {
 namespace {
@@ -20,7 +20,9 @@ RequestTable& messages() { // MPI_Message -> communicator of the matched probe
   return table;
 }
 std::atomic<record::RequestId> g_next_request_id{1};
-record::RequestId new_request_id() { return g_next_request_id.fetch_add(1, std::memory_order_relaxed); }
+record::RequestId new_request_id() {
+  return g_next_request_id.fetch_add(1, std::memory_order_relaxed);
+}
 
 template <typename Handle> std::uint64_t key_of(Handle handle) {
   std::uint64_t key = 0;
@@ -35,8 +37,13 @@ std::uint64_t bytes_of(int count, MPI_Datatype type) {
 }
 
 std::uint64_t received_bytes(const MPI_Status* status) {
+#if defined(OPEN_MPI)
+  return static_cast<std::uint64_t>(
+      status->_ucount); // what PMPI_Get_count(MPI_BYTE) reads, minus a call
+#endif
   int count = 0;
-  if (PMPI_Get_count(status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED || count < 0)
+  if (PMPI_Get_count(status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED ||
+      count < 0)
     return 0;
   return static_cast<std::uint64_t>(count);
 }
@@ -46,22 +53,24 @@ bool was_cancelled(const MPI_Status* status) {
   return PMPI_Test_cancelled(status, &flag) == MPI_SUCCESS && flag != 0;
 }
 
-void write_started(record::Location& loc, const PendingRequest& p) {
-  const record::LocalTime t = clock::now();
-  if (p.kind == PendingRequest::Kind::Send) loc.mpi_isend(t, p.peer, p.comm, p.tag, p.bytes, p.id);
-  else loc.mpi_irecv_request(t, p.id);
+void write_started(record::Location& loc, record::LocalTime t, const PendingRequest& p) {
+  if (p.kind == PendingRequest::Kind::Send)
+    loc.mpi_isend(t, p.peer, p.comm, p.tag, p.bytes, p.id);
+  else
+    loc.mpi_irecv_request(t, p.id);
 }
 
 } // namespace
 
-void on_send(record::Location& loc, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+void on_send(record::Location& loc, record::LocalTime t, int count, MPI_Datatype type, int dest,
+             int tag, MPI_Comm comm) {
   if (dest == MPI_PROC_NULL) return;
-  loc.mpi_send(clock::now(), static_cast<std::uint32_t>(dest), comm_id(comm), static_cast<std::uint32_t>(tag),
+  loc.mpi_send(t, static_cast<std::uint32_t>(dest), comm_id(comm), static_cast<std::uint32_t>(tag),
                bytes_of(count, type));
 }
 
-void on_isend(record::Location& loc, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-              MPI_Request request, bool persistent) {
+void on_isend(record::Location& loc, record::LocalTime t, int count, MPI_Datatype type, int dest,
+              int tag, MPI_Comm comm, MPI_Request request, bool persistent) {
   if (dest == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
   PendingRequest p;
   p.kind = PendingRequest::Kind::Send;
@@ -73,16 +82,17 @@ void on_isend(record::Location& loc, int count, MPI_Datatype type, int dest, int
   p.bytes = bytes_of(count, type);
   p.id = persistent ? 0 : new_request_id();
   requests().insert(key_of(request), p);
-  if (!persistent) write_started(loc, p);
+  if (!persistent) write_started(loc, t, p);
 }
 
-void on_recv(record::Location& loc, MPI_Comm comm, const MPI_Status* status) {
+void on_recv(record::Location& loc, record::LocalTime t, MPI_Comm comm, const MPI_Status* status) {
   if (status->MPI_SOURCE == MPI_PROC_NULL) return;
-  loc.mpi_recv(clock::now(), static_cast<std::uint32_t>(status->MPI_SOURCE), comm_id(comm),
+  loc.mpi_recv(t, static_cast<std::uint32_t>(status->MPI_SOURCE), comm_id(comm),
                static_cast<std::uint32_t>(status->MPI_TAG), received_bytes(status));
 }
 
-void on_irecv(record::Location& loc, int source, MPI_Comm comm, MPI_Request request, bool persistent) {
+void on_irecv(record::Location& loc, record::LocalTime t, int source, MPI_Comm comm,
+              MPI_Request request, bool persistent) {
   if (source == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
   PendingRequest p;
   p.kind = PendingRequest::Kind::Receive;
@@ -92,12 +102,12 @@ void on_irecv(record::Location& loc, int source, MPI_Comm comm, MPI_Request requ
   p.peer = static_cast<std::uint32_t>(source);
   p.id = persistent ? 0 : new_request_id();
   requests().insert(key_of(request), p);
-  if (!persistent) write_started(loc, p);
+  if (!persistent) write_started(loc, t, p);
 }
 
-void on_start(record::Location& loc, MPI_Request request) {
+void on_start(record::Location& loc, record::LocalTime t, MPI_Request request) {
   PendingRequest p;
-  if (requests().start(key_of(request), new_request_id(), p)) write_started(loc, p);
+  if (requests().start(key_of(request), new_request_id(), p)) write_started(loc, t, p);
 }
 
 void on_message(MPI_Message message, MPI_Comm comm) {
@@ -108,27 +118,31 @@ void on_message(MPI_Message message, MPI_Comm comm) {
   messages().insert(key_of(message), p);
 }
 
-void on_mrecv(record::Location& loc, MPI_Message message, const MPI_Status* status) {
+void on_mrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
+              const MPI_Status* status) {
   PendingRequest p;
   if (!messages().complete(key_of(message), p)) return; // MPI_MESSAGE_NO_PROC or unseen probe
   if (status->MPI_SOURCE == MPI_PROC_NULL) return;
-  loc.mpi_recv(clock::now(), static_cast<std::uint32_t>(status->MPI_SOURCE), p.comm,
+  loc.mpi_recv(t, static_cast<std::uint32_t>(status->MPI_SOURCE), p.comm,
                static_cast<std::uint32_t>(status->MPI_TAG), received_bytes(status));
 }
 
-void on_imrecv(record::Location& loc, MPI_Message message, MPI_Request request) {
+void on_imrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
+               MPI_Request request) {
   PendingRequest p;
   if (!messages().complete(key_of(message), p) || request == MPI_REQUEST_NULL) return;
   p.id = new_request_id();
   requests().insert(key_of(request), p);
-  write_started(loc, p);
+  write_started(loc, t, p);
 }
 
-void on_collective_end(record::Location& loc, const CollectiveInfo& i, MPI_Comm comm) {
-  loc.mpi_collective_end(clock::now(), i.op, comm_id(comm), i.root, i.bytes_sent, i.bytes_received);
+void on_collective_end(record::Location& loc, record::LocalTime t, const CollectiveInfo& i,
+                       MPI_Comm comm) {
+  loc.mpi_collective_end(t, i.op, comm_id(comm), i.root, i.bytes_sent, i.bytes_received);
 }
 
-void on_nbc_request(record::Location& loc, const CollectiveInfo& info, MPI_Comm comm, MPI_Request request) {
+void on_nbc_request(record::Location& loc, record::LocalTime t, const CollectiveInfo& info,
+                    MPI_Comm comm, MPI_Request request) {
   if (request == MPI_REQUEST_NULL) return;
   PendingRequest p;
   p.kind = PendingRequest::Kind::Collective;
@@ -139,20 +153,22 @@ void on_nbc_request(record::Location& loc, const CollectiveInfo& info, MPI_Comm 
   p.bytes_received = info.bytes_received;
   p.id = new_request_id();
   requests().insert(key_of(request), p);
-  loc.mpi_nbc_request(clock::now(), p.id);
+  loc.mpi_nbc_request(t, p.id);
 }
 
-void on_complete(record::Location& loc, MPI_Request request, const MPI_Status* status) {
+void on_complete(record::Location& loc, record::LocalTime t, MPI_Request request,
+                 const MPI_Status* status) {
   if (request == MPI_REQUEST_NULL) return;
   PendingRequest p;
   if (!requests().complete(key_of(request), p)) return;
-  const record::LocalTime t = clock::now();
   if (p.cancel_requested && was_cancelled(status)) {
     loc.mpi_request_cancelled(t, p.id);
     return;
   }
   switch (p.kind) {
-  case PendingRequest::Kind::Send: loc.mpi_isend_complete(t, p.id); break;
+  case PendingRequest::Kind::Send:
+    loc.mpi_isend_complete(t, p.id);
+    break;
   case PendingRequest::Kind::Receive:
     if (status->MPI_SOURCE == MPI_PROC_NULL) break; // a wildcard-free PROC_NULL receive: no message
     loc.mpi_irecv(t, static_cast<std::uint32_t>(status->MPI_SOURCE), p.comm,
@@ -164,11 +180,12 @@ void on_complete(record::Location& loc, MPI_Request request, const MPI_Status* s
   }
 }
 
-void on_test(record::Location& loc, MPI_Request request, bool completed, const MPI_Status* status) {
-  if (completed) return on_complete(loc, request, status);
+void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bool completed,
+             const MPI_Status* status) {
+  if (completed) return on_complete(loc, t, request, status);
   PendingRequest p;
   if (request != MPI_REQUEST_NULL && requests().find(key_of(request), p) && p.active)
-    loc.mpi_request_test(clock::now(), p.id);
+    loc.mpi_request_test(t, p.id);
 }
 
 void on_request_free(MPI_Request request) {
@@ -191,7 +208,8 @@ const MPI_Request* save_requests(int count, const MPI_Request* requests_in) {
 MPI_Status* statuses_or_scratch(int count, MPI_Status* statuses) {
   thread_local std::vector<MPI_Status> scratch;
   if (statuses != MPI_STATUSES_IGNORE || count <= 0) return statuses;
-  if (scratch.size() < static_cast<std::size_t>(count)) scratch.resize(static_cast<std::size_t>(count));
+  if (scratch.size() < static_cast<std::size_t>(count))
+    scratch.resize(static_cast<std::size_t>(count));
   return scratch.data();
 }
 

@@ -1,36 +1,45 @@
-// Point-to-point (and collective request) semantics of the wrappers: which records a send, receive, request start or
-// completion writes, with real peer/tag/bytes. Called from generated wrappers only while tracing.
+// Point-to-point (and collective request) semantics of the wrappers: which records a send, receive,
+// request start or completion writes, with real peer/tag/bytes. Called from generated wrappers only
+// while tracing.
 #pragma once
-
-#include <mpi.h>
 
 #include "mpi/collective_info.h"
 #include "record/recorder.h"
 
+#include <mpi.h>
+
 namespace htrace::mpi {
 
-void on_send(record::Location& loc, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+void on_send(record::Location& loc, record::LocalTime t, int count, MPI_Datatype type, int dest,
+             int tag, MPI_Comm comm);
 /// Isend family (persistent=false) or Send_init family (persistent=true: registered inactive).
-void on_isend(record::Location& loc, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-              MPI_Request request, bool persistent);
+void on_isend(record::Location& loc, record::LocalTime t, int count, MPI_Datatype type, int dest,
+              int tag, MPI_Comm comm, MPI_Request request, bool persistent);
 /// Recv/Mrecv-style completion from a status (never MPI_STATUS_IGNORE here).
-void on_recv(record::Location& loc, MPI_Comm comm, const MPI_Status* status);
-void on_irecv(record::Location& loc, int source, MPI_Comm comm, MPI_Request request, bool persistent);
-void on_start(record::Location& loc, MPI_Request request);
+void on_recv(record::Location& loc, record::LocalTime t, MPI_Comm comm, const MPI_Status* status);
+void on_irecv(record::Location& loc, record::LocalTime t, int source, MPI_Comm comm,
+              MPI_Request request, bool persistent);
+void on_start(record::Location& loc, record::LocalTime t, MPI_Request request);
 
 /// Matched probes: remember the message's communicator for the Mrecv/Imrecv that consumes it.
 void on_message(MPI_Message message, MPI_Comm comm);
-void on_mrecv(record::Location& loc, MPI_Message message, const MPI_Status* status);
-void on_imrecv(record::Location& loc, MPI_Message message, MPI_Request request);
+void on_mrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
+              const MPI_Status* status);
+void on_imrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
+               MPI_Request request);
 
 /// Blocking collective finished (its MpiCollectiveBegin was written before the PMPI call).
-void on_collective_end(record::Location& loc, const CollectiveInfo& info, MPI_Comm comm);
+void on_collective_end(record::Location& loc, record::LocalTime t, const CollectiveInfo& info,
+                       MPI_Comm comm);
 /// Non-blocking collective started.
-void on_nbc_request(record::Location& loc, const CollectiveInfo& info, MPI_Comm comm, MPI_Request request);
+void on_nbc_request(record::Location& loc, record::LocalTime t, const CollectiveInfo& info,
+                    MPI_Comm comm, MPI_Request request);
 
 /// `request` is the handle as it was before the wait/test call (MPI_REQUEST_NULL is ignored).
-void on_complete(record::Location& loc, MPI_Request request, const MPI_Status* status);
-void on_test(record::Location& loc, MPI_Request request, bool completed, const MPI_Status* status);
+void on_complete(record::Location& loc, record::LocalTime t, MPI_Request request,
+                 const MPI_Status* status);
+void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bool completed,
+             const MPI_Status* status);
 void on_request_free(MPI_Request request);
 void on_cancel(MPI_Request request);
 

@@ -27,7 +27,8 @@ std::uint64_t mix(std::uint64_t key) {
 
 std::size_t round_up_pow2(std::size_t n) {
   std::size_t p = 8;
-  while (p < n) p <<= 1;
+  while (p < n)
+    p <<= 1;
   return p;
 }
 
@@ -80,7 +81,8 @@ void RequestTable::grow(Shard& shard) {
     if (slot.key == 0) continue;
     const std::size_t mask = shard.slots.size() - 1;
     std::size_t i = home(shard, slot.key);
-    while (shard.slots[i].key != 0) i = (i + 1) & mask;
+    while (shard.slots[i].key != 0)
+      i = (i + 1) & mask;
     shard.slots[i] = slot;
     ++shard.used;
   }
@@ -96,7 +98,8 @@ void RequestTable::insert(std::uint64_t key, const PendingRequest& request) {
   if (2 * (shard.used + 1) > shard.slots.size()) grow(shard);
   const std::size_t mask = shard.slots.size() - 1;
   std::size_t i = home(shard, key);
-  while (shard.slots[i].key != 0) i = (i + 1) & mask;
+  while (shard.slots[i].key != 0)
+    i = (i + 1) & mask;
   shard.slots[i].key = key;
   shard.slots[i].value = request;
   ++shard.used;

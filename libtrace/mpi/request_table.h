@@ -6,13 +6,13 @@
 // doubling when a shard is half full, so steady-state operations never allocate.
 #pragma once
 
+#include "record/recorder.h"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
-
-#include "record/recorder.h"
 
 namespace htrace::mpi {
 
@@ -24,11 +24,11 @@ struct PendingRequest {
   bool cancel_requested = false; ///< MPI_Cancel was called: the completion may be a cancellation
   record::CollectiveOp op = 0;   ///< Collective only
   record::CommId comm = record::kNoComm;
-  std::uint32_t peer = 0;        ///< receiver (Send) or the posted source (Receive); Collective: root
+  std::uint32_t peer = 0; ///< receiver (Send) or the posted source (Receive); Collective: root
   std::uint32_t tag = 0;
-  std::uint64_t bytes = 0;       ///< Send: bytes sent; Collective: bytes sent
+  std::uint64_t bytes = 0;          ///< Send: bytes sent; Collective: bytes sent
   std::uint64_t bytes_received = 0; ///< Collective only
-  record::RequestId id = 0;      ///< process-unique, new for every Start of a persistent request
+  record::RequestId id = 0;         ///< process-unique, new for every Start of a persistent request
 };
 
 class RequestTable {

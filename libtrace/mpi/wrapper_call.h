@@ -2,13 +2,12 @@
 // construction and Leave at destruction. Hot path: inline, no allocation, two predictable branches.
 #pragma once
 
-#include <mpi.h>
-
-#include <atomic>
-
 #include "clock/base_clock.h"
 #include "mpi/function_ids.gen.h"
 #include "record/recorder.h"
+
+#include <atomic>
+#include <mpi.h>
 
 namespace htrace::mpi {
 
@@ -32,11 +31,12 @@ public:
     if (location_ == nullptr) return;
     t_inside_mpi = true;
     region_ = g_wrappers.regions[static_cast<unsigned>(fn)];
-    location_->enter(clock::now(), region_);
+    entered_ = clock::now();
+    location_->enter(entered_, region_);
   }
   ~Call() {
     if (location_ == nullptr) return;
-    location_->leave(clock::now(), region_);
+    location_->leave(completed_ != 0 ? completed_ : clock::now(), region_);
     t_inside_mpi = false;
   }
   Call(const Call&) = delete;
@@ -44,10 +44,17 @@ public:
 
   bool traced() const { return location_ != nullptr; }
   record::Location& location() const { return *location_; }
+  /// Time of Enter: also the time of records written before the PMPI call.
+  record::LocalTime entered() const { return entered_; }
+  /// Reads the clock once after the PMPI call; records written then and Leave share it, so a
+  /// traced call costs two clock reads.
+  record::LocalTime completed() { return completed_ = clock::now(); }
 
 private:
   record::Location* location_ = nullptr;
   record::RegionId region_ = 0;
+  record::LocalTime entered_ = 0;
+  record::LocalTime completed_ = 0;
 };
 
 /// Registers one region per wrapped function (source "MPI", names MPI_*). Called once in MPI_Init.

@@ -22,7 +22,8 @@ int size_of(MPI_Comm c) {
   MPI_Comm_size(c, &s);
   return s;
 }
-void expect(const CollectiveInfo& i, int op, std::uint32_t root, std::uint64_t sent, std::uint64_t received) {
+void expect(const CollectiveInfo& i, int op, std::uint32_t root, std::uint64_t sent,
+            std::uint64_t received) {
   EXPECT_EQ(i.op, op);
   EXPECT_EQ(i.root, root);
   EXPECT_EQ(i.bytes_sent, sent);
@@ -38,29 +39,34 @@ TEST(CollectiveInfo, BcastRootSendsToEveryMember) {
   const std::uint64_t n = static_cast<std::uint64_t>(size_of(MPI_COMM_WORLD));
   int buf[10];
   const CollectiveInfo i = coll::Bcast(buf, 10, MPI_INT, 1, MPI_COMM_WORLD);
-  if (rank_of(MPI_COMM_WORLD) == 1) expect(i, OTF2_COLLECTIVE_OP_BCAST, 1, 40 * n, 40);
-  else expect(i, OTF2_COLLECTIVE_OP_BCAST, 1, 0, 40);
+  if (rank_of(MPI_COMM_WORLD) == 1)
+    expect(i, OTF2_COLLECTIVE_OP_BCAST, 1, 40 * n, 40);
+  else
+    expect(i, OTF2_COLLECTIVE_OP_BCAST, 1, 0, 40);
 }
 
 TEST(CollectiveInfo, AllreduceInPlaceLeavesOutOwnBlock) {
   const std::uint64_t n = static_cast<std::uint64_t>(size_of(MPI_COMM_WORLD));
   double buf[3];
-  expect(coll::Allreduce(buf, buf, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), OTF2_COLLECTIVE_OP_ALLREDUCE, kNoRank,
-         24 * n, 24 * n);
-  expect(coll::Allreduce(MPI_IN_PLACE, buf, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), OTF2_COLLECTIVE_OP_ALLREDUCE,
-         kNoRank, 24 * (n - 1), 24 * (n - 1));
+  expect(coll::Allreduce(buf, buf, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+         OTF2_COLLECTIVE_OP_ALLREDUCE, kNoRank, 24 * n, 24 * n);
+  expect(coll::Allreduce(MPI_IN_PLACE, buf, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+         OTF2_COLLECTIVE_OP_ALLREDUCE, kNoRank, 24 * (n - 1), 24 * (n - 1));
 }
 
 TEST(CollectiveInfo, GathervRootReceivesSumOfCounts) {
   const int n = size_of(MPI_COMM_WORLD), me = rank_of(MPI_COMM_WORLD);
   std::vector<int> counts(static_cast<std::size_t>(n)), displs(static_cast<std::size_t>(n));
   std::uint64_t total = 0;
-  for (int r = 0; r < n; ++r) counts[static_cast<std::size_t>(r)] = r + 1, total += static_cast<std::uint64_t>(r + 1);
+  for (int r = 0; r < n; ++r)
+    counts[static_cast<std::size_t>(r)] = r + 1, total += static_cast<std::uint64_t>(r + 1);
   int buf[64];
-  const CollectiveInfo i = coll::Gatherv(buf, me + 1, MPI_INT, buf, counts.data(), displs.data(), MPI_INT, 0, MPI_COMM_WORLD);
+  const CollectiveInfo i = coll::Gatherv(buf, me + 1, MPI_INT, buf, counts.data(), displs.data(),
+                                         MPI_INT, 0, MPI_COMM_WORLD);
   if (me == 0) {
     expect(i, OTF2_COLLECTIVE_OP_GATHERV, 0, 4, 4 * total);
-    expect(coll::Gatherv(MPI_IN_PLACE, 0, MPI_INT, buf, counts.data(), displs.data(), MPI_INT, 0, MPI_COMM_WORLD),
+    expect(coll::Gatherv(MPI_IN_PLACE, 0, MPI_INT, buf, counts.data(), displs.data(), MPI_INT, 0,
+                         MPI_COMM_WORLD),
            OTF2_COLLECTIVE_OP_GATHERV, 0, 0, 4 * (total - 1));
   } else {
     expect(i, OTF2_COLLECTIVE_OP_GATHERV, 0, 4 * static_cast<std::uint64_t>(me + 1), 0);
@@ -72,11 +78,15 @@ TEST(CollectiveInfo, ScatterAndReduceAreRooted) {
   const int me = rank_of(MPI_COMM_WORLD);
   char buf[256];
   const CollectiveInfo s = coll::Scatter(buf, 8, MPI_CHAR, buf, 8, MPI_CHAR, 2, MPI_COMM_WORLD);
-  if (me == 2) expect(s, OTF2_COLLECTIVE_OP_SCATTER, 2, 8 * n, 8);
-  else expect(s, OTF2_COLLECTIVE_OP_SCATTER, 2, 0, 8);
+  if (me == 2)
+    expect(s, OTF2_COLLECTIVE_OP_SCATTER, 2, 8 * n, 8);
+  else
+    expect(s, OTF2_COLLECTIVE_OP_SCATTER, 2, 0, 8);
   const CollectiveInfo r = coll::Reduce(buf, buf, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (me == 0) expect(r, OTF2_COLLECTIVE_OP_REDUCE, 0, 16, 16 * n);
-  else expect(r, OTF2_COLLECTIVE_OP_REDUCE, 0, 16, 0);
+  if (me == 0)
+    expect(r, OTF2_COLLECTIVE_OP_REDUCE, 0, 16, 16 * n);
+  else
+    expect(r, OTF2_COLLECTIVE_OP_REDUCE, 0, 16, 0);
 }
 
 TEST(CollectiveInfo, AlltoallwUsesEachType) {
@@ -86,8 +96,8 @@ TEST(CollectiveInfo, AlltoallwUsesEachType) {
   types[0] = MPI_DOUBLE;
   char buf[1];
   const std::uint64_t expected = 2 * 8 + static_cast<std::uint64_t>(n - 1) * 2 * 2;
-  expect(coll::Alltoallw(buf, counts.data(), displs.data(), types.data(), buf, counts.data(), displs.data(),
-                         types.data(), MPI_COMM_WORLD),
+  expect(coll::Alltoallw(buf, counts.data(), displs.data(), types.data(), buf, counts.data(),
+                         displs.data(), types.data(), MPI_COMM_WORLD),
          OTF2_COLLECTIVE_OP_ALLTOALLW, kNoRank, expected, expected);
 }
 
@@ -101,10 +111,12 @@ TEST(CollectiveInfo, ReduceScatterSendsAllBlocksReceivesOwn) {
   const int n = size_of(MPI_COMM_WORLD), me = rank_of(MPI_COMM_WORLD);
   std::vector<int> counts(static_cast<std::size_t>(n));
   std::uint64_t total = 0;
-  for (int r = 0; r < n; ++r) counts[static_cast<std::size_t>(r)] = 2 * r + 1, total += 2 * r + 1;
+  for (int r = 0; r < n; ++r)
+    counts[static_cast<std::size_t>(r)] = 2 * r + 1, total += 2 * r + 1;
   int buf[1];
   expect(coll::Reduce_scatter(buf, buf, counts.data(), MPI_INT, MPI_SUM, MPI_COMM_WORLD),
-         OTF2_COLLECTIVE_OP_REDUCE_SCATTER, kNoRank, 4 * total, 4 * static_cast<std::uint64_t>(2 * me + 1) * n);
+         OTF2_COLLECTIVE_OP_REDUCE_SCATTER, kNoRank, 4 * total,
+         4 * static_cast<std::uint64_t>(2 * me + 1) * n);
 }
 
 TEST(CollectiveInfo, IntercommBcastRootGroupAndReceivers) {
@@ -120,8 +132,10 @@ TEST(CollectiveInfo, IntercommBcastRootGroupAndReceivers) {
   if (color == 0) {
     const int root = local == 0 ? MPI_ROOT : MPI_PROC_NULL;
     const CollectiveInfo i = coll::Bcast(buf, 5, MPI_INT, root, inter);
-    if (local == 0) expect(i, OTF2_COLLECTIVE_OP_BCAST, 0, 20 * remote, 0);
-    else expect(i, OTF2_COLLECTIVE_OP_BCAST, kNoRank, 0, 0);
+    if (local == 0)
+      expect(i, OTF2_COLLECTIVE_OP_BCAST, 0, 20 * remote, 0);
+    else
+      expect(i, OTF2_COLLECTIVE_OP_BCAST, kNoRank, 0, 0);
   } else {
     expect(coll::Bcast(buf, 5, MPI_INT, 0, inter), OTF2_COLLECTIVE_OP_BCAST, 0, 0, 20);
   }
@@ -136,8 +150,8 @@ TEST(CollectiveInfo, NeighborCollectivesCountTopologyNeighbours) {
   MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
   int buf[1];
   // A periodic 1-D Cartesian topology has two neighbours (left and right) in and out.
-  expect(coll::Neighbor_allgather(buf, 3, MPI_INT, buf, 3, MPI_INT, ring), OTF2_COLLECTIVE_OP_ALLGATHER, kNoRank,
-         2 * 12, 2 * 12);
+  expect(coll::Neighbor_allgather(buf, 3, MPI_INT, buf, 3, MPI_INT, ring),
+         OTF2_COLLECTIVE_OP_ALLGATHER, kNoRank, 2 * 12, 2 * 12);
   int counts[2] = {1, 5}, displs[2] = {0, 0};
   expect(coll::Neighbor_alltoallv(buf, counts, displs, MPI_INT, buf, counts, displs, MPI_INT, ring),
          OTF2_COLLECTIVE_OP_ALLTOALLV, kNoRank, 24, 24);

@@ -3,7 +3,6 @@
 #include "mpi/request_table.h"
 
 #include <gtest/gtest.h>
-
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -96,7 +95,8 @@ TEST(RequestTable, ConcurrentThreadsKeepTheirOwnRequests) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kRounds; ++i) {
-        const std::uint64_t key = (static_cast<std::uint64_t>(t) << 40) | (static_cast<std::uint64_t>(i % 64 + 1) << 4);
+        const std::uint64_t key =
+            (static_cast<std::uint64_t>(t) << 40) | (static_cast<std::uint64_t>(i % 64 + 1) << 4);
         table.insert(key, send_to(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(i)));
         PendingRequest out;
         if (!table.complete(key, out) || out.peer != static_cast<std::uint32_t>(t) ||
@@ -105,7 +105,8 @@ TEST(RequestTable, ConcurrentThreadsKeepTheirOwnRequests) {
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(table.size(), 0u);
 }
