@@ -154,6 +154,8 @@ void assemble(Collector& c, Definitions& d) {
     else if (name == HTRACE_LPROP_INIT_OFFSET) li.init_offset = v;
     else if (name == HTRACE_LPROP_FINAL_TIME) li.final_time = v, li.has_final = true;
     else if (name == HTRACE_LPROP_FINAL_OFFSET) li.final_offset = v;
+    else if (name == HTRACE_LPROP_INIT_UNCERTAINTY) li.init_uncertainty = v;
+    else if (name == HTRACE_LPROP_FINAL_UNCERTAINTY) li.final_uncertainty = v;
   }
 }
 

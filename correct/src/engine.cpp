@@ -127,10 +127,6 @@ Report run(const Options& o, MPI_Comm comm) {
   rep.processes = static_cast<int>(defs.processes.size());
   rep.locations = static_cast<int>(defs.locations.size());
   ReplayContext ctx{&defs, &o, choose_latencies(o, defs, rep), partition(defs, size), comm, rank, size};
-  {
-    auto tb = defs.archive_properties.find(HTRACE_PROP_TIMEBASE);
-    rep.presync = o.presync && tb != defs.archive_properties.end() && tb->second == "local";
-  }
   std::vector<uint32_t> mine;
   for (size_t p = 0; p < defs.processes.size(); ++p)
     if (ctx.owner[p] == rank) mine.push_back(static_cast<uint32_t>(p));
@@ -158,6 +154,7 @@ Report run(const Options& o, MPI_Comm comm) {
   MPI_Allreduce(st.violations_before.data(), rep.violations_before.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(st.violations_after.data(), rep.violations_after.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(&st.jumps, &rep.jumps, 1, MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(&st.presynced_locations, &rep.presynced_locations, 1, MPI_UINT64_T, MPI_SUM, comm);
   summarize(model, rep, comm);
   rep.replay_seconds = lap();
 

@@ -53,18 +53,26 @@ class Replayer {
 
  private:
   // --- pre-synchronization -------------------------------------------------------------------
+  // Linear interpolation between the INIT and FINAL offsets when both are trustworthy, a constant
+  // offset when only one is, nothing otherwise.
   void presync() {
     auto tb = ctx_.defs->archive_properties.find(HTRACE_PROP_TIMEBASE);
     bool local_timebase = tb != ctx_.defs->archive_properties.end() && tb->second == "local";
+    const int64_t max_unc = ctx_.options->presync_max_uncertainty_ns;
     for (LocationModel& loc : m_.locations) {
       loc.lc = loc.input;
       const LocationInfo& li = ctx_.defs->locations[loc.location];
-      if (!ctx_.options->presync || !local_timebase || !li.has_init) continue;
+      if (!ctx_.options->presync || !local_timebase) continue;
+      bool init = li.has_init && li.init_uncertainty <= max_unc;
+      bool fin = li.has_final && li.final_uncertainty <= max_unc;
+      if (!init && !fin) continue;
+      int64_t t0 = init ? li.init_time : li.final_time, o0 = init ? li.init_offset : li.final_offset;
       double slope = 0;
-      if (li.has_final && li.final_time != li.init_time)
+      if (init && fin && li.final_time != li.init_time)
         slope = double(li.final_offset - li.init_offset) / double(li.final_time - li.init_time);
-      for (int64_t& t : loc.lc)
-        t -= li.init_offset + static_cast<int64_t>(std::llround(slope * double(t - li.init_time)));
+      if (o0 == 0 && slope == 0) continue;
+      stats_.presynced_locations++;
+      for (int64_t& t : loc.lc) t -= o0 + static_cast<int64_t>(std::llround(slope * double(t - t0)));
     }
   }
 

@@ -24,8 +24,8 @@ void print_text(const Report& r, std::ostream& out) {
   out << "  " << r.events << " events, " << r.locations << " locations, " << r.processes << " processes, "
       << r.correction_ranks << " correction process(es), " << std::fixed << std::setprecision(2) << r.seconds << " s\n";
   out << "  minimum latency (" << r.lmin_source << "): MPI intra-node " << r.lmin_intra << " ns, inter-node "
-      << r.lmin_inter << " ns, OpenMP " << r.lmin_omp << " ns; pre-synchronization "
-      << (r.presync ? "applied" : "not applied") << "\n";
+      << r.lmin_inter << " ns, OpenMP " << r.lmin_omp << " ns; pre-synchronized locations: "
+      << r.presynced_locations << "\n";
   out << "  logical messages / violations before / after:\n";
   for (int k = 0; k < kMessageKinds; ++k)
     out << "    " << std::left << std::setw(11) << kMessageKindNames[k] << std::right << std::setw(12) << r.messages[k]
@@ -54,8 +54,8 @@ void print_json(const Report& r, std::ostream& out) {
       << ",\n  \"phase_seconds\": {\"read\": " << r.read_seconds << ", \"replay\": " << r.replay_seconds
       << ", \"write\": " << r.write_seconds << "}"
       << ",\n  \"lmin_ns\": {\"mpi_intra\": " << r.lmin_intra << ", \"mpi_inter\": " << r.lmin_inter
-      << ", \"openmp\": " << r.lmin_omp << ", \"source\": \"" << r.lmin_source << "\"},\n  \"presync\": "
-      << (r.presync ? "true" : "false") << ",\n";
+      << ", \"openmp\": " << r.lmin_omp << ", \"source\": \"" << r.lmin_source
+      << "\"},\n  \"presynced_locations\": " << r.presynced_locations << ",\n";
   const char* keys[3] = {"messages", "violations_before", "violations_after"};
   const std::array<uint64_t, kMessageKinds>* arrays[3] = {&r.messages, &r.violations_before, &r.violations_after};
   for (int a = 0; a < 3; ++a) {

@@ -159,7 +159,7 @@ result = {"p2p": viol["p2p"], "collective": viol["collective"], "OpenMP": viol["
           "unmatched": unmatched, "events": sum(len(v) for v in per_loc.values()),
           "types": dict(collections.Counter(type(e).__name__ for v in per_loc.values() for e in v))}
 if a.dump_times:
-    result["times"] = {str(l.name): [e.time for e in evs] for l, evs in per_loc.items()}
+    result["times"] = {"%s:%s" % (l.group.name, l.name): [e.time for e in evs] for l, evs in per_loc.items()}
 print(json.dumps(result))
 if a.expect_zero and (viol or order):
     sys.exit(1)

@@ -70,10 +70,10 @@ def case_basic():
             expect(t >= inp[loc][i], "%s event %d moved backward" % (loc, i))
             expect(abs(t - truth[loc][i]) <= SHIFT, "%s event %d: %d vs truth %d" % (loc, i, t, truth[loc][i]))
     # Rank 0 before its first outgoing message and rank 2 before anything reaches it stay untouched.
-    expect(after["times"]["master 0"][:3] == inp["master 0"][:3], "untouched interval on master 0")
-    expect(after["times"]["master 2"][:2] == inp["master 2"][:2], "untouched interval on master 2")
+    expect(after["times"]["rank 0:master 0"][:3] == inp["rank 0:master 0"][:3], "untouched interval on master 0")
+    expect(after["times"]["rank 2:master 2"][:2] == inp["rank 2:master 2"][:2], "untouched interval on master 2")
     # Fig. 2: the MPI repair on rank 1 moved the master's barrier enter; the other thread followed.
-    expect(after["times"]["thread 1 of rank 1"] != inp["thread 1 of rank 1"], "Fig. 2: thread of rank 1 adjusted")
+    expect(after["times"]["rank 1:thread 1 of rank 1"] != inp["rank 1:thread 1 of rank 1"], "Fig. 2: thread of rank 1 adjusted")
 
 
 def case_idempotent():

@@ -29,6 +29,7 @@ const char* const kUsage =
     "  --delta NS           minimum spacing of events of one location (default 1)\n"
     "  --slope M            backward amortization slope (default 0.01)\n"
     "  --no-presync         skip linear drift interpolation from htrace clock measurements\n"
+    "  --presync-max-uncertainty NS  ignore clock measurements less certain than this (default 50000)\n"
     "  --no-progress        no progress display on a terminal\n"
     "  -h, --help           this text\n";
 
@@ -64,6 +65,7 @@ bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
     else if (a == "--lmin-intra") o.lmin_intra_ns = static_cast<int64_t>(number(value()));
     else if (a == "--lmin-inter") o.lmin_inter_ns = static_cast<int64_t>(number(value()));
     else if (a == "--lmin-omp") o.lmin_omp_ns = static_cast<int64_t>(number(value()));
+    else if (a == "--presync-max-uncertainty") o.presync_max_uncertainty_ns = static_cast<int64_t>(number(value()));
     else if (a == "--gamma") o.gamma = number(value());
     else if (a == "--delta") o.delta_ns = static_cast<int64_t>(number(value()));
     else if (a == "--slope") o.slope = number(value());

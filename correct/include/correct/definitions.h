@@ -22,6 +22,7 @@ struct LocationInfo {
   // Pre-synchronization measurements (htrace location properties), when present.
   bool has_init = false, has_final = false;
   int64_t init_time = 0, init_offset = 0, final_time = 0, final_offset = 0;
+  int64_t init_uncertainty = 0, final_uncertainty = 0;  // ns; 0 when not recorded
 };
 
 struct ProcessInfo {

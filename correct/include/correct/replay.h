@@ -19,6 +19,7 @@ struct ReplayStats {
   std::array<uint64_t, kMessageKinds> messages{}, violations_before{}, violations_after{};
   uint64_t jumps = 0;
   uint64_t rounds = 0;
+  uint64_t presynced_locations = 0;
 };
 
 struct ReplayContext {

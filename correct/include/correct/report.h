@@ -19,7 +19,7 @@ struct Report {
   uint64_t events = 0;
   int64_t lmin_intra = 0, lmin_inter = 0, lmin_omp = 0;
   std::string lmin_source;  // "archive", "default", "command line"
-  bool presync = false;
+  uint64_t presynced_locations = 0;  // locations whose clock offsets were interpolated
   std::array<uint64_t, kMessageKinds> messages{}, violations_before{}, violations_after{};
   uint64_t events_shifted = 0, jumps = 0;
   int64_t max_displacement = 0;
