@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ctest driver for htrace-correct. Usage: run_case.py CASE (basic | idempotent | parallel |
-fidelity | bad_input | output_rules | report). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
+fidelity | bad_input | output_rules | report | e2e). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
 import hashlib
 import json
 import os
@@ -141,6 +141,10 @@ def case_bad_input():
         data[i] = 0xFF
     open(evt, "wb").write(bytes(data))
     fails([corrupt, out], "location")
+    missing = build("missing_events", "--shift", str(SHIFT))
+    os.remove(os.path.join(missing, "traces", "2.evt"))  # a location whose events are gone
+    for ranks in (1, 2):
+        fails([missing, out], "location 2", ranks)
     fails(["--bogus", corrupt, out], "unknown option")
 
 
@@ -167,6 +171,29 @@ def case_report():
     expect(sum(rep["deviation_time_ns"].values()) > 0, "deviation classes filled")
     text = run([TOOL, skewed, os.path.join(work, "out2")]).stdout
     expect("violations before / after" in text and "local-interval deviation" in text, "text report")
+
+
+def case_e2e():
+    """Trace examples on the emulated cluster without clock synchronization, correct, check."""
+    examples = os.environ.get("HTRACE_EXAMPLES_DIR", os.path.join(BUILD, "examples"))
+    cluster = os.environ["HTRACE_CLUSTER_RUN"]
+    for name, args in (("pingpong-ring/pingpong-ring", []), ("collectives/collectives", [])):
+        prog = os.path.join(examples, name)
+        expect(os.access(prog, os.X_OK), "example built: " + prog)
+        adir = os.path.join(work, "traces-" + os.path.basename(name))
+        os.makedirs(adir)
+        env = dict(os.environ, MPIRUN_EXTRA="-x LD_PRELOAD=%s -x HTRACE_SYNC=none -x HTRACE_ARCHIVE_DIR=%s" % (os.environ["HTRACE_LIB"], adir))
+        p = subprocess.run([cluster, "--offsets", "0,0.000250", "--ranks-per-node", "2", "--", prog] + args,
+                           capture_output=True, text=True, timeout=120, env=env)
+        expect(p.returncode == 0, "%s traced: %s %s" % (name, p.stdout[-2000:], p.stderr[-2000:]))
+        archive = [os.path.join(adir, d) for d in os.listdir(adir)][0]
+        before = check(archive)
+        out = adir + "-corrected"
+        rep = json.loads(run([TOOL, "--json", archive, out]).stdout)
+        after = check(out, "--strict-order", "--lmin-mpi", str(min(rep["lmin_ns"]["mpi_intra"], rep["lmin_ns"]["mpi_inter"])))
+        expect(after["p2p"] == after["collective"] == after["OpenMP"] == after["order"] == 0,
+               "%s: zero violations after correction: %s (before %s)" % (name, after, {k: before[k] for k in ("p2p", "collective")}))
+        expect(after["types"] == before["types"], "%s: every record carried" % name)
 
 
 globals()["case_" + sys.argv[1]]()
