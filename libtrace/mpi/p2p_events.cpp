@@ -81,7 +81,7 @@ void on_isend(record::Location& loc, record::LocalTime t, int count, MPI_Datatyp
   p.tag = static_cast<std::uint32_t>(tag);
   p.bytes = bytes_of(count, type);
   p.id = persistent ? 0 : new_request_id();
-  requests().insert(key_of(request), p);
+  requests().insert(key_of(request), RequestTable::current_owner(), p);
   if (!persistent) write_started(loc, t, p);
 }
 
@@ -101,13 +101,14 @@ void on_irecv(record::Location& loc, record::LocalTime t, int source, MPI_Comm c
   p.comm = comm_id(comm);
   p.peer = static_cast<std::uint32_t>(source);
   p.id = persistent ? 0 : new_request_id();
-  requests().insert(key_of(request), p);
+  requests().insert(key_of(request), RequestTable::current_owner(), p);
   if (!persistent) write_started(loc, t, p);
 }
 
 void on_start(record::Location& loc, record::LocalTime t, MPI_Request request) {
   PendingRequest p;
-  if (requests().start(key_of(request), new_request_id(), p)) write_started(loc, t, p);
+  if (requests().start(key_of(request), RequestTable::current_owner(), new_request_id(), p))
+    write_started(loc, t, p);
 }
 
 void on_message(MPI_Message message, MPI_Comm comm) {
@@ -115,13 +116,14 @@ void on_message(MPI_Message message, MPI_Comm comm) {
   PendingRequest p;
   p.kind = PendingRequest::Kind::Receive;
   p.comm = comm_id(comm);
-  messages().insert(key_of(message), p);
+  messages().insert(key_of(message), RequestTable::current_owner(), p);
 }
 
 void on_mrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
               const MPI_Status* status) {
   PendingRequest p;
-  if (!messages().complete(key_of(message), p)) return; // MPI_MESSAGE_NO_PROC or unseen probe
+  if (!messages().complete(key_of(message), RequestTable::current_owner(), p))
+    return; // MPI_MESSAGE_NO_PROC or unseen probe
   if (status->MPI_SOURCE == MPI_PROC_NULL) return;
   loc.mpi_recv(t, static_cast<std::uint32_t>(status->MPI_SOURCE), p.comm,
                static_cast<std::uint32_t>(status->MPI_TAG), received_bytes(status));
@@ -130,9 +132,11 @@ void on_mrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
 void on_imrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
                MPI_Request request) {
   PendingRequest p;
-  if (!messages().complete(key_of(message), p) || request == MPI_REQUEST_NULL) return;
+  if (!messages().complete(key_of(message), RequestTable::current_owner(), p) ||
+      request == MPI_REQUEST_NULL)
+    return;
   p.id = new_request_id();
-  requests().insert(key_of(request), p);
+  requests().insert(key_of(request), RequestTable::current_owner(), p);
   write_started(loc, t, p);
 }
 
@@ -152,7 +156,7 @@ void on_nbc_request(record::Location& loc, record::LocalTime t, const Collective
   p.bytes = info.bytes_sent;
   p.bytes_received = info.bytes_received;
   p.id = new_request_id();
-  requests().insert(key_of(request), p);
+  requests().insert(key_of(request), RequestTable::current_owner(), p);
   loc.mpi_nbc_request(t, p.id);
 }
 
@@ -160,7 +164,7 @@ void on_complete(record::Location& loc, record::LocalTime t, MPI_Request request
                  const MPI_Status* status) {
   if (request == MPI_REQUEST_NULL) return;
   PendingRequest p;
-  if (!requests().complete(key_of(request), p)) return;
+  if (!requests().complete(key_of(request), RequestTable::current_owner(), p)) return;
   if (p.cancel_requested && was_cancelled(status)) {
     loc.mpi_request_cancelled(t, p.id);
     return;
@@ -184,17 +188,19 @@ void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bo
              const MPI_Status* status) {
   if (completed) return on_complete(loc, t, request, status);
   PendingRequest p;
-  if (request != MPI_REQUEST_NULL && requests().find(key_of(request), p) && p.active)
+  if (request != MPI_REQUEST_NULL &&
+      requests().find(key_of(request), RequestTable::current_owner(), p) && p.active)
     loc.mpi_request_test(t, p.id);
 }
 
 void on_request_free(MPI_Request request) {
   // An active request freed here completes unobserved: record nothing rather than a guess.
-  if (request != MPI_REQUEST_NULL) requests().erase(key_of(request));
+  if (request != MPI_REQUEST_NULL) requests().erase(key_of(request), RequestTable::current_owner());
 }
 
 void on_cancel(MPI_Request request) {
-  if (request != MPI_REQUEST_NULL) requests().mark_cancelled(key_of(request));
+  if (request != MPI_REQUEST_NULL)
+    requests().mark_cancelled(key_of(request), RequestTable::current_owner());
 }
 
 const MPI_Request* save_requests(int count, const MPI_Request* requests_in) {

@@ -48,13 +48,23 @@ std::size_t RequestTable::home(const Shard& shard, std::uint64_t key) {
   return (mix(key) / kShards) & (shard.slots.size() - 1);
 }
 
-RequestTable::Slot* RequestTable::lookup(Shard& shard, std::uint64_t key) {
+// The caller's own entry of `key`, else the oldest entry of `key`, else nullptr.
+RequestTable::Slot* RequestTable::lookup(Shard& shard, std::uint64_t key, Owner owner) {
   const std::size_t mask = shard.slots.size() - 1;
+  Slot* oldest = nullptr;
   for (std::size_t i = home(shard, key);; i = (i + 1) & mask) {
     Slot& slot = shard.slots[i];
-    if (slot.key == key) return &slot;
-    if (slot.key == 0) return nullptr;
+    if (slot.key == 0) return oldest;
+    if (slot.key != key) continue;
+    if (slot.owner == owner) return &slot;
+    if (oldest == nullptr || slot.sequence < oldest->sequence) oldest = &slot;
   }
+}
+
+RequestTable::Owner RequestTable::current_owner() {
+  static std::atomic<Owner> next{1};
+  thread_local const Owner owner = next.fetch_add(1, std::memory_order_relaxed);
+  return owner;
 }
 
 // Backward-shift deletion keeps probe chains intact without tombstones.
@@ -88,11 +98,12 @@ void RequestTable::grow(Shard& shard) {
   }
 }
 
-void RequestTable::insert(std::uint64_t key, const PendingRequest& request) {
+void RequestTable::insert(std::uint64_t key, Owner owner, const PendingRequest& request) {
   Shard& shard = shard_of(key);
   SpinGuard guard(shard.lock);
-  if (Slot* slot = lookup(shard, key)) {
+  if (Slot* slot = lookup(shard, key, owner); slot != nullptr && slot->owner == owner) {
     slot->value = request;
+    slot->sequence = shard.next_sequence++;
     return;
   }
   if (2 * (shard.used + 1) > shard.slots.size()) grow(shard);
@@ -101,32 +112,34 @@ void RequestTable::insert(std::uint64_t key, const PendingRequest& request) {
   while (shard.slots[i].key != 0)
     i = (i + 1) & mask;
   shard.slots[i].key = key;
+  shard.slots[i].owner = owner;
+  shard.slots[i].sequence = shard.next_sequence++;
   shard.slots[i].value = request;
   ++shard.used;
 }
 
-bool RequestTable::find(std::uint64_t key, PendingRequest& out) const {
+bool RequestTable::find(std::uint64_t key, Owner owner, PendingRequest& out) {
   Shard& shard = shard_of(key);
   SpinGuard guard(shard.lock);
-  const Slot* slot = lookup(shard, key);
+  const Slot* slot = lookup(shard, key, owner);
   if (slot == nullptr) return false;
   out = slot->value;
   return true;
 }
 
-bool RequestTable::erase(std::uint64_t key) {
+bool RequestTable::erase(std::uint64_t key, Owner owner) {
   Shard& shard = shard_of(key);
   SpinGuard guard(shard.lock);
-  Slot* slot = lookup(shard, key);
+  Slot* slot = lookup(shard, key, owner);
   if (slot == nullptr) return false;
   remove(shard, slot);
   return true;
 }
 
-bool RequestTable::complete(std::uint64_t key, PendingRequest& out) {
+bool RequestTable::complete(std::uint64_t key, Owner owner, PendingRequest& out) {
   Shard& shard = shard_of(key);
   SpinGuard guard(shard.lock);
-  Slot* slot = lookup(shard, key);
+  Slot* slot = lookup(shard, key, owner);
   if (slot == nullptr || !slot->value.active) return false;
   out = slot->value;
   if (slot->value.persistent) {
@@ -138,10 +151,11 @@ bool RequestTable::complete(std::uint64_t key, PendingRequest& out) {
   return true;
 }
 
-bool RequestTable::start(std::uint64_t key, record::RequestId id, PendingRequest& out) {
+bool RequestTable::start(std::uint64_t key, Owner owner, record::RequestId id,
+                         PendingRequest& out) {
   Shard& shard = shard_of(key);
   SpinGuard guard(shard.lock);
-  Slot* slot = lookup(shard, key);
+  Slot* slot = lookup(shard, key, owner);
   if (slot == nullptr) return false;
   slot->value.active = true;
   slot->value.cancel_requested = false;
@@ -150,10 +164,10 @@ bool RequestTable::start(std::uint64_t key, record::RequestId id, PendingRequest
   return true;
 }
 
-bool RequestTable::mark_cancelled(std::uint64_t key) {
+bool RequestTable::mark_cancelled(std::uint64_t key, Owner owner) {
   Shard& shard = shard_of(key);
   SpinGuard guard(shard.lock);
-  Slot* slot = lookup(shard, key);
+  Slot* slot = lookup(shard, key, owner);
   if (slot == nullptr) return false;
   slot->value.cancel_requested = true;
   return true;

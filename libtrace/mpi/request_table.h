@@ -4,6 +4,11 @@
 // MPI_THREAD_MULTIPLE: keys are spread over shards, each an open-addressing table (linear probing,
 // backward-shift deletion) under a spin lock held for a few dozen instructions. Storage grows by
 // doubling when a shard is half full, so steady-state operations never allocate.
+//
+// Handle reuse across threads: MPI frees a request inside the wait/test call, so another thread
+// can be handed the same handle for a new operation before the completing thread has looked its
+// entry up. Entries therefore carry the posting thread (`owner`) and one key may hold entries of
+// several owners; every operation prefers the caller's own entry, else the oldest one.
 #pragma once
 
 #include "record/recorder.h"
@@ -35,36 +40,44 @@ class RequestTable {
 public:
   explicit RequestTable(std::size_t initial_capacity_per_shard = 256);
 
-  /// Adds or replaces the entry of `key`.
-  void insert(std::uint64_t key, const PendingRequest& request);
+  using Owner = std::uint32_t; ///< the calling thread (see current_owner())
+
+  /// Adds an entry, replacing an entry of the same key and owner (a completion never seen).
+  void insert(std::uint64_t key, Owner owner, const PendingRequest& request);
   /// Copies the entry of `key` into `out`; false if absent.
-  bool find(std::uint64_t key, PendingRequest& out) const;
-  /// Removes `key`; false if absent.
-  bool erase(std::uint64_t key);
+  bool find(std::uint64_t key, Owner owner, PendingRequest& out);
+  /// Removes the entry of `key`; false if absent.
+  bool erase(std::uint64_t key, Owner owner);
   /// Completion of `key`: copies an ACTIVE entry to `out`, then erases it, or for a persistent
   /// request marks it inactive. False (nothing written) for unknown or inactive requests.
-  bool complete(std::uint64_t key, PendingRequest& out);
+  bool complete(std::uint64_t key, Owner owner, PendingRequest& out);
   /// Start of a persistent request: marks it active with a fresh id; false if unknown.
-  bool start(std::uint64_t key, record::RequestId id, PendingRequest& out);
+  bool start(std::uint64_t key, Owner owner, record::RequestId id, PendingRequest& out);
   /// Sets cancel_requested on an entry; false if unknown.
-  bool mark_cancelled(std::uint64_t key);
+  bool mark_cancelled(std::uint64_t key, Owner owner);
   std::size_t size() const;
+
+  /// A small number identifying the calling thread, fixed for its lifetime.
+  static Owner current_owner();
 
 private:
   struct Slot {
     std::uint64_t key = 0; ///< 0 = empty (no MPI implementation hands out a null request here)
+    Owner owner = 0;
+    std::uint64_t sequence = 0; ///< insertion order, to pick the oldest of several entries
     PendingRequest value;
   };
   struct Shard {
     mutable std::atomic_flag lock = ATOMIC_FLAG_INIT;
     std::vector<Slot> slots; ///< power-of-two size
     std::size_t used = 0;
+    std::uint64_t next_sequence = 0;
   };
   static constexpr std::size_t kShards = 16;
 
   Shard& shard_of(std::uint64_t key) const;
   static std::size_t home(const Shard& shard, std::uint64_t key);
-  static Slot* lookup(Shard& shard, std::uint64_t key);
+  static Slot* lookup(Shard& shard, std::uint64_t key, Owner owner);
   static void remove(Shard& shard, Slot* slot);
   static void grow(Shard& shard);
 

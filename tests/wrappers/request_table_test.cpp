@@ -9,6 +9,7 @@
 
 using htrace::mpi::PendingRequest;
 using htrace::mpi::RequestTable;
+constexpr RequestTable::Owner kMe = 1;
 
 namespace {
 PendingRequest send_to(std::uint32_t peer, std::uint64_t id, bool persistent = false) {
@@ -24,44 +25,44 @@ PendingRequest send_to(std::uint32_t peer, std::uint64_t id, bool persistent = f
 
 TEST(RequestTable, CompletionRemovesOrdinaryRequest) {
   RequestTable table;
-  table.insert(0x1000, send_to(3, 7));
+  table.insert(0x1000, kMe, send_to(3, 7));
   PendingRequest out;
-  ASSERT_TRUE(table.complete(0x1000, out));
+  ASSERT_TRUE(table.complete(0x1000, kMe, out));
   EXPECT_EQ(out.peer, 3u);
   EXPECT_EQ(out.id, 7u);
-  EXPECT_FALSE(table.complete(0x1000, out)) << "a request completes once";
+  EXPECT_FALSE(table.complete(0x1000, kMe, out)) << "a request completes once";
   EXPECT_EQ(table.size(), 0u);
 }
 
 TEST(RequestTable, PersistentRequestIsInactiveUntilStarted) {
   RequestTable table;
-  table.insert(0x2000, send_to(1, 0, true));
+  table.insert(0x2000, kMe, send_to(1, 0, true));
   PendingRequest out;
-  EXPECT_FALSE(table.complete(0x2000, out)) << "inactive: waiting on it records nothing";
-  ASSERT_TRUE(table.start(0x2000, 11, out));
+  EXPECT_FALSE(table.complete(0x2000, kMe, out)) << "inactive: waiting on it records nothing";
+  ASSERT_TRUE(table.start(0x2000, kMe, 11, out));
   EXPECT_EQ(out.id, 11u);
-  ASSERT_TRUE(table.complete(0x2000, out));
+  ASSERT_TRUE(table.complete(0x2000, kMe, out));
   EXPECT_EQ(out.id, 11u);
   EXPECT_EQ(table.size(), 1u) << "persistent requests stay until MPI_Request_free";
-  EXPECT_FALSE(table.complete(0x2000, out));
-  ASSERT_TRUE(table.start(0x2000, 12, out));
-  ASSERT_TRUE(table.complete(0x2000, out));
+  EXPECT_FALSE(table.complete(0x2000, kMe, out));
+  ASSERT_TRUE(table.start(0x2000, kMe, 12, out));
+  ASSERT_TRUE(table.complete(0x2000, kMe, out));
   EXPECT_EQ(out.id, 12u) << "every start is a new communication";
-  EXPECT_TRUE(table.erase(0x2000));
-  EXPECT_FALSE(table.start(0x2000, 13, out));
+  EXPECT_TRUE(table.erase(0x2000, kMe));
+  EXPECT_FALSE(table.start(0x2000, kMe, 13, out));
 }
 
 TEST(RequestTable, CancelFlagTravelsToCompletionAndIsResetByStart) {
   RequestTable table;
-  table.insert(0x3000, send_to(0, 1, true));
+  table.insert(0x3000, kMe, send_to(0, 1, true));
   PendingRequest out;
-  table.start(0x3000, 2, out);
-  ASSERT_TRUE(table.mark_cancelled(0x3000));
-  ASSERT_TRUE(table.complete(0x3000, out));
+  table.start(0x3000, kMe, 2, out);
+  ASSERT_TRUE(table.mark_cancelled(0x3000, kMe));
+  ASSERT_TRUE(table.complete(0x3000, kMe, out));
   EXPECT_TRUE(out.cancel_requested);
-  table.start(0x3000, 3, out);
+  table.start(0x3000, kMe, 3, out);
   EXPECT_FALSE(out.cancel_requested);
-  EXPECT_FALSE(table.mark_cancelled(0x9999));
+  EXPECT_FALSE(table.mark_cancelled(0x9999, kMe));
 }
 
 // Many keys with deletions in random order, checked against std::unordered_map: exercises growth
@@ -73,16 +74,16 @@ TEST(RequestTable, MatchesReferenceMapUnderRandomInsertAndErase) {
   for (int step = 0; step < 200000; ++step) {
     const std::uint64_t key = 1 + (rng() % 5000) * 16; // pointer-like: low bits zero
     if (rng() % 3 != 0) {
-      table.insert(key, send_to(0, key * 3));
+      table.insert(key, kMe, send_to(0, key * 3));
       reference[key] = key * 3;
     } else {
-      EXPECT_EQ(table.erase(key), reference.erase(key) == 1);
+      EXPECT_EQ(table.erase(key, kMe), reference.erase(key) == 1);
     }
   }
   EXPECT_EQ(table.size(), reference.size());
   for (const auto& [key, id] : reference) {
     PendingRequest out;
-    ASSERT_TRUE(table.find(key, out)) << key;
+    ASSERT_TRUE(table.find(key, kMe, out)) << key;
     EXPECT_EQ(out.id, id);
   }
 }
@@ -97,9 +98,11 @@ TEST(RequestTable, ConcurrentThreadsKeepTheirOwnRequests) {
       for (int i = 0; i < kRounds; ++i) {
         const std::uint64_t key =
             (static_cast<std::uint64_t>(t) << 40) | (static_cast<std::uint64_t>(i % 64 + 1) << 4);
-        table.insert(key, send_to(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(i)));
+        const auto me = RequestTable::current_owner();
+        table.insert(key, me,
+                     send_to(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(i)));
         PendingRequest out;
-        if (!table.complete(key, out) || out.peer != static_cast<std::uint32_t>(t) ||
+        if (!table.complete(key, me, out) || out.peer != static_cast<std::uint32_t>(t) ||
             out.id != static_cast<std::uint64_t>(i))
           ++errors;
       }
@@ -109,4 +112,28 @@ TEST(RequestTable, ConcurrentThreadsKeepTheirOwnRequests) {
     th.join();
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(table.size(), 0u);
+}
+
+// MPI_THREAD_MULTIPLE: thread A's request completes inside MPI and its handle is handed to thread
+// B's next Isend before A has looked the completion up. Both entries must survive and each
+// thread must get its own.
+TEST(RequestTable, HandleReusedByAnotherThreadBeforeCompletionIsLookedUp) {
+  RequestTable table;
+  constexpr RequestTable::Owner kA = 10, kB = 11;
+  table.insert(0x5000, kA, send_to(1, 100));
+  table.insert(0x5000, kB, send_to(2, 200)); // same handle, other thread
+  PendingRequest out;
+  ASSERT_TRUE(table.complete(0x5000, kA, out));
+  EXPECT_EQ(out.id, 100u);
+  ASSERT_TRUE(table.complete(0x5000, kB, out));
+  EXPECT_EQ(out.id, 200u);
+  // A completion by a third thread (requests may be waited on anywhere) takes the oldest entry.
+  table.insert(0x6000, kA, send_to(1, 1));
+  table.insert(0x6000, kB, send_to(1, 2));
+  ASSERT_TRUE(table.complete(0x6000, 99, out));
+  EXPECT_EQ(out.id, 1u);
+  // The same thread re-inserting a handle replaces its own stale entry.
+  table.insert(0x7000, kA, send_to(1, 5));
+  table.insert(0x7000, kA, send_to(1, 6));
+  EXPECT_EQ(table.size(), 2u); // 0x6000 (kB) and 0x7000 (kA)
 }
