@@ -66,6 +66,9 @@ class Report:
         self.unmatched_receives = []
         self.comms = {}           # comm name (unique) -> world ranks in communicator rank order
         self.collectives = {}     # comm name -> operation -> {world rank: count}
+        # Every collective: dict(rank, comm, op, seq, root, sent, received); seq counts the
+        # operations of this kind on this communicator per rank, so equal seq = same instance.
+        self.collective_records = []
         self.location_ids = {}    # world rank -> [location ids]
         self.mpi_regions = []
         self.start_date_ns = None
@@ -265,7 +268,8 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                 open_request(report, open_requests, me, event, "nbc", location)
             elif kind == "NonBlockingCollectiveComplete":
                 close_request(report, open_requests, me, event, "nbc", location)
-                coll_counts[event.communicator._ref][op_name(event.collective_op)][me] += 1
+                record_collective(report, topo, coll_counts, me, event, event.size_sent,
+                                  event.size_received)
             elif kind == "MpiCollectiveBegin":
                 if in_collective.get(loc):
                     report.fail(f"MpiCollectiveBegin inside another collective at {where(location, event)}")
@@ -274,7 +278,8 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                 if not in_collective.get(loc):
                     report.fail(f"MpiCollectiveEnd without Begin at {where(location, event)}")
                 in_collective[loc] = False
-                coll_counts[event.communicator._ref][op_name(event.collective_op)][me] += 1
+                record_collective(report, topo, coll_counts, me, event, event.size_sent,
+                                  event.size_received)
     except Exception as error:
         report.fail(f"reading events failed after {report.events} events: {error}")
 
@@ -291,6 +296,15 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
     check_collectives(report, topo, coll_counts)
     check_expectations(report, expect_messages, expect_locations, expect_processes, expect_flushes)
     return report
+
+
+def record_collective(report, topo, coll_counts, rank, event, sent, received):
+    op = op_name(event.collective_op)
+    per_rank = coll_counts[event.communicator._ref][op]
+    report.collective_records.append(dict(
+        rank=rank, comm=topo.comm_names.get(event.communicator._ref), op=op, seq=per_rank[rank],
+        root=event.root, sent=sent, received=received))
+    per_rank[rank] += 1
 
 
 def op_name(op):

@@ -99,9 +99,33 @@ def collectives():
                         cart[rank] += count
     require(cart == {str(r): run.output_field("cart_calls") for r in range(np)},
             f"neighbourhood collectives per rank on derived communicators: {cart}")
+    check_collective_bytes(report, np)
     require(report.event_counts.get("NonBlockingCollectiveRequest", 0) ==
             report.event_counts.get("NonBlockingCollectiveComplete", 0) == np * (19 + 5),
             f"non-blocking collective records: {report.event_counts}")
+
+
+def check_collective_bytes(report, np):
+    """Per collective instance (same communicator, operation and sequence number on every member):
+    one agreed root, and bytes sent by all members == bytes received by all members. MPI_IN_PLACE
+    instances of allgather/allreduce move less data than the regular ones."""
+    instances = {}
+    for r in report.collective_records:
+        instances.setdefault((r["comm"], r["op"], r["seq"]), []).append(r)
+    conserved = STANDARD_OPS - {"SCAN", "EXSCAN"}  # prefix operations have no such balance
+    for (comm, op, seq), records in instances.items():
+        if op not in STANDARD_OPS:
+            continue
+        require(len(records) == np, f"{op} #{seq} on {comm}: {len(records)} records for {np} ranks")
+        require(len({r["root"] for r in records}) == 1, f"{op} #{seq} on {comm}: roots differ: {records}")
+        if op in ("BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "REDUCE"):
+            require(records[0]["root"] == 0, f"{op} #{seq} on {comm}: root {records[0]['root']}, expected 0")
+        if op in conserved:
+            sent, received = sum(r["sent"] for r in records), sum(r["received"] for r in records)
+            require(sent == received, f"{op} #{seq} on {comm}: {sent} bytes sent, {received} received: {records}")
+    for op in ("ALLGATHER", "ALLREDUCE"):
+        sizes = {r["sent"] for r in report.collective_records if r["comm"] == "MPI_COMM_WORLD" and r["op"] == op}
+        require(len(sizes) == 2, f"{op}: MPI_IN_PLACE not visible in the byte counts: {sorted(sizes)}")
 
 
 def communicators():

@@ -123,11 +123,15 @@ int main(int argc, char** argv) {
   }
 
   if (volume > 0) {
+    const std::int64_t began = htrace::clock::now();
     for (long i = 0; i < volume; ++i) {
       main_loc->enter(htrace::clock::now(), compute);
       main_loc->leave(htrace::clock::now(), compute);
     }
+    const double ns_per_event = double(htrace::clock::now() - began) / double(2 * volume);
     rec::finalize();
+    std::printf("RANK %d ns_per_event=%.1f (clock read, record, flushes to OTF2 included)\n", rank,
+                ns_per_event);
     const rec::Summary s = rec::summary();
     std::printf("RANK %d recorded=%llu written=%llu flushes=%llu clamped=%llu dropped=%llu\n", rank,
                 static_cast<unsigned long long>(s.events_recorded),
