@@ -34,8 +34,7 @@ int main(int argc, char** argv) {
   int iters = argc > 1 ? atoi(argv[1]) : 20000;
   int reps = argc > 2 ? atoi(argv[2]) : 11;
   if (size != 2 || iters < 1 || reps < 1 || reps > 1000) {
-    if (rank == 0)
-      fprintf(stderr, "usage: mpirun -np 2 overhead [ITERS] [REPS<=1000]\n");
+    if (rank == 0) fprintf(stderr, "usage: mpirun -np 2 overhead [ITERS] [REPS<=1000]\n");
     MPI_Finalize();
     return 2;
   }
@@ -66,8 +65,8 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0)
-    printf("pingpong_ns_per_call=%.1f allreduce_ns_per_call=%.1f calls=%ld\n", median(pingpong, reps),
-           median(allreduce, reps), (long)(reps + 1) * iters * 3);
+    printf("pingpong_ns_per_call=%.1f allreduce_ns_per_call=%.1f calls=%ld\n",
+           median(pingpong, reps), median(allreduce, reps), (long)(reps + 1) * iters * 3);
   MPI_Finalize();
   return 0;
 }

@@ -1,7 +1,8 @@
 /* collectives: every blocking and non-blocking MPI collective once on MPI_COMM_WORLD (v/w
  * variants, reduce_scatter(_block), scan/exscan, MPI_IN_PLACE forms) and the neighbourhood
- * collectives on a periodic 1-D Cartesian communicator. Verifies results and prints one line with the
- * number of collective calls each rank made per communicator, so tests can compare with the trace.
+ * collectives on a periodic 1-D Cartesian communicator. Verifies results and prints one line with
+ * the number of collective calls each rank made per communicator, so tests can compare with the
+ * trace.
  *
  * usage: collectives */
 #include <mpi.h>
@@ -47,13 +48,13 @@ static void world_collectives(int nonblocking) {
     inplace[i] = rank == i ? rank : -1;
   int allreduce_inplace = 1;
 
-#define COLL(blocking_call, nb_call) \
-  do {                               \
-    if (nonblocking)                 \
-      nb_call;                       \
-    else                             \
-      blocking_call;                 \
-    calls_world++;                   \
+#define COLL(blocking_call, nb_call)                                                               \
+  do {                                                                                             \
+    if (nonblocking)                                                                               \
+      nb_call;                                                                                     \
+    else                                                                                           \
+      blocking_call;                                                                               \
+    calls_world++;                                                                                 \
   } while (0)
   COLL(MPI_Barrier(MPI_COMM_WORLD), MPI_Ibarrier(MPI_COMM_WORLD, &req[n++]));
   COLL(MPI_Bcast(&bcast_value, 1, MPI_INT, 0, MPI_COMM_WORLD),
@@ -61,29 +62,36 @@ static void world_collectives(int nonblocking) {
   COLL(MPI_Gather(&value, 1, MPI_INT, gather_buf, 1, MPI_INT, 0, MPI_COMM_WORLD),
        MPI_Igather(&value, 1, MPI_INT, gather_buf, 1, MPI_INT, 0, MPI_COMM_WORLD, &req[n++]));
   COLL(MPI_Gatherv(&value, 1, MPI_INT, gatherv_buf, counts, displs, MPI_INT, 0, MPI_COMM_WORLD),
-       MPI_Igatherv(&value, 1, MPI_INT, gatherv_buf, counts, displs, MPI_INT, 0, MPI_COMM_WORLD, &req[n++]));
+       MPI_Igatherv(&value, 1, MPI_INT, gatherv_buf, counts, displs, MPI_INT, 0, MPI_COMM_WORLD,
+                    &req[n++]));
   COLL(MPI_Scatter(send, 1, MPI_INT, &scatter_one, 1, MPI_INT, 0, MPI_COMM_WORLD),
        MPI_Iscatter(send, 1, MPI_INT, &scatter_one, 1, MPI_INT, 0, MPI_COMM_WORLD, &req[n++]));
   COLL(MPI_Scatterv(send, counts, displs, MPI_INT, &scatterv_one, 1, MPI_INT, 0, MPI_COMM_WORLD),
-       MPI_Iscatterv(send, counts, displs, MPI_INT, &scatterv_one, 1, MPI_INT, 0, MPI_COMM_WORLD, &req[n++]));
+       MPI_Iscatterv(send, counts, displs, MPI_INT, &scatterv_one, 1, MPI_INT, 0, MPI_COMM_WORLD,
+                     &req[n++]));
   COLL(MPI_Allgather(&value, 1, MPI_INT, allgather_buf, 1, MPI_INT, MPI_COMM_WORLD),
        MPI_Iallgather(&value, 1, MPI_INT, allgather_buf, 1, MPI_INT, MPI_COMM_WORLD, &req[n++]));
   COLL(MPI_Allgatherv(&value, 1, MPI_INT, allgatherv_buf, counts, displs, MPI_INT, MPI_COMM_WORLD),
-       MPI_Iallgatherv(&value, 1, MPI_INT, allgatherv_buf, counts, displs, MPI_INT, MPI_COMM_WORLD, &req[n++]));
+       MPI_Iallgatherv(&value, 1, MPI_INT, allgatherv_buf, counts, displs, MPI_INT, MPI_COMM_WORLD,
+                       &req[n++]));
   COLL(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, inplace, 1, MPI_INT, MPI_COMM_WORLD),
-       MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, inplace, 1, MPI_INT, MPI_COMM_WORLD, &req[n++]));
+       MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, inplace, 1, MPI_INT, MPI_COMM_WORLD,
+                      &req[n++]));
   COLL(MPI_Alltoall(send, 1, MPI_INT, a2a, 1, MPI_INT, MPI_COMM_WORLD),
        MPI_Ialltoall(send, 1, MPI_INT, a2a, 1, MPI_INT, MPI_COMM_WORLD, &req[n++]));
   COLL(MPI_Alltoallv(send, counts, displs, MPI_INT, a2av, counts, displs, MPI_INT, MPI_COMM_WORLD),
-       MPI_Ialltoallv(send, counts, displs, MPI_INT, a2av, counts, displs, MPI_INT, MPI_COMM_WORLD, &req[n++]));
+       MPI_Ialltoallv(send, counts, displs, MPI_INT, a2av, counts, displs, MPI_INT, MPI_COMM_WORLD,
+                      &req[n++]));
   COLL(MPI_Alltoallw(send, wcounts, wdispls, types, a2aw, wcounts, wdispls, types, MPI_COMM_WORLD),
-       MPI_Ialltoallw(send, wcounts, wdispls, types, a2aw, wcounts, wdispls, types, MPI_COMM_WORLD, &req[n++]));
+       MPI_Ialltoallw(send, wcounts, wdispls, types, a2aw, wcounts, wdispls, types, MPI_COMM_WORLD,
+                      &req[n++]));
   COLL(MPI_Reduce(&value, &reduce_result, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
        MPI_Ireduce(&value, &reduce_result, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &req[n++]));
   COLL(MPI_Allreduce(&value, &allreduce_result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
        MPI_Iallreduce(&value, &allreduce_result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[n++]));
   COLL(MPI_Allreduce(MPI_IN_PLACE, &allreduce_inplace, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
-       MPI_Iallreduce(MPI_IN_PLACE, &allreduce_inplace, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[n++]));
+       MPI_Iallreduce(MPI_IN_PLACE, &allreduce_inplace, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                      &req[n++]));
   COLL(MPI_Reduce_scatter(rs_send, &rs, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
        MPI_Ireduce_scatter(rs_send, &rs, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[n++]));
   COLL(MPI_Reduce_scatter_block(rs_send, &rsb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
@@ -134,8 +142,10 @@ static void neighborhood(int nonblocking) {
     MPI_Ineighbor_allgather(&crank, 1, MPI_INT, allg, 1, MPI_INT, cart, &req[0]);
     MPI_Ineighbor_allgatherv(&crank, 1, MPI_INT, allgv, counts, displs, MPI_INT, cart, &req[1]);
     MPI_Ineighbor_alltoall(out, 1, MPI_INT, a2a, 1, MPI_INT, cart, &req[2]);
-    MPI_Ineighbor_alltoallv(out, counts, displs, MPI_INT, a2av, counts, displs, MPI_INT, cart, &req[3]);
-    MPI_Ineighbor_alltoallw(out, counts, wdispls, types, a2aw, counts, wdispls, types, cart, &req[4]);
+    MPI_Ineighbor_alltoallv(out, counts, displs, MPI_INT, a2av, counts, displs, MPI_INT, cart,
+                            &req[3]);
+    MPI_Ineighbor_alltoallw(out, counts, wdispls, types, a2aw, counts, wdispls, types, cart,
+                            &req[4]);
     MPI_Waitall(5, req, MPI_STATUSES_IGNORE);
     expect(allg[0] == left && allg[1] == right && a2aw[1] == right, "ineighbor");
   } else {
@@ -156,8 +166,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size > 16) {
-    if (rank == 0)
-      fprintf(stderr, "collectives: at most 16 ranks\n");
+    if (rank == 0) fprintf(stderr, "collectives: at most 16 ranks\n");
     MPI_Finalize();
     return 2;
   }
@@ -166,7 +175,8 @@ int main(int argc, char** argv) {
   neighborhood(0);
   neighborhood(1);
   if (rank == 0)
-    printf("collectives: ranks=%d world_calls=%d cart_calls=%d OK\n", size, calls_world, calls_cart);
+    printf("collectives: ranks=%d world_calls=%d cart_calls=%d OK\n", size, calls_world,
+           calls_cart);
   MPI_Finalize();
   return 0;
 }

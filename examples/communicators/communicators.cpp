@@ -5,10 +5,9 @@
 // world ranks: for every message on a derived communicator, tag == world rank of the sender.
 //
 // usage: communicators            (needs an even number of ranks, 2 or 4)
-#include <mpi.h>
-
 #include <cstdio>
 #include <cstdlib>
+#include <mpi.h>
 #include <vector>
 
 namespace {
@@ -52,8 +51,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   if (world_size % 2 != 0) {
-    if (world_rank == 0)
-      std::fprintf(stderr, "communicators: needs an even number of ranks\n");
+    if (world_rank == 0) std::fprintf(stderr, "communicators: needs an even number of ranks\n");
     MPI_Finalize();
     return 2;
   }
@@ -86,8 +84,7 @@ int main(int argc, char** argv) {
   MPI_Comm created;
   MPI_Comm_create(MPI_COMM_WORLD, upper_group, &created);
   expect((created != MPI_COMM_NULL) == (world_rank >= world_size / 2), "create membership");
-  if (created != MPI_COMM_NULL)
-    exercise(created, "create");
+  if (created != MPI_COMM_NULL) exercise(created, "create");
   MPI_Comm created_group = MPI_COMM_NULL;
   if (world_rank >= world_size / 2) {
     MPI_Comm_create_group(MPI_COMM_WORLD, upper_group, 7, &created_group);
@@ -124,10 +121,8 @@ int main(int argc, char** argv) {
   // Free everything; then a communicator created afterwards may reuse handles.
   for (MPI_Comm* c : {&dup, &reversed, &node, &inter, &merged, &cart})
     MPI_Comm_free(c);
-  if (created != MPI_COMM_NULL)
-    MPI_Comm_free(&created);
-  if (created_group != MPI_COMM_NULL)
-    MPI_Comm_free(&created_group);
+  if (created != MPI_COMM_NULL) MPI_Comm_free(&created);
+  if (created_group != MPI_COMM_NULL) MPI_Comm_free(&created_group);
   MPI_Group_free(&upper_group);
   MPI_Group_free(&world_group);
   MPI_Comm again;
@@ -138,8 +133,7 @@ int main(int argc, char** argv) {
 
   long total = 0;
   MPI_Reduce(&messages, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (world_rank == 0)
-    std::printf("communicators: ranks=%d messages=%ld OK\n", world_size, total);
+  if (world_rank == 0) std::printf("communicators: ranks=%d messages=%ld OK\n", world_size, total);
   MPI_Finalize();
   return 0;
 }

@@ -1,9 +1,9 @@
 /* failures: an MPI program that dies, for tests that a traced run never hangs.
  *
  * usage: failures abort|signal [RANK]
- *   abort   RANK calls MPI_Abort(MPI_COMM_WORLD, 5) after some traffic; the others wait in a barrier
- *   signal  RANK raises SIGSEGV after some traffic; the others wait in a barrier
- * RANK defaults to 1. Exchanges a few messages first so that the tracer has events to keep. */
+ *   abort   RANK calls MPI_Abort(MPI_COMM_WORLD, 5) after some traffic; the others wait in a
+ * barrier signal  RANK raises SIGSEGV after some traffic; the others wait in a barrier RANK
+ * defaults to 1. Exchanges a few messages first so that the tracer has events to keep. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,8 +18,7 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int victim = argc > 2 ? atoi(argv[2]) : 1;
   if ((strcmp(mode, "abort") != 0 && strcmp(mode, "signal") != 0) || victim < 0 || victim >= size) {
-    if (rank == 0)
-      fprintf(stderr, "usage: failures abort|signal [RANK < %d]\n", size);
+    if (rank == 0) fprintf(stderr, "usage: failures abort|signal [RANK < %d]\n", size);
     MPI_Finalize();
     return 2;
   }

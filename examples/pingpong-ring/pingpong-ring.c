@@ -275,8 +275,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size < 2 || size > 4) {
-    if (rank == 0)
-      fprintf(stderr, "pingpong-ring: needs 2 to 4 ranks\n");
+    if (rank == 0) fprintf(stderr, "pingpong-ring: needs 2 to 4 ranks\n");
     MPI_Finalize();
     return 2;
   }

@@ -26,12 +26,11 @@ static void* worker(void* arg) {
     MPI_Irecv(&in, 1, MPI_INT, left, tag, comm, &request);
     MPI_Send(&out, 1, MPI_INT, right, tag, comm);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
-    if (in != left * 1000 + i)
-      fail("payload");
+    if (in != left * 1000 + i) fail("payload");
     /* and back the other way, blocking on both sides */
-    MPI_Sendrecv(&out, 1, MPI_INT, left, tag, &back, 1, MPI_INT, right, tag, comm, MPI_STATUS_IGNORE);
-    if (back != right * 1000 + i)
-      fail("payload back");
+    MPI_Sendrecv(&out, 1, MPI_INT, left, tag, &back, 1, MPI_INT, right, tag, comm,
+                 MPI_STATUS_IGNORE);
+    if (back != right * 1000 + i) fail("payload back");
   }
   return NULL;
 }
@@ -42,15 +41,13 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (provided < MPI_THREAD_MULTIPLE) {
-    if (rank == 0)
-      fprintf(stderr, "threads: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
+    if (rank == 0) fprintf(stderr, "threads: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
     MPI_Finalize();
     return 77;
   }
   int nthreads = argc > 1 ? atoi(argv[1]) : 3;
   rounds = argc > 2 ? atoi(argv[2]) : 20;
-  if (nthreads < 1 || nthreads > 64)
-    nthreads = 3;
+  if (nthreads < 1 || nthreads > 64) nthreads = 3;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 
   pthread_t threads[64];
