@@ -22,12 +22,11 @@ void MpiTransport::send(int peer, const void* data, std::size_t bytes) {
   PMPI_Send(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_);
 }
 
-void MpiTransport::recv(int peer, void* data, std::size_t bytes) {
-  // Spin briefly (a ping-pong partner answers within microseconds), then back off with sleeps:
-  // ranks that merely wait for their turn (JK, the tree's later rounds) must not steal the CPU
-  // from the pair that is measuring when ranks outnumber cores.
-  MPI_Request request;
-  PMPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_, &request);
+namespace {
+// Spin briefly (a ping-pong partner answers within microseconds), then back off with sleeps:
+// ranks that merely wait for their turn (JK, later tree rounds, members waiting for their node
+// leader) must not steal the CPU from the pair that is measuring when ranks outnumber cores.
+void wait_politely(MPI_Request& request) {
   int done = 0;
   const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
   while (!done && std::chrono::steady_clock::now() < spin_until)
@@ -38,6 +37,13 @@ void MpiTransport::recv(int peer, void* data, std::size_t bytes) {
     nap = std::min(nap * 2, std::chrono::microseconds(500));
     PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
   }
+}
+} // namespace
+
+void MpiTransport::recv(int peer, void* data, std::size_t bytes) {
+  MPI_Request request;
+  PMPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_, &request);
+  wait_politely(request);
 }
 
 std::unique_ptr<Transport> MpiTransport::split(int color, int key) {
@@ -54,17 +60,23 @@ std::unique_ptr<Transport> MpiTransport::split_node() {
 }
 
 void MpiTransport::broadcast(void* data, std::size_t bytes, int root) {
-  PMPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_);
+  MPI_Request request;
+  PMPI_Ibcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_, &request);
+  wait_politely(request);
 }
 
 std::vector<std::int64_t> MpiTransport::allgather(std::int64_t value) {
   std::vector<std::int64_t> all(static_cast<std::size_t>(size_));
-  PMPI_Allgather(&value, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm_);
+  MPI_Request request;
+  PMPI_Iallgather(&value, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm_, &request);
+  wait_politely(request);
   return all;
 }
 
 void MpiTransport::barrier() {
-  PMPI_Barrier(comm_);
+  MPI_Request request;
+  PMPI_Ibarrier(comm_, &request);
+  wait_politely(request);
 }
 
 } // namespace htrace::clock
