@@ -3,6 +3,7 @@
 //
 //   record_writer write      full sequence incl. a second thread, teams, a derived comm
 //   record_writer emergency  a few events, then emergency_flush() instead of finalize()
+//   record_writer exit       a few events, then exit(0) without MPI_Finalize
 //   record_writer volume N   N Enter/Leave pairs per rank (exercises OTF2's own buffer flushes)
 #include <mpi.h>
 
@@ -46,6 +47,7 @@ void worker(rec::CommId team, int rank) {
 
 int main(int argc, char** argv) {
   const bool emergency = argc > 1 && std::strcmp(argv[1], "emergency") == 0;
+  const bool exit_early = argc > 1 && std::strcmp(argv[1], "exit") == 0;
   const long volume = argc > 2 && std::strcmp(argv[1], "volume") == 0 ? std::atol(argv[2]) : 0;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -110,6 +112,11 @@ int main(int argc, char** argv) {
   const int peer = (rank + 1) % size;
   const std::uint32_t peer_in_rev = static_cast<std::uint32_t>(size - 1 - peer);
 
+  if (exit_early) {
+    main_loc->enter(htrace::clock::now(), compute);
+    main_loc->leave(htrace::clock::now(), compute);
+    std::exit(0); // the recorder's atexit handler must write locally and never call MPI
+  }
   if (emergency) {
     for (int i = 0; i < 10; ++i) {
       main_loc->enter(htrace::clock::now(), compute);
