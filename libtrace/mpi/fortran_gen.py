@@ -10,7 +10,7 @@ Open MPI's own Fortran bindings: they run, untraced."""
 FAMILIES = {"p2p", "coll", "nbcoll", "neighbor", "comm", "group", "topo", "env"}
 HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Group": "Group",
            "MPI_Info": "Info", "MPI_Request": "Request"}
-BUFFERS = {"buf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf"}
+BUFFERS = {"buf", "ibuf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf"}
 INOUT_REQUEST = {"wait", "test", "start", "request_free", "cancel"}
 SPECIAL = {
     "MPI_Init": ("MPI_Fint* ierr", "*ierr = MPI_Init(nullptr, nullptr);"),
@@ -50,6 +50,8 @@ def convert(skeleton, p, x, count_name):
                 [f"c_{n}.copy_back();"])
     if t == "MPI_Status *" and n == "status":
         return (f"MPI_Fint* {n}", [f"htrace::mpi::FortranStatus c_{n}({n});"], f"c_{n}.get()", [f"c_{n}.copy_back();"])
+    if t == "const MPI_Status *" and n == "status":
+        return (f"MPI_Fint* {n}", [f"MPI_Status c_{n};", f"PMPI_Status_f2c({n}, &c_{n});"], f"&c_{n}", [])
     if t == "MPI_Status *" and n == "array_of_statuses":
         return (f"MPI_Fint* {n}", [f"htrace::mpi::FortranStatuses c_{n}({n}, *{count_name});"], f"c_{n}.get()",
                 [f"c_{n}.copy_back();"])

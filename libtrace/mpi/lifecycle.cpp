@@ -19,6 +19,7 @@ struct Lifecycle {
   Options options;
   MPI_Comm private_comm = MPI_COMM_NULL; ///< the tracer's own traffic: never a user communicator
   bool recorder_started = false;
+  bool traced = false; ///< events were recorded (tracing was switched on in MPI_Init)
 };
 Lifecycle& lifecycle() {
   static Lifecycle l;
@@ -54,10 +55,7 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   l.recorder_started = true;
   register_function_regions();
   register_predefined_comms();
-  if (!clock::sync_at_init(l.private_comm, l.options)) {
-    log::error("clock synchronization failed; tracing disabled");
-    return;
-  }
+  if (!clock::sync_at_init(l.private_comm, l.options)) return; // logged by clock/; tracing stays off
   install_fatal_signal_handlers();
   record::Location* loc = record::thread();
   if (loc == nullptr) return;
@@ -65,6 +63,7 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   const record::RegionId region = g_wrappers.regions[static_cast<unsigned>(init_function)];
   loc->enter(end - (monotonic_ns() - init_began), region);
   loc->leave(end, region);
+  l.traced = true;
   g_wrappers.tracing.store(true, std::memory_order_release);
 }
 
@@ -116,7 +115,7 @@ extern "C" int MPI_Finalize(void) {
     mpi::g_wrappers.tracing.store(false, std::memory_order_release);
     mpi::remove_fatal_signal_handlers();
     record::finalize();
-    mpi::print_summary();
+    if (l.traced) mpi::print_summary();
     l.recorder_started = false;
   }
   mpi::clear_comm_registry();
