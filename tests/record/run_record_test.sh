@@ -63,7 +63,7 @@ full_disk)
   grep -q "archive 'small/full' is incomplete (writing failed on $n rank(s))" err ||
     fail "rank 0 did not say the archive is incomplete"
   [ "$(grep -c htrace err)" = "$((n + 1))" ] || fail "more diagnostics than one line per rank"
-  [ "$(grep -c '^RANK' out)" = 2 ] || fail "application did not finish on both ranks"
+  [ "$(grep -c '^RANK .*recorded=' out)" = 2 ] || fail "application did not finish on both ranks"
   ;;
 exit_without_finalize)
   # mpirun itself reports the missing MPI_Finalize (non-zero exit); the tracer must not hang and
