@@ -243,30 +243,107 @@ class Replayer {
 
   void forward() {
     std::vector<Cursor> cursors(m_.locations.size());
-    for (;;) {
+    auto run_local = [&] {
       bool progress = false, again = true;
       while (again) {
         again = false;
         for (size_t i = 0; i < m_.locations.size(); ++i)
           if (advance(m_.locations[i], cursors[i])) again = progress = true;
       }
-      bool done = true;
+      return progress;
+    };
+    auto all_done = [&] {
       for (size_t i = 0; i < m_.locations.size(); ++i)
-        if (cursors[i].event < m_.locations[i].lc.size()) done = false;
-      uint64_t arrived = exchange();
-      stats_.rounds++;
-      int flags[2] = {done ? 1 : 0, (progress || arrived) ? 1 : 0}, global[2] = {flags[0], flags[1]};
-      if (ctx_.size > 1) {
-        MPI_Allreduce(flags, global, 1, MPI_INT, MPI_MIN, ctx_.comm);
-        MPI_Allreduce(flags + 1, global + 1, 1, MPI_INT, MPI_MAX, ctx_.comm);
-      }
-      if (global[0]) break;
-      if (!global[1]) {
-        std::string msg = stuck_message(cursors);
-        fail(msg, msg.find(" p2p ") != std::string::npos ? 0 : 1);
-      }
+        if (cursors[i].event < m_.locations[i].lc.size()) return false;
+      return true;
+    };
+    if (ctx_.size == 1) {
+      run_local();
+      if (!all_done()) fail(stuck_message(cursors));
+    } else {
+      forward_async(run_local, all_done, cursors);
     }
     check_unreceived();
+  }
+
+  // Asynchronous forward replay across correction ranks: batches of messages go out as soon as a
+  // rank cannot progress, arrivals are polled, and termination (or a global stall, which means
+  // unmatched messages) is detected with waves of non-blocking reductions over the message counts:
+  // two consecutive waves with equal counts, sent == received and every rank idle mean quiescence.
+  template <class Run, class Done>
+  void forward_async(Run& run_local, Done& all_done, const std::vector<Cursor>& cursors) {
+    constexpr int kTag = 7301;
+    struct Pending {
+      MPI_Request request;
+      std::vector<Msg> data;
+    };
+    std::vector<Pending> in_flight;
+    uint64_t batches_sent = 0, batches_received = 0;
+    std::vector<Msg> inbox;
+    auto flush = [&] {
+      for (int r = 0; r < ctx_.size; ++r) {
+        if (out_[r].empty()) continue;
+        in_flight.push_back({MPI_REQUEST_NULL, {}});
+        in_flight.back().data.swap(out_[r]);
+        MPI_Isend(in_flight.back().data.data(), static_cast<int>(in_flight.back().data.size() * sizeof(Msg)), MPI_BYTE,
+                  r, kTag, ctx_.comm, &in_flight.back().request);
+        batches_sent++;
+      }
+      // Release finished sends (vector elements move, so test them in place and compact).
+      size_t keep = 0;
+      for (size_t i = 0; i < in_flight.size(); ++i) {
+        int finished = 0;
+        MPI_Test(&in_flight[i].request, &finished, MPI_STATUS_IGNORE);
+        if (!finished) {
+          if (keep != i) std::swap(in_flight[keep], in_flight[i]);
+          ++keep;
+        }
+      }
+      in_flight.resize(keep);
+    };
+    auto poll = [&] {
+      bool got = false;
+      for (;;) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, kTag, ctx_.comm, &flag, &st);
+        if (!flag) return got;
+        int bytes = 0;
+        MPI_Get_count(&st, MPI_BYTE, &bytes);
+        inbox.resize(static_cast<size_t>(bytes) / sizeof(Msg));
+        MPI_Recv(inbox.data(), bytes, MPI_BYTE, st.MPI_SOURCE, kTag, ctx_.comm, MPI_STATUS_IGNORE);
+        batches_received++;
+        for (const Msg& msg : inbox) deliver(msg);
+        got = true;
+      }
+    };
+    bool wave_active = false;
+    MPI_Request wave = MPI_REQUEST_NULL;
+    uint64_t wave_in[3], wave_out[3], last[3] = {~0ull, ~0ull, ~0ull};
+    for (;;) {
+      bool progress = run_local();
+      flush();
+      if (poll()) continue;
+      if (progress) continue;
+      // Idle: nothing to do until a message arrives.
+      if (!wave_active) {
+        wave_in[0] = batches_sent, wave_in[1] = batches_received, wave_in[2] = all_done() ? 1 : 0;
+        MPI_Iallreduce(wave_in, wave_out, 3, MPI_UINT64_T, MPI_SUM, ctx_.comm, &wave);
+        wave_active = true;
+        stats_.rounds++;
+      }
+      int finished = 0;
+      MPI_Test(&wave, &finished, MPI_STATUS_IGNORE);
+      if (!finished) continue;
+      wave_active = false;
+      bool quiet = wave_out[0] == wave_out[1] && std::equal(wave_out, wave_out + 3, last);
+      std::copy(wave_out, wave_out + 3, last);
+      if (!quiet) continue;
+      for (Pending& p : in_flight) MPI_Wait(&p.request, MPI_STATUS_IGNORE);
+      if (wave_out[2] == static_cast<uint64_t>(ctx_.size)) break;
+      std::string msg = stuck_message(cursors);
+      fail(msg, msg.find(" p2p ") != std::string::npos ? 0 : 1);
+    }
   }
 
   // Names the first waiting location, preferring a point-to-point wait (the usual root cause:
@@ -348,41 +425,54 @@ class Replayer {
   // the senders' upper bounds), then counts relations the result still violates.
   void amortize(LocationModel& loc) {
     if (loc.jumps.empty() && loc.links.empty()) return;
-    std::vector<int64_t> ub(loc.lc.size(), std::numeric_limits<int64_t>::max());
-    for (const Link& link : loc.links)
-      if (link.role == LinkRole::Contribute) ub[link.event] = std::min(ub[link.event], upper_bound(loc, link));
-    std::vector<int64_t> shifted = loc.lc;
-    const double m = ctx_.options->slope;
-    for (const Jump& j : loc.jumps) {
-      uint32_t anchor = j.event;
-      double x_a = double(loc.lc[anchor] - j.amount), d_a = double(j.amount);
-      while (d_a > 0 && anchor > 0) {
-        double left = std::max(double(loc.lc[0]), x_a - d_a / m);
-        // The send that needs the steepest ramp to stay below its bound, if any exceeds it.
-        uint32_t pivot = UINT32_MAX;
-        double pivot_slope = 0, pivot_allow = 0;
-        for (uint32_t i = anchor; i-- > 0 && double(loc.lc[i]) >= left;) {
-          if (ub[i] == std::numeric_limits<int64_t>::max()) continue;
-          double allow = std::max(0.0, double(ub[i] - loc.lc[i]));
-          double ramp = d_a * (double(loc.lc[i]) - left) / (x_a - left);
-          if (ramp <= allow) continue;
-          double slope = (d_a - allow) / (x_a - double(loc.lc[i]));
-          if (pivot == UINT32_MAX || slope > pivot_slope) pivot = i, pivot_slope = slope, pivot_allow = allow;
-        }
-        uint32_t stop = pivot == UINT32_MAX ? 0 : pivot;
-        for (uint32_t i = anchor; i-- > stop && double(loc.lc[i]) >= left;) {
-          double s = pivot == UINT32_MAX ? d_a * (double(loc.lc[i]) - left) / (x_a - left)
-                                         : pivot_allow + pivot_slope * (double(loc.lc[i]) - double(loc.lc[pivot]));
-          shifted[i] = std::max(shifted[i], loc.lc[i] + static_cast<int64_t>(std::floor(s)));
-        }
-        if (pivot == UINT32_MAX) break;
-        anchor = pivot, x_a = double(loc.lc[pivot]), d_a = pivot_allow;
-      }
+    // Upper bounds of this location's sending events, ascending by event (sparse).
+    std::vector<std::pair<uint32_t, int64_t>> ub;
+    for (const Link& link : loc.links) {
+      if (link.role != LinkRole::Contribute) continue;
+      int64_t b = upper_bound(loc, link);
+      if (!ub.empty() && ub.back().first == link.event) ub.back().second = std::min(ub.back().second, b);
+      else ub.emplace_back(link.event, b);
+    }
+    if (!loc.jumps.empty()) {
+      std::vector<int64_t> shifted = loc.lc;
+      for (const Jump& j : loc.jumps) ramp(loc, j, ub, shifted);
+      loc.lc.swap(shifted);
     }
     for (const Link& link : loc.links)
-      if (link.role == LinkRole::Contribute && shifted[link.event] > upper_bound(loc, link))
+      if (link.role == LinkRole::Contribute && loc.lc[link.event] > upper_bound(loc, link))
         stats_.violations_after[static_cast<int>(m_.channels.channels[link.channel].kind)]++;
-    loc.lc.swap(shifted);
+  }
+
+  void ramp(const LocationModel& loc, const Jump& j, const std::vector<std::pair<uint32_t, int64_t>>& ub,
+            std::vector<int64_t>& shifted) const {
+    const double m = ctx_.options->slope;
+    uint32_t anchor = j.event;
+    double x_a = double(loc.lc[anchor] - j.amount), d_a = double(j.amount);
+    while (d_a > 0 && anchor > 0) {
+      double left = std::max(double(loc.lc[0]), x_a - d_a / m);
+      // The send that needs the steepest ramp to stay below its bound, if any would exceed it.
+      uint32_t pivot = UINT32_MAX;
+      double pivot_slope = 0, pivot_allow = 0;
+      auto it = std::lower_bound(ub.begin(), ub.end(), std::make_pair(anchor, std::numeric_limits<int64_t>::min()));
+      while (it != ub.begin()) {
+        --it;
+        double x = double(loc.lc[it->first]);
+        if (x < left) break;
+        if (it->second == std::numeric_limits<int64_t>::max()) continue;
+        double allow = std::max(0.0, double(it->second - loc.lc[it->first]));
+        if (d_a * (x - left) / (x_a - left) <= allow) continue;
+        double slope = (d_a - allow) / (x_a - x);
+        if (pivot == UINT32_MAX || slope > pivot_slope) pivot = it->first, pivot_slope = slope, pivot_allow = allow;
+      }
+      uint32_t stop = pivot == UINT32_MAX ? 0 : pivot;
+      for (uint32_t i = anchor; i-- > stop && double(loc.lc[i]) >= left;) {
+        double s = pivot == UINT32_MAX ? d_a * (double(loc.lc[i]) - left) / (x_a - left)
+                                       : pivot_allow + pivot_slope * (double(loc.lc[i]) - double(loc.lc[pivot]));
+        shifted[i] = std::max(shifted[i], loc.lc[i] + static_cast<int64_t>(std::floor(s)));
+      }
+      if (pivot == UINT32_MAX) break;
+      anchor = pivot, x_a = double(loc.lc[pivot]), d_a = pivot_allow;
+    }
   }
 
   const ReplayContext& ctx_;
