@@ -3,17 +3,16 @@
 #include "record/archive.h"
 
 #define OTF2_MPI_USE_PMPI
-#include <otf2/OTF2_MPI_Collectives.h>
-#include <otf2/OTF2_Pthread_Locks.h>
-#include <otf2/otf2.h>
+#include "record/location_writer.h"
 
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <otf2/OTF2_Pthread_Locks.h>
+#include <otf2/otf2.h>
 #include <vector>
-
-#include "record/location_writer.h"
 
 namespace htrace::record {
 namespace {
@@ -22,7 +21,9 @@ constexpr std::uint64_t kEventChunk = 1 << 20; // OTF2 accepts 256 KiB .. 16 MiB
 constexpr std::uint64_t kDefChunk = 4 << 20;
 
 // ---- flush callbacks: mandatory; without them a full writer drops events ----
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
 
 OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) {
   return LocationAccess::otf2_flush_end(LocationAccess::being_written(), state());
@@ -55,7 +56,8 @@ void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buf
 void free_chunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool final) {
   auto* pool = static_cast<ChunkPool*>(*per_buffer);
   if (!pool) return;
-  for (void* chunk : pool->chunks) std::free(chunk);
+  for (void* chunk : pool->chunks)
+    std::free(chunk);
   pool->chunks.clear();
   if (final) {
     delete pool;
@@ -94,9 +96,9 @@ std::string open_archive(State& s, const std::string& path) {
   t_last_error.clear();
   max_event_chunks = std::max<std::size_t>(2, s.options.buffer_size / 2 / kEventChunk);
 
-  OTF2_Archive* archive = OTF2_Archive_Open(path.c_str(), "traces", OTF2_FILEMODE_WRITE,
-                                            kEventChunk, kDefChunk, OTF2_SUBSTRATE_POSIX,
-                                            OTF2_COMPRESSION_NONE);
+  OTF2_Archive* archive =
+      OTF2_Archive_Open(path.c_str(), "traces", OTF2_FILEMODE_WRITE, kEventChunk, kDefChunk,
+                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (!archive) return "OTF2_Archive_Open failed";
   s.archive = reinterpret_cast<OTF2_Archive_struct*>(archive);
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr);

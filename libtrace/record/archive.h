@@ -2,9 +2,9 @@
 // communicator (not a public header).
 #pragma once
 
-#include <string>
-
 #include "record/recorder_state.h"
+
+#include <string>
 
 namespace htrace::record {
 

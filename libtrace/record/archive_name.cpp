@@ -1,13 +1,12 @@
 #include "record/archive_name.h"
 
+#include <cstring>
+#include <ctime>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cstring>
-#include <ctime>
 
 namespace htrace::record {
 namespace {
@@ -35,7 +34,9 @@ std::string make_directories(const std::string& dir) {
   return "";
 }
 
-int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
+  return ::remove(path);
+}
 
 std::string join(const std::string& dir, const std::string& name) {
   if (dir.empty() || dir == ".") return name;
@@ -45,7 +46,8 @@ std::string join(const std::string& dir, const std::string& name) {
 /// First name of the form base, base-1, base-2, ... that does not exist in dir.
 std::string fresh_path(const std::string& dir, const std::string& base) {
   std::string path = join(dir, base);
-  for (int i = 1; exists(path); ++i) path = join(dir, base + "-" + std::to_string(i));
+  for (int i = 1; exists(path); ++i)
+    path = join(dir, base + "-" + std::to_string(i));
   return path;
 }
 
@@ -73,8 +75,8 @@ ArchiveChoice choose_archive_path(const Options& options, const std::string& pro
   ArchiveChoice choice;
   const std::string dir = options.archive_dir.empty() ? "." : options.archive_dir;
   if (std::string why = make_directories(dir); !why.empty()) {
-    choice.error = "archive directory '" + dir + "' is not usable: " + why +
-                   "; the application runs untraced";
+    choice.error =
+        "archive directory '" + dir + "' is not usable: " + why + "; the application runs untraced";
     return choice;
   }
   const std::string base = default_base(program, now);
@@ -95,8 +97,8 @@ ArchiveChoice choose_archive_path(const Options& options, const std::string& pro
       return choice;
     }
     choice.path = fresh_path(dir, base);
-    choice.note = "could not remove '" + wanted + "' (" + std::strerror(errno) + "); tracing into '" +
-                  choice.path + "' instead";
+    choice.note = "could not remove '" + wanted + "' (" + std::strerror(errno) +
+                  "); tracing into '" + choice.path + "' instead";
     return choice;
   }
   choice.path = fresh_path(dir, base);

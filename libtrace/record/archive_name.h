@@ -2,9 +2,9 @@
 // replaces anything; an explicit existing name is replaced only with HTRACE_OVERWRITE=1.
 #pragma once
 
-#include <string>
-
 #include "common/options.h"
+
+#include <string>
 
 namespace htrace::record {
 

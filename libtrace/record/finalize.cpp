@@ -1,15 +1,14 @@
 // End of recording: the collective finalize (write, unify, close) and the local-only emergency
 // flush. Both run once; whichever comes first wins.
-#include <otf2/otf2.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
-
 #include "common/log.h"
 #include "record/archive.h"
 #include "record/global_defs.h"
 #include "record/location_writer.h"
+
+#include <algorithm>
+#include <otf2/otf2.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace htrace::record {
 namespace {
@@ -56,13 +55,15 @@ std::vector<std::string> gather(const std::string& mine, MPI_Comm comm, int rank
   std::string all;
   if (rank == 0) {
     long total = 0;
-    for (int r = 0; r < size; ++r) displs[r] = static_cast<int>(total), total += lengths[r];
+    for (int r = 0; r < size; ++r)
+      displs[r] = static_cast<int>(total), total += lengths[r];
     all.resize(static_cast<std::size_t>(total));
   }
   PMPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR,
                0, comm);
   std::vector<std::string> parts;
-  for (int r = 0; rank == 0 && r < size; ++r) parts.push_back(all.substr(displs[r], lengths[r]));
+  for (int r = 0; rank == 0 && r < size; ++r)
+    parts.push_back(all.substr(displs[r], lengths[r]));
   return parts;
 }
 
@@ -95,7 +96,8 @@ ClockInfo clock_info(State& s, const std::vector<RankDefs>& all) {
   if (lo > hi) lo = hi = s.current_map().to_global(s.start_base_ns); // no events at all
   ClockInfo info;
   info.global_offset = static_cast<std::uint64_t>(std::max<std::int64_t>(lo, 0));
-  info.trace_length = static_cast<std::uint64_t>(hi - static_cast<std::int64_t>(info.global_offset));
+  info.trace_length =
+      static_cast<std::uint64_t>(hi - static_cast<std::int64_t>(info.global_offset));
   // Rank 0's (realtime, base) pair taken in start(), moved to the global offset.
   const std::int64_t start_global = s.current_map().to_global(s.start_base_ns);
   info.realtime_at_offset = static_cast<std::uint64_t>(
@@ -127,7 +129,8 @@ void finalize() {
   if (!s.finalize_pending.load()) return;
   // Hooks (the OMPT tool ending constructs libomp left open) add their events before the writing.
   if (s.phase.load() == Phase::Recording)
-    for (auto hook : finalize_hooks()) hook();
+    for (auto hook : finalize_hooks())
+      hook();
   if (!s.finalize_pending.exchange(false)) return;
   s.phase = Phase::Stopped;
   s.thread_lookup_ok = false;
@@ -162,16 +165,19 @@ void finalize() {
   if (s.rank == 0) {
     all.resize(parts.size());
     for (std::size_t r = 0; r < parts.size(); ++r)
-      if (!deserialize(parts[r], all[r])) report("definitions of rank " + std::to_string(r), "corrupt");
+      if (!deserialize(parts[r], all[r]))
+        report("definitions of rank " + std::to_string(r), "corrupt");
     unified = unify(all);
-    for (const auto& m : unified.maps) map_parts.push_back(serialize(m));
+    for (const auto& m : unified.maps)
+      map_parts.push_back(serialize(m));
   }
   IdMaps maps;
   if (!deserialize(scatter(map_parts, s.comm, s.rank, s.size), maps))
     report("id mapping", "corrupt mapping tables received");
 
   rc = OTF2_Archive_OpenDefFiles(archive);
-  if (rc == OTF2_SUCCESS) report("local definitions", write_local_definitions(s.archive, mine, maps));
+  if (rc == OTF2_SUCCESS)
+    report("local definitions", write_local_definitions(s.archive, mine, maps));
   rc = OTF2_Archive_CloseDefFiles(archive);
   if (rc != OTF2_SUCCESS) report("closing definition files", OTF2_Error_GetDescription(rc));
 
@@ -191,7 +197,8 @@ void finalize() {
   std::uint64_t bytes = 0;
   for (const auto& loc : mine.locations) {
     struct stat st;
-    if (::stat(evt_file(s, loc.id).c_str(), &st) == 0) bytes += static_cast<std::uint64_t>(st.st_size);
+    if (::stat(evt_file(s, loc.id).c_str(), &st) == 0)
+      bytes += static_cast<std::uint64_t>(st.st_size);
   }
   std::uint64_t in[3] = {local.events_written, bytes, local.events_dropped}, out[3] = {0, 0, 0};
   PMPI_Reduce(in, out, 3, MPI_UINT64_T, MPI_SUM, 0, s.comm);

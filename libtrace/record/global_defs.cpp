@@ -1,52 +1,77 @@
 #include "record/global_defs.h"
 
-#include <otf2/otf2.h>
-
 #include <map>
+#include <otf2/otf2.h>
 
 namespace htrace::record {
 namespace {
 
 OTF2_Paradigm otf2_paradigm(Paradigm p) {
   switch (p) {
-  case Paradigm::Mpi: return OTF2_PARADIGM_MPI;
-  case Paradigm::OpenMp: return OTF2_PARADIGM_OPENMP;
-  case Paradigm::Measurement: return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
-  case Paradigm::User: return OTF2_PARADIGM_USER;
+  case Paradigm::Mpi:
+    return OTF2_PARADIGM_MPI;
+  case Paradigm::OpenMp:
+    return OTF2_PARADIGM_OPENMP;
+  case Paradigm::Measurement:
+    return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+  case Paradigm::User:
+    return OTF2_PARADIGM_USER;
   }
   return OTF2_PARADIGM_UNKNOWN;
 }
 
 OTF2_RegionRole otf2_role(RegionRole r) {
   switch (r) {
-  case RegionRole::Function: return OTF2_REGION_ROLE_FUNCTION;
-  case RegionRole::Wrapper: return OTF2_REGION_ROLE_WRAPPER;
-  case RegionRole::PointToPoint: return OTF2_REGION_ROLE_POINT2POINT;
-  case RegionRole::Collective: return OTF2_REGION_ROLE_COLL_OTHER;
-  case RegionRole::Barrier: return OTF2_REGION_ROLE_BARRIER;
-  case RegionRole::ImplicitBarrier: return OTF2_REGION_ROLE_IMPLICIT_BARRIER;
-  case RegionRole::Parallel: return OTF2_REGION_ROLE_PARALLEL;
-  case RegionRole::Loop: return OTF2_REGION_ROLE_LOOP;
-  case RegionRole::Sections: return OTF2_REGION_ROLE_SECTIONS;
-  case RegionRole::Single: return OTF2_REGION_ROLE_SINGLE;
-  case RegionRole::Master: return OTF2_REGION_ROLE_MASTER;
-  case RegionRole::Critical: return OTF2_REGION_ROLE_CRITICAL;
-  case RegionRole::Atomic: return OTF2_REGION_ROLE_ATOMIC;
-  case RegionRole::Flush: return OTF2_REGION_ROLE_FLUSH;
-  case RegionRole::Task: return OTF2_REGION_ROLE_TASK;
-  case RegionRole::TaskWait: return OTF2_REGION_ROLE_TASK_WAIT;
-  case RegionRole::TaskCreate: return OTF2_REGION_ROLE_TASK_CREATE;
-  case RegionRole::Ordered: return OTF2_REGION_ROLE_ORDERED;
-  case RegionRole::Artificial: return OTF2_REGION_ROLE_ARTIFICIAL;
+  case RegionRole::Function:
+    return OTF2_REGION_ROLE_FUNCTION;
+  case RegionRole::Wrapper:
+    return OTF2_REGION_ROLE_WRAPPER;
+  case RegionRole::PointToPoint:
+    return OTF2_REGION_ROLE_POINT2POINT;
+  case RegionRole::Collective:
+    return OTF2_REGION_ROLE_COLL_OTHER;
+  case RegionRole::Barrier:
+    return OTF2_REGION_ROLE_BARRIER;
+  case RegionRole::ImplicitBarrier:
+    return OTF2_REGION_ROLE_IMPLICIT_BARRIER;
+  case RegionRole::Parallel:
+    return OTF2_REGION_ROLE_PARALLEL;
+  case RegionRole::Loop:
+    return OTF2_REGION_ROLE_LOOP;
+  case RegionRole::Sections:
+    return OTF2_REGION_ROLE_SECTIONS;
+  case RegionRole::Single:
+    return OTF2_REGION_ROLE_SINGLE;
+  case RegionRole::Master:
+    return OTF2_REGION_ROLE_MASTER;
+  case RegionRole::Critical:
+    return OTF2_REGION_ROLE_CRITICAL;
+  case RegionRole::Atomic:
+    return OTF2_REGION_ROLE_ATOMIC;
+  case RegionRole::Flush:
+    return OTF2_REGION_ROLE_FLUSH;
+  case RegionRole::Task:
+    return OTF2_REGION_ROLE_TASK;
+  case RegionRole::TaskWait:
+    return OTF2_REGION_ROLE_TASK_WAIT;
+  case RegionRole::TaskCreate:
+    return OTF2_REGION_ROLE_TASK_CREATE;
+  case RegionRole::Ordered:
+    return OTF2_REGION_ROLE_ORDERED;
+  case RegionRole::Artificial:
+    return OTF2_REGION_ROLE_ARTIFICIAL;
   }
   return OTF2_REGION_ROLE_UNKNOWN;
 }
 
 const char* source_file(Paradigm p) {
   switch (p) {
-  case Paradigm::Mpi: return "MPI"; // Scalasca classifies MPI regions by this file name
-  case Paradigm::OpenMp: return "OpenMP";
-  default: return "";
+  case Paradigm::Mpi:
+    return "MPI"; // Scalasca classifies MPI regions by this file name
+  case Paradigm::OpenMp:
+    return "OpenMP";
+  default:
+    return "";
   }
 }
 
@@ -56,7 +81,8 @@ public:
   explicit Strings(OTF2_GlobalDefWriter* w) : w_(w) {}
   OTF2_StringRef operator()(const std::string& s) {
     auto [it, inserted] = ids_.emplace(s, static_cast<OTF2_StringRef>(ids_.size()));
-    if (inserted && rc == OTF2_SUCCESS) rc = OTF2_GlobalDefWriter_WriteString(w_, it->second, s.c_str());
+    if (inserted && rc == OTF2_SUCCESS)
+      rc = OTF2_GlobalDefWriter_WriteString(w_, it->second, s.c_str());
     return it->second;
   }
   OTF2_ErrorCode rc = OTF2_SUCCESS;
@@ -99,9 +125,9 @@ std::string write_global_definitions(OTF2_Archive_struct* archive_handle,
   for (const auto& d : all) {
     if (nodes.count(d.host)) continue;
     nodes[d.host] = next_node;
-    HTRACE_CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, next_node++, str(d.host), str("node"),
-                                                          machine),
-                 "writing the system tree");
+    HTRACE_CHECK(
+        OTF2_GlobalDefWriter_WriteSystemTreeNode(w, next_node++, str(d.host), str("node"), machine),
+        "writing the system tree");
   }
   for (const auto& d : all) {
     const OTF2_SystemTreeNodeRef process = next_node++;
@@ -118,9 +144,8 @@ std::string write_global_definitions(OTF2_Archive_struct* archive_handle,
     for (const auto& loc : d.locations) {
       const std::uint64_t index = loc.id >> 32;
       const std::string name = index == 0 ? "Master thread" : "Thread " + std::to_string(index);
-      HTRACE_CHECK(OTF2_GlobalDefWriter_WriteLocation(w, loc.id, str(name),
-                                                      OTF2_LOCATION_TYPE_CPU_THREAD, loc.events,
-                                                      d.rank),
+      HTRACE_CHECK(OTF2_GlobalDefWriter_WriteLocation(
+                       w, loc.id, str(name), OTF2_LOCATION_TYPE_CPU_THREAD, loc.events, d.rank),
                    "writing a location");
     }
   }
@@ -140,7 +165,8 @@ std::string write_global_definitions(OTF2_Archive_struct* archive_handle,
     const bool locations = g.kind == GroupKind::MpiLocations || g.kind == GroupKind::OmpLocations;
     const char* name = locations ? (omp ? "OpenMP locations" : "MPI locations") : "";
     HTRACE_CHECK(OTF2_GlobalDefWriter_WriteGroup(
-                     w, i, str(name), locations ? OTF2_GROUP_TYPE_COMM_LOCATIONS : OTF2_GROUP_TYPE_COMM_GROUP,
+                     w, i, str(name),
+                     locations ? OTF2_GROUP_TYPE_COMM_LOCATIONS : OTF2_GROUP_TYPE_COMM_GROUP,
                      omp ? OTF2_PARADIGM_OPENMP : OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                      static_cast<std::uint32_t>(g.members.size()), g.members.data()),
                  "writing a group");
@@ -154,9 +180,9 @@ std::string write_global_definitions(OTF2_Archive_struct* archive_handle,
                                                        parent, OTF2_COMM_FLAG_NONE),
                    "writing an intercommunicator");
     } else {
-      HTRACE_CHECK(OTF2_GlobalDefWriter_WriteComm(w, i, str(c.name), c.group, parent,
-                                                  OTF2_COMM_FLAG_NONE),
-                   "writing a communicator");
+      HTRACE_CHECK(
+          OTF2_GlobalDefWriter_WriteComm(w, i, str(c.name), c.group, parent, OTF2_COMM_FLAG_NONE),
+          "writing a communicator");
     }
   }
 
@@ -167,9 +193,9 @@ std::string write_global_definitions(OTF2_Archive_struct* archive_handle,
       value.int64 = p.second;
       const OTF2_StringRef name = str(p.first);
       for (const auto& loc : d.locations)
-        HTRACE_CHECK(OTF2_GlobalDefWriter_WriteLocationProperty(w, loc.id, name, OTF2_TYPE_INT64,
-                                                                value),
-                     "writing a location property");
+        HTRACE_CHECK(
+            OTF2_GlobalDefWriter_WriteLocationProperty(w, loc.id, name, OTF2_TYPE_INT64, value),
+            "writing a location property");
     }
   }
 #undef HTRACE_CHECK

@@ -2,10 +2,10 @@
 // (not a public header).
 #pragma once
 
+#include "record/unify.h"
+
 #include <string>
 #include <vector>
-
-#include "record/unify.h"
 
 struct OTF2_Archive_struct;
 

@@ -1,10 +1,10 @@
 // Location lifetime and lookup: one per thread, created on the thread's first event and kept in
 // the process registry until exit so finalize() can write buffers of idle or finished threads.
-#include <cstdlib>
-#include <new>
-
 #include "common/log.h"
 #include "record/location_writer.h"
+
+#include <cstdlib>
+#include <new>
 
 namespace htrace::record {
 namespace {
@@ -54,17 +54,20 @@ void configure(const Options& options) {
   }
 }
 
-Location::Location(std::size_t capacity)
-    : buffer_(new EventRecord[capacity]), capacity_(capacity) {
+Location::Location(std::size_t capacity) : buffer_(new EventRecord[capacity]), capacity_(capacity) {
   begin_ = cursor_ = buffer_.get();
   end_ = begin_ + capacity;
 }
 
 Location::~Location() = default;
 
-LocationId Location::id() const { return id_; }
+LocationId Location::id() const {
+  return id_;
+}
 
-void Location::overflow() { LocationAccess::on_full(*this); }
+void Location::overflow() {
+  LocationAccess::on_full(*this);
+}
 
 namespace {
 
@@ -81,12 +84,14 @@ Location* create_location() {
     loc = std::make_unique<Location>(records);
   } catch (const std::bad_alloc&) {
     log::error("cannot allocate a %zu-byte event buffer (HTRACE_BUFFER_SIZE); this thread is "
-               "not traced", records * sizeof(EventRecord));
+               "not traced",
+               records * sizeof(EventRecord));
     return nullptr;
   }
   const std::uint32_t index = s.next_index++;
   // Before start() the rank is unknown; start() renumbers and sets the final ids.
-  const LocationId id = (static_cast<LocationId>(index) << 32) | static_cast<std::uint32_t>(s.rank < 0 ? 0 : s.rank);
+  const LocationId id =
+      (static_cast<LocationId>(index) << 32) | static_cast<std::uint32_t>(s.rank < 0 ? 0 : s.rank);
   LocationAccess::set_identity(*loc, index, id);
   s.locations.push_back(std::move(loc));
   return s.locations.back().get();
@@ -103,6 +108,8 @@ Location* thread() {
 }
 
 /// The calling thread's location without creating one (start() uses it to find thread 0).
-Location* existing_thread_location() { return t_location; }
+Location* existing_thread_location() {
+  return t_location;
+}
 
 } // namespace htrace::record

@@ -2,13 +2,12 @@
 // full, or on the finalizing/emergency thread at the end; never on the per-event path.
 #include "record/location_writer.h"
 
-#include <otf2/otf2.h>
+#include "clock/base_clock.h"
+#include "common/log.h"
 
 #include <algorithm>
 #include <new>
-
-#include "clock/base_clock.h"
-#include "common/log.h"
+#include <otf2/otf2.h>
 
 namespace htrace::record {
 namespace {
@@ -37,22 +36,28 @@ struct TimeClamp {
 
 OTF2_ErrorCode write_one(OTF2_EvtWriter* w, const EventRecord& r, OTF2_TimeStamp t) {
   switch (r.kind) {
-  case EventKind::Enter: return OTF2_EvtWriter_Enter(w, nullptr, t, r.u32[0]);
-  case EventKind::Leave: return OTF2_EvtWriter_Leave(w, nullptr, t, r.u32[0]);
+  case EventKind::Enter:
+    return OTF2_EvtWriter_Enter(w, nullptr, t, r.u32[0]);
+  case EventKind::Leave:
+    return OTF2_EvtWriter_Leave(w, nullptr, t, r.u32[0]);
   case EventKind::MpiSend:
     return OTF2_EvtWriter_MpiSend(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0]);
   case EventKind::MpiIsend:
     return OTF2_EvtWriter_MpiIsend(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0], r.u64[1]);
-  case EventKind::MpiIsendComplete: return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, t, r.u64[1]);
-  case EventKind::MpiIrecvRequest: return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, r.u64[1]);
+  case EventKind::MpiIsendComplete:
+    return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, t, r.u64[1]);
+  case EventKind::MpiIrecvRequest:
+    return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, r.u64[1]);
   case EventKind::MpiIrecv:
     return OTF2_EvtWriter_MpiIrecv(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0], r.u64[1]);
   case EventKind::MpiRecv:
     return OTF2_EvtWriter_MpiRecv(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0]);
-  case EventKind::MpiRequestTest: return OTF2_EvtWriter_MpiRequestTest(w, nullptr, t, r.u64[1]);
+  case EventKind::MpiRequestTest:
+    return OTF2_EvtWriter_MpiRequestTest(w, nullptr, t, r.u64[1]);
   case EventKind::MpiRequestCancelled:
     return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, t, r.u64[1]);
-  case EventKind::MpiCollectiveBegin: return OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t);
+  case EventKind::MpiCollectiveBegin:
+    return OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t);
   case EventKind::MpiCollectiveEnd:
     return OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, r.op, r.u32[1], r.u32[0], r.u64[0],
                                            r.u64[2]);
@@ -63,13 +68,18 @@ OTF2_ErrorCode write_one(OTF2_EvtWriter* w, const EventRecord& r, OTF2_TimeStamp
                                                         r.u64[0], r.u64[2], r.u64[1]);
   case EventKind::ThreadFork:
     return OTF2_EvtWriter_ThreadFork(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0]);
-  case EventKind::ThreadJoin: return OTF2_EvtWriter_ThreadJoin(w, nullptr, t, OTF2_PARADIGM_OPENMP);
-  case EventKind::ThreadTeamBegin: return OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, r.u32[1]);
-  case EventKind::ThreadTeamEnd: return OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, r.u32[1]);
+  case EventKind::ThreadJoin:
+    return OTF2_EvtWriter_ThreadJoin(w, nullptr, t, OTF2_PARADIGM_OPENMP);
+  case EventKind::ThreadTeamBegin:
+    return OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, r.u32[1]);
+  case EventKind::ThreadTeamEnd:
+    return OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, r.u32[1]);
   case EventKind::ThreadAcquireLock:
-    return OTF2_EvtWriter_ThreadAcquireLock(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0], r.u32[2]);
+    return OTF2_EvtWriter_ThreadAcquireLock(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0],
+                                            r.u32[2]);
   case EventKind::ThreadReleaseLock:
-    return OTF2_EvtWriter_ThreadReleaseLock(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0], r.u32[2]);
+    return OTF2_EvtWriter_ThreadReleaseLock(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0],
+                                            r.u32[2]);
   case EventKind::ThreadTaskCreate:
     return OTF2_EvtWriter_ThreadTaskCreate(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
   case EventKind::ThreadTaskSwitch:
@@ -84,7 +94,8 @@ OTF2_ErrorCode write_one(OTF2_EvtWriter* w, const EventRecord& r, OTF2_TimeStamp
 
 std::uint64_t LocationAccess::buffered(const Location& loc) {
   std::uint64_t n = static_cast<std::uint64_t>(loc.cursor_ - loc.begin_);
-  for (const auto& p : loc.pending_) n += p.second;
+  for (const auto& p : loc.pending_)
+    n += p.second;
   return n;
 }
 
@@ -171,8 +182,8 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
   auto write_flush_mark = [&]() {
     if (loc.flush_mark_begin_ < 0) return;
     const OTF2_TimeStamp t0 = to_global(loc.flush_mark_begin_);
-    const OTF2_TimeStamp t1 =
-        std::max<OTF2_TimeStamp>(t0, static_cast<OTF2_TimeStamp>(map.to_global(loc.flush_mark_end_)));
+    const OTF2_TimeStamp t1 = std::max<OTF2_TimeStamp>(
+        t0, static_cast<OTF2_TimeStamp>(map.to_global(loc.flush_mark_end_)));
     loc.flush_mark_begin_ = loc.flush_mark_end_ = -1;
     if (!ok) return;
     const OTF2_ErrorCode rc = OTF2_EvtWriter_BufferFlush(writer, nullptr, t0, t1);
@@ -193,7 +204,8 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
       if (i == 0) write_flush_mark(); // after the event that triggered the previous flush
     }
   };
-  for (const auto& p : loc.pending_) write_range(p.first.get(), p.second);
+  for (const auto& p : loc.pending_)
+    write_range(p.first.get(), p.second);
   loc.pending_.clear();
   write_range(loc.begin_, static_cast<std::size_t>(loc.cursor_ - loc.begin_));
   loc.cursor_ = loc.begin_;
@@ -236,6 +248,8 @@ std::uint64_t LocationAccess::otf2_flush_end(Location* loc, State& s) {
   return static_cast<std::uint64_t>(t);
 }
 
-Location* LocationAccess::being_written() { return t_being_written; }
+Location* LocationAccess::being_written() {
+  return t_being_written;
+}
 
 } // namespace htrace::record

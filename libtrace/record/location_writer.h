@@ -1,10 +1,10 @@
 // Turns a thread's buffered records into OTF2 events for its location (not a public header).
 #pragma once
 
+#include "record/recorder_state.h"
+
 #include <cstdint>
 #include <mutex>
-
-#include "record/recorder_state.h"
 
 namespace htrace::record {
 

@@ -1,18 +1,17 @@
 // Recorder lifecycle: start() in MPI_Init, finalize() in MPI_Finalize, emergency_flush() for
 // MPI_Abort, fatal signals and exits without MPI_Finalize. All MPI traffic is PMPI on the
 // tracer's private communicator.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <ctime>
-
 #include "clock/base_clock.h"
 #include "common/log.h"
 #include "record/archive.h"
 #include "record/archive_name.h"
 #include "record/global_defs.h"
 #include "record/location_writer.h"
+
+#include <cstdlib>
+#include <ctime>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace htrace::record {
 
@@ -31,8 +30,10 @@ std::string agree_on_path(State& s) {
   std::string path;
   if (s.rank == 0) {
     const ArchiveChoice choice = choose_archive_path(s.options, program_name(), std::time(nullptr));
-    if (!choice.ok()) log::error("%s", choice.error.c_str());
-    else if (!choice.note.empty()) log::warning("%s", choice.note.c_str());
+    if (!choice.ok())
+      log::error("%s", choice.error.c_str());
+    else if (!choice.note.empty())
+      log::warning("%s", choice.note.c_str());
     path = choice.path;
   }
   unsigned long length = path.size();
@@ -172,7 +173,11 @@ void set_process_property(const std::string& name, std::int64_t value) {
   s.process_properties.emplace_back(name, value);
 }
 
-int world_rank() { return state().rank; }
-bool recording() { return state().phase.load() == Phase::Recording; }
+int world_rank() {
+  return state().rank;
+}
+bool recording() {
+  return state().phase.load() == Phase::Recording;
+}
 
 } // namespace htrace::record

@@ -12,14 +12,14 @@
 //    them across ranks in finalize().
 #pragma once
 
+#include "clock/global_time_map.h"
+#include "record/event_record.h"
+
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include "clock/global_time_map.h"
-#include "record/event_record.h"
 
 namespace htrace {
 struct Options;
@@ -33,13 +33,31 @@ using CommId = std::uint32_t;    // process-local communicator id (MPI comm or O
 using RequestId = std::uint64_t; // process-unique id of a non-blocking request
 using LocationId = std::uint64_t;
 
-constexpr std::uint32_t kNoRank = 0xffffffffu; ///< OTF2_UNDEFINED_UINT32: root of rootless collectives
+constexpr std::uint32_t kNoRank =
+    0xffffffffu; ///< OTF2_UNDEFINED_UINT32: root of rootless collectives
 
 enum class Paradigm : std::uint8_t { Mpi, OpenMp, Measurement, User };
 // Mirrors OTF2_RegionRole values used by htrace.
 enum class RegionRole : std::uint8_t {
-  Function, Wrapper, PointToPoint, Collective, Barrier, ImplicitBarrier, Parallel, Loop, Sections,
-  Single, Master, Critical, Atomic, Flush, Task, TaskWait, TaskCreate, Ordered, Artificial
+  Function,
+  Wrapper,
+  PointToPoint,
+  Collective,
+  Barrier,
+  ImplicitBarrier,
+  Parallel,
+  Loop,
+  Sections,
+  Single,
+  Master,
+  Critical,
+  Atomic,
+  Flush,
+  Task,
+  TaskWait,
+  TaskCreate,
+  Ordered,
+  Artificial
 };
 // Mirrors OTF2_CollectiveOp (same numeric values, see otf2/OTF2_Events.h).
 using CollectiveOp = std::uint8_t;
@@ -70,14 +88,16 @@ public:
   void leave(LocalTime t, RegionId region);
 
   // MPI point-to-point. Ranks are ranks in `comm`.
-  void mpi_send(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag, std::uint64_t bytes);
+  void mpi_send(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
+                std::uint64_t bytes);
   void mpi_isend(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
                  std::uint64_t bytes, RequestId request);
   void mpi_isend_complete(LocalTime t, RequestId request);
   void mpi_irecv_request(LocalTime t, RequestId request);
   void mpi_irecv(LocalTime t, std::uint32_t sender, CommId comm, std::uint32_t tag,
                  std::uint64_t bytes, RequestId request);
-  void mpi_recv(LocalTime t, std::uint32_t sender, CommId comm, std::uint32_t tag, std::uint64_t bytes);
+  void mpi_recv(LocalTime t, std::uint32_t sender, CommId comm, std::uint32_t tag,
+                std::uint64_t bytes);
   void mpi_request_test(LocalTime t, RequestId request);
   void mpi_request_cancelled(LocalTime t, RequestId request);
 
@@ -97,9 +117,12 @@ public:
   void thread_team_end(LocalTime t, CommId team);
   void thread_acquire_lock(LocalTime t, std::uint32_t lock, std::uint32_t acquisition_order);
   void thread_release_lock(LocalTime t, std::uint32_t lock, std::uint32_t acquisition_order);
-  void thread_task_create(LocalTime t, CommId team, std::uint32_t creating_thread, std::uint32_t generation);
-  void thread_task_switch(LocalTime t, CommId team, std::uint32_t creating_thread, std::uint32_t generation);
-  void thread_task_complete(LocalTime t, CommId team, std::uint32_t creating_thread, std::uint32_t generation);
+  void thread_task_create(LocalTime t, CommId team, std::uint32_t creating_thread,
+                          std::uint32_t generation);
+  void thread_task_switch(LocalTime t, CommId team, std::uint32_t creating_thread,
+                          std::uint32_t generation);
+  void thread_task_complete(LocalTime t, CommId team, std::uint32_t creating_thread,
+                            std::uint32_t generation);
 
   // ---- implementation-private ----
   explicit Location(std::size_t capacity);
@@ -130,15 +153,15 @@ private:
   std::unique_ptr<EventRecord[]> buffer_;
   std::size_t capacity_ = 0;
 
-  std::uint32_t index_ = 0;   ///< thread index k (0 = the thread that called start())
-  LocationId id_ = 0;         ///< (index << 32) | world rank, final after start()
+  std::uint32_t index_ = 0;    ///< thread index k (0 = the thread that called start())
+  LocationId id_ = 0;          ///< (index << 32) | world rank, final after start()
   void* evt_writer_ = nullptr; ///< OTF2_EvtWriter*, opened lazily by the writing thread
-  std::mutex write_mutex_;    ///< serialises conversion to OTF2 (owner vs finalize/emergency)
+  std::mutex write_mutex_;     ///< serialises conversion to OTF2 (owner vs finalize/emergency)
   /// Buffers that filled up before start(): kept and written when the archive exists.
   std::vector<std::pair<std::unique_ptr<EventRecord[]>, std::size_t>> pending_;
 
   // Statistics and time bookkeeping, guarded by write_mutex_.
-  std::int64_t last_global_ = 0;   ///< last timestamp written (global ns), for the clamp
+  std::int64_t last_global_ = 0; ///< last timestamp written (global ns), for the clamp
   std::int64_t min_global_ = INT64_MAX;
   std::int64_t max_global_ = INT64_MIN;
   std::uint64_t events_written_ = 0; ///< OTF2 records written, BufferFlush records included
@@ -156,8 +179,8 @@ private:
 Location* thread();
 
 /// Lifecycle, driven by the MPI_Init / MPI_Finalize wrappers.
-/// start(): after PMPI_Init, on the tracer's private duplicate of MPI_COMM_WORLD. Creates the archive
-/// (name agreed across ranks), returns false (and logs why) if tracing cannot proceed.
+/// start(): after PMPI_Init, on the tracer's private duplicate of MPI_COMM_WORLD. Creates the
+/// archive (name agreed across ranks), returns false (and logs why) if tracing cannot proceed.
 bool start(/* private world communicator */ void* mpi_comm_handle);
 /// Same with options the caller already parsed (start(void*) parses HTRACE_* itself).
 bool start(void* mpi_comm_handle, const Options& options);
@@ -166,7 +189,8 @@ bool start(void* mpi_comm_handle, const Options& options);
 void configure(const Options& options);
 void set_global_time_map(const clock::GlobalTimeMap& map);
 void set_archive_property(const std::string& name, const std::string& value);
-void set_process_property(const std::string& name, std::int64_t value); ///< per-location, all threads of this rank
+void set_process_property(const std::string& name,
+                          std::int64_t value); ///< per-location, all threads of this rank
 /// finalize(): before PMPI_Finalize. Writes remaining events, unifies definitions, closes archive.
 void finalize();
 /// Registers `hook` to run first in finalize(), on the finalizing thread, before anything is
@@ -197,8 +221,12 @@ struct Summary {
 Summary summary();
 
 // ---- inline hot path ----
-inline void Location::enter(LocalTime t, RegionId region) { put(t, EventKind::Enter).u32[0] = region; }
-inline void Location::leave(LocalTime t, RegionId region) { put(t, EventKind::Leave).u32[0] = region; }
+inline void Location::enter(LocalTime t, RegionId region) {
+  put(t, EventKind::Enter).u32[0] = region;
+}
+inline void Location::leave(LocalTime t, RegionId region) {
+  put(t, EventKind::Leave).u32[0] = region;
+}
 inline void Location::mpi_send(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
                                std::uint64_t bytes) {
   EventRecord& r = put(t, EventKind::MpiSend);
@@ -231,7 +259,9 @@ inline void Location::mpi_request_test(LocalTime t, RequestId request) {
 inline void Location::mpi_request_cancelled(LocalTime t, RequestId request) {
   put(t, EventKind::MpiRequestCancelled).u64[1] = request;
 }
-inline void Location::mpi_collective_begin(LocalTime t) { put(t, EventKind::MpiCollectiveBegin); }
+inline void Location::mpi_collective_begin(LocalTime t) {
+  put(t, EventKind::MpiCollectiveBegin);
+}
 inline void Location::mpi_collective_end(LocalTime t, CollectiveOp op, CommId comm,
                                          std::uint32_t root, std::uint64_t bytes_sent,
                                          std::uint64_t bytes_received) {
@@ -251,7 +281,9 @@ inline void Location::mpi_nbc_complete(LocalTime t, CommId comm, CollectiveOp op
 inline void Location::thread_fork(LocalTime t, std::uint32_t requested_threads) {
   put(t, EventKind::ThreadFork).u32[0] = requested_threads;
 }
-inline void Location::thread_join(LocalTime t) { put(t, EventKind::ThreadJoin); }
+inline void Location::thread_join(LocalTime t) {
+  put(t, EventKind::ThreadJoin);
+}
 inline void Location::thread_team_begin(LocalTime t, CommId team) {
   put(t, EventKind::ThreadTeamBegin).u32[1] = team;
 }

@@ -3,18 +3,17 @@
 // while the process exits, and must never touch freed memory.
 #pragma once
 
-#include <mpi.h>
+#include "clock/global_time_map.h"
+#include "common/options.h"
+#include "record/recorder.h"
 
 #include <atomic>
 #include <cstdint>
+#include <mpi.h>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include "clock/global_time_map.h"
-#include "common/options.h"
-#include "record/recorder.h"
 
 struct OTF2_Archive_struct;
 

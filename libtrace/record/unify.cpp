@@ -11,7 +11,9 @@ namespace {
 // ---- a minimal length-prefixed byte format (same binary on every rank) ----
 struct Writer {
   std::string out;
-  template <class T> void pod(const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  template <class T> void pod(const T& v) {
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
   void str(const std::string& s) {
     pod<std::uint64_t>(s.size());
     out += s;
@@ -61,7 +63,8 @@ struct Reader {
 
 std::string list_key(const std::vector<int>& ranks) {
   std::string key;
-  for (int r : ranks) key += std::to_string(r) + ",";
+  for (int r : ranks)
+    key += std::to_string(r) + ",";
   return key;
 }
 
@@ -159,7 +162,8 @@ Unified unify(const std::vector<RankDefs>& all) {
 
   // Group 0: MPI locations, index i = world rank i (its master thread's location id is i).
   GlobalGroup mpi_locations{GroupKind::MpiLocations, {}};
-  for (std::size_t rank = 0; rank < all.size(); ++rank) mpi_locations.members.push_back(rank);
+  for (std::size_t rank = 0; rank < all.size(); ++rank)
+    mpi_locations.members.push_back(rank);
   u.groups.push_back(std::move(mpi_locations));
 
   // Group 1 (only with OpenMP teams): every thread location that was a team member.
@@ -173,7 +177,8 @@ Unified unify(const std::vector<RankDefs>& all) {
   std::uint32_t omp_group = kNoComm;
   if (!team_threads.empty()) {
     GlobalGroup omp{GroupKind::OmpLocations, {team_threads.begin(), team_threads.end()}};
-    for (std::size_t i = 0; i < omp.members.size(); ++i) omp_index[omp.members[i]] = i;
+    for (std::size_t i = 0; i < omp.members.size(); ++i)
+      omp_index[omp.members[i]] = i;
     omp_group = static_cast<std::uint32_t>(u.groups.size());
     u.groups.push_back(std::move(omp));
   }
@@ -186,7 +191,9 @@ Unified unify(const std::vector<RankDefs>& all) {
     if (inserted) u.groups.push_back({kind, std::move(members)});
     return it->second;
   };
-  auto to_u64 = [](const std::vector<int>& v) { return std::vector<std::uint64_t>(v.begin(), v.end()); };
+  auto to_u64 = [](const std::vector<int>& v) {
+    return std::vector<std::uint64_t>(v.begin(), v.end());
+  };
 
   // MPI communicators, identified by (member lists, occurrence on the rank); see unify.h.
   std::map<std::string, std::uint32_t> comm_ids;
@@ -237,8 +244,8 @@ Unified unify(const std::vector<RankDefs>& all) {
         if (l != kNoLocation) members.push_back(omp_index[l]);
       const std::uint32_t parent =
           (c.parent != kNoComm && c.parent < local) ? map[c.parent] : kNoComm;
-      auto [it, inserted] =
-          teams.emplace(std::make_pair(parent, members), static_cast<std::uint32_t>(u.comms.size()));
+      auto [it, inserted] = teams.emplace(std::make_pair(parent, members),
+                                          static_cast<std::uint32_t>(u.comms.size()));
       if (inserted) {
         GlobalComm g;
         g.name = c.name;

@@ -10,11 +10,11 @@
 // process are merged into one definition.
 #pragma once
 
+#include "record/recorder_state.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "record/recorder_state.h"
 
 namespace htrace::record {
 

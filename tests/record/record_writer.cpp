@@ -5,16 +5,15 @@
 //   record_writer emergency  a few events, then emergency_flush() instead of finalize()
 //   record_writer exit       a few events, then exit(0) without MPI_Finalize
 //   record_writer volume N   N Enter/Leave pairs per rank (exercises OTF2's own buffer flushes)
-#include <mpi.h>
+#include "clock/base_clock.h"
+#include "common/options.h"
+#include "record/recorder.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mpi.h>
 #include <thread>
-
-#include "clock/base_clock.h"
-#include "common/options.h"
-#include "record/recorder.h"
 
 namespace rec = htrace::record;
 
@@ -29,7 +28,8 @@ void worker(rec::CommId team, int rank) {
   rec::Location* loc = rec::thread();
   if (!loc) return;
   rec::add_team_member(team, 1, loc->id());
-  const rec::RegionId work = rec::register_region("worker_loop", rec::Paradigm::User, rec::RegionRole::Function);
+  const rec::RegionId work =
+      rec::register_region("worker_loop", rec::Paradigm::User, rec::RegionRole::Function);
   loc->thread_team_begin(htrace::clock::now(), team);
   for (int i = 0; i < kWorkerPairs; ++i) {
     loc->enter(htrace::clock::now(), work);
@@ -68,9 +68,11 @@ int main(int argc, char** argv) {
     compute = rec::register_region("compute", rec::Paradigm::User, rec::RegionRole::Function);
     send = rec::register_region("MPI_Send", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
     recv = rec::register_region("MPI_Recv", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
-    allreduce = rec::register_region("MPI_Allreduce", rec::Paradigm::Mpi, rec::RegionRole::Collective);
+    allreduce =
+        rec::register_region("MPI_Allreduce", rec::Paradigm::Mpi, rec::RegionRole::Collective);
   } else {
-    allreduce = rec::register_region("MPI_Allreduce", rec::Paradigm::Mpi, rec::RegionRole::Collective);
+    allreduce =
+        rec::register_region("MPI_Allreduce", rec::Paradigm::Mpi, rec::RegionRole::Collective);
     recv = rec::register_region("MPI_Recv", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
     send = rec::register_region("MPI_Send", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
     compute = rec::register_region("compute", rec::Paradigm::User, rec::RegionRole::Function);
@@ -104,7 +106,8 @@ int main(int argc, char** argv) {
   rec::set_process_property("HTRACE::CLOCK::INIT_OFFSET", 1000 * rank);
 
   std::vector<int> world(size), reversed(size);
-  for (int r = 0; r < size; ++r) world[r] = r, reversed[r] = size - 1 - r;
+  for (int r = 0; r < size; ++r)
+    world[r] = r, reversed[r] = size - 1 - r;
   const rec::CommId world_id = rec::register_mpi_comm("MPI_COMM_WORLD", world, {}, rec::kNoComm);
   rec::register_mpi_comm("MPI_COMM_SELF", {rank}, {}, rec::kNoComm);
   const rec::CommId dup_id = rec::register_mpi_comm("dup of world", world, {}, world_id);
@@ -180,7 +183,8 @@ int main(int argc, char** argv) {
   main_loc->mpi_irecv_request(htrace::clock::now(), req + 2);
   main_loc->mpi_request_cancelled(htrace::clock::now(), req + 2);
   main_loc->mpi_nbc_request(htrace::clock::now(), req + 3);
-  main_loc->mpi_nbc_complete(htrace::clock::now(), world_id, kOpAllreduce, rec::kNoRank, 4, 4, req + 3);
+  main_loc->mpi_nbc_complete(htrace::clock::now(), world_id, kOpAllreduce, rec::kNoRank, 4, 4,
+                             req + 3);
   // A timestamp that goes backwards must be clamped, not dropped.
   const std::int64_t now = htrace::clock::now();
   main_loc->enter(now, compute);
