@@ -6,34 +6,39 @@
 
 #define OTF2_MPI_UINT64_T MPI_UINT64_T
 #define OTF2_MPI_INT64_T MPI_INT64_T
-#include <mpi.h>
-#include <otf2/OTF2_MPI_Collectives.h>
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <mpi.h>
+#include <otf2/OTF2_MPI_Collectives.h>
 #include <string>
+#include <sys/resource.h>
 #include <vector>
 
 namespace {
 
 using namespace htrace::correct;
 
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
-OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
+OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) {
+  return 0;
+}
 const OTF2_FlushCallbacks kFlush = {pre_flush, post_flush};
 
 class IdentitySink final : public EventSink {
- public:
+public:
   OTF2_EvtWriter* w = nullptr;
   OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
   OTF2_EvtWriter* writer(OTF2_LocationRef) override { return w; }
   OTF2_CallbackCode end_record(OTF2_ErrorCode) override { return OTF2_CALLBACK_SUCCESS; }
-  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override { return OTF2_CALLBACK_SUCCESS; }
+  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override {
+    return OTF2_CALLBACK_SUCCESS;
+  }
 };
 class IdentityDefs final : public DefSink {
- public:
+public:
   OTF2_GlobalDefWriter* w = nullptr;
   OTF2_GlobalDefWriter* writer() override { return w; }
   void count(int) override {}
@@ -54,11 +59,14 @@ void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm
   for (uint32_t p = 0; p < defs.processes.size(); ++p)
     if (static_cast<int>(p * size / defs.processes.size()) == rank) mine.push_back(p);
   reader.open_locations(defs, mine);
-  OTF2_Archive* ar = OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-                                       OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  OTF2_Archive* ar =
+      OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   OTF2_Archive_SetFlushCallbacks(ar, &kFlush, nullptr);
-  if (size > 1) OTF2_MPI_Archive_SetCollectiveCallbacks(ar, comm, MPI_COMM_NULL);
-  else OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+  if (size > 1)
+    OTF2_MPI_Archive_SetCollectiveCallbacks(ar, comm, MPI_COMM_NULL);
+  else
+    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
   OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
   register_copy_events(cbs);
   IdentitySink sink;
@@ -101,7 +109,7 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -138,13 +146,17 @@ int main(int argc, char** argv) {
     double c = median(copy_s), k = median(correct_s);
     double ev = static_cast<double>(rep.events);
     std::printf("ranks %d  events %.0f  repeats %d\n", size, ev, repeats);
-    std::printf("plain copy   median %.3f s  %.2f M events/s per process\n", c, ev / c / size / 1e6);
-    std::printf("correction   median %.3f s  %.2f M events/s per process  (%.2fx the copy)\n", k, ev / k / size / 1e6, k / c);
-    std::printf("violations before p2p %llu coll %llu, after %llu\n", (unsigned long long)rep.violations_before[0],
+    std::printf("plain copy   median %.3f s  %.2f M events/s per process\n", c,
+                ev / c / size / 1e6);
+    std::printf("correction   median %.3f s  %.2f M events/s per process  (%.2fx the copy)\n", k,
+                ev / k / size / 1e6, k / c);
+    std::printf("violations before p2p %llu coll %llu, after %llu\n",
+                (unsigned long long)rep.violations_before[0],
                 (unsigned long long)rep.violations_before[1],
-                (unsigned long long)(rep.violations_after[0] + rep.violations_after[1] + rep.violations_after[2]));
-    std::printf("peak RSS %.1f MiB per process, %.1f bytes per event (events per process %.0f)\n", max_rss / 1024.0,
-                max_rss * 1024.0 / (ev / size), ev / size);
+                (unsigned long long)(rep.violations_after[0] + rep.violations_after[1] +
+                                     rep.violations_after[2]));
+    std::printf("peak RSS %.1f MiB per process, %.1f bytes per event (events per process %.0f)\n",
+                max_rss / 1024.0, max_rss * 1024.0 / (ev / size), ev / size);
   }
   MPI_Finalize();
   return 0;

@@ -4,12 +4,11 @@
 
 #define OTF2_MPI_UINT64_T MPI_UINT64_T
 #define OTF2_MPI_INT64_T MPI_INT64_T
-#include <otf2/OTF2_MPI_Collectives.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
+#include <otf2/OTF2_MPI_Collectives.h>
 #include <system_error>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -48,11 +47,14 @@ std::string find_anchor(const std::string& input) {
     std::vector<fs::path> anchors;
     for (const auto& e : fs::directory_iterator(p, ec))
       if (e.path().extension() == ".otf2" && e.is_regular_file()) anchors.push_back(e.path());
-    if (anchors.empty()) throw std::runtime_error("'" + input + "': not an OTF2 archive (no .otf2 anchor file)");
-    if (anchors.size() > 1) throw std::runtime_error("'" + input + "': several .otf2 anchor files; name one");
+    if (anchors.empty())
+      throw std::runtime_error("'" + input + "': not an OTF2 archive (no .otf2 anchor file)");
+    if (anchors.size() > 1)
+      throw std::runtime_error("'" + input + "': several .otf2 anchor files; name one");
     return anchors[0].string();
   }
-  if (p.extension() != ".otf2") throw std::runtime_error("'" + input + "': not an OTF2 anchor file (*.otf2)");
+  if (p.extension() != ".otf2")
+    throw std::runtime_error("'" + input + "': not an OTF2 anchor file (*.otf2)");
   return p.string();
 }
 
@@ -73,7 +75,9 @@ TempOutput prepare_output(const Options& o, MPI_Comm comm) {
   long pid = rank == 0 ? static_cast<long>(getpid()) : 0;
   MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
   TempOutput t;
-  t.dir = (out.parent_path() / ("." + out.filename().string() + ".htrace-correct-" + std::to_string(pid))).string();
+  t.dir = (out.parent_path() /
+           ("." + out.filename().string() + ".htrace-correct-" + std::to_string(pid)))
+              .string();
   return t;
 }
 
@@ -93,7 +97,9 @@ void commit_output(const TempOutput& out, const Options& o, MPI_Comm comm) {
     fs::remove_all(old, ec);
   }
   fs::rename(out.dir, target, ec);
-  if (ec) throw std::runtime_error("'" + o.output + "': cannot rename the finished archive: " + ec.message());
+  if (ec)
+    throw std::runtime_error("'" + o.output +
+                             "': cannot rename the finished archive: " + ec.message());
 }
 
 ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) {
@@ -105,8 +111,10 @@ ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) {
     if (reader_) OTF2_Reader_Close(reader_), reader_ = nullptr;
     throw std::runtime_error("'" + anchor + "': cannot open as an OTF2 archive");
   }
-  if (size > 1) OTF2_MPI_Reader_SetCollectiveCallbacks(reader_, comm);
-  else OTF2_Reader_SetSerialCollectiveCallbacks(reader_);
+  if (size > 1)
+    OTF2_MPI_Reader_SetCollectiveCallbacks(reader_, comm);
+  else
+    OTF2_Reader_SetSerialCollectiveCallbacks(reader_);
 }
 
 ArchiveReader::~ArchiveReader() {
@@ -115,9 +123,11 @@ ArchiveReader::~ArchiveReader() {
   OTF2_Reader_Close(reader_);
 }
 
-void ArchiveReader::open_locations(const Definitions& defs, const std::vector<uint32_t>& processes) {
+void ArchiveReader::open_locations(const Definitions& defs,
+                                   const std::vector<uint32_t>& processes) {
   for (uint32_t p : processes)
-    for (uint32_t li : defs.processes[p].locations) OTF2_Reader_SelectLocation(reader_, defs.locations[li].id);
+    for (uint32_t li : defs.processes[p].locations)
+      OTF2_Reader_SelectLocation(reader_, defs.locations[li].id);
   // Local definitions carry the mapping tables and clock offsets the reader applies to events.
   bool defs_open = OTF2_Reader_OpenDefFiles(reader_) == OTF2_SUCCESS;
   OTF2_Reader_OpenEvtFiles(reader_);
@@ -131,21 +141,28 @@ void ArchiveReader::open_locations(const Definitions& defs, const std::vector<ui
       OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(reader_, dr, &n);
       OTF2_Reader_CloseDefReader(reader_, dr);
       if (rc != OTF2_SUCCESS)
-        throw std::runtime_error("location " + std::to_string(defs.locations[li].id) + ": corrupt definition file");
+        throw std::runtime_error("location " + std::to_string(defs.locations[li].id) +
+                                 ": corrupt definition file");
     }
   if (defs_open) OTF2_Reader_CloseDefFiles(reader_);
 }
 
 namespace {
 
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
-OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
+OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) {
+  return 0;
+}
 const OTF2_FlushCallbacks kFlush = {pre_flush, post_flush};
 
 class CopySink final : public EventSink {
- public:
+public:
   explicit CopySink(std::vector<uint64_t>& counts) : counts_(counts) {}
-  void start(OTF2_EvtWriter* w, const std::vector<int64_t>* times) { writer_ = w, times_ = times, pos_ = 0; }
+  void start(OTF2_EvtWriter* w, const std::vector<int64_t>* times) {
+    writer_ = w, times_ = times, pos_ = 0;
+  }
   OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp, int type) override {
     counts_[static_cast<size_t>(type)]++;
     return static_cast<OTF2_TimeStamp>((*times_)[pos_++]);
@@ -155,26 +172,30 @@ class CopySink final : public EventSink {
     if (rc != OTF2_SUCCESS) error = rc;
     return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
   }
-  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override { return OTF2_CALLBACK_SUCCESS; }
+  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override {
+    return OTF2_CALLBACK_SUCCESS;
+  }
   size_t pos() const { return pos_; }
   OTF2_ErrorCode error = OTF2_SUCCESS;
   uint64_t unknown = 0;
 
- private:
+private:
   std::vector<uint64_t>& counts_;
   OTF2_EvtWriter* writer_ = nullptr;
   const std::vector<int64_t>* times_ = nullptr;
   size_t pos_ = 0;
 };
 
-OTF2_CallbackCode count_unknown_event(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u, OTF2_AttributeList*) {
+OTF2_CallbackCode count_unknown_event(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
+                                      OTF2_AttributeList*) {
   static_cast<CopySink*>(u)->unknown++;
   return OTF2_CALLBACK_SUCCESS;
 }
 
 class DefCopy final : public DefSink {
- public:
-  DefCopy(OTF2_GlobalDefWriter* w, uint64_t last_time) : w_(w), last_(last_time), counts(def_record_type_count()) {}
+public:
+  DefCopy(OTF2_GlobalDefWriter* w, uint64_t last_time)
+      : w_(w), last_(last_time), counts(def_record_type_count()) {}
   OTF2_GlobalDefWriter* writer() override { return w_; }
   void count(int type) override { counts[static_cast<size_t>(type)]++; }
   OTF2_CallbackCode result(OTF2_ErrorCode rc) override {
@@ -189,7 +210,7 @@ class DefCopy final : public DefSink {
   uint64_t unknown = 0;
   OTF2_ErrorCode error = OTF2_SUCCESS;
 
- private:
+private:
   OTF2_GlobalDefWriter* w_;
   uint64_t last_;
 };
@@ -199,10 +220,10 @@ OTF2_CallbackCode count_unknown_def(void* u) {
   return OTF2_CALLBACK_SUCCESS;
 }
 
-}  // namespace
+} // namespace
 
-void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model, const TempOutput& out,
-                     MPI_Comm comm, Report& report) {
+void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model,
+                     const TempOutput& out, MPI_Comm comm, Report& report) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -212,14 +233,17 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_INT64_T, MPI_MAX, comm);
 
   OTF2_Archive* archive = agree_value(comm, [&] {
-    OTF2_Archive* a = OTF2_Archive_Open(out.dir.c_str(), out.name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                        4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    OTF2_Archive* a =
+        OTF2_Archive_Open(out.dir.c_str(), out.name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
+                          4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) throw std::runtime_error("'" + out.dir + "': cannot create the output archive");
     return a;
   });
   OTF2_Archive_SetFlushCallbacks(archive, &kFlush, nullptr);
-  if (size > 1) OTF2_MPI_Archive_SetCollectiveCallbacks(archive, comm, MPI_COMM_NULL);
-  else OTF2_Archive_SetSerialCollectiveCallbacks(archive);
+  if (size > 1)
+    OTF2_MPI_Archive_SetCollectiveCallbacks(archive, comm, MPI_COMM_NULL);
+  else
+    OTF2_Archive_SetSerialCollectiveCallbacks(archive);
   for (const auto& [name, value] : defs.archive_properties)
     OTF2_Archive_SetProperty(archive, name.c_str(), value.c_str(), true);
   OTF2_Archive_SetCreator(archive, "htrace-correct");
@@ -236,7 +260,9 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
       OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
       if (!loc.input.empty()) {
         OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), id);
-        if (!er) throw std::runtime_error("location " + std::to_string(id) + ": cannot reopen its event file");
+        if (!er)
+          throw std::runtime_error("location " + std::to_string(id) +
+                                   ": cannot reopen its event file");
         sink.start(w, &loc.lc);
         OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs, &sink);
         uint64_t n = 0;
@@ -251,7 +277,8 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
     // Every location gets a (empty) local definition file: events already carry global ids.
     OTF2_Archive_OpenDefFiles(archive);
     for (const LocationModel& loc : model.locations)
-      OTF2_Archive_CloseDefWriter(archive, OTF2_Archive_GetDefWriter(archive, defs.locations[loc.location].id));
+      OTF2_Archive_CloseDefWriter(
+          archive, OTF2_Archive_GetDefWriter(archive, defs.locations[loc.location].id));
     OTF2_Archive_CloseDefFiles(archive);
     return std::string();
   });
@@ -272,21 +299,24 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
     uint64_t n = 0;
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), gr, &n);
     OTF2_Reader_CloseGlobalDefReader(reader.get(), gr);
-    if (rc != OTF2_SUCCESS || copy.error != OTF2_SUCCESS) throw std::runtime_error("copying the definitions failed");
+    if (rc != OTF2_SUCCESS || copy.error != OTF2_SUCCESS)
+      throw std::runtime_error("copying the definitions failed");
     def_counts = copy.counts;
     def_unknown = copy.unknown;
     return std::string();
   });
   OTF2_Archive_Close(archive);
 
-  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
+                comm);
   MPI_Allreduce(MPI_IN_PLACE, &sink.unknown, 1, MPI_UINT64_T, MPI_SUM, comm);
   for (size_t i = 0; i < counts.size(); ++i)
     if (counts[i]) report.event_records[event_record_name(static_cast<int>(i))] = counts[i];
   for (size_t i = 0; i < def_counts.size(); ++i)
-    if (def_counts[i]) report.definition_records[def_record_name(static_cast<int>(i))] = def_counts[i];
+    if (def_counts[i])
+      report.definition_records[def_record_name(static_cast<int>(i))] = def_counts[i];
   report.unknown_events = sink.unknown;
   report.unknown_definitions = def_unknown;
 }
 
-}  // namespace htrace::correct
+} // namespace htrace::correct

@@ -33,7 +33,8 @@ struct Collector {
   std::map<OTF2_LocationRef, RawLocation> locations;
   std::unordered_map<OTF2_GroupRef, RawGroup> groups;
   std::map<OTF2_CommRef, RawComm> comms;
-  std::vector<std::tuple<OTF2_LocationRef, std::string, OTF2_Type, OTF2_AttributeValue>> location_props;
+  std::vector<std::tuple<OTF2_LocationRef, std::string, OTF2_Type, OTF2_AttributeValue>>
+      location_props;
   Definitions* out;
 };
 
@@ -55,30 +56,32 @@ OTF2_CallbackCode on_location_group(void* u, OTF2_LocationGroupRef self, OTF2_St
   static_cast<Collector*>(u)->location_groups[self] = {type, parent};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_location(void* u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType,
-                              uint64_t events, OTF2_LocationGroupRef group) {
+OTF2_CallbackCode on_location(void* u, OTF2_LocationRef self, OTF2_StringRef name,
+                              OTF2_LocationType, uint64_t events, OTF2_LocationGroupRef group) {
   auto* c = static_cast<Collector*>(u);
   c->locations[self] = {c->strings[name], events, group};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef, OTF2_StringRef, OTF2_StringRef,
-                            OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef,
-                            uint32_t, uint32_t) {
+OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef, OTF2_StringRef,
+                            OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                            OTF2_RegionFlag, OTF2_StringRef, uint32_t, uint32_t) {
   static_cast<Collector*>(u)->out->regions[self] = {role, paradigm};
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_group(void* u, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type,
-                           OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t n, const uint64_t* members) {
-  static_cast<Collector*>(u)->groups[self] = {type, paradigm, std::vector<uint64_t>(members, members + n)};
+                           OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t n,
+                           const uint64_t* members) {
+  static_cast<Collector*>(u)->groups[self] = {type, paradigm,
+                                              std::vector<uint64_t>(members, members + n)};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_comm(void* u, OTF2_CommRef self, OTF2_StringRef, OTF2_GroupRef group, OTF2_CommRef,
-                          OTF2_CommFlag) {
+OTF2_CallbackCode on_comm(void* u, OTF2_CommRef self, OTF2_StringRef, OTF2_GroupRef group,
+                          OTF2_CommRef, OTF2_CommFlag) {
   static_cast<Collector*>(u)->comms[self] = {group};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_location_property(void* u, OTF2_LocationRef loc, OTF2_StringRef name, OTF2_Type type,
-                                       OTF2_AttributeValue value) {
+OTF2_CallbackCode on_location_property(void* u, OTF2_LocationRef loc, OTF2_StringRef name,
+                                       OTF2_Type type, OTF2_AttributeValue value) {
   auto* c = static_cast<Collector*>(u);
   c->location_props.emplace_back(loc, c->strings[name], type, value);
   return OTF2_CALLBACK_SUCCESS;
@@ -86,12 +89,18 @@ OTF2_CallbackCode on_location_property(void* u, OTF2_LocationRef loc, OTF2_Strin
 
 int64_t property_as_int(OTF2_Type type, OTF2_AttributeValue v) {
   switch (type) {
-    case OTF2_TYPE_INT64: return v.int64;
-    case OTF2_TYPE_UINT64: return static_cast<int64_t>(v.uint64);
-    case OTF2_TYPE_INT32: return v.int32;
-    case OTF2_TYPE_UINT32: return v.uint32;
-    case OTF2_TYPE_DOUBLE: return static_cast<int64_t>(v.float64);
-    default: return 0;
+  case OTF2_TYPE_INT64:
+    return v.int64;
+  case OTF2_TYPE_UINT64:
+    return static_cast<int64_t>(v.uint64);
+  case OTF2_TYPE_INT32:
+    return v.int32;
+  case OTF2_TYPE_UINT32:
+    return v.uint32;
+  case OTF2_TYPE_DOUBLE:
+    return static_cast<int64_t>(v.float64);
+  default:
+    return 0;
   }
 }
 
@@ -99,7 +108,8 @@ void assemble(Collector& c, Definitions& d) {
   // Processes: location groups of type PROCESS, plus any group that owns locations.
   std::map<OTF2_LocationGroupRef, uint32_t> process_index;
   std::unordered_set<OTF2_LocationGroupRef> used;
-  for (auto& [id, loc] : c.locations) used.insert(loc.group);
+  for (auto& [id, loc] : c.locations)
+    used.insert(loc.group);
   for (auto& [id, g] : c.location_groups)
     if (used.count(id)) {
       process_index[id] = static_cast<uint32_t>(d.processes.size());
@@ -150,16 +160,22 @@ void assemble(Collector& c, Definitions& d) {
     if (it == d.location_index.end()) continue;
     LocationInfo& li = d.locations[it->second];
     int64_t v = property_as_int(type, value);
-    if (name == HTRACE_LPROP_INIT_TIME) li.init_time = v, li.has_init = true;
-    else if (name == HTRACE_LPROP_INIT_OFFSET) li.init_offset = v;
-    else if (name == HTRACE_LPROP_FINAL_TIME) li.final_time = v, li.has_final = true;
-    else if (name == HTRACE_LPROP_FINAL_OFFSET) li.final_offset = v;
-    else if (name == HTRACE_LPROP_INIT_UNCERTAINTY) li.init_uncertainty = v;
-    else if (name == HTRACE_LPROP_FINAL_UNCERTAINTY) li.final_uncertainty = v;
+    if (name == HTRACE_LPROP_INIT_TIME)
+      li.init_time = v, li.has_init = true;
+    else if (name == HTRACE_LPROP_INIT_OFFSET)
+      li.init_offset = v;
+    else if (name == HTRACE_LPROP_FINAL_TIME)
+      li.final_time = v, li.has_final = true;
+    else if (name == HTRACE_LPROP_FINAL_OFFSET)
+      li.final_offset = v;
+    else if (name == HTRACE_LPROP_INIT_UNCERTAINTY)
+      li.init_uncertainty = v;
+    else if (name == HTRACE_LPROP_FINAL_UNCERTAINTY)
+      li.final_uncertainty = v;
   }
 }
 
-}  // namespace
+} // namespace
 
 uint32_t Definitions::process_of_location(OTF2_LocationRef loc) const {
   auto it = location_index.find(loc);
@@ -187,7 +203,8 @@ Definitions read_definitions(OTF2_Reader* reader) {
   OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(reader, gdr, &n);
   OTF2_Reader_CloseGlobalDefReader(reader, gdr);
   if (rc != OTF2_SUCCESS)
-    throw std::runtime_error(std::string("corrupt global definitions: ") + OTF2_Error_GetDescription(rc));
+    throw std::runtime_error(std::string("corrupt global definitions: ") +
+                             OTF2_Error_GetDescription(rc));
   assemble(c, d);
   if (d.locations.empty()) throw std::runtime_error("the archive defines no locations");
   uint32_t count = 0;
@@ -205,4 +222,4 @@ Definitions read_definitions(OTF2_Reader* reader) {
   return d;
 }
 
-}  // namespace htrace::correct
+} // namespace htrace::correct

@@ -7,8 +7,8 @@
 #include "htrace/archive_properties.h"
 
 #include <chrono>
-#include <cstdarg>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -32,12 +32,14 @@ int64_t archive_latency(const Definitions& d, const char* name) {
 Latencies choose_latencies(const Options& o, const Definitions& d, Report& rep) {
   Latencies l;
   l.defs = &d;
-  int64_t intra = archive_latency(d, HTRACE_PROP_MIN_LATENCY_INTRA), inter = archive_latency(d, HTRACE_PROP_MIN_LATENCY_INTER);
+  int64_t intra = archive_latency(d, HTRACE_PROP_MIN_LATENCY_INTRA),
+          inter = archive_latency(d, HTRACE_PROP_MIN_LATENCY_INTER);
   rep.lmin_source = intra >= 0 || inter >= 0 ? "archive" : "default";
   l.intra = o.lmin_intra_ns >= 0 ? o.lmin_intra_ns : intra >= 0 ? intra : kDefaultLminMpiNs;
   l.inter = o.lmin_inter_ns >= 0 ? o.lmin_inter_ns : inter >= 0 ? inter : kDefaultLminMpiNs;
   l.omp = o.lmin_omp_ns >= 0 ? o.lmin_omp_ns : kDefaultLminOmpNs;
-  if (o.lmin_intra_ns >= 0 || o.lmin_inter_ns >= 0 || o.lmin_omp_ns >= 0) rep.lmin_source = "command line";
+  if (o.lmin_intra_ns >= 0 || o.lmin_inter_ns >= 0 || o.lmin_omp_ns >= 0)
+    rep.lmin_source = "command line";
   rep.lmin_intra = l.intra, rep.lmin_inter = l.inter, rep.lmin_omp = l.omp;
   return l;
 }
@@ -45,11 +47,13 @@ Latencies choose_latencies(const Options& o, const Definitions& d, Report& rep) 
 // Contiguous blocks of processes with about equal event counts per correction rank.
 std::vector<int> partition(const Definitions& d, int size) {
   uint64_t total = 0;
-  for (const ProcessInfo& p : d.processes) total += p.events + 1;
+  for (const ProcessInfo& p : d.processes)
+    total += p.events + 1;
   std::vector<int> owner(d.processes.size());
   uint64_t acc = 0;
   for (size_t i = 0; i < d.processes.size(); ++i) {
-    owner[i] = static_cast<int>(std::min<uint64_t>(size - 1, (acc * size) / std::max<uint64_t>(total, 1)));
+    owner[i] =
+        static_cast<int>(std::min<uint64_t>(size - 1, (acc * size) / std::max<uint64_t>(total, 1)));
     acc += d.processes[i].events + 1;
   }
   return owner;
@@ -67,7 +71,8 @@ void summarize(const LocalModel& m, Report& rep, MPI_Comm comm) {
       sum_disp += std::fabs(double(d));
       max_disp = std::max<int64_t>(max_disp, std::llabs(d));
       if (i == 0) continue;
-      double before = double(loc.input[i] - loc.input[i - 1]), after = double(loc.lc[i] - loc.lc[i - 1]);
+      double before = double(loc.input[i] - loc.input[i - 1]),
+             after = double(loc.lc[i] - loc.lc[i - 1]);
       if (before <= 0) continue;
       double rel = std::fabs(after - before) / before;
       int cls = after == before ? 0 : rel < 0.01 ? 1 : rel < 0.1 ? 2 : rel <= 1.0 ? 3 : 4;
@@ -85,18 +90,20 @@ void summarize(const LocalModel& m, Report& rep, MPI_Comm comm) {
 }
 
 void progress(const Options& o, int rank, const char* phase) {
-  if (o.progress && rank == 0) std::fprintf(stderr, "\rhtrace-correct: %-40s", phase), std::fflush(stderr);
+  if (o.progress && rank == 0)
+    std::fprintf(stderr, "\rhtrace-correct: %-40s", phase), std::fflush(stderr);
 }
 
-}  // namespace
+} // namespace
 
 namespace {
 Report run(const Options& o, MPI_Comm comm);
 // OTF2 prints its own diagnostics; ours name the path and the location instead.
-OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char*, va_list) {
+OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
+                          const char*, va_list) {
   return code;
 }
-}  // namespace
+} // namespace
 
 Report correct_archive(const Options& o, MPI_Comm comm) {
   OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
@@ -120,13 +127,18 @@ Report run(const Options& o, MPI_Comm comm) {
 
   std::string anchor = agree(comm, [&] { return find_anchor(o.input); });
   TempOutput out;
-  if (!o.check_only) agree(comm, [&] { out = prepare_output(o, comm); return std::string(); });
+  if (!o.check_only)
+    agree(comm, [&] {
+      out = prepare_output(o, comm);
+      return std::string();
+    });
 
   ArchiveReader reader(anchor, comm);
   Definitions defs = agree_value(comm, [&] { return read_definitions(reader.get()); });
   rep.processes = static_cast<int>(defs.processes.size());
   rep.locations = static_cast<int>(defs.locations.size());
-  ReplayContext ctx{&defs, &o, choose_latencies(o, defs, rep), partition(defs, size), comm, rank, size};
+  ReplayContext ctx{&defs, &o,  choose_latencies(o, defs, rep), partition(defs, size), comm,
+                    rank,  size};
   std::vector<uint32_t> mine;
   for (size_t p = 0; p < defs.processes.size(); ++p)
     if (ctx.owner[p] == rank) mine.push_back(static_cast<uint32_t>(p));
@@ -150,9 +162,12 @@ Report run(const Options& o, MPI_Comm comm) {
   rep.read_seconds = lap();
   progress(o, rank, "replaying (controlled logical clock)");
   ReplayStats st = run_replay(ctx, model);
-  MPI_Allreduce(st.messages.data(), rep.messages.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM, comm);
-  MPI_Allreduce(st.violations_before.data(), rep.violations_before.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM, comm);
-  MPI_Allreduce(st.violations_after.data(), rep.violations_after.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(st.messages.data(), rep.messages.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM,
+                comm);
+  MPI_Allreduce(st.violations_before.data(), rep.violations_before.data(), kMessageKinds,
+                MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(st.violations_after.data(), rep.violations_after.data(), kMessageKinds,
+                MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(&st.jumps, &rep.jumps, 1, MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(&st.presynced_locations, &rep.presynced_locations, 1, MPI_UINT64_T, MPI_SUM, comm);
   summarize(model, rep, comm);
@@ -161,7 +176,10 @@ Report run(const Options& o, MPI_Comm comm) {
   if (!o.check_only) {
     progress(o, rank, "writing corrected archive");
     write_corrected(reader, defs, model, out, comm, rep);
-    agree(comm, [&] { commit_output(out, o, comm); return std::string(); });
+    agree(comm, [&] {
+      commit_output(out, o, comm);
+      return std::string();
+    });
     rep.written = true;
     rep.write_seconds = lap();
   }
@@ -170,6 +188,6 @@ Report run(const Options& o, MPI_Comm comm) {
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return rep;
 }
-}  // namespace
+} // namespace
 
-}  // namespace htrace::correct
+} // namespace htrace::correct

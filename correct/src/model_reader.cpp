@@ -17,14 +17,38 @@ namespace {
 
 enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask };
 
-struct RawSend { uint32_t event; uint32_t dst; uint64_t comm_tag; bool cancelled; };
-struct RawRecv { uint32_t post; uint32_t event; uint32_t src; uint64_t comm_tag; };
-struct RawColl { uint32_t begin; uint32_t end; uint32_t op; uint64_t comm; uint32_t root; };
-struct Team { uint64_t comm; uint64_t instance; bool master; uint32_t fork_event; uint64_t barriers; bool ended; };
+struct RawSend {
+  uint32_t event;
+  uint32_t dst;
+  uint64_t comm_tag;
+  bool cancelled;
+};
+struct RawRecv {
+  uint32_t post;
+  uint32_t event;
+  uint32_t src;
+  uint64_t comm_tag;
+};
+struct RawColl {
+  uint32_t begin;
+  uint32_t end;
+  uint32_t op;
+  uint64_t comm;
+  uint32_t root;
+};
+struct Team {
+  uint64_t comm;
+  uint64_t instance;
+  bool master;
+  uint32_t fork_event;
+  uint64_t barriers;
+  bool ended;
+};
 
 class LocationReader final : public EventSink {
- public:
-  LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc) : defs_(d), model_(m), loc_(loc) {}
+public:
+  LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc)
+      : defs_(d), model_(m), loc_(loc) {}
 
   OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
   OTF2_EvtWriter* writer(OTF2_LocationRef) override { return nullptr; }
@@ -44,7 +68,8 @@ class LocationReader final : public EventSink {
   void link(uint32_t event, LinkRole role, const ChannelKey& key, MessageKind kind) {
     uint32_t ch = model_.channels.get(key, kind);
     loc_.links.push_back({event, role, ch});
-    if (role == LinkRole::Contribute && key.type == ChannelType::Local) model_.channels.channels[ch].expected++;
+    if (role == LinkRole::Contribute && key.type == ChannelType::Local)
+      model_.channels.channels[ch].expected++;
   }
   ChannelKey local_key(uint64_t sub, uint64_t b, uint64_t c, uint64_t d) const {
     return {ChannelType::Local, (static_cast<uint64_t>(loc_.process) << 8) | sub, b, c, d};
@@ -68,22 +93,28 @@ class LocationReader final : public EventSink {
   LocationModel& loc_;
 };
 
-LocationReader* self(void* u) { return static_cast<LocationReader*>(u); }
-#define HT_RECORD(u, t) \
-  LocationReader* r = self(u); \
-  uint32_t ev = r->index(); \
+LocationReader* self(void* u) {
+  return static_cast<LocationReader*>(u);
+}
+#define HT_RECORD(u, t)                                                                            \
+  LocationReader* r = self(u);                                                                     \
+  uint32_t ev = r->index();                                                                        \
   r->plain_event(0, t, 0)
 
-uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) { return (static_cast<uint64_t>(comm) << 32) | tag; }
+uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) {
+  return (static_cast<uint64_t>(comm) << 32) | tag;
+}
 
-OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                          uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t) {
+OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t) {
   HT_RECORD(u, t);
   r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                           uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t, uint64_t request) {
+OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                           uint64_t, uint64_t request) {
   HT_RECORD(u, t);
   r->open_isend[request] = static_cast<uint32_t>(r->sends.size());
   r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
@@ -96,8 +127,9 @@ OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t
   r->open_isend.erase(request);
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                          uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t) {
+OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t) {
   HT_RECORD(u, t);
   r->recvs.push_back({ev, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
   return OTF2_CALLBACK_SUCCESS;
@@ -108,8 +140,9 @@ OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t,
   r->open_irecv[request] = ev;
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                           uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t, uint64_t request) {
+OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                           uint64_t, uint64_t request) {
   HT_RECORD(u, t);
   uint32_t post = ev;
   auto it = r->open_irecv.find(request);
@@ -117,8 +150,8 @@ OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
   r->recvs.push_back({post, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                               uint64_t request) {
+OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                               OTF2_AttributeList*, uint64_t request) {
   HT_RECORD(u, t);
   (void)ev;
   auto it = r->open_isend.find(request);
@@ -126,28 +159,30 @@ OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, voi
   r->open_irecv.erase(request);
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_coll_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*) {
+OTF2_CallbackCode on_coll_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                OTF2_AttributeList*) {
   HT_RECORD(u, t);
   r->pending_coll = ev;
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                              OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t, uint64_t) {
+OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                              OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                              uint32_t root, uint64_t, uint64_t) {
   HT_RECORD(u, t);
   uint32_t begin = r->pending_coll == UINT32_MAX ? ev : r->pending_coll;
   r->pending_coll = UINT32_MAX;
   r->colls.push_back({begin, ev, op, comm, root});
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_nbc_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                                 uint64_t request) {
+OTF2_CallbackCode on_nbc_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList*, uint64_t request) {
   HT_RECORD(u, t);
   r->open_coll[request] = ev;
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                                  OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t, uint64_t,
-                                  uint64_t request) {
+OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                  OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                  uint32_t root, uint64_t, uint64_t, uint64_t request) {
   HT_RECORD(u, t);
   uint32_t begin = ev;
   auto it = r->open_coll.find(request);
@@ -157,14 +192,14 @@ OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, 
 }
 
 // OpenMP: fork on the master, then team begin on every member (master included).
-OTF2_CallbackCode on_fork(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                          OTF2_Paradigm, uint32_t) {
+OTF2_CallbackCode on_fork(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, OTF2_Paradigm, uint32_t) {
   HT_RECORD(u, t);
   r->pending_forks.push_back(ev);
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                                OTF2_CommRef team) {
+OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                OTF2_AttributeList*, OTF2_CommRef team) {
   HT_RECORD(u, t);
   uint64_t instance = r->team_instances[team]++;
   Team tm{team, instance, false, UINT32_MAX, 0, false};
@@ -172,15 +207,16 @@ OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, vo
     tm.master = true;
     tm.fork_event = r->pending_forks.back();
     r->pending_forks.pop_back();
-    r->link(tm.fork_event, LinkRole::Contribute, r->local_key(kFork, team, instance, 0), MessageKind::OpenMP);
+    r->link(tm.fork_event, LinkRole::Contribute, r->local_key(kFork, team, instance, 0),
+            MessageKind::OpenMP);
   } else {
     r->link(ev, LinkRole::Receive, r->local_key(kFork, team, instance, 0), MessageKind::OpenMP);
   }
   r->teams.push_back(tm);
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                              OTF2_CommRef team) {
+OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                              OTF2_AttributeList*, OTF2_CommRef team) {
   HT_RECORD(u, t);
   for (size_t i = r->teams.size(); i-- > 0;) {
     Team& tm = r->teams[i];
@@ -191,20 +227,22 @@ OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void
     if (tm.master) {
       tm.ended = true;
     } else {
-      r->link(ev, LinkRole::Contribute, r->local_key(kJoin, team, tm.instance, 0), MessageKind::OpenMP);
+      r->link(ev, LinkRole::Contribute, r->local_key(kJoin, team, tm.instance, 0),
+              MessageKind::OpenMP);
       r->teams.erase(r->teams.begin() + static_cast<long>(i));
     }
     break;
   }
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_join(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                          OTF2_Paradigm) {
+OTF2_CallbackCode on_join(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, OTF2_Paradigm) {
   HT_RECORD(u, t);
   // The master's most recently ended team is the one joined.
   for (size_t i = r->teams.size(); i-- > 0;) {
     if (!r->teams[i].ended) continue;
-    r->link(ev, LinkRole::Receive, r->local_key(kJoin, r->teams[i].comm, r->teams[i].instance, 0), MessageKind::OpenMP);
+    r->link(ev, LinkRole::Receive, r->local_key(kJoin, r->teams[i].comm, r->teams[i].instance, 0),
+            MessageKind::OpenMP);
     r->teams.erase(r->teams.begin() + static_cast<long>(i));
     break;
   }
@@ -213,7 +251,8 @@ OTF2_CallbackCode on_join(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
 bool is_barrier(const Definitions& d, OTF2_RegionRef region) {
   auto it = d.regions.find(region);
   if (it == d.regions.end()) return false;
-  return (it->second.role == OTF2_REGION_ROLE_BARRIER || it->second.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
+  return (it->second.role == OTF2_REGION_ROLE_BARRIER ||
+          it->second.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
          it->second.paradigm != OTF2_PARADIGM_MPI;
 }
 Team* active_team(LocationReader* r) {
@@ -221,8 +260,8 @@ Team* active_team(LocationReader* r) {
     if (!r->teams[i].ended) return &r->teams[i];
   return nullptr;
 }
-OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                           OTF2_RegionRef region) {
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList*, OTF2_RegionRef region) {
   HT_RECORD(u, t);
   if (r->barrier_depth > 0) {
     r->barrier_depth++;
@@ -230,14 +269,14 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
     if (Team* tm = active_team(r)) {
       r->barrier_depth = 1;
       r->barrier_enter = ev;
-      r->link(ev, LinkRole::Contribute, r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers),
-              MessageKind::OpenMP);
+      r->link(ev, LinkRole::Contribute,
+              r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers), MessageKind::OpenMP);
     }
   }
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                           OTF2_RegionRef) {
+OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList*, OTF2_RegionRef) {
   HT_RECORD(u, t);
   if (r->barrier_depth > 0 && --r->barrier_depth == 0) {
     if (Team* tm = active_team(r)) {
@@ -249,30 +288,36 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
   return OTF2_CALLBACK_SUCCESS;
 }
 // Lock acquisition n+1 happens after release n of the same lock.
-OTF2_CallbackCode on_acquire(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                             OTF2_Paradigm model, uint32_t lock, uint32_t order) {
+OTF2_CallbackCode on_acquire(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                             OTF2_AttributeList*, OTF2_Paradigm model, uint32_t lock,
+                             uint32_t order) {
   HT_RECORD(u, t);
   r->link(ev, LinkRole::Receive, r->local_key(kLock, model, lock, order), MessageKind::OpenMP);
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_release(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                             OTF2_Paradigm model, uint32_t lock, uint32_t order) {
+OTF2_CallbackCode on_release(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                             OTF2_AttributeList*, OTF2_Paradigm model, uint32_t lock,
+                             uint32_t order) {
   HT_RECORD(u, t);
-  r->link(ev, LinkRole::Contribute, r->local_key(kLock, model, lock, static_cast<uint64_t>(order) + 1),
-          MessageKind::OpenMP);
+  r->link(ev, LinkRole::Contribute,
+          r->local_key(kLock, model, lock, static_cast<uint64_t>(order) + 1), MessageKind::OpenMP);
   return OTF2_CALLBACK_SUCCESS;
 }
 // A task runs only after it was created: create -> every switch to it.
-OTF2_CallbackCode on_task_create(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                                 OTF2_CommRef team, uint32_t creator, uint32_t generation) {
+OTF2_CallbackCode on_task_create(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                 uint32_t generation) {
   HT_RECORD(u, t);
-  r->link(ev, LinkRole::Contribute, r->local_key(kTask, team, creator, generation), MessageKind::OpenMP);
+  r->link(ev, LinkRole::Contribute, r->local_key(kTask, team, creator, generation),
+          MessageKind::OpenMP);
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
-                                 OTF2_CommRef team, uint32_t creator, uint32_t generation) {
+OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                 uint32_t generation) {
   HT_RECORD(u, t);
-  r->link(ev, LinkRole::Receive, r->local_key(kTask, team, creator, generation), MessageKind::OpenMP);
+  r->link(ev, LinkRole::Receive, r->local_key(kTask, team, creator, generation),
+          MessageKind::OpenMP);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -314,26 +359,32 @@ struct ProcessMatcher {
     for (const RawSend& s : r.sends) {
       if (s.cancelled || s.dst == UINT32_MAX || s.dst == me) continue;
       uint64_t seq = send_seq[{s.dst, s.comm_tag}]++;
-      r.link(s.event, LinkRole::Contribute, {ChannelType::P2P, me, s.dst, s.comm_tag, seq}, MessageKind::P2P);
+      r.link(s.event, LinkRole::Contribute, {ChannelType::P2P, me, s.dst, s.comm_tag, seq},
+             MessageKind::P2P);
     }
-    std::sort(r.recvs.begin(), r.recvs.end(), [](const RawRecv& a, const RawRecv& b) { return a.post < b.post; });
+    std::sort(r.recvs.begin(), r.recvs.end(),
+              [](const RawRecv& a, const RawRecv& b) { return a.post < b.post; });
     for (const RawRecv& x : r.recvs) {
       if (x.src == UINT32_MAX || x.src == me) continue;
       uint64_t seq = recv_seq[{x.src, x.comm_tag}]++;
-      r.link(x.event, LinkRole::Receive, {ChannelType::P2P, x.src, me, x.comm_tag, seq}, MessageKind::P2P);
+      r.link(x.event, LinkRole::Receive, {ChannelType::P2P, x.src, me, x.comm_tag, seq},
+             MessageKind::P2P);
     }
-    std::sort(r.colls.begin(), r.colls.end(), [](const RawColl& a, const RawColl& b) { return a.begin < b.begin; });
+    std::sort(r.colls.begin(), r.colls.end(),
+              [](const RawColl& a, const RawColl& b) { return a.begin < b.begin; });
     for (const RawColl& c : r.colls) {
       auto it = r.defs_.comms.find(static_cast<OTF2_CommRef>(c.comm));
       if (it == r.defs_.comms.end()) continue;
       auto rk = it->second.process_rank.find(me);
       if (rk == it->second.process_rank.end() || it->second.rank_process.size() < 2) continue;
       uint64_t seq = coll_seq[c.comm]++;
-      uint32_t out = m.channels.get({ChannelType::CollOut, c.comm, seq, rk->second, 0}, MessageKind::Collective);
+      uint32_t out = m.channels.get({ChannelType::CollOut, c.comm, seq, rk->second, 0},
+                                    MessageKind::Collective);
       Channel& ch = m.channels.channels[out];
       ch.op = c.op, ch.root = c.root, ch.rank = rk->second;
       r.loc_.links.push_back({c.begin, LinkRole::Contribute, out});
-      r.link(c.end, LinkRole::Receive, {ChannelType::CollIn, c.comm, seq, rk->second, 0}, MessageKind::Collective);
+      r.link(c.end, LinkRole::Receive, {ChannelType::CollIn, c.comm, seq, rk->second, 0},
+             MessageKind::Collective);
     }
     std::stable_sort(r.loc_.links.begin(), r.loc_.links.end(), [](const Link& a, const Link& b) {
       return a.event != b.event ? a.event < b.event : a.role < b.role;
@@ -341,10 +392,10 @@ struct ProcessMatcher {
   }
 };
 
-}  // namespace
+} // namespace
 
-void read_models(OTF2_Reader* reader, const Definitions& defs, const std::vector<uint32_t>& processes,
-                 const Latencies&, LocalModel& model) {
+void read_models(OTF2_Reader* reader, const Definitions& defs,
+                 const std::vector<uint32_t>& processes, const Latencies&, LocalModel& model) {
   OTF2_EvtReaderCallbacks* cbs = make_callbacks();
   for (uint32_t p : processes) {
     ProcessMatcher matcher;
@@ -369,7 +420,8 @@ void read_models(OTF2_Reader* reader, const Definitions& defs, const std::vector
                                    OTF2_Error_GetDescription(rc) + ")");
         if (loc.input.size() != info.declared_events)
           throw std::runtime_error(where + ": " + std::to_string(loc.input.size()) +
-                                   " events read, the definitions declare " + std::to_string(info.declared_events) +
+                                   " events read, the definitions declare " +
+                                   std::to_string(info.declared_events) +
                                    " (truncated event file?)");
       }
       matcher.resolve(r, model);
@@ -382,4 +434,4 @@ void read_models(OTF2_Reader* reader, const Definitions& defs, const std::vector
     if (ch.key.type == ChannelType::Local && ch.expected == 0) ch.expected = -1;
 }
 
-}  // namespace htrace::correct
+} // namespace htrace::correct

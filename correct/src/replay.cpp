@@ -25,23 +25,27 @@ struct CollAcc {
 };
 
 bool one_to_n(uint32_t op) {
-  return op == OTF2_COLLECTIVE_OP_BCAST || op == OTF2_COLLECTIVE_OP_SCATTER || op == OTF2_COLLECTIVE_OP_SCATTERV;
+  return op == OTF2_COLLECTIVE_OP_BCAST || op == OTF2_COLLECTIVE_OP_SCATTER ||
+         op == OTF2_COLLECTIVE_OP_SCATTERV;
 }
 bool n_to_one(uint32_t op) {
-  return op == OTF2_COLLECTIVE_OP_GATHER || op == OTF2_COLLECTIVE_OP_GATHERV || op == OTF2_COLLECTIVE_OP_REDUCE;
+  return op == OTF2_COLLECTIVE_OP_GATHER || op == OTF2_COLLECTIVE_OP_GATHERV ||
+         op == OTF2_COLLECTIVE_OP_REDUCE;
 }
-bool prefix(uint32_t op) { return op == OTF2_COLLECTIVE_OP_SCAN || op == OTF2_COLLECTIVE_OP_EXSCAN; }
+bool prefix(uint32_t op) {
+  return op == OTF2_COLLECTIVE_OP_SCAN || op == OTF2_COLLECTIVE_OP_EXSCAN;
+}
 // Does the end of rank r depend on the begin of rank c?
 bool depends(uint32_t op, uint32_t root, uint32_t r, uint32_t c) {
   if (r == c) return false;
   if (one_to_n(op)) return c == root;
   if (n_to_one(op)) return r == root;
   if (prefix(op)) return c < r;
-  return true;  // barrier, all-to-all kinds, communicator creation/destruction
+  return true; // barrier, all-to-all kinds, communicator creation/destruction
 }
 
 class Replayer {
- public:
+public:
   Replayer(const ReplayContext& c, LocalModel& m) : ctx_(c), m_(m), out_(c.size) {}
 
   ReplayStats run() {
@@ -51,7 +55,7 @@ class Replayer {
     return stats_;
   }
 
- private:
+private:
   // --- pre-synchronization -------------------------------------------------------------------
   // Linear interpolation between the INIT and FINAL offsets when both are trustworthy, a constant
   // offset when only one is, nothing otherwise.
@@ -66,13 +70,15 @@ class Replayer {
       bool init = li.has_init && li.init_uncertainty <= max_unc;
       bool fin = li.has_final && li.final_uncertainty <= max_unc;
       if (!init && !fin) continue;
-      int64_t t0 = init ? li.init_time : li.final_time, o0 = init ? li.init_offset : li.final_offset;
+      int64_t t0 = init ? li.init_time : li.final_time,
+              o0 = init ? li.init_offset : li.final_offset;
       double slope = 0;
       if (init && fin && li.final_time != li.init_time)
         slope = double(li.final_offset - li.init_offset) / double(li.final_time - li.init_time);
       if (o0 == 0 && slope == 0) continue;
       stats_.presynced_locations++;
-      for (int64_t& t : loc.lc) t -= o0 + static_cast<int64_t>(std::llround(slope * double(t - t0)));
+      for (int64_t& t : loc.lc)
+        t -= o0 + static_cast<int64_t>(std::llround(slope * double(t - t0)));
     }
   }
 
@@ -83,9 +89,10 @@ class Replayer {
   };
 
   int64_t receive_lmin(const LocationModel& loc, const Channel& ch) const {
-    if (ch.key.type == ChannelType::P2P) return ctx_.latencies.mpi(static_cast<uint32_t>(ch.key.a), loc.process);
+    if (ch.key.type == ChannelType::P2P)
+      return ctx_.latencies.mpi(static_cast<uint32_t>(ch.key.a), loc.process);
     if (ch.key.type == ChannelType::Local) return ctx_.latencies.omp;
-    return 0;  // CollIn: the coordinator added the latency
+    return 0; // CollIn: the coordinator added the latency
   }
   bool ready(const Channel& ch) const {
     if (ch.expected < 0) return true;
@@ -104,7 +111,9 @@ class Replayer {
       uint32_t l = cur.link;
       int64_t bound = kNoTime, bound_orig = kNoTime;
       int kind = -1;
-      for (; l < loc.links.size() && loc.links[l].event == i && loc.links[l].role == LinkRole::Receive; ++l) {
+      for (; l < loc.links.size() && loc.links[l].event == i &&
+             loc.links[l].role == LinkRole::Receive;
+           ++l) {
         Channel& ch = m_.channels.channels[loc.links[l].channel];
         ch.has_receiver = true;
         if (!ready(ch)) return progressed;
@@ -131,7 +140,8 @@ class Replayer {
       loc.lc[i] = v;
       cur.prev_t = t;
       cur.prev_lc = v;
-      for (; l < loc.links.size() && loc.links[l].event == i; ++l) contribute(loc, loc.links[l], v, t);
+      for (; l < loc.links.size() && loc.links[l].event == i; ++l)
+        contribute(loc, loc.links[l], v, t);
       cur.link = l;
       cur.event = i + 1;
       progressed = true;
@@ -140,38 +150,48 @@ class Replayer {
   }
 
   int owner_of(uint32_t process) const { return ctx_.owner[process]; }
-  const CommInfo& comm(uint64_t id) const { return ctx_.defs->comms.at(static_cast<OTF2_CommRef>(id)); }
+  const CommInfo& comm(uint64_t id) const {
+    return ctx_.defs->comms.at(static_cast<OTF2_CommRef>(id));
+  }
 
   void contribute(const LocationModel& loc, const Link& link, int64_t v, int64_t t) {
     Channel& ch = m_.channels.channels[link.channel];
     switch (ch.key.type) {
-      case ChannelType::Local:
-        ch.corrected.add(v, loc.location);
-        ch.original.add(t, loc.location);
-        ch.arrived++;
-        break;
-      case ChannelType::P2P:
-        route(owner_of(static_cast<uint32_t>(ch.key.b)), {ch.key, v, t, 0, 0, 0, kForward});
-        break;
-      case ChannelType::CollOut:
-        route(owner_of(comm(ch.key.a).rank_process[0]),
-              {{ChannelType::CollOut, ch.key.a, ch.key.b, 0, 0}, v, t, ch.op, ch.root, ch.rank, kForward});
-        break;
-      case ChannelType::CollIn:
-        break;
+    case ChannelType::Local:
+      ch.corrected.add(v, loc.location);
+      ch.original.add(t, loc.location);
+      ch.arrived++;
+      break;
+    case ChannelType::P2P:
+      route(owner_of(static_cast<uint32_t>(ch.key.b)), {ch.key, v, t, 0, 0, 0, kForward});
+      break;
+    case ChannelType::CollOut:
+      route(owner_of(comm(ch.key.a).rank_process[0]),
+            {{ChannelType::CollOut, ch.key.a, ch.key.b, 0, 0},
+             v,
+             t,
+             ch.op,
+             ch.root,
+             ch.rank,
+             kForward});
+      break;
+    case ChannelType::CollIn:
+      break;
     }
   }
 
   void route(int rank, const Msg& msg) {
-    if (rank == ctx_.rank) deliver(msg);
-    else out_[rank].push_back(msg);
+    if (rank == ctx_.rank)
+      deliver(msg);
+    else
+      out_[rank].push_back(msg);
   }
 
   void deliver(const Msg& msg) {
     if (msg.key.type == ChannelType::CollOut && msg.pad != kUpperBound) return coordinate(msg);
     ChannelKey key = msg.key;
-    Channel& ch = m_.channels.channels[m_.channels.get(key, key.type == ChannelType::P2P ? MessageKind::P2P
-                                                                                       : MessageKind::Collective)];
+    Channel& ch = m_.channels.channels[m_.channels.get(
+        key, key.type == ChannelType::P2P ? MessageKind::P2P : MessageKind::Collective)];
     if (msg.pad != kForward) {
       ch.ub_neg.add(-msg.value, UINT32_MAX);
       return;
@@ -187,7 +207,8 @@ class Replayer {
     const CommInfo& ci = comm(msg.key.a);
     const uint32_t n = static_cast<uint32_t>(ci.rank_process.size());
     CollAcc& acc = coll_[{msg.key.a, msg.key.b}];
-    if (acc.value.empty()) acc.value.assign(n, kNoTime), acc.original.assign(n, kNoTime), acc.end.assign(n, kNoTime);
+    if (acc.value.empty())
+      acc.value.assign(n, kNoTime), acc.original.assign(n, kNoTime), acc.end.assign(n, kNoTime);
     if (msg.pad == kBackward) {
       acc.end[msg.rank] = msg.value;
       if (++acc.ends < n) return;
@@ -195,7 +216,8 @@ class Replayer {
         int64_t ub = std::numeric_limits<int64_t>::max();
         for (uint32_t r = 0; r < n; ++r)
           if (depends(acc.op, acc.root, r, c))
-            ub = std::min(ub, acc.end[r] - ctx_.latencies.mpi(ci.rank_process[c], ci.rank_process[r]));
+            ub = std::min(ub,
+                          acc.end[r] - ctx_.latencies.mpi(ci.rank_process[c], ci.rank_process[r]));
         route(owner_of(ci.rank_process[c]),
               {{ChannelType::CollOut, msg.key.a, msg.key.b, c, 0}, ub, 0, 0, 0, c, kUpperBound});
       }
@@ -214,31 +236,49 @@ class Replayer {
         bound = std::max(bound, acc.value[c] + lmin);
         bound_orig = std::max(bound_orig, acc.original[c] + lmin);
       }
-      route(owner_of(ci.rank_process[r]),
-            {{ChannelType::CollIn, msg.key.a, msg.key.b, r, 0}, bound, bound_orig, 0, 0, r, kForward});
+      route(owner_of(ci.rank_process[r]), {{ChannelType::CollIn, msg.key.a, msg.key.b, r, 0},
+                                           bound,
+                                           bound_orig,
+                                           0,
+                                           0,
+                                           r,
+                                           kForward});
     }
     acc.arrived = 0;
   }
 
-  // Sends the buffered messages of this round; returns how many arrived here.
-  uint64_t exchange() {
-    if (ctx_.size == 1) return 0;
-    std::vector<int> scount(ctx_.size), rcount(ctx_.size), sdispl(ctx_.size), rdispl(ctx_.size);
+  // One bulk-synchronous exchange of the buffered messages. The counts exchange also carries
+  // `flags` (bit 0 done, bit 1 progressed); returns bit 0 = all ranks done, bit 2 = any rank
+  // progressed or any message moved.
+  int exchange(int flags = 0) {
+    if (ctx_.size == 1) return 1;
+    std::vector<int> scount(2 * ctx_.size), rcount(2 * ctx_.size), sdispl(ctx_.size),
+        rdispl(ctx_.size);
     std::vector<Msg> sendbuf;
+    for (int r = 0; r < ctx_.size; ++r)
+      if (!out_[r].empty()) flags |= 2; // pending messages count as progress (all ranks see it)
     for (int r = 0; r < ctx_.size; ++r) {
       sdispl[r] = static_cast<int>(sendbuf.size() * sizeof(Msg));
-      scount[r] = static_cast<int>(out_[r].size() * sizeof(Msg));
+      scount[2 * r] = static_cast<int>(out_[r].size() * sizeof(Msg));
+      scount[2 * r + 1] = flags;
       sendbuf.insert(sendbuf.end(), out_[r].begin(), out_[r].end());
       out_[r].clear();
     }
-    MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, ctx_.comm);
-    int total = 0;
-    for (int r = 0; r < ctx_.size; ++r) rdispl[r] = total, total += rcount[r];
+    MPI_Alltoall(scount.data(), 2, MPI_INT, rcount.data(), 2, MPI_INT, ctx_.comm);
+    int total = 0, all_done = 1, any = 0;
+    std::vector<int> rc(ctx_.size), sc(ctx_.size);
+    for (int r = 0; r < ctx_.size; ++r) {
+      rc[r] = rcount[2 * r], sc[r] = scount[2 * r];
+      rdispl[r] = total, total += rc[r];
+      if (!(rcount[2 * r + 1] & 1)) all_done = 0;
+      if (rcount[2 * r + 1] & 2) any = 1;
+    }
     std::vector<Msg> recvbuf(static_cast<size_t>(total) / sizeof(Msg));
-    MPI_Alltoallv(sendbuf.data(), scount.data(), sdispl.data(), MPI_BYTE, recvbuf.data(), rcount.data(),
+    MPI_Alltoallv(sendbuf.data(), sc.data(), sdispl.data(), MPI_BYTE, recvbuf.data(), rc.data(),
                   rdispl.data(), MPI_BYTE, ctx_.comm);
-    for (const Msg& msg : recvbuf) deliver(msg);
-    return recvbuf.size();
+    for (const Msg& msg : recvbuf)
+      deliver(msg);
+    return all_done | (any ? 4 : 0);
   }
 
   void forward() {
@@ -261,89 +301,21 @@ class Replayer {
       run_local();
       if (!all_done()) fail(stuck_message(cursors));
     } else {
-      forward_async(run_local, all_done, cursors);
+      // Bulk-synchronous rounds: advance every cursor as far as possible, then one exchange whose
+      // counts also carry each rank's done/progress flags. A round without progress anywhere
+      // means a message is never sent (unmatched, or a cycle).
+      for (;;) {
+        bool progress = run_local();
+        int flags = (all_done() ? 1 : 0) | (progress ? 2 : 0);
+        int seen = exchange(flags);
+        stats_.rounds++;
+        if (seen & 4) continue; // someone progressed or messages moved
+        if (seen & 1) break;    // every rank done
+        std::string msg = stuck_message(cursors);
+        fail(msg, msg.find(" p2p ") != std::string::npos ? 0 : 1);
+      }
     }
     check_unreceived();
-  }
-
-  // Asynchronous forward replay across correction ranks: batches of messages go out as soon as a
-  // rank cannot progress, arrivals are polled, and termination (or a global stall, which means
-  // unmatched messages) is detected with waves of non-blocking reductions over the message counts:
-  // two consecutive waves with equal counts, sent == received and every rank idle mean quiescence.
-  template <class Run, class Done>
-  void forward_async(Run& run_local, Done& all_done, const std::vector<Cursor>& cursors) {
-    constexpr int kTag = 7301;
-    struct Pending {
-      MPI_Request request;
-      std::vector<Msg> data;
-    };
-    std::vector<Pending> in_flight;
-    uint64_t batches_sent = 0, batches_received = 0;
-    std::vector<Msg> inbox;
-    auto flush = [&] {
-      for (int r = 0; r < ctx_.size; ++r) {
-        if (out_[r].empty()) continue;
-        in_flight.push_back({MPI_REQUEST_NULL, {}});
-        in_flight.back().data.swap(out_[r]);
-        MPI_Isend(in_flight.back().data.data(), static_cast<int>(in_flight.back().data.size() * sizeof(Msg)), MPI_BYTE,
-                  r, kTag, ctx_.comm, &in_flight.back().request);
-        batches_sent++;
-      }
-      // Release finished sends (vector elements move, so test them in place and compact).
-      size_t keep = 0;
-      for (size_t i = 0; i < in_flight.size(); ++i) {
-        int finished = 0;
-        MPI_Test(&in_flight[i].request, &finished, MPI_STATUS_IGNORE);
-        if (!finished) {
-          if (keep != i) std::swap(in_flight[keep], in_flight[i]);
-          ++keep;
-        }
-      }
-      in_flight.resize(keep);
-    };
-    auto poll = [&] {
-      bool got = false;
-      for (;;) {
-        int flag = 0;
-        MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, kTag, ctx_.comm, &flag, &st);
-        if (!flag) return got;
-        int bytes = 0;
-        MPI_Get_count(&st, MPI_BYTE, &bytes);
-        inbox.resize(static_cast<size_t>(bytes) / sizeof(Msg));
-        MPI_Recv(inbox.data(), bytes, MPI_BYTE, st.MPI_SOURCE, kTag, ctx_.comm, MPI_STATUS_IGNORE);
-        batches_received++;
-        for (const Msg& msg : inbox) deliver(msg);
-        got = true;
-      }
-    };
-    bool wave_active = false;
-    MPI_Request wave = MPI_REQUEST_NULL;
-    uint64_t wave_in[3], wave_out[3], last[3] = {~0ull, ~0ull, ~0ull};
-    for (;;) {
-      bool progress = run_local();
-      flush();
-      if (poll()) continue;
-      if (progress) continue;
-      // Idle: nothing to do until a message arrives.
-      if (!wave_active) {
-        wave_in[0] = batches_sent, wave_in[1] = batches_received, wave_in[2] = all_done() ? 1 : 0;
-        MPI_Iallreduce(wave_in, wave_out, 3, MPI_UINT64_T, MPI_SUM, ctx_.comm, &wave);
-        wave_active = true;
-        stats_.rounds++;
-      }
-      int finished = 0;
-      MPI_Test(&wave, &finished, MPI_STATUS_IGNORE);
-      if (!finished) continue;
-      wave_active = false;
-      bool quiet = wave_out[0] == wave_out[1] && std::equal(wave_out, wave_out + 3, last);
-      std::copy(wave_out, wave_out + 3, last);
-      if (!quiet) continue;
-      for (Pending& p : in_flight) MPI_Wait(&p.request, MPI_STATUS_IGNORE);
-      if (wave_out[2] == static_cast<uint64_t>(ctx_.size)) break;
-      std::string msg = stuck_message(cursors);
-      fail(msg, msg.find(" p2p ") != std::string::npos ? 0 : 1);
-    }
   }
 
   // Names the first waiting location, preferring a point-to-point wait (the usual root cause:
@@ -355,10 +327,11 @@ class Replayer {
       if (cursors[i].event >= loc.lc.size()) continue;
       const Channel& ch = m_.channels.channels[loc.links[cursors[i].link].channel];
       const LocationInfo& li = ctx_.defs->locations[loc.location];
-      std::string msg = "location " + std::to_string(li.id) + " (" + li.name + "): event " +
-                        std::to_string(cursors[i].event) + " waits for a " +
-                        kMessageKindNames[static_cast<int>(ch.kind)] +
-                        " message that is never sent (unmatched messages, e.g. from a truncated run)";
+      std::string msg =
+          "location " + std::to_string(li.id) + " (" + li.name + "): event " +
+          std::to_string(cursors[i].event) + " waits for a " +
+          kMessageKindNames[static_cast<int>(ch.kind)] +
+          " message that is never sent (unmatched messages, e.g. from a truncated run)";
       if (ch.kind == MessageKind::P2P) return msg;
       if (first.empty()) first = msg;
     }
@@ -404,20 +377,29 @@ class Replayer {
           ch.ub_neg.add(-(v - ctx_.latencies.omp), loc.location);
         } else if (ch.key.type == ChannelType::P2P) {
           route(owner_of(static_cast<uint32_t>(ch.key.a)),
-                {ch.key, v - ctx_.latencies.mpi(static_cast<uint32_t>(ch.key.a), loc.process), 0, 0, 0, 0, kBackward});
+                {ch.key, v - ctx_.latencies.mpi(static_cast<uint32_t>(ch.key.a), loc.process), 0, 0,
+                 0, 0, kBackward});
         } else if (ch.key.type == ChannelType::CollIn) {
           route(owner_of(comm(ch.key.a).rank_process[0]),
-                {{ChannelType::CollOut, ch.key.a, ch.key.b, 0, 0}, v, 0, 0, 0, static_cast<uint32_t>(ch.key.c), kBackward});
+                {{ChannelType::CollOut, ch.key.a, ch.key.b, 0, 0},
+                 v,
+                 0,
+                 0,
+                 0,
+                 static_cast<uint32_t>(ch.key.c),
+                 kBackward});
         }
       }
     exchange();
-    exchange();  // coordinators' answers
-    for (LocationModel& loc : m_.locations) amortize(loc);
+    exchange(); // coordinators' answers
+    for (LocationModel& loc : m_.locations)
+      amortize(loc);
   }
 
   int64_t upper_bound(const LocationModel& loc, const Link& link) const {
     const Channel& ch = m_.channels.channels[link.channel];
-    int64_t neg = ch.ub_neg.excluding(ch.key.type == ChannelType::Local ? loc.location : UINT32_MAX - 1);
+    int64_t neg =
+        ch.ub_neg.excluding(ch.key.type == ChannelType::Local ? loc.location : UINT32_MAX - 1);
     return neg == kNoTime ? std::numeric_limits<int64_t>::max() : -neg;
   }
 
@@ -430,12 +412,15 @@ class Replayer {
     for (const Link& link : loc.links) {
       if (link.role != LinkRole::Contribute) continue;
       int64_t b = upper_bound(loc, link);
-      if (!ub.empty() && ub.back().first == link.event) ub.back().second = std::min(ub.back().second, b);
-      else ub.emplace_back(link.event, b);
+      if (!ub.empty() && ub.back().first == link.event)
+        ub.back().second = std::min(ub.back().second, b);
+      else
+        ub.emplace_back(link.event, b);
     }
     if (!loc.jumps.empty()) {
       std::vector<int64_t> shifted = loc.lc;
-      for (const Jump& j : loc.jumps) ramp(loc, j, ub, shifted);
+      for (const Jump& j : loc.jumps)
+        ramp(loc, j, ub, shifted);
       loc.lc.swap(shifted);
     }
     for (const Link& link : loc.links)
@@ -443,7 +428,8 @@ class Replayer {
         stats_.violations_after[static_cast<int>(m_.channels.channels[link.channel].kind)]++;
   }
 
-  void ramp(const LocationModel& loc, const Jump& j, const std::vector<std::pair<uint32_t, int64_t>>& ub,
+  void ramp(const LocationModel& loc, const Jump& j,
+            const std::vector<std::pair<uint32_t, int64_t>>& ub,
             std::vector<int64_t>& shifted) const {
     const double m = ctx_.options->slope;
     uint32_t anchor = j.event;
@@ -453,7 +439,8 @@ class Replayer {
       // The send that needs the steepest ramp to stay below its bound, if any would exceed it.
       uint32_t pivot = UINT32_MAX;
       double pivot_slope = 0, pivot_allow = 0;
-      auto it = std::lower_bound(ub.begin(), ub.end(), std::make_pair(anchor, std::numeric_limits<int64_t>::min()));
+      auto it = std::lower_bound(ub.begin(), ub.end(),
+                                 std::make_pair(anchor, std::numeric_limits<int64_t>::min()));
       while (it != ub.begin()) {
         --it;
         double x = double(loc.lc[it->first]);
@@ -462,12 +449,14 @@ class Replayer {
         double allow = std::max(0.0, double(it->second - loc.lc[it->first]));
         if (d_a * (x - left) / (x_a - left) <= allow) continue;
         double slope = (d_a - allow) / (x_a - x);
-        if (pivot == UINT32_MAX || slope > pivot_slope) pivot = it->first, pivot_slope = slope, pivot_allow = allow;
+        if (pivot == UINT32_MAX || slope > pivot_slope)
+          pivot = it->first, pivot_slope = slope, pivot_allow = allow;
       }
       uint32_t stop = pivot == UINT32_MAX ? 0 : pivot;
       for (uint32_t i = anchor; i-- > stop && double(loc.lc[i]) >= left;) {
-        double s = pivot == UINT32_MAX ? d_a * (double(loc.lc[i]) - left) / (x_a - left)
-                                       : pivot_allow + pivot_slope * (double(loc.lc[i]) - double(loc.lc[pivot]));
+        double s = pivot == UINT32_MAX
+                       ? d_a * (double(loc.lc[i]) - left) / (x_a - left)
+                       : pivot_allow + pivot_slope * (double(loc.lc[i]) - double(loc.lc[pivot]));
         shifted[i] = std::max(shifted[i], loc.lc[i] + static_cast<int64_t>(std::floor(s)));
       }
       if (pivot == UINT32_MAX) break;
@@ -482,10 +471,12 @@ class Replayer {
   ReplayStats stats_;
 };
 
-}  // namespace
+} // namespace
 
 const char* const kMessageKindNames[kMessageKinds] = {"p2p", "collective", "OpenMP"};
 
-ReplayStats run_replay(const ReplayContext& ctx, LocalModel& model) { return Replayer(ctx, model).run(); }
+ReplayStats run_replay(const ReplayContext& ctx, LocalModel& model) {
+  return Replayer(ctx, model).run();
+}
 
-}  // namespace htrace::correct
+} // namespace htrace::correct

@@ -10,36 +10,43 @@ const char* const kDeviationNames[5] = {"unchanged", "<1%", "1-10%", "10-100%", 
 std::string json_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (static_cast<unsigned char>(c) < 0x20) o += ' ';
-    else o += c;
+    if (c == '"' || c == '\\')
+      o += '\\', o += c;
+    else if (static_cast<unsigned char>(c) < 0x20)
+      o += ' ';
+    else
+      o += c;
   }
   return o;
 }
 
-}  // namespace
+} // namespace
 
 void print_text(const Report& r, std::ostream& out) {
-  out << "htrace-correct: " << r.input << (r.written ? " -> " + r.output : std::string(" (check only)")) << "\n";
-  out << "  " << r.events << " events, " << r.locations << " locations, " << r.processes << " processes, "
-      << r.correction_ranks << " correction process(es), " << std::fixed << std::setprecision(2) << r.seconds << " s\n";
-  out << "  minimum latency (" << r.lmin_source << "): MPI intra-node " << r.lmin_intra << " ns, inter-node "
-      << r.lmin_inter << " ns, OpenMP " << r.lmin_omp << " ns; pre-synchronized locations: "
-      << r.presynced_locations << "\n";
+  out << "htrace-correct: " << r.input
+      << (r.written ? " -> " + r.output : std::string(" (check only)")) << "\n";
+  out << "  " << r.events << " events, " << r.locations << " locations, " << r.processes
+      << " processes, " << r.correction_ranks << " correction process(es), " << std::fixed
+      << std::setprecision(2) << r.seconds << " s\n";
+  out << "  minimum latency (" << r.lmin_source << "): MPI intra-node " << r.lmin_intra
+      << " ns, inter-node " << r.lmin_inter << " ns, OpenMP " << r.lmin_omp
+      << " ns; pre-synchronized locations: " << r.presynced_locations << "\n";
   out << "  logical messages / violations before / after:\n";
   for (int k = 0; k < kMessageKinds; ++k)
-    out << "    " << std::left << std::setw(11) << kMessageKindNames[k] << std::right << std::setw(12) << r.messages[k]
-        << std::setw(12) << r.violations_before[k] << std::setw(8) << r.violations_after[k] << "\n";
-  out << "  events shifted: " << r.events_shifted << " ("
-      << std::setprecision(2) << (r.events ? 100.0 * double(r.events_shifted) / double(r.events) : 0.0)
-      << " %), max displacement " << r.max_displacement << " ns, mean " << std::setprecision(1) << r.mean_displacement
-      << " ns\n";
+    out << "    " << std::left << std::setw(11) << kMessageKindNames[k] << std::right
+        << std::setw(12) << r.messages[k] << std::setw(12) << r.violations_before[k] << std::setw(8)
+        << r.violations_after[k] << "\n";
+  out << "  events shifted: " << r.events_shifted << " (" << std::setprecision(2)
+      << (r.events ? 100.0 * double(r.events_shifted) / double(r.events) : 0.0)
+      << " %), max displacement " << r.max_displacement << " ns, mean " << std::setprecision(1)
+      << r.mean_displacement << " ns\n";
   double total = 0;
-  for (double d : r.deviation_time) total += d;
+  for (double d : r.deviation_time)
+    total += d;
   out << "  local-interval deviation (share of trace time):";
   for (int c = 0; c < 5; ++c)
-    out << " " << kDeviationNames[c] << " " << std::setprecision(3) << (total > 0 ? 100.0 * r.deviation_time[c] / total : 0)
-        << "%";
+    out << " " << kDeviationNames[c] << " " << std::setprecision(3)
+        << (total > 0 ? 100.0 * r.deviation_time[c] / total : 0) << "%";
   out << "\n";
   if (r.unknown_events || r.unknown_definitions)
     out << "  warning: records of unknown type (not copied): " << r.unknown_events << " events, "
@@ -47,34 +54,41 @@ void print_text(const Report& r, std::ostream& out) {
 }
 
 void print_json(const Report& r, std::ostream& out) {
-  out << "{\n  \"input\": \"" << json_escape(r.input) << "\",\n  \"output\": \"" << json_escape(r.output)
-      << "\",\n  \"written\": " << (r.written ? "true" : "false") << ",\n  \"events\": " << r.events
-      << ",\n  \"locations\": " << r.locations << ",\n  \"processes\": " << r.processes
+  out << "{\n  \"input\": \"" << json_escape(r.input) << "\",\n  \"output\": \""
+      << json_escape(r.output) << "\",\n  \"written\": " << (r.written ? "true" : "false")
+      << ",\n  \"events\": " << r.events << ",\n  \"locations\": " << r.locations
+      << ",\n  \"processes\": " << r.processes
       << ",\n  \"correction_ranks\": " << r.correction_ranks << ",\n  \"seconds\": " << r.seconds
-      << ",\n  \"phase_seconds\": {\"read\": " << r.read_seconds << ", \"replay\": " << r.replay_seconds
-      << ", \"write\": " << r.write_seconds << "}"
+      << ",\n  \"phase_seconds\": {\"read\": " << r.read_seconds
+      << ", \"replay\": " << r.replay_seconds << ", \"write\": " << r.write_seconds << "}"
       << ",\n  \"lmin_ns\": {\"mpi_intra\": " << r.lmin_intra << ", \"mpi_inter\": " << r.lmin_inter
       << ", \"openmp\": " << r.lmin_omp << ", \"source\": \"" << r.lmin_source
       << "\"},\n  \"presynced_locations\": " << r.presynced_locations << ",\n";
   const char* keys[3] = {"messages", "violations_before", "violations_after"};
-  const std::array<uint64_t, kMessageKinds>* arrays[3] = {&r.messages, &r.violations_before, &r.violations_after};
+  const std::array<uint64_t, kMessageKinds>* arrays[3] = {&r.messages, &r.violations_before,
+                                                          &r.violations_after};
   for (int a = 0; a < 3; ++a) {
     out << "  \"" << keys[a] << "\": {";
-    for (int k = 0; k < kMessageKinds; ++k) out << (k ? ", " : "") << "\"" << kMessageKindNames[k] << "\": " << (*arrays[a])[k];
+    for (int k = 0; k < kMessageKinds; ++k)
+      out << (k ? ", " : "") << "\"" << kMessageKindNames[k] << "\": " << (*arrays[a])[k];
     out << "},\n";
   }
   out << "  \"events_shifted\": " << r.events_shifted << ",\n  \"jumps\": " << r.jumps
-      << ",\n  \"max_displacement_ns\": " << r.max_displacement << ",\n  \"mean_displacement_ns\": "
-      << r.mean_displacement << ",\n  \"deviation_time_ns\": {";
-  for (int c = 0; c < 5; ++c) out << (c ? ", " : "") << "\"" << kDeviationNames[c] << "\": " << r.deviation_time[c];
+      << ",\n  \"max_displacement_ns\": " << r.max_displacement
+      << ",\n  \"mean_displacement_ns\": " << r.mean_displacement
+      << ",\n  \"deviation_time_ns\": {";
+  for (int c = 0; c < 5; ++c)
+    out << (c ? ", " : "") << "\"" << kDeviationNames[c] << "\": " << r.deviation_time[c];
   out << "},\n  \"event_records\": {";
   bool first = true;
-  for (const auto& [n, c] : r.event_records) out << (first ? "" : ", ") << "\"" << n << "\": " << c, first = false;
+  for (const auto& [n, c] : r.event_records)
+    out << (first ? "" : ", ") << "\"" << n << "\": " << c, first = false;
   out << "},\n  \"definition_records\": {";
   first = true;
-  for (const auto& [n, c] : r.definition_records) out << (first ? "" : ", ") << "\"" << n << "\": " << c, first = false;
-  out << "},\n  \"unknown_event_records\": " << r.unknown_events << ",\n  \"unknown_definition_records\": "
-      << r.unknown_definitions << "\n}\n";
+  for (const auto& [n, c] : r.definition_records)
+    out << (first ? "" : ", ") << "\"" << n << "\": " << c, first = false;
+  out << "},\n  \"unknown_event_records\": " << r.unknown_events
+      << ",\n  \"unknown_definition_records\": " << r.unknown_definitions << "\n}\n";
 }
 
-}  // namespace htrace::correct
+} // namespace htrace::correct

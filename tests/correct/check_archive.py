@@ -52,6 +52,7 @@ for loc, evs in per_loc.items():
     pend_begin = None
     open_irecv, open_nbc = {}, {}
     raw_recvs = []
+    raw_sends = []
     team_count = collections.Counter()
     teams = []  # [comm, inst, master, ended, barriers]
     forks = []
@@ -62,7 +63,10 @@ for loc, evs in per_loc.items():
         if n in ("MpiSend", "MpiIsend"):
             dst = ev.communicator.group.members[ev.receiver]
             if proc(dst) != proc(loc):
-                sends[(proc(loc), proc(dst), ev.communicator, ev.msg_tag)].append(ev.time)
+                raw_sends.append([(proc(loc), proc(dst), ev.communicator, ev.msg_tag), ev.time,
+                                  ev.request_id if n == "MpiIsend" else None])
+        elif n == "MpiRequestCancelled":
+            raw_sends = [x for x in raw_sends if x[2] != ev.request_id]
         elif n == "MpiIrecvRequest":
             open_irecv[ev.request_id] = i
         elif n in ("MpiRecv", "MpiIrecv"):
@@ -117,6 +121,8 @@ for loc, evs in per_loc.items():
             omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["src"].append((loc, ev.time))
         elif n == "ThreadTaskSwitch":
             omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["dst"].append((loc, ev.time))
+    for key, t, _ in raw_sends:
+        sends[key].append(t)
     for post, key, t in sorted(raw_recvs, key=lambda x: x[0]):
         recvs[key].append(t)
     for b_idx, b, e, op, comm, root in sorted(pcoll, key=lambda x: x[0]):

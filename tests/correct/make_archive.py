@@ -9,6 +9,7 @@ from otf2.enums import Type, RegionRole, Paradigm, CollectiveOp, LocationType, G
 
 out = sys.argv[1]
 shift = int(sys.argv[sys.argv.index("--shift") + 1]) if "--shift" in sys.argv else 0
+thread_shift = int(sys.argv[sys.argv.index("--thread-shift") + 1]) if "--thread-shift" in sys.argv else 0
 unmatched = "--unmatched" in sys.argv  # drop a send, as a truncated run would
 US = 1000
 
@@ -33,6 +34,9 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
 
     def T(r, t):  # recorded time: truth plus the injected error of process r
         return t + 100 * US - (shift if r == 1 else 0)
+
+    def TT(t):  # thread 1 of rank 0 with its own injected error (a per-thread timer)
+        return T(0, t) - thread_shift
 
     w = [trace.event_writer_from_location(l) for l in locs]
     wt = trace.event_writer_from_location(thread1)
@@ -63,14 +67,24 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     for r in range(3):
         w[r].mpi_collective_begin(T(r, 50 * US + r * 100))
         w[r].mpi_collective_end(T(r, 60 * US), CollectiveOp.BCAST, comm_world, 1, 8, 8)
-    # OpenMP on rank 0: fork, team, barrier, lock order master then thread.
+    # Non-blocking allreduce (request at 62-64 us, completion at 68 us) and a scan.
+    for r in range(3):
+        w[r].non_blocking_collective_request(T(r, 62 * US + r * US), 900 + r)
+        w[r].non_blocking_collective_complete(T(r, 68 * US), CollectiveOp.ALLREDUCE, comm_world, 0xFFFFFFFF, 8, 8, 900 + r)
+        w[r].mpi_collective_begin(T(r, 68 * US + 100 + r * 200))
+        w[r].mpi_collective_end(T(r, 69 * US + 500), CollectiveOp.SCAN, comm_world, 0xFFFFFFFF, 8, 8)
+    # A cancelled Isend from rank 2 carries no message.
+    w[2].mpi_isend(T(2, 69 * US + 600), 0, comm_world, 5, 8, 77); w[2].mpi_request_cancelled(T(2, 69 * US + 700), 77)
+    # OpenMP on rank 0: fork, team, barrier, lock order master then thread, a task.
     w[0].thread_fork(T(0, 70 * US), Paradigm.OPENMP, 2)
-    w[0].thread_team_begin(T(0, 71 * US), team); wt.thread_team_begin(T(0, 72 * US), team)
-    w[0].enter(T(0, 73 * US), r_omp_bar); wt.enter(T(0, 74 * US), r_omp_bar)
-    w[0].leave(T(0, 76 * US), r_omp_bar); wt.leave(T(0, 76 * US), r_omp_bar)
+    w[0].thread_team_begin(T(0, 71 * US), team); wt.thread_team_begin(TT(72 * US), team)
+    w[0].enter(T(0, 73 * US), r_omp_bar); wt.enter(TT(74 * US), r_omp_bar)
+    w[0].leave(T(0, 76 * US), r_omp_bar); wt.leave(TT(76 * US), r_omp_bar)
     w[0].thread_acquire_lock(T(0, 77 * US), Paradigm.OPENMP, 3, 0); w[0].thread_release_lock(T(0, 78 * US), Paradigm.OPENMP, 3, 0)
-    wt.thread_acquire_lock(T(0, 79 * US), Paradigm.OPENMP, 3, 1); wt.thread_release_lock(T(0, 80 * US), Paradigm.OPENMP, 3, 1)
-    wt.thread_team_end(T(0, 81 * US), team); w[0].thread_team_end(T(0, 81 * US), team)
+    wt.thread_acquire_lock(TT(79 * US), Paradigm.OPENMP, 3, 1); wt.thread_release_lock(TT(80 * US), Paradigm.OPENMP, 3, 1)
+    w[0].thread_task_create(T(0, 80 * US), team, 0, 1); wt.thread_task_switch(TT(80 * US + 200), team, 0, 1)
+    wt.thread_task_complete(TT(80 * US + 500), team, 0, 1)
+    wt.thread_team_end(TT(81 * US), team); w[0].thread_team_end(T(0, 81 * US), team)
     w[0].thread_join(T(0, 83 * US), Paradigm.OPENMP)
     for r in range(3):
         w[r].leave(T(r, 100 * US), r_main)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ctest driver for htrace-correct. Usage: run_case.py CASE (basic | idempotent | parallel |
-fidelity | bad_input | output_rules | report | e2e). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
+fidelity | bad_input | output_rules | report | openmp | e2e). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
 import hashlib
 import json
 import os
@@ -74,6 +74,25 @@ def case_basic():
     expect(after["times"]["rank 2:master 2"][:2] == inp["rank 2:master 2"][:2], "untouched interval on master 2")
     # Fig. 2: the MPI repair on rank 1 moved the master's barrier enter; the other thread followed.
     expect(after["times"]["rank 1:thread 1 of rank 1"] != inp["rank 1:thread 1 of rank 1"], "Fig. 2: thread of rank 1 adjusted")
+
+
+def case_openmp():
+    """A thread whose timer lags: fork/join, barrier, lock and task relations are repaired."""
+    truth = check(build("truth"))["times"]
+    skewed = build("thread", "--thread-shift", "3000")
+    before = check(skewed)
+    expect(before["OpenMP"] >= 3 and before["p2p"] == 0, "thread skew creates OpenMP violations: %s" % before)
+    out = os.path.join(work, "out")
+    rep = json.loads(run([TOOL, "--json", skewed, out]).stdout)
+    expect(rep["violations_before"]["OpenMP"] == before["OpenMP"], "engine and checker agree: %s" % rep["violations_before"])
+    after = check(out, "--strict-order")
+    expect(after["OpenMP"] == after["order"] == 0, "zero OpenMP violations after: %s" % after)
+    for loc, times in after["times"].items():
+        for i, t in enumerate(times):
+            expect(abs(t - truth[loc][i]) <= 3000, "%s event %d: %d vs truth %d" % (loc, i, t, truth[loc][i]))
+    thread = "rank 0:thread 1 of rank 0"
+    expect(after["times"][thread] != before["times"][thread], "the lagging thread moved")
+    expect(after["times"]["rank 2:master 2"] == before["times"]["rank 2:master 2"], "other processes untouched")
 
 
 def case_idempotent():
@@ -165,7 +184,8 @@ def case_output_rules():
 def case_report():
     skewed = build("skewed", "--shift", str(SHIFT))
     rep = json.loads(run([TOOL, "--json", skewed, os.path.join(work, "out")]).stdout)
-    expect(rep["violations_before"] == {"p2p": 1, "collective": 1, "OpenMP": 0}, "violations before: %s" % rep)
+    expect(rep["violations_before"] == {"p2p": 1, "collective": 3, "OpenMP": 0}, "violations before: %s" % rep)
+    expect(rep["messages"] == {"p2p": 2, "collective": 12, "OpenMP": 10}, "logical messages (cancelled send excluded): %s" % rep)
     expect(sum(rep["violations_after"].values()) == 0, "violations after: %s" % rep)
     expect(rep["events_shifted"] > 0 and rep["max_displacement_ns"] <= SHIFT, "displacement: %s" % rep)
     expect(sum(rep["deviation_time_ns"].values()) > 0, "deviation classes filled")

@@ -2,14 +2,13 @@
 // logical clock. Thin driver over the correct/ library; works standalone or under mpirun.
 #include "correct/engine.h"
 
-#include <mpi.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <mpi.h>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -29,7 +28,8 @@ const char* const kUsage =
     "  --delta NS           minimum spacing of events of one location (default 1)\n"
     "  --slope M            backward amortization slope (default 0.01)\n"
     "  --no-presync         skip linear drift interpolation from htrace clock measurements\n"
-    "  --presync-max-uncertainty NS  ignore clock measurements less certain than this (default 50000)\n"
+    "  --presync-max-uncertainty NS  ignore clock measurements less certain than this (default "
+    "50000)\n"
     "  --no-progress        no progress display on a terminal\n"
     "  -h, --help           this text\n";
 
@@ -51,26 +51,41 @@ bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
     auto number = [&](const std::string& v) -> double {
       char* end = nullptr;
       double d = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || d < 0) usage_error(rank, "option " + a + ": '" + v + "' is not a non-negative number");
+      if (v.empty() || *end || d < 0)
+        usage_error(rank, "option " + a + ": '" + v + "' is not a non-negative number");
       return d;
     };
     if (a == "-h" || a == "--help") {
       if (rank == 0) std::fputs(kUsage, stdout);
       return false;
-    } else if (a == "--check") o.check_only = true;
-    else if (a == "--json") o.json = true;
-    else if (a == "--force") o.force = true;
-    else if (a == "--no-presync") o.presync = false;
-    else if (a == "--no-progress") progress = false;
-    else if (a == "--lmin-intra") o.lmin_intra_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--lmin-inter") o.lmin_inter_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--lmin-omp") o.lmin_omp_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--presync-max-uncertainty") o.presync_max_uncertainty_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--gamma") o.gamma = number(value());
-    else if (a == "--delta") o.delta_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--slope") o.slope = number(value());
-    else if (a.size() > 1 && a[0] == '-') usage_error(rank, "unknown option '" + a + "'");
-    else positional.push_back(a);
+    } else if (a == "--check")
+      o.check_only = true;
+    else if (a == "--json")
+      o.json = true;
+    else if (a == "--force")
+      o.force = true;
+    else if (a == "--no-presync")
+      o.presync = false;
+    else if (a == "--no-progress")
+      progress = false;
+    else if (a == "--lmin-intra")
+      o.lmin_intra_ns = static_cast<int64_t>(number(value()));
+    else if (a == "--lmin-inter")
+      o.lmin_inter_ns = static_cast<int64_t>(number(value()));
+    else if (a == "--lmin-omp")
+      o.lmin_omp_ns = static_cast<int64_t>(number(value()));
+    else if (a == "--presync-max-uncertainty")
+      o.presync_max_uncertainty_ns = static_cast<int64_t>(number(value()));
+    else if (a == "--gamma")
+      o.gamma = number(value());
+    else if (a == "--delta")
+      o.delta_ns = static_cast<int64_t>(number(value()));
+    else if (a == "--slope")
+      o.slope = number(value());
+    else if (a.size() > 1 && a[0] == '-')
+      usage_error(rank, "unknown option '" + a + "'");
+    else
+      positional.push_back(a);
   }
   if (positional.size() != (o.check_only ? 1u : 2u) && !(o.check_only && positional.size() == 2))
     usage_error(rank, o.check_only ? "expected IN" : "expected IN and OUT");
@@ -82,7 +97,7 @@ bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
   return true;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -97,10 +112,13 @@ int main(int argc, char** argv) {
   try {
     htrace::correct::Report report = htrace::correct::correct_archive(options, MPI_COMM_WORLD);
     if (rank == 0) {
-      if (options.json) htrace::correct::print_json(report, std::cout);
-      else htrace::correct::print_text(report, std::cout);
+      if (options.json)
+        htrace::correct::print_json(report, std::cout);
+      else
+        htrace::correct::print_text(report, std::cout);
     }
-    for (uint64_t v : report.violations_after) if (v) status = 1;
+    for (uint64_t v : report.violations_after)
+      if (v) status = 1;
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "htrace-correct: error: %s\n", e.what());
     status = 1;

@@ -8,27 +8,31 @@
 #include "correct/options.h"
 #include "correct/report.h"
 
+#include <functional>
 #include <mpi.h>
 #include <otf2/otf2.h>
-
-#include <functional>
 #include <stdexcept>
 #include <string>
 
 namespace htrace::correct {
 
-// Runs fn on every rank; if it throws anywhere, every rank throws the lowest failing rank's message.
+// Runs fn on every rank; if it throws anywhere, every rank throws the lowest failing rank's
+// message.
 std::string agree(MPI_Comm comm, const std::function<std::string()>& fn);
-template <class T, class F>
-T agree_value(MPI_Comm comm, F fn) {
+template <class T, class F> T agree_value(MPI_Comm comm, F fn) {
   T value{};
-  agree(comm, [&] { value = fn(); return std::string(); });
+  agree(comm, [&] {
+    value = fn();
+    return std::string();
+  });
   return value;
 }
-template <class F>
-auto agree_value(MPI_Comm comm, F fn) -> decltype(fn()) {
+template <class F> auto agree_value(MPI_Comm comm, F fn) -> decltype(fn()) {
   decltype(fn()) value{};
-  agree(comm, [&] { value = fn(); return std::string(); });
+  agree(comm, [&] {
+    value = fn();
+    return std::string();
+  });
   return value;
 }
 
@@ -36,14 +40,14 @@ auto agree_value(MPI_Comm comm, F fn) -> decltype(fn()) {
 std::string find_anchor(const std::string& input);
 
 struct TempOutput {
-  std::string dir;          // temporary archive directory next to OUT
+  std::string dir; // temporary archive directory next to OUT
   std::string name = "traces";
 };
 TempOutput prepare_output(const Options& o, MPI_Comm comm);
 void commit_output(const TempOutput& out, const Options& o, MPI_Comm comm);
 
 class ArchiveReader {
- public:
+public:
   ArchiveReader(const std::string& anchor, MPI_Comm comm);
   ~ArchiveReader();
   ArchiveReader(const ArchiveReader&) = delete;
@@ -51,7 +55,7 @@ class ArchiveReader {
   OTF2_Reader* get() const { return reader_; }
   void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
 
- private:
+private:
   OTF2_Reader* reader_ = nullptr;
   bool evt_open_ = false;
 };
@@ -59,5 +63,5 @@ class ArchiveReader {
 void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model,
                      const TempOutput& out, MPI_Comm comm, Report& report);
 
-}  // namespace htrace::correct
+} // namespace htrace::correct
 #endif

@@ -4,10 +4,9 @@
 #ifndef HTRACE_CORRECT_DEFINITIONS_H
 #define HTRACE_CORRECT_DEFINITIONS_H
 
-#include <otf2/otf2.h>
-
 #include <cstdint>
 #include <map>
+#include <otf2/otf2.h>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,24 +15,24 @@ namespace htrace::correct {
 
 struct LocationInfo {
   OTF2_LocationRef id = 0;
-  uint32_t process = 0;  // index into Definitions::processes
+  uint32_t process = 0; // index into Definitions::processes
   uint64_t declared_events = 0;
   std::string name;
   // Pre-synchronization measurements (htrace location properties), when present.
   bool has_init = false, has_final = false;
   int64_t init_time = 0, init_offset = 0, final_time = 0, final_offset = 0;
-  int64_t init_uncertainty = 0, final_uncertainty = 0;  // ns; 0 when not recorded
+  int64_t init_uncertainty = 0, final_uncertainty = 0; // ns; 0 when not recorded
 };
 
 struct ProcessInfo {
   OTF2_LocationGroupRef id = 0;
-  uint64_t node = 0;  // system-tree parent: processes on one node share intra-node latency
-  std::vector<uint32_t> locations;  // indices into Definitions::locations, ascending id
+  uint64_t node = 0; // system-tree parent: processes on one node share intra-node latency
+  std::vector<uint32_t> locations; // indices into Definitions::locations, ascending id
   uint64_t events = 0;
 };
 
 struct CommInfo {
-  std::vector<uint32_t> rank_process;  // communicator rank -> process index (UINT32_MAX unknown)
+  std::vector<uint32_t> rank_process; // communicator rank -> process index (UINT32_MAX unknown)
   std::unordered_map<uint32_t, uint32_t> process_rank;
   OTF2_Paradigm paradigm = OTF2_PARADIGM_UNKNOWN;
 };
@@ -44,8 +43,8 @@ struct RegionInfo {
 };
 
 struct Definitions {
-  std::vector<LocationInfo> locations;  // sorted by id
-  std::vector<ProcessInfo> processes;   // sorted by id
+  std::vector<LocationInfo> locations; // sorted by id
+  std::vector<ProcessInfo> processes;  // sorted by id
   std::unordered_map<OTF2_LocationRef, uint32_t> location_index;
   std::unordered_map<OTF2_CommRef, CommInfo> comms;
   std::unordered_map<OTF2_RegionRef, RegionInfo> regions;
@@ -59,5 +58,5 @@ struct Definitions {
 // Reads the global definitions through an open reader. Throws std::runtime_error on failure.
 Definitions read_definitions(OTF2_Reader* reader);
 
-}  // namespace htrace::correct
+} // namespace htrace::correct
 #endif

@@ -12,5 +12,5 @@ namespace htrace::correct {
 // Collective over `comm`. Throws std::runtime_error with the same message on every rank.
 Report correct_archive(const Options& options, MPI_Comm comm);
 
-}  // namespace htrace::correct
+} // namespace htrace::correct
 #endif

@@ -3,8 +3,8 @@
 #ifndef HTRACE_CORRECT_MODEL_H
 #define HTRACE_CORRECT_MODEL_H
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <unordered_map>
@@ -20,10 +20,10 @@ extern const char* const kMessageKindNames[kMessageKinds];
 
 // What a channel connects; the key fields a..d depend on the type.
 enum class ChannelType : uint8_t {
-  P2P,        // a=src process, b=dst process, c=comm<<32|tag, d=sequence
-  CollOut,    // member -> coordinator: a=comm, b=sequence
-  CollIn,     // coordinator -> member: a=comm, b=sequence, c=rank
-  Local,      // OpenMP, inside one process: a=process<<8|sub-kind, b..d per sub-kind
+  P2P,     // a=src process, b=dst process, c=comm<<32|tag, d=sequence
+  CollOut, // member -> coordinator: a=comm, b=sequence
+  CollIn,  // coordinator -> member: a=comm, b=sequence, c=rank
+  Local,   // OpenMP, inside one process: a=process<<8|sub-kind, b..d per sub-kind
 };
 
 struct ChannelKey {
@@ -36,10 +36,11 @@ struct ChannelKey {
 struct ChannelKeyHash {
   size_t operator()(const ChannelKey& k) const {
     uint64_t h = static_cast<uint64_t>(k.type);
-    for (uint64_t v : {k.a, k.b, k.c, k.d}) h = mix(h ^ v);
+    for (uint64_t v : {k.a, k.b, k.c, k.d})
+      h = mix(h ^ v);
     return static_cast<size_t>(h);
   }
-  static uint64_t mix(uint64_t x) {  // splitmix64 finalizer: sequence numbers spread over all bits
+  static uint64_t mix(uint64_t x) { // splitmix64 finalizer: sequence numbers spread over all bits
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
@@ -66,10 +67,10 @@ struct Channel {
   ChannelKey key;
   MessageKind kind = MessageKind::P2P;
   int32_t expected = 0, arrived = 0;
-  Top2 corrected, original;           // contributions (forward LC, input time)
-  Top2 ub_neg;  // backward: negated (receiver time - l_min), so ub = -largest excluding self
+  Top2 corrected, original; // contributions (forward LC, input time)
+  Top2 ub_neg; // backward: negated (receiver time - l_min), so ub = -largest excluding self
   bool has_receiver = false;
-  uint32_t op = 0, root = 0, rank = 0;  // CollOut: collective op/root and this member's rank
+  uint32_t op = 0, root = 0, rank = 0; // CollOut: collective op/root and this member's rank
 };
 
 // Receives sort first: an event takes its bounds before it passes its own time on.
@@ -78,13 +79,14 @@ enum class LinkRole : uint8_t { Receive = 0, Contribute = 1 };
 struct Link {
   uint32_t event;
   LinkRole role;
-  uint32_t channel;  // index into ChannelTable::channels
+  uint32_t channel; // index into ChannelTable::channels
 };
 
 struct ChannelTable {
   std::vector<Channel> channels;
   std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index;
-  // P2P channels by stream (src, dst, comm<<32|tag), then by sequence number: no hashing per message.
+  // P2P channels by stream (src, dst, comm<<32|tag), then by sequence number: no hashing per
+  // message.
   std::unordered_map<ChannelKey, std::vector<uint32_t>, ChannelKeyHash> streams;
 
   uint32_t get(const ChannelKey& key, MessageKind kind) {
@@ -116,17 +118,17 @@ struct ChannelTable {
 
 struct Jump {
   uint32_t event;
-  int64_t amount;  // forward jump added by the receive rule
+  int64_t amount; // forward jump added by the receive rule
 };
 
 struct LocationModel {
-  uint32_t location = 0;  // index into Definitions::locations
+  uint32_t location = 0; // index into Definitions::locations
   uint32_t process = 0;
-  std::vector<int64_t> input;  // timestamps as read (ClockOffsets applied by the reader)
-  std::vector<int64_t> lc;     // pre-synchronized, then corrected
-  std::vector<Link> links;     // ascending event
+  std::vector<int64_t> input; // timestamps as read (ClockOffsets applied by the reader)
+  std::vector<int64_t> lc;    // pre-synchronized, then corrected
+  std::vector<Link> links;    // ascending event
   std::vector<Jump> jumps;
 };
 
-}  // namespace htrace::correct
+} // namespace htrace::correct
 #endif

@@ -19,16 +19,17 @@ struct Latencies {
 };
 
 struct LocalModel {
-  std::vector<LocationModel> locations;  // owned locations, process by process
+  std::vector<LocationModel> locations; // owned locations, process by process
   ChannelTable channels;
   uint64_t events = 0;
-  uint64_t ambiguous_tasks = 0;  // task ids created more than once (relation kept as max)
+  uint64_t ambiguous_tasks = 0; // task ids created more than once (relation kept as max)
 };
 
 // Reads all locations of `processes` through `reader` (event files already open). Throws
 // std::runtime_error naming the location on a read error or a record count mismatch.
-void read_models(OTF2_Reader* reader, const Definitions& defs, const std::vector<uint32_t>& processes,
-                 const Latencies& latencies, LocalModel& model);
+void read_models(OTF2_Reader* reader, const Definitions& defs,
+                 const std::vector<uint32_t>& processes, const Latencies& latencies,
+                 LocalModel& model);
 
-}  // namespace htrace::correct
+} // namespace htrace::correct
 #endif

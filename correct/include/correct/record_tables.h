@@ -9,18 +9,19 @@
 namespace htrace::correct {
 
 class EventSink {
- public:
+public:
   virtual ~EventSink() = default;
   // Copy path: returns the new timestamp of the record being copied.
   virtual OTF2_TimeStamp begin_record(OTF2_LocationRef location, OTF2_TimeStamp time, int type) = 0;
   virtual OTF2_EvtWriter* writer(OTF2_LocationRef location) = 0;
   virtual OTF2_CallbackCode end_record(OTF2_ErrorCode written) = 0;
   // Model path: one call per record of a type without a dedicated callback.
-  virtual OTF2_CallbackCode plain_event(OTF2_LocationRef location, OTF2_TimeStamp time, int type) = 0;
+  virtual OTF2_CallbackCode plain_event(OTF2_LocationRef location, OTF2_TimeStamp time,
+                                        int type) = 0;
 };
 
 class DefSink {
- public:
+public:
   virtual ~DefSink() = default;
   virtual OTF2_GlobalDefWriter* writer() = 0;
   virtual void count(int type) = 0;
@@ -38,5 +39,5 @@ void register_copy_events(OTF2_EvtReaderCallbacks* callbacks);
 void register_plain_events(OTF2_EvtReaderCallbacks* callbacks);
 void register_copy_defs(OTF2_GlobalDefReaderCallbacks* callbacks);
 
-}  // namespace htrace::correct
+} // namespace htrace::correct
 #endif

@@ -9,9 +9,8 @@
 #include "correct/model_reader.h"
 #include "correct/options.h"
 
-#include <mpi.h>
-
 #include <array>
+#include <mpi.h>
 
 namespace htrace::correct {
 
@@ -26,7 +25,7 @@ struct ReplayContext {
   const Definitions* defs;
   const Options* options;
   Latencies latencies;
-  std::vector<int> owner;  // process index -> correction rank
+  std::vector<int> owner; // process index -> correction rank
   MPI_Comm comm;
   int rank = 0, size = 1;
 };
@@ -36,5 +35,5 @@ struct ReplayContext {
 // messages or cyclic dependencies.
 ReplayStats run_replay(const ReplayContext& ctx, LocalModel& model);
 
-}  // namespace htrace::correct
+} // namespace htrace::correct
 #endif

@@ -18,22 +18,22 @@ struct Report {
   int processes = 0, locations = 0, correction_ranks = 1;
   uint64_t events = 0;
   int64_t lmin_intra = 0, lmin_inter = 0, lmin_omp = 0;
-  std::string lmin_source;  // "archive", "default", "command line"
-  uint64_t presynced_locations = 0;  // locations whose clock offsets were interpolated
+  std::string lmin_source;          // "archive", "default", "command line"
+  uint64_t presynced_locations = 0; // locations whose clock offsets were interpolated
   std::array<uint64_t, kMessageKinds> messages{}, violations_before{}, violations_after{};
   uint64_t events_shifted = 0, jumps = 0;
   int64_t max_displacement = 0;
-  double mean_displacement = 0;  // over all events, ns
+  double mean_displacement = 0; // over all events, ns
   // Local-interval deviation classes weighted by original interval length (ns):
   // unchanged, <1 %, 1-10 %, 10-100 %, >100 %.
   std::array<double, 5> deviation_time{};
   std::map<std::string, uint64_t> event_records, definition_records;
   uint64_t unknown_events = 0, unknown_definitions = 0;
-  double seconds = 0, read_seconds = 0, replay_seconds = 0, write_seconds = 0;  // rank 0's phases
+  double seconds = 0, read_seconds = 0, replay_seconds = 0, write_seconds = 0; // rank 0's phases
 };
 
 void print_text(const Report& report, std::ostream& out);
 void print_json(const Report& report, std::ostream& out);
 
-}  // namespace htrace::correct
+} // namespace htrace::correct
 #endif
