@@ -159,17 +159,21 @@ record::CommId comm_id(MPI_Comm comm) {
 }
 
 void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent, MPI_Comm created,
-                     const char* name, bool same_group) {
+                     const char* name, CreateKind kind) {
   const record::CommId parent_id = comm_id(parent);
+  record::CommId created_id = record::kNoComm;
   if (created != MPI_COMM_NULL) {
-    if (same_group) {
+    if (kind == CreateKind::DuplicateOfParent) {
       const std::vector<int> members = members_of(parent, false);
-      register_comm(created, name, parent_id, &members);
+      created_id = register_comm(created, name, parent_id, &members);
     } else {
-      register_comm(created, name, parent_id);
+      created_id = register_comm(created, name, parent_id);
     }
   }
-  loc.mpi_collective_end(t, OTF2_COLLECTIVE_OP_CREATE_HANDLE, parent_id, record::kNoRank, 0, 0);
+  // Every Begin needs its End, so a failed MPI_Comm_create_group ends on the parent.
+  const bool over_new = kind == CreateKind::OverNewGroup && created_id != record::kNoComm;
+  loc.mpi_collective_end(t, OTF2_COLLECTIVE_OP_CREATE_HANDLE, over_new ? created_id : parent_id,
+                         record::kNoRank, 0, 0);
 }
 
 record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_Comm comm) {

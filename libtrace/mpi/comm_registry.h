@@ -19,8 +19,12 @@ void clear_comm_registry();
 /// The id of `comm`, registering it on first sight; kNoComm for MPI_COMM_NULL.
 record::CommId comm_id(MPI_Comm comm);
 
-/// Wrapper hooks. on_comm_created: `created` may be MPI_COMM_NULL (not a member); `same_group`:
-/// members equal the parent's (MPI_Comm_idup, whose new handle cannot be queried yet).
+/// How a communicator constructor is recorded. OverParent: a collective over the parent (most).
+/// DuplicateOfParent: MPI_Comm_idup, whose new handle cannot be queried yet; members = parent's.
+/// OverNewGroup: MPI_Comm_create_group, collective only over the members of the new communicator.
+enum class CreateKind { OverParent, DuplicateOfParent, OverNewGroup };
+
+/// Wrapper hooks. on_comm_created: `created` may be MPI_COMM_NULL (not a member).
 void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent, MPI_Comm created,
                      const char* name, bool same_group);
 record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_Comm comm);

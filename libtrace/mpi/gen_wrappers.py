@@ -67,7 +67,7 @@ SKELETONS = {
              "{ns}on_collective_end(L, T, {ns}coll::{base}({args}), {comm});\n"),
     "nbcoll": ("", "if (rc == MPI_SUCCESS) {ns}on_nbc_request(L, T, {ns}coll::{base}({args_no_request}), {comm}, *request);\n"),
     "comm_create": ("L.mpi_collective_begin(call.entered());\n",
-                    "{ns}on_comm_created(L, T, {parent}, rc == MPI_SUCCESS ? *{newcomm} : MPI_COMM_NULL, \"{name}\", {same_group});\n"),
+                    "{ns}on_comm_created(L, T, {parent}, rc == MPI_SUCCESS ? *{newcomm} : MPI_COMM_NULL, \"{name}\", {ns}CreateKind::{create_kind});\n"),
     "comm_free": ("const htrace::record::CommId htrace_freed = {ns}on_comm_freeing(L, call.entered(), *comm);\n",
                   "{ns}on_comm_freed(L, T, htrace_freed);\n"),
 }
@@ -106,7 +106,7 @@ def wrapper(family, skeleton, p):
     fill = dict(ns=NS, base=base, name=p.name, args=args, args_no_request=", ".join(names[:-1]),
                 comm=comms[-1] if comms else "", parent=comms[0] if comms else "MPI_COMM_NULL",
                 newcomm=next((x.name for x in reversed(p.params) if x.type == "MPI_Comm *"), ""),
-                same_group="true" if fid == "Comm_idup" else "false")
+                create_kind={"Comm_idup": "DuplicateOfParent", "Comm_create_group": "OverNewGroup"}.get(fid, "OverParent"))
     before, after = (s.format(**fill) for s in SKELETONS[skeleton])
     return (head + f"  if (!call.traced()) return P{p.name}({args});\n"
             f"  htrace::record::Location& L = call.location();\n"

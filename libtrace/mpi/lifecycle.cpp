@@ -55,7 +55,8 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   l.recorder_started = true;
   register_function_regions();
   register_predefined_comms();
-  if (!clock::sync_at_init(l.private_comm, l.options)) return; // logged by clock/; tracing stays off
+  if (!clock::sync_at_init(l.private_comm, l.options))
+    return; // logged by clock/; tracing stays off
   install_fatal_signal_handlers();
   record::Location* loc = record::thread();
   if (loc == nullptr) return;

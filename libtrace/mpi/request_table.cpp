@@ -48,16 +48,17 @@ std::size_t RequestTable::home(const Shard& shard, std::uint64_t key) {
   return (mix(key) / kShards) & (shard.slots.size() - 1);
 }
 
-// The caller's own entry of `key`, else the oldest entry of `key`, else nullptr.
+// The caller's oldest entry of `key`, else the oldest entry of `key` of any thread, else nullptr.
 RequestTable::Slot* RequestTable::lookup(Shard& shard, std::uint64_t key, Owner owner) {
   const std::size_t mask = shard.slots.size() - 1;
-  Slot* oldest = nullptr;
+  Slot* own = nullptr;
+  Slot* any = nullptr;
   for (std::size_t i = home(shard, key);; i = (i + 1) & mask) {
     Slot& slot = shard.slots[i];
-    if (slot.key == 0) return oldest;
+    if (slot.key == 0) return own != nullptr ? own : any;
     if (slot.key != key) continue;
-    if (slot.owner == owner) return &slot;
-    if (oldest == nullptr || slot.sequence < oldest->sequence) oldest = &slot;
+    if (slot.owner == owner && (own == nullptr || slot.sequence < own->sequence)) own = &slot;
+    if (any == nullptr || slot.sequence < any->sequence) any = &slot;
   }
 }
 
@@ -101,11 +102,6 @@ void RequestTable::grow(Shard& shard) {
 void RequestTable::insert(std::uint64_t key, Owner owner, const PendingRequest& request) {
   Shard& shard = shard_of(key);
   SpinGuard guard(shard.lock);
-  if (Slot* slot = lookup(shard, key, owner); slot != nullptr && slot->owner == owner) {
-    slot->value = request;
-    slot->sequence = shard.next_sequence++;
-    return;
-  }
   if (2 * (shard.used + 1) > shard.slots.size()) grow(shard);
   const std::size_t mask = shard.slots.size() - 1;
   std::size_t i = home(shard, key);

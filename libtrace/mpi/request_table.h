@@ -5,10 +5,12 @@
 // backward-shift deletion) under a spin lock held for a few dozen instructions. Storage grows by
 // doubling when a shard is half full, so steady-state operations never allocate.
 //
-// Handle reuse across threads: MPI frees a request inside the wait/test call, so another thread
-// can be handed the same handle for a new operation before the completing thread has looked its
-// entry up. Entries therefore carry the posting thread (`owner`) and one key may hold entries of
-// several owners; every operation prefers the caller's own entry, else the oldest one.
+// One handle, several pending operations: Open MPI returns one shared, already-completed request
+// object for every Isend it could complete at once, so two outstanding Isends can carry the same
+// handle. And with MPI_THREAD_MULTIPLE, MPI frees a request inside the wait/test call, so another
+// thread can be handed the same handle before the completing thread has looked its entry up. A key
+// therefore holds a FIFO of entries, each tagged with its posting thread (`owner`); operations take
+// the caller's oldest entry, else the oldest of any thread.
 #pragma once
 
 #include "record/recorder.h"
@@ -42,7 +44,7 @@ public:
 
   using Owner = std::uint32_t; ///< the calling thread (see current_owner())
 
-  /// Adds an entry, replacing an entry of the same key and owner (a completion never seen).
+  /// Adds an entry (behind any existing entries of the same key).
   void insert(std::uint64_t key, Owner owner, const PendingRequest& request);
   /// Copies the entry of `key` into `out`; false if absent.
   bool find(std::uint64_t key, Owner owner, PendingRequest& out);
