@@ -21,6 +21,8 @@ public:
   void send(int peer, const void* data, std::size_t bytes) override;
   void recv(int peer, void* data, std::size_t bytes) override;
   std::unique_ptr<Transport> split(int color, int key) override;
+  /// The node communicator is created once per transport; the result borrows it (it must not
+  /// outlive this transport).
   std::unique_ptr<Transport> split_node() override;
   void broadcast(void* data, std::size_t bytes, int root) override;
   std::vector<std::int64_t> allgather(std::int64_t value) override;
@@ -31,6 +33,7 @@ public:
 private:
   MPI_Comm comm_;
   bool owned_;
+  MPI_Comm node_comm_ = MPI_COMM_NULL; ///< made by the first split_node(), freed with this
   int rank_ = 0;
   int size_ = 1;
 };

@@ -10,6 +10,7 @@
 #include "record/recorder.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace htrace::clock {
 namespace {
@@ -20,6 +21,8 @@ constexpr int kResidualPingpongs = 10;
 struct TracerClockState {
   bool active = false;
   GlobalTimeMap map;
+  // Kept from MPI_Init to MPI_Finalize so the node communicator is created only once.
+  std::unique_ptr<MpiTransport> world;
 };
 TracerClockState& state() {
   static TracerClockState s;
@@ -27,7 +30,8 @@ TracerClockState& state() {
 }
 
 void store_residual(Transport& world, Transport& node, const GlobalClock& global, bool init,
-                    SyncStats stats, const std::string& config) {
+                    SyncStats stats) {
+  const std::int64_t started = now();
   // Which ranks share rank 0's node decides whether a round trip counts as intra or inter.
   std::int64_t leader = world.rank();
   node.broadcast(&leader, sizeof leader, 0);
@@ -59,30 +63,36 @@ void store_residual(Transport& world, Transport& node, const GlobalClock& global
     std::int64_t worst = 0;
     for (const auto& m : all)
       worst = std::max<std::int64_t>(worst, std::llabs(m.offset_ns));
-    log::debug("clock: %s residual offsets measured (%s): max |offset| %lld ns over %d ranks",
-               init ? "initial" : "final", config.c_str(), static_cast<long long>(worst),
-               world.size());
+    log::debug(
+        "clock: %s residual offsets: max |offset| %lld ns over %d ranks, measured in %.3f ms",
+        init ? "initial" : "final", static_cast<long long>(worst), world.size(),
+        static_cast<double>(now() - started) * 1e-6);
   }
 }
 
 } // namespace
 
 bool sync_at_init(MPI_Comm comm, const Options& options) {
-  MpiTransport world(comm);
+  TracerClockState& s = state();
+  s.world = std::make_unique<MpiTransport>(comm);
+  MpiTransport& world = *s.world;
   auto node = world.split_node();
   std::string error;
   if (!setup_base_clock(world, *node, options.clock, error)) {
     log::error("HTRACE_CLOCK=%s: %s", options.clock.c_str(), error.c_str());
+    node.reset();
+    s.world.reset();
     return false;
   }
   const SyncConfigResult parsed = parse_sync_config(options.sync);
   if (!parsed.ok()) {
     log::error("%s", parsed.error.c_str());
+    node.reset();
+    s.world.reset();
     return false;
   }
   const std::string canonical = to_string(parsed.config);
   const SyncRun run = synchronize_on(world, parsed.config, [] { return now(); });
-  TracerClockState& s = state();
   s.map = run.clock.to_time_map(now());
   s.active = true;
   record::set_global_time_map(s.map);
@@ -92,21 +102,25 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
   record::set_archive_property(HTRACE_PROP_BASE_CLOCK, base_clock_name(current_base_clock()));
   const GlobalClock global([] { return now(); },
                            {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
-  store_residual(world, *node, global, true, run.stats, canonical);
+  store_residual(world, *node, global, true, run.stats);
   if (world.rank() == 0)
-    log::debug("clock: %s took %.3f ms", canonical.c_str(),
-               static_cast<double>(run.duration_ns) * 1e-6);
+    log::debug("clock: %s synchronization took %.3f ms (base clock %s)",
+               algorithm_name(parsed.config.algorithm), static_cast<double>(run.duration_ns) * 1e-6,
+               base_clock_name(current_base_clock()));
   return true;
 }
 
 void measure_at_finalize(MPI_Comm comm, const Options& options) {
   TracerClockState& s = state();
+  // The transport (and its node communicator) goes before MPI_Finalize in any case.
+  std::unique_ptr<MpiTransport> kept = std::move(s.world);
   if (!s.active || !options.sync_finalize) return;
-  MpiTransport world(comm);
+  MpiTransport fresh(comm);
+  MpiTransport& world = kept && kept->comm() == comm ? *kept : fresh;
   auto node = world.split_node();
   const GlobalClock global([] { return now(); },
                            {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
-  store_residual(world, *node, global, false, SyncStats{}, options.sync);
+  store_residual(world, *node, global, false, SyncStats{});
 }
 
 } // namespace htrace::clock

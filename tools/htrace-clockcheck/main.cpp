@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <mpi.h>
 #include <sstream>
 #include <string>
@@ -148,7 +149,9 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  std::unique_ptr<MpiTransport> transport; // must go before MPI_Finalize (it owns communicators)
   auto finish = [&](int code) {
+    transport.reset();
     MPI_Comm_free(&comm);
     MPI_Finalize();
     return code;
@@ -181,7 +184,8 @@ int main(int argc, char** argv) {
     return finish(1);
   }
 
-  MpiTransport world(comm);
+  transport = std::make_unique<MpiTransport>(comm);
+  MpiTransport& world = *transport;
   {
     auto node = world.split_node();
     if (!setup_base_clock(world, *node, args.clock, error)) {
