@@ -26,7 +26,7 @@ enum class CreateKind { OverParent, DuplicateOfParent, OverNewGroup };
 
 /// Wrapper hooks. on_comm_created: `created` may be MPI_COMM_NULL (not a member).
 void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent, MPI_Comm created,
-                     const char* name, bool same_group);
+                     const char* name, CreateKind kind);
 record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_Comm comm);
 void on_comm_freed(record::Location& loc, record::LocalTime t, record::CommId freed);
 
