@@ -40,6 +40,7 @@ CommId register_thread_team(CommId parent, std::uint32_t size) {
   def.name = "OpenMP team";
   def.parent = parent;
   def.team_locations.assign(size, kNoLocation);
+  def.team_members_missing = size;
   s.comms.push_back(std::move(def));
   return static_cast<CommId>(s.comms.size() - 1);
 }
@@ -47,10 +48,24 @@ CommId register_thread_team(CommId parent, std::uint32_t size) {
 void add_team_member(CommId team, std::uint32_t thread_num, LocationId location) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (team >= s.comms.size() || !s.comms[team].is_team) return;
-  auto& members = s.comms[team].team_locations;
+  if (team >= s.comms.size() || !s.comms[team].is_team || s.comms[team].alias != kNoComm) return;
+  CommDef& def = s.comms[team];
+  auto& members = def.team_locations;
   if (thread_num >= members.size()) members.resize(thread_num + 1, kNoLocation);
+  if (members[thread_num] == kNoLocation && def.team_members_missing > 0)
+    --def.team_members_missing;
   members[thread_num] = location;
+  if (def.team_members_missing > 0) return;
+  // Complete: merge into an identical earlier team if there is one.
+  CommId parent = def.parent;
+  while (parent != kNoComm && parent < s.comms.size() && s.comms[parent].alias != kNoComm)
+    parent = s.comms[parent].alias;
+  auto [it, inserted] = s.team_by_members.emplace(std::make_pair(parent, members), team);
+  if (!inserted) {
+    def.alias = it->second;
+    def.team_locations.clear();
+    def.team_locations.shrink_to_fit();
+  }
 }
 
 } // namespace htrace::record

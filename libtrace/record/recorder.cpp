@@ -63,6 +63,7 @@ void assign_location_ids(State& s) {
   for (auto& c : s.comms)
     for (auto& member : c.team_locations)
       if (member != kNoLocation && (member >> 32) < renamed.size()) member = renamed[member >> 32];
+  s.team_by_members.clear(); // keys hold the provisional ids
   s.locations = std::move(ordered);
   s.next_index = static_cast<std::uint32_t>(s.locations.size());
 }

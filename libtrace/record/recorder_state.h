@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <mpi.h>
 #include <mutex>
 #include <string>
@@ -42,6 +43,8 @@ struct CommDef {
   std::vector<int> world_ranks;           ///< MPI: members in comm rank order (local group)
   std::vector<int> remote_world_ranks;    ///< MPI intercommunicator: remote group
   std::vector<LocationId> team_locations; ///< team: location id per OpenMP thread number
+  std::uint32_t team_members_missing = 0; ///< team: slots not yet filled by add_team_member
+  CommId alias = kNoComm; ///< team: an identical earlier team this one was merged into
 };
 
 struct State {
@@ -58,6 +61,9 @@ struct State {
   std::vector<RegionDef> regions;
   std::unordered_map<std::string, RegionId> region_by_name;
   std::vector<CommDef> comms;
+  /// Complete teams by (parent, members): a new identical team (every parallel region makes one)
+  /// becomes an alias, so the definitions stay small in long runs.
+  std::map<std::pair<CommId, std::vector<LocationId>>, CommId> team_by_members;
 
   std::vector<std::pair<std::string, std::string>> archive_properties;
   std::vector<std::pair<std::string, std::int64_t>> process_properties;

@@ -89,6 +89,7 @@ std::string serialize(const RankDefs& d) {
     w.vec(c.world_ranks);
     w.vec(c.remote_world_ranks);
     w.vec(c.team_locations);
+    w.pod(c.alias);
   }
   w.pod<std::uint64_t>(d.process_properties.size());
   for (const auto& p : d.process_properties) {
@@ -120,6 +121,7 @@ bool deserialize(const std::string& bytes, RankDefs& d) {
     c.world_ranks = r.vec<int>();
     c.remote_world_ranks = r.vec<int>();
     c.team_locations = r.vec<LocationId>();
+    c.alias = r.pod<CommId>();
     d.comms.push_back(std::move(c));
   }
   const auto props = r.pod<std::uint64_t>();
@@ -239,6 +241,10 @@ Unified unify(const std::vector<RankDefs>& all) {
     for (std::size_t local = 0; local < all[rank].comms.size(); ++local) {
       const CommDef& c = all[rank].comms[local];
       if (!c.is_team) continue;
+      if (c.alias != kNoComm && c.alias < local) {
+        map[local] = map[c.alias];
+        continue;
+      }
       std::vector<std::uint64_t> members;
       for (LocationId l : c.team_locations)
         if (l != kNoLocation) members.push_back(omp_index[l]);

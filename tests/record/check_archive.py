@@ -23,7 +23,7 @@ MAIN_COUNTS = {
     'MpiCollectiveEnd': ITERATIONS, 'MpiIsend': 1, 'MpiIsendComplete': 1, 'MpiIrecvRequest': 2,
     'MpiIrecv': 1, 'MpiRequestTest': 1, 'MpiRequestCancelled': 1,
     'NonBlockingCollectiveRequest': 1, 'NonBlockingCollectiveComplete': 1, 'ThreadFork': 1,
-    'ThreadJoin': 1, 'ThreadTeamBegin': 1, 'ThreadTeamEnd': 1, 'ThreadTaskCreate': 1,
+    'ThreadJoin': 1, 'ThreadTeamBegin': 2, 'ThreadTeamEnd': 2, 'ThreadTaskCreate': 1,
 }
 WORKER_COUNTS = {
     'Enter': WORKER_PAIRS, 'Leave': WORKER_PAIRS, 'ThreadAcquireLock': 1, 'ThreadReleaseLock': 1,
@@ -119,6 +119,7 @@ def check_full(path, writer_stdout):
     check(comms['MPI_COMM_WORLD'] == 1 and comms['dup of world'] == 1 and comms['reversed'] == 1,
           f'identical comms not unified: {dict(comms)}')
     check(comms['MPI_COMM_SELF'] == RANKS, f'MPI_COMM_SELF per rank: {dict(comms)}')
+    check(comms['OpenMP team'] == RANKS, f'identical teams of a process not merged: {dict(comms)}')
     locs = [g for g in defs.groups if g.group_type == otf2.GroupType.COMM_LOCATIONS]
     mpi_locs = [g for g in locs if g.paradigm == otf2.Paradigm.MPI]
     check(len(mpi_locs) == 1 and members(mpi_locs[0]) == list(range(RANKS)), 'MPI COMM_LOCATIONS group')

@@ -24,9 +24,12 @@ constexpr int kIterations = 200;
 constexpr int kWorkerPairs = 300;
 constexpr std::uint8_t kOpAllreduce = 10; // OTF2_COLLECTIVE_OP_ALLREDUCE
 
+rec::LocationId g_worker_id = 0; // read after join()
+
 void worker(rec::CommId team, int rank) {
   rec::Location* loc = rec::thread();
   if (!loc) return;
+  g_worker_id = loc->id();
   rec::add_team_member(team, 1, loc->id());
   const rec::RegionId work =
       rec::register_region("worker_loop", rec::Paradigm::User, rec::RegionRole::Function);
@@ -193,6 +196,12 @@ int main(int argc, char** argv) {
   helper.join();
   main_loc->thread_team_end(htrace::clock::now(), team);
   main_loc->thread_join(htrace::clock::now());
+  // A second parallel region with the same threads: its team is merged into the first one.
+  const rec::CommId team2 = rec::register_thread_team(rec::kNoComm, 2);
+  rec::add_team_member(team2, 0, main_loc->id());
+  rec::add_team_member(team2, 1, g_worker_id);
+  main_loc->thread_team_begin(htrace::clock::now(), team2);
+  main_loc->thread_team_end(htrace::clock::now(), team2);
 
   rec::finalize();
   const rec::Summary s = rec::summary();
