@@ -163,7 +163,13 @@ private:
       ch.arrived++;
       break;
     case ChannelType::P2P:
-      route(owner_of(static_cast<uint32_t>(ch.key.b)), {ch.key, v, t, 0, 0, 0, kForward});
+      if (owner_of(static_cast<uint32_t>(ch.key.b)) == ctx_.rank) {  // local hand-over: same channel
+        ch.corrected.add(v, UINT32_MAX);
+        ch.original.add(t, UINT32_MAX);
+        ch.arrived++;
+      } else {
+        out_[owner_of(static_cast<uint32_t>(ch.key.b))].push_back({ch.key, v, t, 0, 0, 0, kForward});
+      }
       break;
     case ChannelType::CollOut:
       route(owner_of(comm(ch.key.a).rank_process[0]),

@@ -4,6 +4,7 @@
 #define HTRACE_CORRECT_MODEL_H
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -94,7 +95,15 @@ struct ChannelTable {
     return get_hashed(key, kind);
   }
   uint32_t get_p2p(const ChannelKey& key) {
-    std::vector<uint32_t>& seq = streams[{ChannelType::P2P, key.a, key.b, key.c, 0}];
+    // Messages alternate between few streams: a small cache avoids most hash lookups.
+    std::vector<uint32_t>* stream = nullptr;
+    for (StreamCache& c : cache_)
+      if (c.stream && c.a == key.a && c.b == key.b && c.c == key.c) stream = c.stream;
+    if (!stream) {
+      stream = &streams[{ChannelType::P2P, key.a, key.b, key.c, 0}];
+      cache_[next_cache_++ % cache_.size()] = {key.a, key.b, key.c, stream};
+    }
+    std::vector<uint32_t>& seq = *stream;
     if (key.d >= seq.size()) seq.resize(std::max<size_t>(key.d + 1, seq.size() * 2), UINT32_MAX);
     uint32_t& id = seq[key.d];
     if (id == UINT32_MAX) {
@@ -105,6 +114,13 @@ struct ChannelTable {
     }
     return id;
   }
+  struct StreamCache {
+    uint64_t a = 0, b = 0, c = 0;
+    std::vector<uint32_t>* stream = nullptr;  // unordered_map values never move
+  };
+  std::array<StreamCache, 4> cache_{};
+  size_t next_cache_ = 0;
+
   uint32_t get_hashed(const ChannelKey& key, MessageKind kind) {
     auto [it, inserted] = index.emplace(key, static_cast<uint32_t>(channels.size()));
     if (inserted) {
