@@ -22,6 +22,7 @@ namespace {
 constexpr int kPreStartPairs = 150; // more than one 4 KiB buffer before start()
 constexpr int kIterations = 200;
 constexpr int kWorkerPairs = 300;
+constexpr int kEarlyPairs = 5;
 constexpr std::uint8_t kOpAllreduce = 10; // OTF2_COLLECTIVE_OP_ALLREDUCE
 
 rec::LocationId g_worker_id = 0; // read after join()
@@ -80,6 +81,17 @@ int main(int argc, char** argv) {
     send = rec::register_region("MPI_Send", rec::Paradigm::Mpi, rec::RegionRole::PointToPoint);
     compute = rec::register_region("compute", rec::Paradigm::User, rec::RegionRole::Function);
   }
+
+  // A thread records before the main thread does (like an OpenMP worker before MPI_Init): the
+  // main thread must still become thread 0 at start(), this one thread 1.
+  std::thread early([compute] {
+    rec::Location* loc = rec::thread();
+    for (int i = 0; i < kEarlyPairs; ++i) {
+      loc->enter(htrace::clock::now(), compute);
+      loc->leave(htrace::clock::now(), compute);
+    }
+  });
+  early.join();
 
   // Events before start() (like OpenMP before MPI_Init): kept, not dropped.
   rec::Location* main_loc = rec::thread();

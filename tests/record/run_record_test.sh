@@ -69,7 +69,7 @@ exit_without_finalize)
   # mpirun itself reports the missing MPI_Finalize (non-zero exit); the tracer must not hang and
   # must keep what was recorded.
   HTRACE_ARCHIVE_NAME=gone run exit
-  n=$(grep -c "exit without MPI_Finalize: wrote 302 events of this process to 'gone'" err)
+  n=$(grep -c "exit without MPI_Finalize: wrote 312 events of this process to 'gone'" err)
   [ "$n" = 2 ] || fail "expected the one-line note from both ranks, got $n"
   for loc in 0 1; do [ -s gone/traces/$loc.evt ] || fail "event file of location $loc missing"; done
   ;;
