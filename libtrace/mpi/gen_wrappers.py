@@ -61,7 +61,7 @@ SKELETONS = {
     "waitsome": ("const MPI_Request* htrace_saved = {ns}save_requests(incount, array_of_requests);\n"
                  "  array_of_statuses = {ns}statuses_or_scratch(incount, array_of_statuses);\n",
                  "if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; ++i) {ns}on_complete(L, T, htrace_saved[array_of_indices[i]], &array_of_statuses[i]);\n"),
-    "request_free": ("{ns}on_request_free(*request);\n", ""),
+    "request_free": ("{ns}on_request_free(L, call.entered(), *request);\n", ""),
     "cancel": ("{ns}on_cancel(*request);\n", ""),
     "coll": ("L.mpi_collective_begin(call.entered());\n",
              "{ns}on_collective_end(L, T, {ns}coll::{base}({args}), {comm});\n"),

@@ -193,9 +193,16 @@ void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bo
     loc.mpi_request_test(t, p.id);
 }
 
-void on_request_free(MPI_Request request) {
-  // An active request freed here completes unobserved: record nothing rather than a guess.
-  if (request != MPI_REQUEST_NULL) requests().erase(key_of(request), RequestTable::current_owner());
+void on_request_free(record::Location& loc, record::LocalTime t, MPI_Request request) {
+  // Freeing an active Isend detaches it: MPI still delivers the message, the program will never
+  // see the completion. Readers need the Isend closed (matching, MOTIV), so the request ends here;
+  // an active receive or collective freed this way has no observable result and records nothing.
+  PendingRequest p;
+  if (request == MPI_REQUEST_NULL ||
+      !requests().find(key_of(request), RequestTable::current_owner(), p))
+    return;
+  requests().erase(key_of(request), RequestTable::current_owner());
+  if (p.active && p.kind == PendingRequest::Kind::Send) loc.mpi_isend_complete(t, p.id);
 }
 
 void on_cancel(MPI_Request request) {

@@ -40,7 +40,7 @@ void on_complete(record::Location& loc, record::LocalTime t, MPI_Request request
                  const MPI_Status* status);
 void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bool completed,
              const MPI_Status* status);
-void on_request_free(MPI_Request request);
+void on_request_free(record::Location& loc, record::LocalTime t, MPI_Request request);
 void on_cancel(MPI_Request request);
 
 /// Per-thread scratch so that array variants need no allocation per call: a copy of the request
