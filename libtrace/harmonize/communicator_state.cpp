@@ -40,7 +40,7 @@ HarmonizeSettings settings_from_environment() {
   s.slack.shrink_factor = static_cast<double>(o.harmonize_shrink_percent) / 100.0;
   s.slack.shrink_after = o.harmonize_shrink_after;
   s.sync_config = o.harmonize_sync;
-  s.spin_ns = o.harmonize_spin_us >= 0 ? o.harmonize_spin_us * 1000 : 20000;
+  s.spin_ns = o.harmonize_spin_us >= 0 ? o.harmonize_spin_us * 1000 : 200000;
   s.verbosity = static_cast<int>(o.verbose);
   return s;
 }

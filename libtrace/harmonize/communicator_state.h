@@ -17,7 +17,7 @@ struct HarmonizeSettings {
   std::int64_t expiry_ns = 1000000000;
   SlackParameters slack;
   std::string sync_config = "hca3(slope=off)";
-  std::int64_t spin_ns = 20000; ///< busy-wait only this close to a deadline
+  std::int64_t spin_ns = 200000; ///< busy-wait (yielding) only this close to a deadline
   int verbosity = 1;
 };
 

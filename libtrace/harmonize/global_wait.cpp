@@ -21,7 +21,8 @@ bool wait_until_global(const clock::GlobalTimeMap& map, std::int64_t deadline,
   }
   // Yielding while spinning lets the other ranks of an oversubscribed node, woken for the same
   // deadline, reach their own clock check; on a dedicated core sched_yield returns at once.
-  while (map.to_global(clock::now()) < deadline) sched_yield();
+  while (map.to_global(clock::now()) < deadline)
+    sched_yield();
   return true;
 }
 

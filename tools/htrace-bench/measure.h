@@ -24,7 +24,7 @@ struct Context {
   int rank = 0, size = 1;
   clock::GlobalTimeMap map;
   std::int64_t bcast_latency_ns = 0; ///< median broadcast + reduction round trip at rank 0
-  std::int64_t spin_ns = 20000;      ///< busy-wait only this close to a start time
+  std::int64_t spin_ns = 1000000;    ///< busy-wait (yielding) only this close to a start time
 };
 
 /// Broadcast latency estimate used by Round-Time and window start times (collective).
