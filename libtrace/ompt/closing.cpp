@@ -15,13 +15,10 @@ namespace {
 record::LocalTime closing_time(const ThreadState& s, int index, record::LocalTime now) {
   for (int i = index; i >= 0; --i) {
     const Frame& f = s.frames[i];
-    if (f.kind != FrameKind::ImplicitTask)
-      continue;
-    if (f.thread_num == 0)
-      return now;
+    if (f.kind != FrameKind::ImplicitTask) continue;
+    if (f.thread_num == 0) return now;
     record::LocalTime master_end = parallel_master_end(f.instance);
-    if (master_end == 0)
-      return s.last_time;
+    if (master_end == 0) return s.last_time;
     return master_end < now ? master_end : now;
   }
   return now;
@@ -30,8 +27,7 @@ record::LocalTime closing_time(const ThreadState& s, int index, record::LocalTim
 } // namespace
 
 void close_thread(ThreadState& s, record::LocalTime now) {
-  if (s.location == nullptr)
-    return;
+  if (s.location == nullptr) return;
   if (s.held > 0) {
     record::LocalTime t = s.advance_to(closing_time(s, s.depth - 1, now));
     while (s.held > 0) {
@@ -44,8 +40,7 @@ void close_thread(ThreadState& s, record::LocalTime now) {
     Frame f;
     s.pop(s.frames[s.depth - 1].kind, f);
     s.location->leave(t, f.region);
-    if (f.kind == FrameKind::ImplicitTask)
-      s.location->thread_team_end(t, f.team);
+    if (f.kind == FrameKind::ImplicitTask) s.location->thread_team_end(t, f.team);
   }
 }
 

@@ -1,12 +1,12 @@
 // The OMPT entry point: LLVM's libomp calls ompt_start_tool in any loaded library (libhtrace.so is
 // preloaded) when it initializes. htrace registers its callbacks unless HTRACE_ENABLE=0 or
 // HTRACE_OMPT=0.
-#include <omp-tools.h>
-
 #include "common/log.h"
 #include "common/options.h"
 #include "ompt/callbacks.h"
 #include "record/recorder.h"
+
+#include <omp-tools.h>
 
 namespace htrace::ompt {
 
@@ -18,7 +18,8 @@ struct Registration {
   const char* name;
 };
 
-#define HTRACE_OMPT_CALLBACK(event, fn) {event, reinterpret_cast<ompt_callback_t>(&fn), #event}
+#define HTRACE_OMPT_CALLBACK(event, fn)                                                            \
+  { event, reinterpret_cast<ompt_callback_t>(&fn), #event }
 
 const Registration kRegistrations[] = {
     HTRACE_OMPT_CALLBACK(ompt_callback_thread_begin, on_thread_begin),
@@ -48,8 +49,8 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
   for (const Registration& r : kRegistrations) {
     ompt_set_result_t result = set_callback(r.event, r.callback);
     if (result != ompt_set_always)
-      log::debug("OMPT: %s registered with result %d (not 'always'): some events may be missing", r.name,
-                 static_cast<int>(result));
+      log::debug("OMPT: %s registered with result %d (not 'always'): some events may be missing",
+                 r.name, static_cast<int>(result));
   }
   record::add_finalize_hook(&close_open_constructs);
   return 1; // keep the tool active
@@ -68,9 +69,9 @@ ompt_start_tool(unsigned int omp_version, const char* runtime_version) {
   using namespace htrace;
   OptionsResult parsed = parse_options_from_environment();
   // A malformed option is reported by the MPI side; without valid options nothing is traced.
-  if (!parsed.ok() || !parsed.options.enable || !parsed.options.ompt)
-    return nullptr;
-  log::debug("OMPT tool active (OpenMP %u, %s)", omp_version, runtime_version ? runtime_version : "?");
+  if (!parsed.ok() || !parsed.options.enable || !parsed.options.ompt) return nullptr;
+  log::debug("OMPT tool active (OpenMP %u, %s)", omp_version,
+             runtime_version ? runtime_version : "?");
   static ompt_start_tool_result_t result{&ompt::initialize, &ompt::finalize, ompt_data_t{}};
   return &result;
 }

@@ -14,28 +14,27 @@ void on_thread_begin(ompt_thread_t, ompt_data_t*) {
 }
 
 void on_thread_end(ompt_data_t*) {
-  if (ThreadState* s = current_thread())
-    close_thread(*s, s->clock_now());
+  if (ThreadState* s = current_thread()) close_thread(*s, s->clock_now());
 }
 
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data,
                        unsigned int requested_parallelism, int, const void* codeptr) {
   parallel_data->value = 0;
   ThreadState* s = current_thread();
-  if (s == nullptr)
-    return;
+  if (s == nullptr) return;
   record::LocalTime t = s->stamp();
-  record::RegionId region = region_for(Construct::Parallel, codeptr);
+  record::RegionId region = s->region(Construct::Parallel, codeptr);
   const Frame* outer = s->team_frame();
   s->location->thread_fork(t, requested_parallelism);
-  record::CommId team = record::register_thread_team(outer ? outer->team : record::kNoComm, requested_parallelism);
-  parallel_data->value = begin_parallel_instance(team, region, codeptr);
+  TeamMembers* members = nullptr;
+  record::CommId team = outer ? record::register_thread_team(outer->team, requested_parallelism)
+                              : s->teams.team_for(requested_parallelism, members);
+  parallel_data->value = begin_parallel_instance(team, members, region, codeptr);
 }
 
 void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*) {
   ThreadState* s = current_thread();
-  if (s == nullptr || parallel_data == nullptr || parallel_data->value == 0)
-    return;
+  if (s == nullptr || parallel_data == nullptr || parallel_data->value == 0) return;
   record::LocalTime t = s->stamp();
   set_parallel_master_end(parallel_data->value, t); // if no implicit barrier was reported
   s->location->thread_join(t);
@@ -43,29 +42,30 @@ void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*)
 
 namespace {
 
-void begin_implicit_task(ThreadState& s, ompt_data_t* parallel_data, ompt_data_t* task_data, unsigned int index) {
+void begin_implicit_task(ThreadState& s, ompt_data_t* parallel_data, ompt_data_t* task_data,
+                         unsigned int index) {
   std::uint64_t serial = parallel_data ? parallel_data->value : 0;
   ParallelInstance* p = serial ? find_parallel_instance(serial) : nullptr;
-  if (p == nullptr)
-    return; // the region began before tracing started
+  if (p == nullptr) return; // the region began before tracing started
   record::CommId team = p->team.load(std::memory_order_relaxed);
   record::RegionId region = p->region.load(std::memory_order_relaxed);
   Frame* f = s.push(FrameKind::ImplicitTask, region);
-  if (f == nullptr)
-    return;
+  if (f == nullptr) return;
   f->instance = serial;
   f->team = team;
   f->thread_num = index;
   task_data->value = task_identity(index, 0);
-  record::add_team_member(team, index, s.location->id());
+  if (TeamMembers* members = p->members.load(std::memory_order_relaxed))
+    join_cached_team(*members, team, index, s.location->id());
+  else
+    record::add_team_member(team, index, s.location->id());
   record::LocalTime t = s.stamp();
   s.location->thread_team_begin(t, team);
   s.location->enter(t, region);
 }
 
 void end_implicit_task(ThreadState& s) {
-  if (s.task_frame < 0)
-    return;
+  if (s.task_frame < 0) return;
   const Frame& task = s.frames[s.task_frame];
   record::LocalTime t;
   if (task.thread_num == 0) {
@@ -75,8 +75,7 @@ void end_implicit_task(ThreadState& s) {
     // A worker's end arrives late (at its next region): stamp it at the master's end.
     t = s.clock_now();
     record::LocalTime master_end = parallel_master_end(task.instance);
-    if (master_end != 0 && master_end < t)
-      t = master_end;
+    if (master_end != 0 && master_end < t) t = master_end;
     t = s.advance_to(t);
   }
   // Constructs the runtime left open inside the implicit task end with it.
@@ -91,13 +90,12 @@ void end_implicit_task(ThreadState& s) {
 
 } // namespace
 
-void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data,
-                      unsigned int, unsigned int index, int flags) {
+void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
+                      ompt_data_t* task_data, unsigned int, unsigned int index, int flags) {
   if (flags & ompt_task_initial)
     return; // the initial task is the program itself, not a parallel region
   ThreadState* s = current_thread();
-  if (s == nullptr)
-    return;
+  if (s == nullptr) return;
   if (endpoint == ompt_scope_begin)
     begin_implicit_task(*s, parallel_data, task_data, index);
   else

@@ -10,17 +10,21 @@ constexpr std::uint64_t kSlots = 1u << 14;
 ParallelInstance g_instances[kSlots];
 std::atomic<std::uint64_t> g_next_serial{1};
 
-ParallelInstance& slot(std::uint64_t serial) { return g_instances[serial & (kSlots - 1)]; }
+ParallelInstance& slot(std::uint64_t serial) {
+  return g_instances[serial & (kSlots - 1)];
+}
 
 } // namespace
 
-std::uint64_t begin_parallel_instance(record::CommId team, record::RegionId region, const void* codeptr) {
+std::uint64_t begin_parallel_instance(record::CommId team, TeamMembers* members,
+                                      record::RegionId region, const void* codeptr) {
   std::uint64_t serial = g_next_serial.fetch_add(1, std::memory_order_relaxed);
   ParallelInstance& p = slot(serial);
   p.serial.store(0, std::memory_order_relaxed); // invalid while being rewritten
   p.team.store(team, std::memory_order_relaxed);
   p.region.store(region, std::memory_order_relaxed);
   p.codeptr.store(codeptr, std::memory_order_relaxed);
+  p.members.store(members, std::memory_order_relaxed);
   p.master_end.store(0, std::memory_order_relaxed);
   p.serial.store(serial, std::memory_order_release);
   return serial;

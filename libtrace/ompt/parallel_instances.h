@@ -6,10 +6,11 @@
 // are stamped at the master's end of the implicit barrier instead of the late arrival time.
 #pragma once
 
+#include "ompt/team_cache.h"
+#include "record/recorder.h"
+
 #include <atomic>
 #include <cstdint>
-
-#include "record/recorder.h"
 
 namespace htrace::ompt {
 
@@ -18,11 +19,13 @@ struct ParallelInstance {
   std::atomic<record::CommId> team{record::kNoComm};
   std::atomic<record::RegionId> region{0};
   std::atomic<const void*> codeptr{nullptr};
+  std::atomic<TeamMembers*> members{nullptr};   ///< set when the team is reused (team_cache.h)
   std::atomic<record::LocalTime> master_end{0}; ///< 0 until the master leaves the implicit barrier
 };
 
 /// Starts a new instance; the returned serial (never 0) goes into OMPT's parallel_data.
-std::uint64_t begin_parallel_instance(record::CommId team, record::RegionId region, const void* codeptr);
+std::uint64_t begin_parallel_instance(record::CommId team, TeamMembers* members,
+                                      record::RegionId region, const void* codeptr);
 
 /// The instance with this serial, or nullptr if its slot has been reused by a much later region
 /// (a fixed ring of slots keeps the hot path allocation-free).

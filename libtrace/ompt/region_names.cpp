@@ -1,10 +1,9 @@
 #include "ompt/region_names.h"
 
-#include <dlfcn.h>
-
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <dlfcn.h>
 #include <map>
 #include <mutex>
 #include <string>
@@ -22,30 +21,46 @@ struct ConstructInfo {
 ConstructInfo info(Construct c) {
   using R = record::RegionRole;
   switch (c) {
-  case Construct::Parallel: return {"parallel", R::Parallel};
-  case Construct::Barrier: return {"barrier", R::Barrier};
-  case Construct::ImplicitBarrier: return {"implicit barrier", R::ImplicitBarrier};
-  case Construct::Taskwait: return {"taskwait", R::TaskWait};
-  case Construct::Taskgroup: return {"taskgroup", R::TaskWait};
-  case Construct::Loop: return {"for", R::Loop};
-  case Construct::Sections: return {"sections", R::Sections};
-  case Construct::Single: return {"single", R::Single};
-  case Construct::Workshare: return {"workshare", R::Loop};
-  case Construct::Distribute: return {"distribute", R::Loop};
-  case Construct::Taskloop: return {"taskloop", R::Loop};
-  case Construct::Scope: return {"scope", R::Function};
-  case Construct::Masked: return {"masked", R::Master};
-  case Construct::Critical: return {"critical", R::Critical};
-  case Construct::SetLock: return {"omp_set_lock", R::Function};
-  case Construct::SetNestLock: return {"omp_set_nest_lock", R::Function};
-  case Construct::Ordered: return {"ordered", R::Ordered};
+  case Construct::Parallel:
+    return {"parallel", R::Parallel};
+  case Construct::Barrier:
+    return {"barrier", R::Barrier};
+  case Construct::ImplicitBarrier:
+    return {"implicit barrier", R::ImplicitBarrier};
+  case Construct::Taskwait:
+    return {"taskwait", R::TaskWait};
+  case Construct::Taskgroup:
+    return {"taskgroup", R::TaskWait};
+  case Construct::Loop:
+    return {"for", R::Loop};
+  case Construct::Sections:
+    return {"sections", R::Sections};
+  case Construct::Single:
+    return {"single", R::Single};
+  case Construct::Workshare:
+    return {"workshare", R::Loop};
+  case Construct::Distribute:
+    return {"distribute", R::Loop};
+  case Construct::Taskloop:
+    return {"taskloop", R::Loop};
+  case Construct::Scope:
+    return {"scope", R::Function};
+  case Construct::Masked:
+    return {"masked", R::Master};
+  case Construct::Critical:
+    return {"critical", R::Critical};
+  case Construct::SetLock:
+    return {"omp_set_lock", R::Function};
+  case Construct::SetNestLock:
+    return {"omp_set_nest_lock", R::Function};
+  case Construct::Ordered:
+    return {"ordered", R::Ordered};
   }
   return {"unknown", R::Artificial};
 }
 
 std::string where(const void* codeptr) {
-  if (codeptr == nullptr)
-    return {};
+  if (codeptr == nullptr) return {};
   char text[512];
   Dl_info dl{};
   if (dladdr(codeptr, &dl) != 0) {
@@ -72,34 +87,25 @@ record::RegionId register_slow(Construct construct, const void* codeptr) {
   std::lock_guard<std::mutex> lock(mutex);
   auto key = std::make_pair(codeptr, construct);
   auto it = known->find(key);
-  if (it != known->end())
-    return it->second;
+  if (it != known->end()) return it->second;
   ConstructInfo ci = info(construct);
-  std::string name = ci.role == record::RegionRole::Function ? ci.name : std::string("!$omp ") + ci.name;
+  std::string name =
+      ci.role == record::RegionRole::Function ? ci.name : std::string("!$omp ") + ci.name;
   name += where(codeptr);
   record::RegionId id = record::register_region(name, record::Paradigm::OpenMp, ci.role);
   known->emplace(key, id);
   return id;
 }
 
-struct CacheEntry {
-  const void* codeptr;
-  Construct construct;
-  bool valid;
-  record::RegionId id;
-};
-constexpr std::size_t kCacheSize = 256;
-thread_local CacheEntry t_cache[kCacheSize];
-
 } // namespace
 
-record::RegionId region_for(Construct construct, const void* codeptr) {
-  auto h = (reinterpret_cast<std::uintptr_t>(codeptr) >> 2) ^ (static_cast<std::uintptr_t>(construct) * 0x9e37u);
-  CacheEntry& e = t_cache[h & (kCacheSize - 1)];
-  if (__builtin_expect(e.valid && e.codeptr == codeptr && e.construct == construct, 1))
-    return e.id;
+record::RegionId region_for(RegionCache& cache, Construct construct, const void* codeptr) {
+  auto h = (reinterpret_cast<std::uintptr_t>(codeptr) >> 2) ^
+           (static_cast<std::uintptr_t>(construct) * 0x9e37u);
+  RegionCache::Entry& e = cache.entries[h & (RegionCache::kSize - 1)];
+  if (__builtin_expect(e.valid && e.codeptr == codeptr && e.construct == construct, 1)) return e.id;
   record::RegionId id = register_slow(construct, codeptr);
-  e = CacheEntry{codeptr, construct, true, id};
+  e = RegionCache::Entry{codeptr, construct, true, id};
   return id;
 }
 

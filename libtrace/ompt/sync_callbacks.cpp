@@ -9,16 +9,14 @@ namespace htrace::ompt {
 namespace {
 
 void enter_construct(ThreadState& s, Construct c, const void* codeptr) {
-  record::RegionId region = region_for(c, codeptr);
-  if (s.push(FrameKind::Region, region) == nullptr)
-    return;
+  record::RegionId region = s.region(c, codeptr);
+  if (s.push(FrameKind::Region, region) == nullptr) return;
   s.location->enter(s.stamp(), region);
 }
 
 void leave_construct(ThreadState& s) {
   Frame f;
-  if (!s.pop(FrameKind::Region, f))
-    return;
+  if (!s.pop(FrameKind::Region, f)) return;
   s.location->leave(s.stamp(), f.region);
 }
 
@@ -29,19 +27,16 @@ void leave_construct(ThreadState& s) {
 // workshare barrier ends before the master can finish the region, so the bound never applies).
 void leave_implicit_barrier(ThreadState& s, bool ends_parallel) {
   Frame f;
-  if (s.depth == 0 || s.frames[s.depth - 1].kind != FrameKind::Region)
-    return;
+  if (s.depth == 0 || s.frames[s.depth - 1].kind != FrameKind::Region) return;
   const Frame* task = s.team_frame();
   record::LocalTime t;
   if (task == nullptr || task->thread_num == 0) {
     t = s.stamp();
-    if (task != nullptr && ends_parallel)
-      set_parallel_master_end(task->instance, t);
+    if (task != nullptr && ends_parallel) set_parallel_master_end(task->instance, t);
   } else {
     t = s.clock_now();
     record::LocalTime master_end = parallel_master_end(task->instance);
-    if (master_end != 0 && master_end < t)
-      t = master_end;
+    if (master_end != 0 && master_end < t) t = master_end;
     t = s.advance_to(t);
   }
   s.pop(FrameKind::Region, f);
@@ -53,37 +48,45 @@ const void* barrier_codeptr(const ThreadState& s, const void* codeptr) {
   if (const Frame* task = s.team_frame())
     if (ParallelInstance* p = find_parallel_instance(task->instance)) {
       const void* region = p->codeptr.load(std::memory_order_relaxed);
-      if (codeptr == nullptr || codeptr == region)
-        return region;
+      if (codeptr == nullptr || codeptr == region) return region;
     }
   return codeptr;
 }
 
 } // namespace
 
-void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
-                    ompt_data_t*, const void* codeptr) {
+void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                    ompt_data_t* parallel_data, ompt_data_t*, const void* codeptr) {
   Construct c;
   switch (kind) {
-  case ompt_sync_region_barrier_explicit: c = Construct::Barrier; break;
+  case ompt_sync_region_barrier_explicit:
+    c = Construct::Barrier;
+    break;
   case ompt_sync_region_barrier_implicit_parallel:
   case ompt_sync_region_barrier:
   case ompt_sync_region_barrier_implicit:
   case ompt_sync_region_barrier_implicit_workshare:
   case ompt_sync_region_barrier_implementation:
-  case ompt_sync_region_barrier_teams: c = Construct::ImplicitBarrier; break;
-  case ompt_sync_region_taskwait: c = Construct::Taskwait; break;
-  case ompt_sync_region_taskgroup: c = Construct::Taskgroup; break;
-  default: return; // reductions: inside other constructs, no ordering of their own
+  case ompt_sync_region_barrier_teams:
+    c = Construct::ImplicitBarrier;
+    break;
+  case ompt_sync_region_taskwait:
+    c = Construct::Taskwait;
+    break;
+  case ompt_sync_region_taskgroup:
+    c = Construct::Taskgroup;
+    break;
+  default:
+    return; // reductions: inside other constructs, no ordering of their own
   }
   ThreadState* s = current_thread();
-  if (s == nullptr)
-    return;
+  if (s == nullptr) return;
   bool implicit = c == Construct::ImplicitBarrier;
   if (endpoint == ompt_scope_begin)
     enter_construct(*s, c, implicit ? barrier_codeptr(*s, codeptr) : codeptr);
   else if (implicit)
-    leave_implicit_barrier(*s, kind == ompt_sync_region_barrier_implicit_parallel || parallel_data == nullptr);
+    leave_implicit_barrier(*s, kind == ompt_sync_region_barrier_implicit_parallel ||
+                                   parallel_data == nullptr);
   else
     leave_construct(*s);
 }
@@ -92,18 +95,31 @@ void on_work(ompt_work_t type, ompt_scope_endpoint_t endpoint, ompt_data_t*, omp
              const void* codeptr) {
   Construct c;
   switch (type) {
-  case ompt_work_loop: c = Construct::Loop; break;
-  case ompt_work_sections: c = Construct::Sections; break;
+  case ompt_work_loop:
+    c = Construct::Loop;
+    break;
+  case ompt_work_sections:
+    c = Construct::Sections;
+    break;
   case ompt_work_single_executor:
-  case ompt_work_single_other: c = Construct::Single; break;
-  case ompt_work_workshare: c = Construct::Workshare; break;
-  case ompt_work_distribute: c = Construct::Distribute; break;
-  case ompt_work_taskloop: c = Construct::Taskloop; break;
-  default: c = Construct::Scope; break;
+  case ompt_work_single_other:
+    c = Construct::Single;
+    break;
+  case ompt_work_workshare:
+    c = Construct::Workshare;
+    break;
+  case ompt_work_distribute:
+    c = Construct::Distribute;
+    break;
+  case ompt_work_taskloop:
+    c = Construct::Taskloop;
+    break;
+  default:
+    c = Construct::Scope;
+    break;
   }
   ThreadState* s = current_thread();
-  if (s == nullptr)
-    return;
+  if (s == nullptr) return;
   if (endpoint == ompt_scope_begin)
     enter_construct(*s, c, codeptr);
   else
@@ -112,8 +128,7 @@ void on_work(ompt_work_t type, ompt_scope_endpoint_t endpoint, ompt_data_t*, omp
 
 void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*, const void* codeptr) {
   ThreadState* s = current_thread();
-  if (s == nullptr)
-    return;
+  if (s == nullptr) return;
   if (endpoint == ompt_scope_begin)
     enter_construct(*s, Construct::Masked, codeptr);
   else

@@ -14,10 +14,14 @@ inline std::uint64_t task_identity(std::uint32_t creating_thread, std::uint64_t 
   return kTaskValid | (static_cast<std::uint64_t>(creating_thread & 0x7fffff) << kGenerationBits) |
          (generation & ((1ull << kGenerationBits) - 1));
 }
-inline bool task_identity_valid(std::uint64_t id) { return (id & kTaskValid) != 0; }
+inline bool task_identity_valid(std::uint64_t id) {
+  return (id & kTaskValid) != 0;
+}
 inline std::uint32_t task_creating_thread(std::uint64_t id) {
   return static_cast<std::uint32_t>((id & ~kTaskValid) >> kGenerationBits);
 }
-inline std::uint32_t task_generation(std::uint64_t id) { return static_cast<std::uint32_t>(id); }
+inline std::uint32_t task_generation(std::uint64_t id) {
+  return static_cast<std::uint32_t>(id);
+}
 
 } // namespace htrace::ompt

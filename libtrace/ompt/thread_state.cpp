@@ -1,11 +1,11 @@
 #include "ompt/thread_state.h"
 
+#include "clock/base_clock.h"
+#include "common/log.h"
+
 #include <memory>
 #include <mutex>
 #include <vector>
-
-#include "clock/base_clock.h"
-#include "common/log.h"
 
 namespace htrace::ompt {
 
@@ -25,7 +25,9 @@ Registry& registry() {
   return *r;
 }
 
-thread_local ThreadState* t_state = nullptr;
+// initial-exec: one load from the thread pointer instead of a __tls_get_addr call per callback
+// (libhtrace is preloaded or linked, never dlopen'ed late; 8 bytes of static TLS).
+thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 ThreadState* create_state() {
   auto state = std::make_unique<ThreadState>();
@@ -37,13 +39,16 @@ ThreadState* create_state() {
 
 } // namespace
 
-record::LocalTime ThreadState::clock_now() { return clock::now(); }
+record::LocalTime ThreadState::clock_now() {
+  return clock::now();
+}
 
 Frame* ThreadState::push(FrameKind kind, record::RegionId region) {
   if (depth == kMaxDepth) {
     if (!overflow_reported)
-      log::warning("OpenMP constructs nested deeper than %d on one thread; deeper ones are not recorded",
-                   kMaxDepth);
+      log::warning(
+          "OpenMP constructs nested deeper than %d on one thread; deeper ones are not recorded",
+          kMaxDepth);
     overflow_reported = true;
     return nullptr;
   }
@@ -54,31 +59,25 @@ Frame* ThreadState::push(FrameKind kind, record::RegionId region) {
   f.team = record::kNoComm;
   f.thread_num = 0;
   f.outer_task_frame = task_frame;
-  if (kind == FrameKind::ImplicitTask)
-    task_frame = depth - 1;
+  if (kind == FrameKind::ImplicitTask) task_frame = depth - 1;
   return &f;
 }
 
 bool ThreadState::pop(FrameKind kind, Frame& popped) {
-  if (depth == 0 || frames[depth - 1].kind != kind)
-    return false;
+  if (depth == 0 || frames[depth - 1].kind != kind) return false;
   popped = frames[--depth];
-  if (kind == FrameKind::ImplicitTask)
-    task_frame = popped.outer_task_frame;
+  if (kind == FrameKind::ImplicitTask) task_frame = popped.outer_task_frame;
   return true;
 }
 
 ThreadState* current_thread() {
   ThreadState* s = t_state;
-  if (__builtin_expect(s == nullptr, 0))
-    s = t_state = create_state();
-  if (g_tracing_closed.load(std::memory_order_relaxed))
-    return nullptr;
+  if (__builtin_expect(s == nullptr, 0)) s = t_state = create_state();
+  if (g_tracing_closed.load(std::memory_order_relaxed)) return nullptr;
   if (__builtin_expect(s->location == nullptr, 0)) {
     // Before MPI_Init (or with tracing off) the recorder has no location yet: record nothing.
     s->location = record::thread();
-    if (s->location == nullptr)
-      return nullptr;
+    if (s->location == nullptr) return nullptr;
   }
   return s;
 }

@@ -3,10 +3,12 @@
 // after a thread's first event.
 #pragma once
 
+#include "ompt/region_names.h"
+#include "ompt/team_cache.h"
+#include "record/recorder.h"
+
 #include <atomic>
 #include <cstdint>
-
-#include "record/recorder.h"
 
 namespace htrace::ompt {
 
@@ -22,7 +24,7 @@ struct Frame {
   std::uint64_t instance; ///< parallel-region instance serial (ImplicitTask frames)
   record::CommId team;    ///< ImplicitTask frames: the team
   std::uint32_t thread_num;
-  int outer_task_frame;   ///< index of the enclosing ImplicitTask frame, -1 if none
+  int outer_task_frame; ///< index of the enclosing ImplicitTask frame, -1 if none
 };
 
 struct HeldLock {
@@ -44,12 +46,17 @@ struct ThreadState {
   HeldLock locks[kMaxHeldLocks];
   std::uint64_t next_task_generation = 1; ///< 0 names the implicit task
   bool overflow_reported = false;
+  RegionCache regions;
+  TeamCache teams; ///< outermost teams this thread forked
+
+  record::RegionId region(Construct c, const void* codeptr) {
+    return region_for(regions, c, codeptr);
+  }
 
   /// Timestamp for the next event: the base clock, never before the previous event.
   record::LocalTime stamp() { return advance_to(clock_now()); }
   record::LocalTime advance_to(record::LocalTime t) {
-    if (t < last_time)
-      t = last_time;
+    if (t < last_time) t = last_time;
     last_time = t;
     return t;
   }
