@@ -197,13 +197,15 @@ def case_e2e():
     """Trace examples on the emulated cluster without clock synchronization, correct, check."""
     examples = os.environ.get("HTRACE_EXAMPLES_DIR", os.path.join(BUILD, "examples"))
     cluster = os.environ["HTRACE_CLUSTER_RUN"]
-    for name, args in (("pingpong-ring/pingpong-ring", []), ("collectives/collectives", [])):
+    for name, rpn in (("pingpong-ring/pingpong-ring", "2"), ("collectives/collectives", "2"),
+                      ("hybrid-jacobi/hybrid-jacobi", "1")):
         prog = os.path.join(examples, name)
         expect(os.access(prog, os.X_OK), "example built: " + prog)
         adir = os.path.join(work, "traces-" + os.path.basename(name))
         os.makedirs(adir)
-        env = dict(os.environ, MPIRUN_EXTRA="-x LD_PRELOAD=%s -x HTRACE_SYNC=none -x HTRACE_ARCHIVE_DIR=%s" % (os.environ["HTRACE_LIB"], adir))
-        p = subprocess.run([cluster, "--offsets", "0,0.000250", "--ranks-per-node", "2", "--", prog] + args,
+        env = dict(os.environ, MPIRUN_EXTRA="-x LD_PRELOAD=%s -x HTRACE_SYNC=none -x HTRACE_ARCHIVE_DIR=%s -x OMP_NUM_THREADS=2"
+                   % (os.environ["HTRACE_LIB"], adir))
+        p = subprocess.run([cluster, "--offsets", "0,0.000250", "--ranks-per-node", rpn, "--", prog],
                            capture_output=True, text=True, timeout=120, env=env)
         expect(p.returncode == 0, "%s traced: %s %s" % (name, p.stdout[-2000:], p.stderr[-2000:]))
         archive = [os.path.join(adir, d) for d in os.listdir(adir)][0]

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -84,7 +85,7 @@ struct Link {
 };
 
 struct ChannelTable {
-  std::vector<Channel> channels;
+  std::deque<Channel> channels;  // deque: growth never copies (hundreds of thousands of channels)
   std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index;
   // P2P channels by stream (src, dst, comm<<32|tag), then by sequence number: no hashing per
   // message.
