@@ -109,8 +109,10 @@ std::string open_archive(State& s, const std::string& path) {
   if (rc != OTF2_SUCCESS) return otf2_reason("creating '" + path + "'", rc);
   rc = OTF2_Pthread_Archive_SetLockingCallbacks(archive, nullptr);
   if (rc != OTF2_SUCCESS) return otf2_reason("setting locking callbacks", rc);
-  OTF2_Archive_SetCreator(archive, "htrace");
-  OTF2_Archive_SetDescription(archive, "MPI/OpenMP trace recorded by libhtrace");
+  rc = OTF2_Archive_SetCreator(archive, "htrace");
+  if (rc == OTF2_SUCCESS)
+    rc = OTF2_Archive_SetDescription(archive, "MPI/OpenMP trace recorded by libhtrace");
+  if (rc != OTF2_SUCCESS) return otf2_reason("setting the archive description", rc);
   rc = OTF2_Archive_OpenEvtFiles(archive);
   if (rc != OTF2_SUCCESS) return otf2_reason("opening event files", rc);
   return "";
