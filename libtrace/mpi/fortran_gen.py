@@ -11,6 +11,7 @@ FAMILIES = {"p2p", "coll", "nbcoll", "neighbor", "comm", "group", "topo", "env"}
 HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Group": "Group",
            "MPI_Info": "Info", "MPI_Request": "Request"}
 BUFFERS = {"buf", "ibuf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf"}
+WEIGHTS = {"weights", "sourceweights", "destweights"}  # may be MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY
 INOUT_REQUEST = {"wait", "test", "start", "request_free", "cancel"}
 SPECIAL = {
     "MPI_Init": ("MPI_Fint* ierr", "*ierr = MPI_Init(nullptr, nullptr);"),
@@ -29,6 +30,8 @@ def convert(skeleton, p, x, count_name):
         return (f"void* {n}", [], f"htrace::mpi::fortran_buffer({n})", []) if n in BUFFERS else None
     if t == "int":
         return (f"MPI_Fint* {n}", [], f"*{n}", [])
+    if t in ("int *", "const int *") and n in WEIGHTS:
+        return (f"MPI_Fint* {n}", [], f"htrace::mpi::fortran_weights({n})", [])
     if t in ("int *", "const int *"):
         after = []
         if skeleton in ("waitany", "testany") and n == "index":

@@ -1,6 +1,7 @@
 // Conversions used by the generated Fortran entry points (fortran.gen.cpp): Open MPI's Fortran
 // sentinels (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE are addresses of common blocks in
-// libmpi) and request/status arrays in Fortran layout. No allocation for up to 32 elements.
+// libmpi; likewise MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY) and request/status arrays in Fortran
+// layout. No allocation for up to 32 elements.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,8 @@ extern int mpi_fortran_bottom_ __attribute__((weak));
 extern int mpi_fortran_in_place_ __attribute__((weak));
 extern int mpi_fortran_status_ignore_ __attribute__((weak));
 extern int mpi_fortran_statuses_ignore_ __attribute__((weak));
+extern int mpi_fortran_unweighted_ __attribute__((weak));
+extern int mpi_fortran_weights_empty_ __attribute__((weak));
 }
 
 namespace htrace::mpi {
@@ -23,6 +26,14 @@ inline void* fortran_buffer(void* buf) {
   if (buf == &mpi_fortran_bottom_) return MPI_BOTTOM;
   if (buf == &mpi_fortran_in_place_) return MPI_IN_PLACE;
   return buf;
+}
+
+/// Weight arrays of the distributed-graph functions may be the MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY
+/// sentinels.
+inline int* fortran_weights(MPI_Fint* weights) {
+  if (static_cast<void*>(weights) == &mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
+  if (static_cast<void*>(weights) == &mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
+  return weights;
 }
 
 /// A small array that lives on the stack up to N elements.
