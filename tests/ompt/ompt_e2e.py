@@ -5,6 +5,7 @@ for the OpenMP ones).
 
 usage: ompt_e2e.py hybrid|gcc_recipe|disabled|corrected
 """
+import json
 import math
 import os
 import shutil
@@ -128,5 +129,38 @@ def test_disabled():
             f"HTRACE_OMPT=0: locations {dict(report.locations_of_process)}")
 
 
+def test_corrected():
+    """Hybrid trace on the emulated cluster (node 1's clock 2 ms ahead, no clock synchronization):
+    htrace-correct must remove every MPI violation without creating OpenMP ones, and the corrected
+    archive must still satisfy the OpenMP rules (team members inside fork..join and so on)."""
+    work = tempfile.mkdtemp(prefix="htrace-ompt-corrected-")
+    harness._workdirs.append(work)
+    archive = os.path.join(work, "hybrid")
+    extra = " ".join(f"-x {k}={v}" for k, v in {
+        "LD_PRELOAD": os.environ["HTRACE_LIB"], "HTRACE_SYNC": "none", "HTRACE_ARCHIVE_DIR": work,
+        "HTRACE_ARCHIVE_NAME": "hybrid", "OMP_NUM_THREADS": THREADS}.items())
+    command = [os.environ["HTRACE_CLUSTER_RUN"], "--offsets", "0,0.002", "--ranks-per-node", "1", "--",
+               harness.example("hybrid-jacobi/hybrid-jacobi"), str(ITERATIONS), "32", "128"]
+    done = subprocess.run(command, env=dict(os.environ, MPIRUN_EXTRA=extra), capture_output=True, text=True,
+                          timeout=harness.RUN_TIMEOUT)
+    require(done.returncode == 0 and os.path.isdir(archive),
+            f"cluster run failed ({done.returncode})\n{done.stdout}\n{done.stderr}")
+    corrected = os.path.join(work, "corrected")
+    correct = os.environ["HTRACE_CORRECT"]
+    done = subprocess.run([correct, "--json", archive, corrected], capture_output=True, text=True, timeout=60)
+    require(done.returncode == 0, f"htrace-correct failed ({done.returncode}): {done.stderr}")
+    report = json.loads(done.stdout)
+    require(report["messages"]["OpenMP"] > 0, f"no OpenMP logical messages: {report['messages']}")
+    require(report["violations_before"]["p2p"] + report["violations_before"]["collective"] > 0,
+            f"the 2 ms offset caused no MPI violation: {report['violations_before']}")
+    require(all(v == 0 for v in report["violations_after"].values()), f"after: {report['violations_after']}")
+    done = subprocess.run([correct, "--check", "--json", corrected], capture_output=True, text=True, timeout=60)
+    recheck = json.loads(done.stdout)
+    require(all(v == 0 for v in recheck["violations_before"].values()),
+            f"corrected archive re-checked: {recheck['violations_before']}")
+    check_hybrid_archive(corrected, THREADS)
+
+
 if __name__ == "__main__":
-    sys.exit(harness.main({"hybrid": test_hybrid, "gcc_recipe": test_gcc_recipe, "disabled": test_disabled}))
+    sys.exit(harness.main({"hybrid": test_hybrid, "gcc_recipe": test_gcc_recipe, "disabled": test_disabled,
+                           "corrected": test_corrected}))
