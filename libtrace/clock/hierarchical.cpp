@@ -55,11 +55,27 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
   return input.with(learn_clock_model(t, 0, t.rank(), input, fallback, ctx));
 }
 
+namespace {
+/// The lowest rank of each node, as a subset of `t` (no new communicator); nullptr elsewhere.
+/// Rank 0 leads its node, so it is rank 0 of the leaders too.
+std::unique_ptr<Transport> node_leaders(Transport& t, Transport& node) {
+  const auto is_leader = t.allgather(node.rank() == 0 ? 1 : 0);
+  if (node.rank() != 0) return nullptr;
+  std::vector<int> members, nodes;
+  for (int r = 0; r < t.size(); ++r)
+    if (is_leader[static_cast<std::size_t>(r)]) {
+      members.push_back(r);
+      nodes.push_back(r); // one leader per node
+    }
+  return std::make_unique<SubsetTransport>(t, members, nodes);
+}
+} // namespace
+
 GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
                        SyncContext& ctx) {
   // Node leaders are the lowest rank of each node, so rank 0 leads its node and the leader group.
   auto node = t.split_node();
-  auto leaders = t.split(node->rank() == 0 ? 0 : -1, t.rank());
+  auto leaders = node_leaders(t, *node);
   GlobalClock clock = input;
   const Level outer = ctx.level;
   if (leaders && leaders->size() > 1) {
@@ -78,9 +94,14 @@ GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig&
                        SyncContext& ctx) {
   auto node = t.split_node();
   const int socket_id = ctx.socket_id ? ctx.socket_id() : current_socket_id();
-  auto socket = node->split(socket_id, node->rank());
-  auto socket_leaders = node->split(socket->rank() == 0 ? 0 : -1, node->rank());
-  auto leaders = t.split(node->rank() == 0 ? 0 : -1, t.rank());
+  // Socket groups as subsets of the node: no further communicators to create.
+  std::vector<int> node_ranks(static_cast<std::size_t>(node->size()));
+  for (int r = 0; r < node->size(); ++r)
+    node_ranks[static_cast<std::size_t>(r)] = r;
+  SubsetTransport whole_node(*node, node_ranks, std::vector<int>(node_ranks.size(), 0));
+  auto socket = whole_node.split(socket_id, node->rank());
+  auto socket_leaders = whole_node.split(socket->rank() == 0 ? 0 : -1, node->rank());
+  auto leaders = node_leaders(t, *node);
   GlobalClock clock = input;
   const Level outer = ctx.level;
   if (leaders && leaders->size() > 1) {

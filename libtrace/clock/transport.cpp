@@ -40,4 +40,41 @@ std::int64_t Transport::allreduce_max(std::int64_t value) {
   return *std::max_element(all.begin(), all.end());
 }
 
+SubsetTransport::SubsetTransport(Transport& parent, std::vector<int> members,
+                                 std::vector<int> node_of)
+    : parent_(parent), members_(std::move(members)), node_of_(std::move(node_of)) {
+  const auto it = std::find(members_.begin(), members_.end(), parent_.rank());
+  rank_ = it == members_.end() ? -1 : static_cast<int>(it - members_.begin());
+}
+
+void SubsetTransport::send(int peer, const void* data, std::size_t bytes) {
+  parent_.send(members_[static_cast<std::size_t>(peer)], data, bytes);
+}
+
+void SubsetTransport::recv(int peer, void* data, std::size_t bytes) {
+  parent_.recv(members_[static_cast<std::size_t>(peer)], data, bytes);
+}
+
+std::unique_ptr<Transport> SubsetTransport::split(int color, int key) {
+  const auto colors = allgather(color);
+  const auto keys = allgather(key);
+  if (color < 0) return nullptr;
+  std::vector<int> order;
+  for (int i = 0; i < size(); ++i)
+    if (colors[static_cast<std::size_t>(i)] == color) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)];
+  });
+  std::vector<int> members, nodes;
+  for (int i : order) {
+    members.push_back(members_[static_cast<std::size_t>(i)]);
+    nodes.push_back(node_of_[static_cast<std::size_t>(i)]);
+  }
+  return std::make_unique<SubsetTransport>(parent_, members, nodes);
+}
+
+std::unique_ptr<Transport> SubsetTransport::split_node() {
+  return split(node_of_[static_cast<std::size_t>(rank_)], rank_);
+}
+
 } // namespace htrace::clock

@@ -41,4 +41,24 @@ public:
   std::int64_t allreduce_max(std::int64_t value);
 };
 
+/// Some ranks of a parent transport, talking through the parent: no communicator is created
+/// (communicator creation costs more than the whole synchronization on a busy machine). Only
+/// members may use it; `node_of` gives each member's node (for split_node()).
+class SubsetTransport final : public Transport {
+public:
+  SubsetTransport(Transport& parent, std::vector<int> members, std::vector<int> node_of);
+  int rank() const override { return rank_; }
+  int size() const override { return static_cast<int>(members_.size()); }
+  void send(int peer, const void* data, std::size_t bytes) override;
+  void recv(int peer, void* data, std::size_t bytes) override;
+  std::unique_ptr<Transport> split(int color, int key) override;
+  std::unique_ptr<Transport> split_node() override;
+
+private:
+  Transport& parent_;
+  std::vector<int> members_; ///< parent ranks in subset-rank order
+  std::vector<int> node_of_;
+  int rank_ = -1;
+};
+
 } // namespace htrace::clock

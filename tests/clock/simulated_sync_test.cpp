@@ -30,18 +30,25 @@ Outcome run(SimulatedCluster& cluster, const std::string& config,
   out.error_ns.resize(static_cast<std::size_t>(cluster.size()));
   out.stats.resize(out.error_ns.size());
   out.slope.resize(out.error_ns.size());
+  std::vector<GlobalClock> clocks(out.error_ns.size(), GlobalClock(TimeSource{}));
   cluster.run([&](Transport& t) {
     const int r = t.rank();
     SyncContext ctx;
     if (socket_of) ctx.socket_id = [&] { return socket_of(r); };
     const SyncRun sync = synchronize_on(
         t, parsed.config, [&cluster, r] { return cluster.local_now(r); }, ctx);
-    const std::int64_t local = cluster.local_now(r);
-    const auto i = static_cast<std::size_t>(r);
-    out.error_ns[i] = sync.clock.to_global(local) - cluster.reference_at(r, local);
-    out.stats[i] = sync.stats;
-    out.slope[i] = sync.clock.to_time_map(local).slope;
+    clocks[static_cast<std::size_t>(r)] = sync.clock;
+    out.stats[static_cast<std::size_t>(r)] = sync.stats;
   });
+  // Evaluate every rank at one true instant: with drifting clocks and offset-only models the
+  // error changes with time, and threads finish at different moments.
+  const std::int64_t now = cluster.true_now();
+  for (int r = 0; r < cluster.size(); ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const std::int64_t local = cluster.local_at(r, now);
+    out.error_ns[i] = clocks[i].to_global(local) - cluster.reference_at(r, local);
+    out.slope[i] = clocks[i].to_time_map(local).slope;
+  }
   return out;
 }
 
