@@ -10,7 +10,9 @@ from otf2.enums import Type, RegionRole, Paradigm, CollectiveOp, LocationType, G
 out = sys.argv[1]
 shift = int(sys.argv[sys.argv.index("--shift") + 1]) if "--shift" in sys.argv else 0
 thread_shift = int(sys.argv[sys.argv.index("--thread-shift") + 1]) if "--thread-shift" in sys.argv else 0
-unmatched = "--unmatched" in sys.argv  # drop a send, as a truncated run would
+unmatched = "--unmatched" in sys.argv
+shift2 = int(sys.argv[sys.argv.index("--shift2") + 1]) if "--shift2" in sys.argv else 0  # rank 2 behind
+pivot = "--pivot" in sys.argv  # rank 1 sends to rank 2 just before its violated receive  # drop a send, as a truncated run would
 US = 1000
 
 with otf2.writer.open(out, timer_resolution=1000000000) as trace:
@@ -33,7 +35,7 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     r_omp_bar = trace.definitions.region("!$omp barrier", paradigm=Paradigm.OPENMP, region_role=RegionRole.BARRIER)
 
     def T(r, t):  # recorded time: truth plus the injected error of process r
-        return t + 100 * US - (shift if r == 1 else 0)
+        return t + 100 * US - (shift if r == 1 else shift2 if r == 2 else 0)
 
     def TT(t):  # thread 1 of rank 0 with its own injected error (a per-thread timer)
         return T(0, t) - thread_shift
@@ -49,14 +51,19 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     # it moves the master's barrier enter, which must move the other thread's barrier leave too.
     w[1].thread_fork(T(1, 4 * US), Paradigm.OPENMP, 2)
     w[1].thread_team_begin(T(1, 4 * US + 100), team1); wb.thread_team_begin(T(1, 4 * US + 200), team1)
-    w[1].enter(T(1, 5 * US), r_recv); w[1].mpi_recv(T(1, 15 * US), 0, comm_world, 7, 64); w[1].leave(T(1, 16 * US), r_recv)
+    if pivot:  # the backward ramp of the receive below must stop below this send's bound
+        w[1].mpi_send(T(1, 12500), 2, comm_world, 9, 8)
+    w[1].enter(T(1, 13500), r_recv); w[1].mpi_recv(T(1, 15 * US), 0, comm_world, 7, 64); w[1].leave(T(1, 16 * US), r_recv)
     wb.enter(T(1, 13 * US), r_omp_bar); w[1].enter(T(1, 16 * US + 500), r_omp_bar)
     wb.leave(T(1, 17 * US), r_omp_bar); w[1].leave(T(1, 17 * US), r_omp_bar)
     wb.thread_team_end(T(1, 17 * US + 100), team1); w[1].thread_team_end(T(1, 17 * US + 100), team1)
     w[1].thread_join(T(1, 17 * US + 300), Paradigm.OPENMP)
     # Rank 1 -> rank 2 non-blocking.
     w[1].mpi_isend(T(1, 20 * US), 2, comm_world, 1, 8, 42); w[1].mpi_isend_complete(T(1, 21 * US), 42)
-    w[2].mpi_irecv_request(T(2, 3 * US), 5); w[2].mpi_irecv(T(2, 26 * US), 1, comm_world, 1, 8, 5)
+    w[2].mpi_irecv_request(T(2, 3 * US), 5)
+    if pivot:
+        w[2].mpi_recv(T(2, 13700), 1, comm_world, 9, 8)
+    w[2].mpi_irecv(T(2, 26 * US), 1, comm_world, 1, 8, 5)
     # Barrier on all three: enters at 30/31/32 us, leaves at 40 us.
     for r in range(3):
         w[r].enter(T(r, (30 + r) * US), r_bar)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ctest driver for htrace-correct. Usage: run_case.py CASE (basic | idempotent | parallel |
-fidelity | bad_input | output_rules | report | openmp | e2e). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
+fidelity | bad_input | output_rules | report | openmp | pivot | e2e). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
 import hashlib
 import json
 import os
@@ -93,6 +93,25 @@ def case_openmp():
     thread = "rank 0:thread 1 of rank 0"
     expect(after["times"][thread] != before["times"][thread], "the lagging thread moved")
     expect(after["times"]["rank 2:master 2"] == before["times"]["rank 2:master 2"], "other processes untouched")
+
+
+def case_pivot():
+    """Backward amortization bounded by a send inside the ramp (piecewise-linear ramp)."""
+    skewed = build("pivot", "--shift", str(SHIFT), "--shift2", "6000", "--pivot")
+    before = check(skewed)
+    out = os.path.join(work, "out")
+    run([TOOL, skewed, out])
+    after = check(out, "--strict-order")
+    expect(after["p2p"] == after["collective"] == after["OpenMP"] == after["order"] == 0, "zero violations: %s" % after)
+    a, b = before["times"]["rank 1:master 1"], after["times"]["rank 1:master 1"]
+    recv2 = after["times"]["rank 2:master 2"][2]  # rank 2: enter main, irecv request, recv from rank 1
+    send = [i for i in range(len(a)) if a[i] == 100000 - SHIFT + 12500][0]
+    expect(b[send] > a[send], "the send before the violated receive was ramped forward")
+    expect(b[send] + 1000 <= recv2, "and stopped at its bound: send %d, receive %d" % (b[send], recv2))
+    # The bound is the receive's forward-corrected time (here its input time) minus l_min.
+    bound = before["times"]["rank 2:master 2"][2] - 1000
+    expect(bound - 2 <= b[send] <= bound, "the ramp stops at the bound: send %d, bound %d" % (b[send], bound))
+    expect(b[send] - a[send] < b[send + 2] - a[send + 2], "steeper ramp between the send and the receive")
 
 
 def case_idempotent():
