@@ -18,8 +18,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Tracing off: the benchmark measures MPIX_Harmonize itself. Expiry long enough that the clocks are
 # resynchronized only at the start and after missed deadlines (no drift on one machine).
 export HTRACE_ENABLE=0 HTRACE_HARMONIZE_EXPIRY_MS=${HTRACE_HARMONIZE_EXPIRY_MS:-600000}
-export MPIRUN_EXTRA="-x LD_PRELOAD=$lib -x HTRACE_ENABLE -x HTRACE_HARMONIZE_EXPIRY_MS"
-echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds x $repeats runs"
+export MPIRUN_EXTRA="-x LD_PRELOAD=$lib -x HTRACE_ENABLE -x HTRACE_HARMONIZE_EXPIRY_MS -x HTRACE_HARMONIZE_SPIN_US"
+export HTRACE_HARMONIZE_SPIN_US=${HTRACE_HARMONIZE_SPIN_US:-200}
+echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds x $repeats runs, spin $HTRACE_HARMONIZE_SPIN_US us"
 for i in $(seq "$repeats"); do
   echo "## run $i"
   "$build/tests/cluster/htrace-cluster-run" --offsets 0,0.000250,-1.5,3 --ranks-per-node 2 --shm -- \
