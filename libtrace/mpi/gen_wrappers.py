@@ -54,13 +54,13 @@ SKELETONS = {
                 "if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) {ns}on_complete(L, T, htrace_saved[*index], status);\n"),
     "waitall": ("const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n"
                 "  array_of_statuses = {ns}statuses_or_scratch(count, array_of_statuses);\n",
-                "for (int i = 0; i < count; ++i) {ns}on_complete(L, T, htrace_saved[i], &array_of_statuses[i]);\n"),
+                "for (int i = 0; i < count; ++i) if ({ns}completed_in(rc, array_of_statuses[i])) {ns}on_complete(L, T, htrace_saved[i], &array_of_statuses[i]);\n"),
     "testall": ("const MPI_Request* htrace_saved = {ns}save_requests(count, array_of_requests);\n"
                 "  array_of_statuses = {ns}statuses_or_scratch(count, array_of_statuses);\n",
                 "if (rc == MPI_SUCCESS && *flag) for (int i = 0; i < count; ++i) {ns}on_complete(L, T, htrace_saved[i], &array_of_statuses[i]);\n"),
     "waitsome": ("const MPI_Request* htrace_saved = {ns}save_requests(incount, array_of_requests);\n"
                  "  array_of_statuses = {ns}statuses_or_scratch(incount, array_of_statuses);\n",
-                 "if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; ++i) {ns}on_complete(L, T, htrace_saved[array_of_indices[i]], &array_of_statuses[i]);\n"),
+                 "if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; ++i) if ({ns}completed_in(rc, array_of_statuses[i])) {ns}on_complete(L, T, htrace_saved[array_of_indices[i]], &array_of_statuses[i]);\n"),
     "request_free": ("{ns}on_request_free(L, call.entered(), *request);\n", ""),
     "cancel": ("{ns}on_cancel(*request);\n", ""),
     "coll": ("L.mpi_collective_begin(call.entered());\n",
@@ -71,7 +71,7 @@ SKELETONS = {
     "comm_free": ("const htrace::record::CommId htrace_freed = {ns}on_comm_freeing(L, call.entered(), *comm);\n",
                   "{ns}on_comm_freed(L, T, htrace_freed);\n"),
 }
-SKELETONS["testsome"] = (SKELETONS["waitsome"][0], SKELETONS["waitsome"][1].replace("if (", "if (rc == MPI_SUCCESS && ", 1))
+SKELETONS["testsome"] = SKELETONS["waitsome"]
 UNWRAPPED = {"none", "special"}
 ROLES = {"p2p": "PointToPoint", "coll": "Collective", "nbcoll": "Collective", "neighbor": "Collective"}
 HEADER = "// generated from {table} by {gen}; do not edit.\n"

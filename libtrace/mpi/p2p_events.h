@@ -43,6 +43,11 @@ void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bo
 void on_request_free(record::Location& loc, record::LocalTime t, MPI_Request request);
 void on_cancel(MPI_Request request);
 
+/// With MPI_ERR_IN_STATUS, entries whose status says MPI_ERR_PENDING did not complete.
+inline bool completed_in(int rc, const MPI_Status& status) {
+  return rc != MPI_ERR_IN_STATUS || status.MPI_ERROR != MPI_ERR_PENDING;
+}
+
 /// Per-thread scratch so that array variants need no allocation per call: a copy of the request
 /// handles (completed ones are overwritten by MPI) and statuses in place of MPI_STATUSES_IGNORE.
 const MPI_Request* save_requests(int count, const MPI_Request* requests);
