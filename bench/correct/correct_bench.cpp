@@ -107,7 +107,8 @@ void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm
 double cpu_seconds() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 double median(std::vector<double> v) {
@@ -160,10 +161,12 @@ int main(int argc, char** argv) {
                 ev / c / size / 1e6);
     std::printf("correction   median %.3f s  %.2f M events/s per process  (%.2fx the copy)\n", k,
                 ev / k / size / 1e6, k / c);
-    std::printf("CPU time (rank 0, user+sys; less sensitive to machine load): copy %.3f s, correction %.3f s (%.2fx)\n",
+    std::printf("CPU time (rank 0, user+sys; less sensitive to machine load): copy %.3f s, "
+                "correction %.3f s (%.2fx)\n",
                 median(copy_cpu), median(correct_cpu), median(correct_cpu) / median(copy_cpu));
-    std::printf("correction phases (last run, rank 0 wall): read %.3f s, replay %.3f s, write %.3f s\n", rep.read_seconds,
-                rep.replay_seconds, rep.write_seconds);
+    std::printf(
+        "correction phases (last run, rank 0 wall): read %.3f s, replay %.3f s, write %.3f s\n",
+        rep.read_seconds, rep.replay_seconds, rep.write_seconds);
     std::printf("violations before p2p %llu coll %llu, after %llu\n",
                 (unsigned long long)rep.violations_before[0],
                 (unsigned long long)rep.violations_before[1],

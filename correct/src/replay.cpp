@@ -163,12 +163,13 @@ private:
       ch.arrived++;
       break;
     case ChannelType::P2P:
-      if (owner_of(static_cast<uint32_t>(ch.key.b)) == ctx_.rank) {  // local hand-over: same channel
+      if (owner_of(static_cast<uint32_t>(ch.key.b)) == ctx_.rank) { // local hand-over: same channel
         ch.corrected.add(v, UINT32_MAX);
         ch.original.add(t, UINT32_MAX);
         ch.arrived++;
       } else {
-        out_[owner_of(static_cast<uint32_t>(ch.key.b))].push_back({ch.key, v, t, 0, 0, 0, kForward});
+        out_[owner_of(static_cast<uint32_t>(ch.key.b))].push_back(
+            {ch.key, v, t, 0, 0, 0, kForward});
       }
       break;
     case ChannelType::CollOut:
@@ -258,32 +259,56 @@ private:
   // progressed or any message moved.
   int exchange(int flags = 0) {
     if (ctx_.size == 1) return 1;
-    std::vector<int> scount(2 * ctx_.size), rcount(2 * ctx_.size), sdispl(ctx_.size),
-        rdispl(ctx_.size);
-    std::vector<Msg> sendbuf;
-    for (int r = 0; r < ctx_.size; ++r)
-      if (!out_[r].empty()) flags |= 2; // pending messages count as progress (all ranks see it)
-    for (int r = 0; r < ctx_.size; ++r) {
-      sdispl[r] = static_cast<int>(sendbuf.size() * sizeof(Msg));
-      scount[2 * r] = static_cast<int>(out_[r].size() * sizeof(Msg));
-      scount[2 * r + 1] = flags;
-      sendbuf.insert(sendbuf.end(), out_[r].begin(), out_[r].end());
-      out_[r].clear();
+    // One MPI_Alltoall carries a header (message count, flags) and up to kInline messages per
+    // destination; only rounds where some rank has more use a second MPI_Alltoallv. Every rank
+    // sees every rank's flags, so the decisions below are the same everywhere.
+    constexpr int kInline = 4;
+    struct Slot {
+      int32_t count, flags;
+      Msg msgs[kInline];
+    };
+    const int n = ctx_.size;
+    // Delivering may make this rank a coordinator that answers: those go out next round.
+    std::vector<std::vector<Msg>> out(static_cast<size_t>(n));
+    out.swap(out_);
+    for (int r = 0; r < n; ++r) {
+      if (!out[r].empty()) flags |= 2; // pending messages count as progress
+      if (out[r].size() > kInline) flags |= 8;
     }
-    MPI_Alltoall(scount.data(), 2, MPI_INT, rcount.data(), 2, MPI_INT, ctx_.comm);
-    int total = 0, all_done = 1, any = 0;
-    std::vector<int> rc(ctx_.size), sc(ctx_.size);
-    for (int r = 0; r < ctx_.size; ++r) {
-      rc[r] = rcount[2 * r], sc[r] = scount[2 * r];
-      rdispl[r] = total, total += rc[r];
-      if (!(rcount[2 * r + 1] & 1)) all_done = 0;
-      if (rcount[2 * r + 1] & 2) any = 1;
+    std::vector<Slot> send(static_cast<size_t>(n)), recv(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      send[r].count = static_cast<int32_t>(out[r].size());
+      send[r].flags = flags;
+      std::copy_n(out[r].begin(), std::min<size_t>(kInline, out[r].size()), send[r].msgs);
     }
-    std::vector<Msg> recvbuf(static_cast<size_t>(total) / sizeof(Msg));
-    MPI_Alltoallv(sendbuf.data(), sc.data(), sdispl.data(), MPI_BYTE, recvbuf.data(), rc.data(),
-                  rdispl.data(), MPI_BYTE, ctx_.comm);
-    for (const Msg& msg : recvbuf)
-      deliver(msg);
+    MPI_Alltoall(send.data(), sizeof(Slot), MPI_BYTE, recv.data(), sizeof(Slot), MPI_BYTE,
+                 ctx_.comm);
+    int all_done = 1, any = 0, overflow = 0;
+    for (int r = 0; r < n; ++r) {
+      if (!(recv[r].flags & 1)) all_done = 0;
+      if (recv[r].flags & 2) any = 1;
+      if (recv[r].flags & 8) overflow = 1;
+      for (int i = 0; i < std::min(kInline, recv[r].count); ++i)
+        deliver(recv[r].msgs[i]);
+    }
+    if (overflow) {
+      std::vector<int> sc(n), sd(n), rc(n), rd(n);
+      std::vector<Msg> sendbuf;
+      int total = 0;
+      for (int r = 0; r < n; ++r) {
+        sd[r] = static_cast<int>(sendbuf.size() * sizeof(Msg));
+        if (out[r].size() > kInline)
+          sendbuf.insert(sendbuf.end(), out[r].begin() + kInline, out[r].end());
+        sc[r] = static_cast<int>(sendbuf.size() * sizeof(Msg)) - sd[r];
+        rc[r] = static_cast<int>(std::max(0, recv[r].count - kInline) * sizeof(Msg));
+        rd[r] = total, total += rc[r];
+      }
+      std::vector<Msg> recvbuf(static_cast<size_t>(total) / sizeof(Msg));
+      MPI_Alltoallv(sendbuf.data(), sc.data(), sd.data(), MPI_BYTE, recvbuf.data(), rc.data(),
+                    rd.data(), MPI_BYTE, ctx_.comm);
+      for (const Msg& msg : recvbuf)
+        deliver(msg);
+    }
     return all_done | (any ? 4 : 0);
   }
 

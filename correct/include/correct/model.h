@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <unordered_map>
@@ -85,7 +85,7 @@ struct Link {
 };
 
 struct ChannelTable {
-  std::deque<Channel> channels;  // deque: growth never copies (hundreds of thousands of channels)
+  std::deque<Channel> channels; // deque: growth never copies (hundreds of thousands of channels)
   std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index;
   // P2P channels by stream (src, dst, comm<<32|tag), then by sequence number: no hashing per
   // message.
@@ -117,7 +117,7 @@ struct ChannelTable {
   }
   struct StreamCache {
     uint64_t a = 0, b = 0, c = 0;
-    std::vector<uint32_t>* stream = nullptr;  // unordered_map values never move
+    std::vector<uint32_t>* stream = nullptr; // unordered_map values never move
   };
   std::array<StreamCache, 4> cache_{};
   size_t next_cache_ = 0;
