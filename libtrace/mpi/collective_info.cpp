@@ -38,16 +38,14 @@ struct Shape {
   int peers = 0;
   bool inter = false;
 };
+CommShapeSource g_shape_source = query_comm_shape;
+
 Shape shape_of(MPI_Comm comm) {
+  const CommShape c = g_shape_source(comm);
   Shape s;
-  int inter = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  s.inter = inter != 0;
-  PMPI_Comm_rank(comm, &s.rank);
-  if (s.inter)
-    PMPI_Comm_remote_size(comm, &s.peers);
-  else
-    PMPI_Comm_size(comm, &s.peers);
+  s.rank = c.rank;
+  s.inter = c.inter;
+  s.peers = c.inter ? c.remote_size : c.size;
   return s;
 }
 
@@ -109,6 +107,21 @@ Degrees neighbours(MPI_Comm comm) {
 }
 
 } // namespace
+
+CommShape query_comm_shape(MPI_Comm comm) {
+  CommShape s;
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  s.inter = inter != 0;
+  PMPI_Comm_rank(comm, &s.rank);
+  PMPI_Comm_size(comm, &s.size);
+  if (s.inter) PMPI_Comm_remote_size(comm, &s.remote_size);
+  return s;
+}
+
+void set_comm_shape_source(CommShapeSource source) {
+  g_shape_source = source ? source : query_comm_shape;
+}
 
 namespace coll {
 
@@ -269,9 +282,8 @@ CollectiveInfo Allreduce(const void* sendbuf, void*, int count, MPI_Datatype typ
 
 CollectiveInfo Reduce_scatter(const void* sendbuf, void*, const int recvcounts[], MPI_Datatype type,
                               MPI_Op, MPI_Comm comm) {
-  Shape s = shape_of(comm);
-  int local = 0;
-  PMPI_Comm_size(comm, &local); // recvcounts has one entry per local process, also on intercomms
+  const Shape s = shape_of(comm);
+  const int local = g_shape_source(comm).size; // recvcounts: one entry per local process
   const Bytes size = type_size(type);
   const Bytes own = recvcounts[s.rank] > 0 ? static_cast<Bytes>(recvcounts[s.rank]) * size : 0;
   Bytes sent = sum(recvcounts, local) * size;
@@ -294,8 +306,7 @@ CollectiveInfo Scan(const void* sendbuf, void*, int count, MPI_Datatype type, MP
 
 CollectiveInfo Exscan(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op,
                       MPI_Comm comm) {
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
+  const int rank = shape_of(comm).rank;
   const Bytes b = block(count, type);
   return info(OTF2_COLLECTIVE_OP_EXSCAN, record::kNoRank, in_place(sendbuf) ? 0 : b,
               rank > 0 ? b : 0);

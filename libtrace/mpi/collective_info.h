@@ -29,6 +29,18 @@ struct CollectiveInfo {
   std::uint64_t bytes_received = 0;
 };
 
+/// What a collective needs to know about its communicator. The default source asks MPI each time;
+/// the wrapper layer installs a per-thread cached one (comm_registry.cpp).
+struct CommShape {
+  int rank = 0;
+  int size = 0;        ///< local group
+  int remote_size = 0; ///< remote group of an intercommunicator, else 0
+  bool inter = false;
+};
+using CommShapeSource = CommShape (*)(MPI_Comm);
+CommShape query_comm_shape(MPI_Comm comm);
+void set_comm_shape_source(CommShapeSource source);
+
 namespace coll {
 CollectiveInfo Barrier(MPI_Comm comm);
 CollectiveInfo Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);

@@ -2,6 +2,7 @@
 
 #include "clock/base_clock.h"
 #include "common/log.h"
+#include "mpi/collective_info.h"
 
 #include <atomic>
 #include <cstdint>
@@ -78,6 +79,8 @@ struct LastComm {
   std::uint64_t key = 0;
   std::uint64_t generation = 0;
   record::CommId id = record::kNoComm;
+  bool has_shape = false;
+  CommShape shape;
 };
 thread_local LastComm t_last __attribute__((tls_model("initial-exec")));
 
@@ -124,6 +127,8 @@ record::CommId register_comm(MPI_Comm comm, const std::string& name, record::Com
   return register_locked(comm, name, parent, members);
 }
 
+CommShape cached_comm_shape(MPI_Comm comm);
+
 } // namespace
 
 void register_predefined_comms() {
@@ -132,9 +137,11 @@ void register_predefined_comms() {
   PMPI_Comm_group(MPI_COMM_WORLD, &r.world_group);
   register_comm(MPI_COMM_WORLD, "MPI_COMM_WORLD", record::kNoComm);
   register_comm(MPI_COMM_SELF, "MPI_COMM_SELF", record::kNoComm);
+  set_comm_shape_source(cached_comm_shape);
 }
 
 void clear_comm_registry() {
+  set_comm_shape_source(nullptr);
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.map.clear();
@@ -154,9 +161,22 @@ record::CommId comm_id(MPI_Comm comm) {
     if (id == record::kNoComm)
       id = register_locked(comm, "MPI communicator", record::kNoComm, nullptr);
   }
-  t_last = LastComm{key, generation, id};
+  t_last = LastComm{key, generation, id, false, {}};
   return id;
 }
+
+namespace {
+// Shape of a collective's communicator from the per-thread cache (filled by comm_id).
+CommShape cached_comm_shape(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return query_comm_shape(comm);
+  comm_id(comm);
+  if (!t_last.has_shape) {
+    t_last.shape = query_comm_shape(comm);
+    t_last.has_shape = true;
+  }
+  return t_last.shape;
+}
+} // namespace
 
 void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent, MPI_Comm created,
                      const char* name, CreateKind kind) {
