@@ -50,8 +50,7 @@ std::vector<OffsetMeasurement> measure_offsets_to_root(Transport& t, const Globa
 
 namespace htrace::clock {
 
-bool setup_base_clock(Transport& world, Transport& node, const std::string& name,
-                      std::string& error) {
+bool setup_base_clock(Transport& world, const std::string& name, std::string& error) {
   BaseClockKind kind;
   if (!parse_base_clock(name, kind, error)) return false;
   bool usable = true;
@@ -63,8 +62,9 @@ bool setup_base_clock(Transport& world, Transport& node, const std::string& name
   }
   TscCalibration cal;
   if (kind == BaseClockKind::Tsc) {
-    if (node.rank() == 0) cal = calibrate_tsc(10'000'000);
-    node.broadcast(&cal, sizeof cal, 0);
+    auto node = world.split_node();
+    if (node->rank() == 0) cal = calibrate_tsc(10'000'000);
+    node->broadcast(&cal, sizeof cal, 0);
   }
   install_base_clock(kind, cal);
   return true;

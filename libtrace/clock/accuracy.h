@@ -23,9 +23,8 @@ SyncRun synchronize_on(Transport& t, const SyncConfig& config, TimeSource base,
 
 /// Selects the base clock `name` on every rank of `world` (all or none: false with `error`). For
 /// the TSC, each node's leader calibrates and its ranks share that calibration, so they read one
-/// clock and ClockPropSync applies. Collective.
-bool setup_base_clock(Transport& world, Transport& node, const std::string& name,
-                      std::string& error);
+/// clock and ClockPropSync applies (only then is the node split made). Collective.
+bool setup_base_clock(Transport& world, const std::string& name, std::string& error);
 
 /// Rank 0 measures, one rank after the other, the offset of each rank in `ranks` (never 0) on
 /// `clock` with SKaMPI-Offset. Each measured rank gets its own result in `mine`; rank 0 gets all

@@ -10,7 +10,10 @@
 #include "record/recorder.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <string>
+#include <unistd.h>
 
 namespace htrace::clock {
 namespace {
@@ -29,13 +32,20 @@ TracerClockState& state() {
   return s;
 }
 
-void store_residual(Transport& world, Transport& node, const GlobalClock& global, bool init,
-                    SyncStats stats) {
+/// Whether this rank runs on rank 0's host (by host name: cheaper than a node communicator).
+bool on_root_host(Transport& world) {
+  char name[256] = {0};
+  gethostname(name, sizeof name - 1);
+  std::int64_t hash = static_cast<std::int64_t>(std::hash<std::string>{}(name));
+  const std::int64_t mine = hash;
+  world.broadcast(&hash, sizeof hash, 0);
+  return hash == mine;
+}
+
+void store_residual(Transport& world, const GlobalClock& global, bool init, SyncStats stats) {
   const std::int64_t started = now();
   // Which ranks share rank 0's node decides whether a round trip counts as intra or inter.
-  std::int64_t leader = world.rank();
-  node.broadcast(&leader, sizeof leader, 0);
-  const bool on_root_node = leader == 0;
+  const bool on_root_node = on_root_host(world);
   std::vector<int> ranks;
   for (int r = 1; r < world.size(); ++r)
     ranks.push_back(r);
@@ -76,18 +86,15 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
   TracerClockState& s = state();
   s.world = std::make_unique<MpiTransport>(comm);
   MpiTransport& world = *s.world;
-  auto node = world.split_node();
   std::string error;
-  if (!setup_base_clock(world, *node, options.clock, error)) {
+  if (!setup_base_clock(world, options.clock, error)) {
     log::error("HTRACE_CLOCK=%s: %s", options.clock.c_str(), error.c_str());
-    node.reset();
     s.world.reset();
     return false;
   }
   const SyncConfigResult parsed = parse_sync_config(options.sync);
   if (!parsed.ok()) {
     log::error("%s", parsed.error.c_str());
-    node.reset();
     s.world.reset();
     return false;
   }
@@ -102,7 +109,7 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
   record::set_archive_property(HTRACE_PROP_BASE_CLOCK, base_clock_name(current_base_clock()));
   const GlobalClock global([] { return now(); },
                            {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
-  store_residual(world, *node, global, true, run.stats);
+  store_residual(world, global, true, run.stats);
   if (world.rank() == 0)
     log::debug("clock: %s synchronization took %.3f ms (base clock %s)",
                algorithm_name(parsed.config.algorithm), static_cast<double>(run.duration_ns) * 1e-6,
@@ -117,10 +124,9 @@ void measure_at_finalize(MPI_Comm comm, const Options& options) {
   if (!s.active || !options.sync_finalize) return;
   MpiTransport fresh(comm);
   MpiTransport& world = kept && kept->comm() == comm ? *kept : fresh;
-  auto node = world.split_node();
   const GlobalClock global([] { return now(); },
                            {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
-  store_residual(world, *node, global, false, SyncStats{});
+  store_residual(world, global, false, SyncStats{});
 }
 
 } // namespace htrace::clock

@@ -35,7 +35,9 @@ def traced_run(sync):
     out = tempfile.mkdtemp(prefix="htrace-clocktrace-")
     env = dict(os.environ, HTRACE_SYNC=sync, HTRACE_ARCHIVE_DIR=out, HTRACE_ARCHIVE_NAME="trace",
                MPIRUN_EXTRA=f"-x LD_PRELOAD={LIB} -x HTRACE_SYNC -x HTRACE_ARCHIVE_DIR -x HTRACE_ARCHIVE_NAME")
-    cmd = [CLUSTER, "--offsets", "0,2.5", "--ranks-per-node", "2", "--", PROGRAM]
+    # One rank per node: on the loaded 2-core test machine every extra rank adds scheduling delays
+    # of microseconds to the sync, which is what this test must stay clear of.
+    cmd = [CLUSTER, "--offsets", "0,2.5", "--ranks-per-node", "1", "--", PROGRAM]
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
     print(run.stdout, run.stderr)
     if run.returncode == 77:
@@ -103,8 +105,8 @@ def main():
         fail(f"expected at least 40 messages, matched {count}")
     if bad:
         fail(f"receives before their sends: {bad[:5]}")
-    if len(locprops) < 4:
-        fail(f"clock properties on {len(locprops)} locations, expected 4: {dict(locprops)}")
+    if len(locprops) < 2:
+        fail(f"clock properties on {len(locprops)} locations, expected 2: {dict(locprops)}")
     for location, p in locprops.items():
         for phase in ("INIT", "FINAL"):
             for field in ("TIME", "OFFSET", "UNCERTAINTY"):

@@ -187,8 +187,7 @@ int main(int argc, char** argv) {
   transport = std::make_unique<MpiTransport>(comm);
   MpiTransport& world = *transport;
   {
-    auto node = world.split_node();
-    if (!setup_base_clock(world, *node, args.clock, error)) {
+    if (!setup_base_clock(world, args.clock, error)) {
       if (rank == 0)
         std::fprintf(stderr, "htrace-clockcheck: error: --clock %s: %s\n", args.clock.c_str(),
                      error.c_str());
