@@ -12,7 +12,9 @@ namespace {
 
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT};
 constexpr unsigned kFlushSeconds = 10; ///< watchdog: after this the process dies of SIGALRM
-struct sigaction g_previous[sizeof kSignals / sizeof kSignals[0]];
+constexpr std::size_t kCount = sizeof kSignals / sizeof kSignals[0];
+struct sigaction g_previous[kCount];
+bool g_hooked[kCount] = {};
 std::atomic<bool> g_installed{false};
 std::atomic<bool> g_flushed{false};
 
@@ -34,8 +36,16 @@ const char* reason(int sig) {
 }
 
 void restore_previous() {
-  for (std::size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i)
-    sigaction(kSignals[i], &g_previous[i], nullptr);
+  for (std::size_t i = 0; i < kCount; ++i)
+    if (g_hooked[i]) sigaction(kSignals[i], &g_previous[i], nullptr);
+}
+
+// Faults end the process whatever handler runs (Open MPI's prints a backtrace first). SIGINT and
+// SIGTERM are only fatal with the default action: a program that handles or ignores them keeps
+// its tracing and its own behaviour.
+bool should_hook(int sig, const struct sigaction& current) {
+  if (sig != SIGINT && sig != SIGTERM) return true;
+  return !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
 }
 
 void on_fatal_signal(int sig) {
@@ -59,8 +69,12 @@ void install_fatal_signal_handlers() {
   action.sa_handler = on_fatal_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_NODEFER;
-  for (std::size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i)
-    sigaction(kSignals[i], &action, &g_previous[i]);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    if (sigaction(kSignals[i], nullptr, &g_previous[i]) != 0 ||
+        !should_hook(kSignals[i], g_previous[i]))
+      continue;
+    g_hooked[i] = sigaction(kSignals[i], &action, nullptr) == 0;
+  }
 }
 
 void remove_fatal_signal_handlers() {

@@ -1,5 +1,6 @@
-// On SIGSEGV/SIGBUS/SIGFPE/SIGABRT/SIGTERM/SIGINT: write what was recorded (once), then let the
-// previous disposition handle the signal. A watchdog alarm bounds the flush so it never hangs.
+// On SIGSEGV/SIGBUS/SIGFPE/SIGILL, and SIGTERM/SIGINT when their action is the default: write what
+// was recorded (once), then let the previous disposition handle the signal. A watchdog alarm
+// bounds the flush so it never hangs.
 #pragma once
 
 namespace htrace::mpi {
