@@ -407,9 +407,12 @@ private:
         if (ch.key.type == ChannelType::Local) {
           ch.ub_neg.add(-(v - ctx_.latencies.omp), loc.location);
         } else if (ch.key.type == ChannelType::P2P) {
-          route(owner_of(static_cast<uint32_t>(ch.key.a)),
-                {ch.key, v - ctx_.latencies.mpi(static_cast<uint32_t>(ch.key.a), loc.process), 0, 0,
-                 0, 0, kBackward});
+          int64_t ub = v - ctx_.latencies.mpi(static_cast<uint32_t>(ch.key.a), loc.process);
+          int owner = owner_of(static_cast<uint32_t>(ch.key.a));
+          if (owner == ctx_.rank)
+            ch.ub_neg.add(-ub, UINT32_MAX); // the sender's channel is this very one
+          else
+            out_[owner].push_back({ch.key, ub, 0, 0, 0, 0, kBackward});
         } else if (ch.key.type == ChannelType::CollIn) {
           route(owner_of(comm(ch.key.a).rank_process[0]),
                 {{ChannelType::CollOut, ch.key.a, ch.key.b, 0, 0},
