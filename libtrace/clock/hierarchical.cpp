@@ -5,7 +5,10 @@
 #include "common/log.h"
 
 #include <cstdlib>
+#include <functional>
 #include <hwloc.h>
+#include <string>
+#include <unistd.h>
 
 namespace htrace::clock {
 
@@ -56,6 +59,22 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
 }
 
 namespace {
+/// The ranks on this rank's host as a subset of `t`: one allgather, no communicator.
+std::unique_ptr<Transport> host_subset(Transport& t) {
+  char name[256] = {0};
+  gethostname(name, sizeof name - 1);
+  const auto hashes = t.allgather(static_cast<std::int64_t>(std::hash<std::string>{}(name)));
+  const std::int64_t mine = hashes[static_cast<std::size_t>(t.rank())];
+  std::vector<int> members;
+  for (int r = 0; r < t.size(); ++r)
+    if (hashes[static_cast<std::size_t>(r)] == mine) members.push_back(r);
+  return std::make_unique<SubsetTransport>(t, members, std::vector<int>(members.size(), 0));
+}
+
+std::unique_ptr<Transport> node_of(Transport& t, const SyncConfig& c) {
+  return c.nodes_by_hostname ? host_subset(t) : t.split_node();
+}
+
 /// The lowest rank of each node, as a subset of `t` (no new communicator); nullptr elsewhere.
 /// Rank 0 leads its node, so it is rank 0 of the leaders too.
 std::unique_ptr<Transport> node_leaders(Transport& t, Transport& node) {
@@ -74,7 +93,7 @@ std::unique_ptr<Transport> node_leaders(Transport& t, Transport& node) {
 GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
                        SyncContext& ctx) {
   // Node leaders are the lowest rank of each node, so rank 0 leads its node and the leader group.
-  auto node = t.split_node();
+  auto node = node_of(t, c);
   auto leaders = node_leaders(t, *node);
   GlobalClock clock = input;
   const Level outer = ctx.level;
@@ -92,7 +111,7 @@ GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig&
 
 GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
                        SyncContext& ctx) {
-  auto node = t.split_node();
+  auto node = node_of(t, c);
   const int socket_id = ctx.socket_id ? ctx.socket_id() : current_socket_id();
   // Socket groups as subsets of the node: no further communicators to create.
   std::vector<int> node_ranks(static_cast<std::size_t>(node->size()));

@@ -163,6 +163,19 @@ private:
       return true;
     }
     const std::size_t value_at = pos_;
+    if (hier && key == "nodes") {
+      const std::string v = word();
+      if (v == "shared")
+        c.nodes_by_hostname = false;
+      else if (v == "hostname")
+        c.nodes_by_hostname = true;
+      else {
+        pos_ = value_at;
+        skip_ws();
+        return fail(std::string(alg) + ": nodes='" + v + "' is not shared or hostname");
+      }
+      return true;
+    }
     const std::string value = word();
     auto bad = [&](const std::string& expected) {
       pos_ = value_at;
@@ -214,8 +227,8 @@ private:
       const char* expected = pairwise ? "fitpoints, pingpongs, offset, recompute, slope, window"
                              : c.algorithm == Algorithm::ClockProp
                                  ? "check, pingpongs, tolerance, fallback"
-                             : c.algorithm == Algorithm::H2hca ? "inter, intra"
-                             : c.algorithm == Algorithm::H3hca ? "inter, socket, intra"
+                             : c.algorithm == Algorithm::H2hca ? "inter, intra, nodes"
+                             : c.algorithm == Algorithm::H3hca ? "inter, socket, intra, nodes"
                                                                : "no parameters";
       return fail("unknown parameter '" + key + "' for " + alg + " (expected " + expected + ")");
     }
@@ -264,10 +277,12 @@ std::string to_string(const SyncConfig& c) {
     out << "(check=" << (c.check ? 1 : 0) << ",pingpongs=" << c.check_pingpongs
         << ",tolerance=" << c.tolerance_ns << ",fallback=" << to_string(*c.fallback) << ")";
   } else if (c.algorithm == Algorithm::H2hca) {
-    out << "(inter=" << to_string(*c.inter) << ",intra=" << to_string(*c.intra) << ")";
+    out << "(inter=" << to_string(*c.inter) << ",intra=" << to_string(*c.intra)
+        << ",nodes=" << (c.nodes_by_hostname ? "hostname" : "shared") << ")";
   } else if (c.algorithm == Algorithm::H3hca) {
     out << "(inter=" << to_string(*c.inter) << ",socket=" << to_string(*c.socket)
-        << ",intra=" << to_string(*c.intra) << ")";
+        << ",intra=" << to_string(*c.intra)
+        << ",nodes=" << (c.nodes_by_hostname ? "hostname" : "shared") << ")";
   }
   return out.str();
 }
