@@ -1,6 +1,7 @@
 #include "correct/archive_io.h"
 
 #include "correct/record_tables.h"
+#include "htrace/archive_properties.h"
 
 #define OTF2_MPI_UINT64_T MPI_UINT64_T
 #define OTF2_MPI_INT64_T MPI_INT64_T
@@ -244,8 +245,10 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
     OTF2_MPI_Archive_SetCollectiveCallbacks(archive, comm, MPI_COMM_NULL);
   else
     OTF2_Archive_SetSerialCollectiveCallbacks(archive);
+  // The corrected events are on the global (pre-synchronized, CLC-corrected) time base: a second
+  // run must not apply the clock measurements again.
   for (const auto& [name, value] : defs.archive_properties)
-    OTF2_Archive_SetProperty(archive, name.c_str(), value.c_str(), true);
+    OTF2_Archive_SetProperty(archive, name.c_str(), name == HTRACE_PROP_TIMEBASE ? "global" : value.c_str(), true);
   OTF2_Archive_SetCreator(archive, "htrace-correct");
 
   std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()));

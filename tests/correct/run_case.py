@@ -235,6 +235,9 @@ def case_e2e():
         expect(after["p2p"] == after["collective"] == after["OpenMP"] == after["order"] == 0,
                "%s: zero violations after correction: %s (before %s)" % (name, after, {k: before[k] for k in ("p2p", "collective")}))
         expect(after["types"] == before["types"], "%s: every record carried" % name)
+        again = json.loads(run([TOOL, "--check", "--json", out]).stdout)
+        expect(sum(again["violations_before"].values()) == 0 and again["presynced_locations"] == 0,
+               "%s: the corrected archive re-checks clean (time base now global): %s" % (name, again))
 
 
 globals()["case_" + sys.argv[1]]()
