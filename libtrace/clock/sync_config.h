@@ -39,8 +39,11 @@ struct SyncConfig {
   std::int64_t tolerance_ns = 100;      ///< slack on the check's bound (clock read granularity)
   std::shared_ptr<SyncConfig> fallback; ///< pairwise sync of members that fail the check
   // h2hca / h3hca
-  bool nodes_by_hostname = false;    ///< nodes=hostname: group by host name, no MPI_Comm_split_type
-  std::shared_ptr<SyncConfig> inter; ///< between node leaders
+  /// nodes=hostname (default): ranks grouped by host name (one allgather); nodes=shared: by
+  /// MPI_Comm_split_type(SHARED), which costs a communicator creation. The ClockPropSync check
+  /// guards both against ranks that do not really share a clock.
+  bool nodes_by_hostname = true;
+  std::shared_ptr<SyncConfig> inter;  ///< between node leaders
   std::shared_ptr<SyncConfig> socket; ///< h3hca: between socket leaders of one node
   std::shared_ptr<SyncConfig> intra;  ///< inside a node (h2hca) or a socket (h3hca)
 };

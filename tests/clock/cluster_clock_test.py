@@ -53,7 +53,7 @@ def clockcheck(offsets, per_node, algorithms, extra_env=None, extra_args=()):
 def accuracy():
     # 3 nodes x 2 ranks: one node 37 us ahead, one 1.75 s behind.
     offsets = "0,0.000037,-1.75"
-    rows, _ = clockcheck(offsets, 2, "h2hca;hca3;jk;h3hca;h2hca(nodes=hostname)")
+    rows, _ = clockcheck(offsets, 2, "h2hca;hca3;jk;h3hca;h2hca(nodes=shared)")
     nodes = [seconds_to_ns(x) for x in offsets.split(",")]
     seen = set()
     for row in rows:
@@ -66,7 +66,7 @@ def accuracy():
         print(f"{row['config']:6s} rank {rank}: model offset {row['model_offset_ns']} ns, truth {truth} ns, error {error} ns")
         if abs(error) > BOUND_NS:
             fail(f"{row['config']}: rank {rank} off the truth by {error} ns (bound {BOUND_NS})")
-    if seen != {"h2hca", "hca3", "jk", "h3hca", "h2hca(nodes=hostname)"} or len(rows) != 30:
+    if seen != {"h2hca", "hca3", "jk", "h3hca", "h2hca(nodes=shared)"} or len(rows) != 30:
         fail(f"expected 6 ranks x 5 configurations, got {len(rows)} rows for {sorted(seen)}")
 
 

@@ -1,3 +1,5 @@
+// (Simulated ranks share one host name, so hierarchical configurations use nodes=shared, which
+// the simulated transport models.)
 // The offset and synchronization algorithms on a simulated cluster (threads, in-memory messages)
 // whose clocks have known offsets and drifts: recovered global clocks are compared to the truth.
 #include "clock/accuracy.h"
@@ -103,11 +105,12 @@ TEST_P(FlatAlgorithms, RecoverOffsetsOfFiveRanks) {
 }
 INSTANTIATE_TEST_SUITE_P(Clock, FlatAlgorithms,
                          ::testing::Values("jk", "hca", "hca2", "hca3", "hca3(offset=meanrtt)",
-                                           "hca2(recompute=0)", "h2hca", "h3hca"));
+                                           "hca2(recompute=0)", "h2hca(nodes=shared)",
+                                           "h3hca(nodes=shared)"));
 
 TEST(Hierarchical, H2hcaPropagatesInsideNodes) {
   SimulatedCluster cluster(two_nodes_two_ranks());
-  const Outcome o = run(cluster, "h2hca");
+  const Outcome o = run(cluster, "h2hca(nodes=shared)");
   for (std::size_t r = 0; r < 4; ++r) {
     EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
     EXPECT_FALSE(o.stats[r].clockprop_fallback) << "rank " << r;
@@ -124,7 +127,7 @@ TEST(Hierarchical, ClockPropChecksThatRanksShareTheClock) {
   auto ranks = two_nodes_two_ranks();
   ranks[3].offset_ns += 5'000'000;
   SimulatedCluster cluster(ranks);
-  const Outcome o = run(cluster, "h2hca");
+  const Outcome o = run(cluster, "h2hca(nodes=shared)");
   EXPECT_TRUE(o.stats[3].clockprop_fallback);
   EXPECT_FALSE(o.stats[2].clockprop_fallback);
   EXPECT_FALSE(o.stats[1].clockprop_fallback);
@@ -132,14 +135,14 @@ TEST(Hierarchical, ClockPropChecksThatRanksShareTheClock) {
     EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
 
   // With the check switched off the copied model is wrong by the 5 ms: the check is what saves it.
-  const Outcome unchecked = run(cluster, "h2hca(intra=clockprop(check=0))");
+  const Outcome unchecked = run(cluster, "h2hca(nodes=shared,intra=clockprop(check=0))");
   EXPECT_GT(std::llabs(unchecked.error_ns[3]), 4'000'000);
 }
 
 TEST(Hierarchical, H3hcaUsesSockets) {
   // One node, two sockets whose clocks differ: socket leaders sync with HCA3, sockets propagate.
   SimulatedCluster cluster({{0, 0, 0}, {0, 0, 0}, {40'000, 0, 0}, {40'000, 0, 0}});
-  const Outcome o = run(cluster, "h3hca", [](int r) { return r / 2; });
+  const Outcome o = run(cluster, "h3hca(nodes=shared)", [](int r) { return r / 2; });
   for (std::size_t r = 0; r < 4; ++r) {
     EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
     EXPECT_FALSE(o.stats[r].clockprop_fallback) << "rank " << r;

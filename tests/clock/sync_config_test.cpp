@@ -59,8 +59,8 @@ TEST(SyncConfig, NestedFormsMeanTheSame) {
   EXPECT_EQ(cp.intra->check_pingpongs, 3);
   EXPECT_EQ(cp.intra->tolerance_ns, 50);
   EXPECT_EQ(cp.intra->fallback->algorithm, Algorithm::Jk);
-  EXPECT_FALSE(parse_ok("h2hca").nodes_by_hostname);
-  EXPECT_TRUE(parse_ok("h2hca(nodes=hostname)").nodes_by_hostname);
+  EXPECT_TRUE(parse_ok("h2hca").nodes_by_hostname);
+  EXPECT_FALSE(parse_ok("h2hca(nodes=shared)").nodes_by_hostname);
   EXPECT_NE(parse_error("h2hca(nodes=rack)").find("nodes='rack' is not shared or hostname"),
             std::string::npos);
 }
