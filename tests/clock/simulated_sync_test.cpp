@@ -1,7 +1,7 @@
-// (Simulated ranks share one host name, so hierarchical configurations use nodes=shared, which
-// the simulated transport models.)
 // The offset and synchronization algorithms on a simulated cluster (threads, in-memory messages)
 // whose clocks have known offsets and drifts: recovered global clocks are compared to the truth.
+// Simulated ranks share one host name, so hierarchical configurations use nodes=shared, which
+// the simulated transport models.
 #include "clock/accuracy.h"
 #include "simulated_cluster.h"
 
