@@ -15,7 +15,21 @@
 namespace htrace::correct {
 namespace {
 
-enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask };
+enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask, kTaskwait };
+
+// A task: (team, creating thread, generation); implicit tasks get creator 0x80000000|location.
+using TaskKey = std::tuple<uint64_t, uint32_t, uint32_t>;
+// Children's completion -> their parent's next taskwait exit. Creates, completions and taskwaits
+// of one process may sit on different locations, so they are joined after the process is read.
+struct TaskTracker {
+  std::map<TaskKey, std::pair<TaskKey, uint64_t>> parent; // child -> (parent, taskwait index)
+  struct Completion {
+    size_t location;
+    uint32_t event;
+    TaskKey task;
+  };
+  std::vector<Completion> completions;
+};
 
 struct RawSend {
   uint32_t event;
@@ -87,6 +101,13 @@ public:
   std::map<uint64_t, uint64_t> team_instances;
   uint32_t barrier_enter = UINT32_MAX;
   int barrier_depth = 0;
+  // Task state.
+  TaskTracker* tasks = nullptr;
+  size_t model_index = 0;
+  TaskKey current{0, 0, 0};
+  std::map<TaskKey, uint64_t> taskwaits; // per task on this location: taskwaits passed
+  int taskwait_depth = 0;
+  TaskKey taskwait_task{0, 0, 0};
 
   const Definitions& defs_;
   LocalModel& model_;
@@ -213,6 +234,7 @@ OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, vo
     r->link(ev, LinkRole::Receive, r->local_key(kFork, team, instance, 0), MessageKind::OpenMP);
   }
   r->teams.push_back(tm);
+  r->current = TaskKey{team, 0x80000000u | r->loc_.location, static_cast<uint32_t>(instance)};
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -255,6 +277,11 @@ bool is_barrier(const Definitions& d, OTF2_RegionRef region) {
           it->second.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
          it->second.paradigm != OTF2_PARADIGM_MPI;
 }
+bool is_taskwait(const Definitions& d, OTF2_RegionRef region) {
+  auto it = d.regions.find(region);
+  return it != d.regions.end() && it->second.role == OTF2_REGION_ROLE_TASK_WAIT &&
+         it->second.paradigm != OTF2_PARADIGM_MPI;
+}
 Team* active_team(LocationReader* r) {
   for (size_t i = r->teams.size(); i-- > 0;)
     if (!r->teams[i].ended) return &r->teams[i];
@@ -263,6 +290,12 @@ Team* active_team(LocationReader* r) {
 OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                            OTF2_AttributeList*, OTF2_RegionRef region) {
   HT_RECORD(u, t);
+  if (r->taskwait_depth > 0) {
+    r->taskwait_depth++;
+  } else if (r->barrier_depth == 0 && is_taskwait(r->defs_, region)) {
+    r->taskwait_depth = 1;
+    r->taskwait_task = r->current;
+  }
   if (r->barrier_depth > 0) {
     r->barrier_depth++;
   } else if (is_barrier(r->defs_, region)) {
@@ -278,6 +311,15 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
 OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                            OTF2_AttributeList*, OTF2_RegionRef) {
   HT_RECORD(u, t);
+  if (r->taskwait_depth > 0 && --r->taskwait_depth == 0) {
+    const TaskKey& p = r->taskwait_task;
+    uint64_t& w = r->taskwaits[p];
+    r->link(ev, LinkRole::Receive,
+            r->local_key(kTaskwait, std::get<0>(p),
+                         (uint64_t(std::get<1>(p)) << 32) | std::get<2>(p), w),
+            MessageKind::OpenMP);
+    ++w;
+  }
   if (r->barrier_depth > 0 && --r->barrier_depth == 0) {
     if (Team* tm = active_team(r)) {
       r->link(ev, LinkRole::Receive, r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers),
@@ -310,14 +352,30 @@ OTF2_CallbackCode on_task_create(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, v
   HT_RECORD(u, t);
   r->link(ev, LinkRole::Contribute, r->local_key(kTask, team, creator, generation),
           MessageKind::OpenMP);
+  r->tasks->parent[TaskKey{team, creator, generation}] = {r->current, r->taskwaits[r->current]};
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                  OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
                                  uint32_t generation) {
   HT_RECORD(u, t);
+  // Generation 0 is the switch back to the implicit task.
+  if (generation == 0) {
+    if (Team* tm = active_team(r))
+      r->current =
+          TaskKey{tm->comm, 0x80000000u | r->loc_.location, static_cast<uint32_t>(tm->instance)};
+    return OTF2_CALLBACK_SUCCESS;
+  }
   r->link(ev, LinkRole::Receive, r->local_key(kTask, team, creator, generation),
           MessageKind::OpenMP);
+  r->current = TaskKey{team, creator, generation};
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_task_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                   uint32_t generation) {
+  HT_RECORD(u, t);
+  r->tasks->completions.push_back({r->model_index, ev, TaskKey{team, creator, generation}});
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -345,6 +403,7 @@ OTF2_EvtReaderCallbacks* make_callbacks() {
   OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cbs, on_release);
   OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback(cbs, on_task_create);
   OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback(cbs, on_task_switch);
+  OTF2_EvtReaderCallbacks_SetThreadTaskCompleteCallback(cbs, on_task_complete);
   return cbs;
 }
 
@@ -386,11 +445,35 @@ struct ProcessMatcher {
       r.link(c.end, LinkRole::Receive, {ChannelType::CollIn, c.comm, seq, rk->second, 0},
              MessageKind::Collective);
     }
-    std::stable_sort(r.loc_.links.begin(), r.loc_.links.end(), [](const Link& a, const Link& b) {
+    sort_links(r.loc_);
+  }
+  static void sort_links(LocationModel& loc) {
+    std::stable_sort(loc.links.begin(), loc.links.end(), [](const Link& a, const Link& b) {
       return a.event != b.event ? a.event < b.event : a.role < b.role;
     });
   }
 };
+
+// Each completed child contributes to the taskwait of its parent that followed its creation.
+void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
+  std::vector<size_t> touched;
+  for (const TaskTracker::Completion& c : tasks.completions) {
+    auto it = tasks.parent.find(c.task);
+    if (it == tasks.parent.end()) continue;
+    const TaskKey& p = it->second.first;
+    ChannelKey key{ChannelType::Local, (static_cast<uint64_t>(process) << 8) | kTaskwait,
+                   std::get<0>(p), (uint64_t(std::get<1>(p)) << 32) | std::get<2>(p),
+                   it->second.second};
+    uint32_t ch = model.channels.get(key, MessageKind::OpenMP);
+    model.channels.channels[ch].expected++;
+    model.locations[c.location].links.push_back({c.event, LinkRole::Contribute, ch});
+    touched.push_back(c.location);
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (size_t l : touched)
+    ProcessMatcher::sort_links(model.locations[l]);
+}
 
 } // namespace
 
@@ -399,6 +482,7 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
   OTF2_EvtReaderCallbacks* cbs = make_callbacks();
   for (uint32_t p : processes) {
     ProcessMatcher matcher;
+    TaskTracker tasks;
     for (uint32_t li : defs.processes[p].locations) {
       const LocationInfo& info = defs.locations[li];
       model.locations.emplace_back();
@@ -407,6 +491,8 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       loc.process = p;
       loc.input.reserve(info.declared_events);
       LocationReader r(defs, model, loc);
+      r.tasks = &tasks;
+      r.model_index = model.locations.size() - 1;
       const std::string where = "location " + std::to_string(info.id) + " (" + info.name + ")";
       if (info.declared_events > 0) {
         OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, info.id);
@@ -427,6 +513,7 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       matcher.resolve(r, model);
       model.events += loc.input.size();
     }
+    join_tasks(tasks, p, model);
   }
   OTF2_EvtReaderCallbacks_Delete(cbs);
   // Lock and task receives without any contributor (first acquisition) constrain nothing.

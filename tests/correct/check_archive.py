@@ -41,6 +41,7 @@ sends = collections.defaultdict(list)
 recvs = collections.defaultdict(list)
 colls = collections.defaultdict(dict)  # (comm, seq) -> rank -> (begin, end, op, root)
 omp = collections.defaultdict(lambda: {"src": [], "dst": []})
+task_parent, task_done, taskwait_exit = {}, [], {}
 
 for loc, evs in per_loc.items():
     prev = None
@@ -58,6 +59,9 @@ for loc, evs in per_loc.items():
     forks = []
     in_bar = None
     pcoll = []
+    current = None
+    waits = collections.Counter()
+    in_tw = None
     for i, ev in enumerate(evs):
         n = type(ev).__name__
         if n in ("MpiSend", "MpiIsend"):
@@ -94,6 +98,7 @@ for loc, evs in per_loc.items():
             else:
                 omp[("fork",) + key]["dst"].append((loc, ev.time))
             teams.append([ev.thread_team, inst, master, False, 0])
+            current = ("implicit", str(loc), ev.thread_team, inst)
         elif n == "ThreadTeamEnd":
             t = [x for x in teams if x[0] == ev.thread_team and not x[3]][-1]
             key = ("join", "team", proc(loc), t[0], t[1])
@@ -119,8 +124,23 @@ for loc, evs in per_loc.items():
             omp[("lock", proc(loc), ev.lock_id, ev.acquisition_order)]["dst"].append((loc, ev.time))
         elif n == "ThreadTaskCreate":
             omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["src"].append((loc, ev.time))
+            task_parent[(proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)] = (current, waits[current])
+        elif n == "ThreadTaskComplete":
+            task_done.append(((proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number), loc, ev.time))
+        elif n == "Enter" and ev.region.region_role == RegionRole.TASK_WAIT and in_tw is None:
+            in_tw = current
+        elif n == "Leave" and ev.region.region_role == RegionRole.TASK_WAIT and in_tw is not None:
+            taskwait_exit[(proc(loc), in_tw, waits[in_tw])] = (loc, ev.time)
+            waits[in_tw] += 1
+            in_tw = None
         elif n == "ThreadTaskSwitch":
-            omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["dst"].append((loc, ev.time))
+            if ev.generation_number == 0:  # back to the implicit task
+                t = [x for x in teams if not x[3]]
+                if t:
+                    current = ("implicit", str(loc), t[-1][0], t[-1][1])
+            else:
+                omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["dst"].append((loc, ev.time))
+                current = (ev.thread_team, ev.creating_thread, ev.generation_number)
     for key, t, _ in raw_sends:
         sends[key].append(t)
     for post, key, t in sorted(raw_recvs, key=lambda x: x[0]):
@@ -155,6 +175,13 @@ for (comm, s), members in colls.items():
                 viol["collective"] += 1
                 break
 
+for key, loc, t in task_done:  # a child completes before its parent's next taskwait ends
+    if key in task_parent:
+        parent, w = task_parent[key]
+        exit_ = taskwait_exit.get((key[0], parent, w))
+        if exit_ is not None:
+            omp[("taskwait", key[0], str(parent), w)]["dst"] = [exit_]
+            omp[("taskwait", key[0], str(parent), w)]["src"].append((loc, t))
 for key, rel in omp.items():
     for dl, dt in rel["dst"]:
         others = [t for l, t in rel["src"] if l != dl]

@@ -33,6 +33,7 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     r_recv = trace.definitions.region("MPI_Recv", paradigm=Paradigm.MPI)
     r_bar = trace.definitions.region("MPI_Barrier", paradigm=Paradigm.MPI, region_role=RegionRole.BARRIER)
     r_omp_bar = trace.definitions.region("!$omp barrier", paradigm=Paradigm.OPENMP, region_role=RegionRole.BARRIER)
+    r_taskwait = trace.definitions.region("!$omp taskwait", paradigm=Paradigm.OPENMP, region_role=RegionRole.TASK_WAIT)
 
     def T(r, t):  # recorded time: truth plus the injected error of process r
         return t + 100 * US - (shift if r == 1 else shift2 if r == 2 else 0)
@@ -89,8 +90,11 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     w[0].leave(T(0, 76 * US), r_omp_bar); wt.leave(TT(76 * US), r_omp_bar)
     w[0].thread_acquire_lock(T(0, 77 * US), Paradigm.OPENMP, 3, 0); w[0].thread_release_lock(T(0, 78 * US), Paradigm.OPENMP, 3, 0)
     wt.thread_acquire_lock(TT(79 * US), Paradigm.OPENMP, 3, 1); wt.thread_release_lock(TT(80 * US), Paradigm.OPENMP, 3, 1)
+    # A task created by the master, run by the thread, awaited by the master's taskwait.
     w[0].thread_task_create(T(0, 80 * US), team, 0, 1); wt.thread_task_switch(TT(80 * US + 200), team, 0, 1)
-    wt.thread_task_complete(TT(80 * US + 500), team, 0, 1)
+    w[0].enter(T(0, 80 * US + 100), r_taskwait)
+    wt.thread_task_complete(TT(80 * US + 500), team, 0, 1); wt.thread_task_switch(TT(80 * US + 550), team, 1, 0)
+    w[0].leave(T(0, 80 * US + 600), r_taskwait)
     wt.thread_team_end(TT(81 * US), team); w[0].thread_team_end(T(0, 81 * US), team)
     w[0].thread_join(T(0, 83 * US), Paradigm.OPENMP)
     for r in range(3):
