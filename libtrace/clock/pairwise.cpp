@@ -26,12 +26,15 @@ void SyncContext::note_rtt(std::int64_t rtt) {
 
 LinearModel learn_clock_model(Transport& t, int reference, int client, const GlobalClock& clock,
                               const PairParams& p, SyncContext& ctx) {
-  const int measurements = p.fitpoints + (p.recompute_intercept ? 1 : 0);
+  // One discarded warm-up measurement first: the first messages between a pair pay for
+  // connection setup (lazy TCP connections) and wake-ups, which skews the first fit points.
+  const int measurements = 1 + p.fitpoints + (p.recompute_intercept ? 1 : 0);
   if (t.rank() == reference) {
     for (int i = 0; i < measurements; ++i)
       serve_offset(t, client, clock);
     return {};
   }
+  (void)measure_offset_client(t, reference, clock, p.offset, p.pingpongs);
   std::vector<FitPoint> points;
   std::vector<std::int64_t> uncertainty;
   const std::int64_t start = clock.base_now();
