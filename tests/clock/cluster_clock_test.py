@@ -6,6 +6,7 @@ usage: cluster_clock_test.py accuracy|drift|clockprop|tsc|cli
 Bounds are generous on purpose (loaded 2-core loopback); bench/clocksync measures precision."""
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,7 @@ def clockcheck(offsets, per_node, algorithms, extra_env=None, extra_args=()):
         fail(f"htrace-clockcheck exited with {run.returncode}")
     with open(per_rank) as f:
         rows = list(csv.DictReader(f))
+    shutil.rmtree(out, ignore_errors=True)
     return rows, run
 
 
