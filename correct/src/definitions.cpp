@@ -62,10 +62,13 @@ OTF2_CallbackCode on_location(void* u, OTF2_LocationRef self, OTF2_StringRef nam
   c->locations[self] = {c->strings[name], events, group};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef, OTF2_StringRef,
+OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
                             OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
                             OTF2_RegionFlag, OTF2_StringRef, uint32_t, uint32_t) {
-  static_cast<Collector*>(u)->out->regions[self] = {role, paradigm};
+  auto* c = static_cast<Collector*>(u);
+  const std::string& n = c->strings[name];
+  const bool neighborhood = n.rfind("MPI_Neighbor_", 0) == 0 || n.rfind("MPI_Ineighbor_", 0) == 0;
+  c->out->regions[self] = {role, paradigm, neighborhood};
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_group(void* u, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type,

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -85,6 +86,10 @@ public:
     if (role == LinkRole::Contribute && key.type == ChannelType::Local)
       model_.channels.channels[ch].expected++;
   }
+  bool in_neighborhood_collective() const {
+    auto it = defs_.regions.find(last_entered);
+    return it != defs_.regions.end() && it->second.neighborhood;
+  }
   ChannelKey local_key(uint64_t sub, uint64_t b, uint64_t c, uint64_t d) const {
     return {ChannelType::Local, (static_cast<uint64_t>(loc_.process) << 8) | sub, b, c, d};
   }
@@ -95,6 +100,10 @@ public:
   std::vector<RawColl> colls;
   std::map<uint64_t, uint32_t> open_isend, open_irecv, open_coll;
   uint32_t pending_coll = UINT32_MAX;
+  // Collective records inside a neighborhood collective carry no relation (see RegionInfo).
+  OTF2_RegionRef last_entered = OTF2_UNDEFINED_REGION;
+  bool pending_coll_neighborhood = false;
+  std::set<uint64_t> neighborhood_requests;
   // OpenMP state.
   std::vector<uint32_t> pending_forks;
   std::vector<Team> teams;
@@ -184,6 +193,7 @@ OTF2_CallbackCode on_coll_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, vo
                                 OTF2_AttributeList*) {
   HT_RECORD(u, t);
   r->pending_coll = ev;
+  r->pending_coll_neighborhood = r->in_neighborhood_collective();
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -192,12 +202,17 @@ OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void
   HT_RECORD(u, t);
   uint32_t begin = r->pending_coll == UINT32_MAX ? ev : r->pending_coll;
   r->pending_coll = UINT32_MAX;
-  r->colls.push_back({begin, ev, op, comm, root});
+  if (!r->pending_coll_neighborhood) r->colls.push_back({begin, ev, op, comm, root});
+  r->pending_coll_neighborhood = false;
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_nbc_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                  OTF2_AttributeList*, uint64_t request) {
   HT_RECORD(u, t);
+  if (r->in_neighborhood_collective()) {
+    r->neighborhood_requests.insert(request);
+    return OTF2_CALLBACK_SUCCESS;
+  }
   r->open_coll[request] = ev;
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -205,6 +220,7 @@ OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, 
                                   OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
                                   uint32_t root, uint64_t, uint64_t, uint64_t request) {
   HT_RECORD(u, t);
+  if (r->neighborhood_requests.erase(request)) return OTF2_CALLBACK_SUCCESS;
   uint32_t begin = ev;
   auto it = r->open_coll.find(request);
   if (it != r->open_coll.end()) begin = it->second, r->open_coll.erase(it);
@@ -290,6 +306,7 @@ Team* active_team(LocationReader* r) {
 OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                            OTF2_AttributeList*, OTF2_RegionRef region) {
   HT_RECORD(u, t);
+  r->last_entered = region;
   if (r->taskwait_depth > 0) {
     r->taskwait_depth++;
   } else if (r->barrier_depth == 0 && is_taskwait(r->defs_, region)) {

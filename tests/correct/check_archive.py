@@ -26,6 +26,12 @@ with otf2.reader.open(a.anchor) as trace:
     for loc, ev in trace.events:
         per_loc[loc].append(ev)
 
+
+def is_neighborhood(region_name):
+    """Neighborhood collectives relate topology neighbours only; the trace has no topology, so
+    they carry no collective relation (OTF2 records them with the ALLGATHER/ALLTOALL ops)."""
+    return region_name.startswith(("MPI_Neighbor_", "MPI_Ineighbor_"))
+
 def proc(loc):
     return loc.group
 
@@ -62,8 +68,11 @@ for loc, evs in per_loc.items():
     current = None
     waits = collections.Counter()
     in_tw = None
+    last_region = ""
     for i, ev in enumerate(evs):
         n = type(ev).__name__
+        if n == "Enter":
+            last_region = ev.region.name
         if n in ("MpiSend", "MpiIsend"):
             dst = ev.communicator.group.members[ev.receiver]
             if proc(dst) != proc(loc):
@@ -79,14 +88,16 @@ for loc, evs in per_loc.items():
             if proc(src) != proc(loc):
                 raw_recvs.append((post, (proc(src), proc(loc), ev.communicator, ev.msg_tag), ev.time))
         elif n == "MpiCollectiveBegin":
-            pend_begin = (i, ev.time)
+            pend_begin = (i, ev.time, is_neighborhood(last_region))
         elif n == "MpiCollectiveEnd":
-            pcoll.append((pend_begin[0], pend_begin[1], ev.time, ev.collective_op, ev.communicator, ev.root))
+            if not pend_begin[2]:
+                pcoll.append((pend_begin[0], pend_begin[1], ev.time, ev.collective_op, ev.communicator, ev.root))
         elif n == "NonBlockingCollectiveRequest":
-            open_nbc[ev.request_id] = (i, ev.time)
+            open_nbc[ev.request_id] = (i, ev.time, is_neighborhood(last_region))
         elif n == "NonBlockingCollectiveComplete":
             b = open_nbc.pop(ev.request_id)
-            pcoll.append((b[0], b[1], ev.time, ev.collective_op, ev.communicator, ev.root))
+            if not b[2]:
+                pcoll.append((b[0], b[1], ev.time, ev.collective_op, ev.communicator, ev.root))
         elif n == "ThreadFork":
             forks.append(ev.time)
         elif n == "ThreadTeamBegin":

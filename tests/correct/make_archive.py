@@ -12,6 +12,7 @@ shift = int(sys.argv[sys.argv.index("--shift") + 1]) if "--shift" in sys.argv el
 thread_shift = int(sys.argv[sys.argv.index("--thread-shift") + 1]) if "--thread-shift" in sys.argv else 0
 unmatched = "--unmatched" in sys.argv
 shift2 = int(sys.argv[sys.argv.index("--shift2") + 1]) if "--shift2" in sys.argv else 0  # rank 2 behind
+neighborhood = "--neighborhood" in sys.argv  # a neighbor allgather on the line 0-1-2
 pivot = "--pivot" in sys.argv  # rank 1 sends to rank 2 just before its violated receive  # drop a send, as a truncated run would
 US = 1000
 
@@ -97,5 +98,15 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     w[0].leave(T(0, 80 * US + 600), r_taskwait)
     wt.thread_team_end(TT(81 * US), team); w[0].thread_team_end(T(0, 81 * US), team)
     w[0].thread_join(T(0, 83 * US), Paradigm.OPENMP)
+    if neighborhood:
+        # MPI_Neighbor_allgather on a non-periodic line 0-1-2: ranks 0 and 2 are not neighbours, so
+        # rank 2 may finish (86 us) before rank 0 begins (88 us) in true time.
+        r_nb = trace.definitions.region("MPI_Neighbor_allgather", paradigm=Paradigm.MPI,
+                                        region_role=RegionRole.COLL_ALL2ALL)
+        for r, start, end in ((2, 85, 86), (1, 87, 89), (0, 88, 90)):
+            w[r].enter(T(r, start * US), r_nb)
+            w[r].mpi_collective_begin(T(r, start * US + 100))
+            w[r].mpi_collective_end(T(r, end * US), CollectiveOp.ALLGATHER, comm_world, 0xFFFFFFFF, 8, 16)
+            w[r].leave(T(r, end * US + 100), r_nb)
     for r in range(3):
         w[r].leave(T(r, 100 * US), r_main)

@@ -124,6 +124,16 @@ def case_pivot():
     expect(b[send] - a[send] < b[send + 2] - a[send + 2], "steeper ramp between the send and the receive")
 
 
+def case_neighborhood():
+    """Neighborhood collectives relate topology neighbours only: no relation is imposed."""
+    archive = build("neighborhood", "--neighborhood")
+    before = check(archive)
+    expect(before["collective"] == 0, "independent checker: no violation in a consistent trace: %s" % before)
+    out = os.path.join(work, "out")
+    run([TOOL, archive, out])
+    expect(check(out)["times"] == before["times"], "a consistent neighborhood collective stays unchanged")
+
+
 def case_idempotent():
     consistent = build("consistent")
     out1, out2 = os.path.join(work, "o1"), os.path.join(work, "o2")

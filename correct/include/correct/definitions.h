@@ -40,6 +40,9 @@ struct CommInfo {
 struct RegionInfo {
   OTF2_RegionRole role = OTF2_REGION_ROLE_UNKNOWN;
   OTF2_Paradigm paradigm = OTF2_PARADIGM_UNKNOWN;
+  /// MPI_(I)neighbor_*: relates topology neighbours only, and the trace holds no topology, so its
+  /// collective records carry no logical message (OTF2 has no neighborhood operation types).
+  bool neighborhood = false;
 };
 
 struct Definitions {
