@@ -19,14 +19,6 @@ namespace {
 
 using namespace htrace::correct;
 
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
-  return OTF2_FLUSH;
-}
-OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) {
-  return 0;
-}
-const OTF2_FlushCallbacks kFlush = {pre_flush, post_flush};
-
 class IdentitySink final : public EventSink {
 public:
   OTF2_EvtWriter* w = nullptr;
@@ -62,7 +54,7 @@ void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm
   OTF2_Archive* ar =
       OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  OTF2_Archive_SetFlushCallbacks(ar, &kFlush, nullptr);
+  OTF2_Archive_SetFlushCallbacks(ar, &kFlushAlways, nullptr);
   if (size > 1)
     OTF2_MPI_Archive_SetCollectiveCallbacks(ar, comm, MPI_COMM_NULL);
   else

@@ -149,14 +149,17 @@ void ArchiveReader::open_locations(const Definitions& defs,
 }
 
 namespace {
-
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
   return OTF2_FLUSH;
 }
-OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) {
+OTF2_TimeStamp no_flush_time(void*, OTF2_FileType, OTF2_LocationRef) {
   return 0;
 }
-const OTF2_FlushCallbacks kFlush = {pre_flush, post_flush};
+} // namespace
+
+const OTF2_FlushCallbacks kFlushAlways = {flush_always, no_flush_time};
+
+namespace {
 
 class CopySink final : public EventSink {
 public:
@@ -240,7 +243,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
     if (!a) throw std::runtime_error("'" + out.dir + "': cannot create the output archive");
     return a;
   });
-  OTF2_Archive_SetFlushCallbacks(archive, &kFlush, nullptr);
+  OTF2_Archive_SetFlushCallbacks(archive, &kFlushAlways, nullptr);
   if (size > 1)
     OTF2_MPI_Archive_SetCollectiveCallbacks(archive, comm, MPI_COMM_NULL);
   else
@@ -248,7 +251,8 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   // The corrected events are on the global (pre-synchronized, CLC-corrected) time base: a second
   // run must not apply the clock measurements again.
   for (const auto& [name, value] : defs.archive_properties)
-    OTF2_Archive_SetProperty(archive, name.c_str(), name == HTRACE_PROP_TIMEBASE ? "global" : value.c_str(), true);
+    OTF2_Archive_SetProperty(archive, name.c_str(),
+                             name == HTRACE_PROP_TIMEBASE ? "global" : value.c_str(), true);
   OTF2_Archive_SetCreator(archive, "htrace-correct");
 
   std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()));

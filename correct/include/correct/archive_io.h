@@ -16,6 +16,10 @@
 
 namespace htrace::correct {
 
+/// Flush callbacks for writing archives: always flush a full buffer, no flush timestamps (the
+/// writers here produce complete archives, not live traces). OTF2 drops events without them.
+extern const OTF2_FlushCallbacks kFlushAlways;
+
 // Runs fn on every rank; if it throws anywhere, every rank throws the lowest failing rank's
 // message.
 std::string agree(MPI_Comm comm, const std::function<std::string()>& fn);
