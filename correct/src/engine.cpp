@@ -147,7 +147,7 @@ Report run(const Options& o, MPI_Comm comm) {
   LocalModel model;
   agree(comm, [&] {
     reader.open_locations(defs, mine);
-    read_models(reader.get(), defs, mine, ctx.latencies, model);
+    read_models(reader.get(), defs, mine, model);
     return std::string();
   });
   rep.events = model.events;

@@ -60,6 +60,17 @@ struct Team {
   bool ended;
 };
 
+// Receivers wait for every contribution made on this correction rank (`expected`).
+void add_link(LocationModel& loc, uint32_t event, LinkRole role, uint32_t channel,
+              LocalModel& model) {
+  loc.links.push_back({event, role, channel});
+  Channel& ch = model.channels.channels[channel];
+  if (role == LinkRole::Contribute)
+    ch.expected++;
+  else
+    ch.has_receiver = true;
+}
+
 class LocationReader final : public EventSink {
 public:
   LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc)
@@ -81,10 +92,7 @@ public:
     return it->second.rank_process[rank];
   }
   void link(uint32_t event, LinkRole role, const ChannelKey& key, MessageKind kind) {
-    uint32_t ch = model_.channels.get(key, kind);
-    loc_.links.push_back({event, role, ch});
-    if (role == LinkRole::Contribute && key.type == ChannelType::Local)
-      model_.channels.channels[ch].expected++;
+    add_link(loc_, event, role, model_.channels.get(key, kind), model_);
   }
   bool in_neighborhood_collective() const {
     auto it = defs_.regions.find(last_entered);
@@ -454,13 +462,18 @@ struct ProcessMatcher {
       auto rk = it->second.process_rank.find(me);
       if (rk == it->second.process_rank.end() || it->second.rank_process.size() < 2) continue;
       uint64_t seq = coll_seq[c.comm]++;
-      uint32_t out = m.channels.get({ChannelType::CollOut, c.comm, seq, rk->second, 0},
-                                    MessageKind::Collective);
-      Channel& ch = m.channels.channels[out];
-      ch.op = c.op, ch.root = c.root, ch.rank = rk->second;
-      r.loc_.links.push_back({c.begin, LinkRole::Contribute, out});
-      r.link(c.end, LinkRole::Receive, {ChannelType::CollIn, c.comm, seq, rk->second, 0},
-             MessageKind::Collective);
+      uint32_t id =
+          m.channels.get({ChannelType::Collective, c.comm, seq, 0, 0}, MessageKind::Collective);
+      Channel& ch = m.channels.channels[id];
+      if (ch.collective == UINT32_MAX) {
+        ch.collective = static_cast<uint32_t>(m.collectives.size());
+        CollectiveInstance& inst = m.collectives.emplace_back();
+        inst.pattern = collective_pattern(c.op);
+        inst.root = c.root;
+        inst.members = static_cast<uint32_t>(it->second.rank_process.size());
+      }
+      add_link(r.loc_, c.begin, LinkRole::Contribute, id, m);
+      add_link(r.loc_, c.end, LinkRole::Receive, id, m);
     }
     sort_links(r.loc_);
   }
@@ -481,9 +494,8 @@ void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
     ChannelKey key{ChannelType::Local, (static_cast<uint64_t>(process) << 8) | kTaskwait,
                    std::get<0>(p), (uint64_t(std::get<1>(p)) << 32) | std::get<2>(p),
                    it->second.second};
-    uint32_t ch = model.channels.get(key, MessageKind::OpenMP);
-    model.channels.channels[ch].expected++;
-    model.locations[c.location].links.push_back({c.event, LinkRole::Contribute, ch});
+    add_link(model.locations[c.location], c.event, LinkRole::Contribute,
+             model.channels.get(key, MessageKind::OpenMP), model);
     touched.push_back(c.location);
   }
   std::sort(touched.begin(), touched.end());
@@ -495,7 +507,7 @@ void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
 } // namespace
 
 void read_models(OTF2_Reader* reader, const Definitions& defs,
-                 const std::vector<uint32_t>& processes, const Latencies&, LocalModel& model) {
+                 const std::vector<uint32_t>& processes, LocalModel& model) {
   OTF2_EvtReaderCallbacks* cbs = make_callbacks();
   for (uint32_t p : processes) {
     ProcessMatcher matcher;
@@ -533,9 +545,6 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
     join_tasks(tasks, p, model);
   }
   OTF2_EvtReaderCallbacks_Delete(cbs);
-  // Lock and task receives without any contributor (first acquisition) constrain nothing.
-  for (Channel& ch : model.channels.channels)
-    if (ch.key.type == ChannelType::Local && ch.expected == 0) ch.expected = -1;
 }
 
 } // namespace htrace::correct

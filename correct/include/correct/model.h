@@ -1,13 +1,14 @@
-// Compact per-location event model: two timestamps per event plus sparse links to logical
-// messages. Only events that take part in a logical message carry a Link.
+// Compact per-location event model: timestamps per event plus sparse links to logical messages.
+// Only events that take part in a logical message carry a Link; a Channel joins the contributing
+// events of one logical message (send, collective begins, OpenMP releases) to its receiving ones.
 #ifndef HTRACE_CORRECT_MODEL_H
 #define HTRACE_CORRECT_MODEL_H
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <unordered_map>
 #include <vector>
@@ -22,10 +23,9 @@ extern const char* const kMessageKindNames[kMessageKinds];
 
 // What a channel connects; the key fields a..d depend on the type.
 enum class ChannelType : uint8_t {
-  P2P,     // a=src process, b=dst process, c=comm<<32|tag, d=sequence
-  CollOut, // member -> coordinator: a=comm, b=sequence
-  CollIn,  // coordinator -> member: a=comm, b=sequence, c=rank
-  Local,   // OpenMP, inside one process: a=process<<8|sub-kind, b..d per sub-kind
+  P2P,        // a=src process, b=dst process, c=comm<<32|tag, d=sequence
+  Collective, // one instance: a=comm, b=sequence (per correction rank; remote members by message)
+  Local,      // OpenMP, inside one process: a=process<<8|sub-kind, b..d per sub-kind
 };
 
 struct ChannelKey {
@@ -50,11 +50,12 @@ struct ChannelKeyHash {
   }
 };
 
-// Largest two contributions with their sources, so a receiver can exclude its own one.
+// Largest two contributions with distinct sources, so a receiver can exclude its own one. Values
+// of one source may be raised again (the parallel replay refines speculative values upwards).
 struct Top2 {
   int64_t v1 = kNoTime, v2 = kNoTime;
-  uint32_t s1 = UINT32_MAX;
-  void add(int64_t v, uint32_t source) {
+  uint64_t s1 = UINT64_MAX;
+  void add(int64_t v, uint64_t source) {
     if (v > v1) {
       if (s1 != source) v2 = v1;
       v1 = v, s1 = source;
@@ -62,17 +63,23 @@ struct Top2 {
       v2 = v;
     }
   }
-  int64_t excluding(uint32_t source) const { return source == s1 ? v2 : v1; }
+  int64_t excluding(uint64_t source) const { return source == s1 ? v2 : v1; }
+  int64_t max() const { return v1; }
 };
+
+// Aggregated begins (forward) and ends (backward) of one collective instance; see collective.h.
+struct CollectiveInstance;
 
 struct Channel {
   ChannelKey key;
   MessageKind kind = MessageKind::P2P;
+  // Contributions from this correction rank; receivers wait until all of them arrived. Remote
+  // contributions never block: they refine the value in later rounds (see forward_replay.cpp).
   int32_t expected = 0, arrived = 0;
-  Top2 corrected, original; // contributions (forward LC, input time)
+  bool has_receiver = false, has_contribution = false;
+  uint32_t collective = UINT32_MAX; // index into LocalModel::collectives for Collective channels
+  Top2 corrected, original;         // contributions (forward LC, pre-synchronized input time)
   Top2 ub_neg; // backward: negated (receiver time - l_min), so ub = -largest excluding self
-  bool has_receiver = false;
-  uint32_t op = 0, root = 0, rank = 0; // CollOut: collective op/root and this member's rank
 };
 
 // Receives sort first: an event takes its bounds before it passes its own time on.
@@ -95,25 +102,17 @@ struct ChannelTable {
     if (key.type == ChannelType::P2P) return get_p2p(key);
     return get_hashed(key, kind);
   }
-  uint32_t get_p2p(const ChannelKey& key) {
-    // Messages alternate between few streams: a small cache avoids most hash lookups.
-    std::vector<uint32_t>* stream = nullptr;
-    for (StreamCache& c : cache_)
-      if (c.stream && c.a == key.a && c.b == key.b && c.c == key.c) stream = c.stream;
-    if (!stream) {
-      stream = &streams[{ChannelType::P2P, key.a, key.b, key.c, 0}];
-      cache_[next_cache_++ % cache_.size()] = {key.a, key.b, key.c, stream};
-    }
-    std::vector<uint32_t>& seq = *stream;
-    if (key.d >= seq.size()) seq.resize(std::max<size_t>(key.d + 1, seq.size() * 2), UINT32_MAX);
-    uint32_t& id = seq[key.d];
-    if (id == UINT32_MAX) {
-      id = static_cast<uint32_t>(channels.size());
-      channels.emplace_back();
-      channels.back().key = key;
-      channels.back().kind = MessageKind::P2P;
-    }
-    return id;
+  // Existing channel or UINT32_MAX.
+  uint32_t find(const ChannelKey& key) const;
+
+private:
+  uint32_t get_p2p(const ChannelKey& key);
+  uint32_t get_hashed(const ChannelKey& key, MessageKind kind);
+  uint32_t add(const ChannelKey& key, MessageKind kind) {
+    channels.emplace_back();
+    channels.back().key = key;
+    channels.back().kind = kind;
+    return static_cast<uint32_t>(channels.size() - 1);
   }
   struct StreamCache {
     uint64_t a = 0, b = 0, c = 0;
@@ -121,16 +120,6 @@ struct ChannelTable {
   };
   std::array<StreamCache, 4> cache_{};
   size_t next_cache_ = 0;
-
-  uint32_t get_hashed(const ChannelKey& key, MessageKind kind) {
-    auto [it, inserted] = index.emplace(key, static_cast<uint32_t>(channels.size()));
-    if (inserted) {
-      channels.emplace_back();
-      channels.back().key = key;
-      channels.back().kind = kind;
-    }
-    return it->second;
-  }
 };
 
 struct Jump {
@@ -138,13 +127,24 @@ struct Jump {
   int64_t amount; // forward jump added by the receive rule
 };
 
+// Linear clock-offset model of one location (pre-synchronization): t' = t - (o0 + slope (t - t0)).
+struct Presync {
+  bool active = false;
+  int64_t t0 = 0, o0 = 0;
+  double slope = 0;
+  int64_t apply(int64_t t) const {
+    return active ? t - (o0 + static_cast<int64_t>(std::llround(slope * double(t - t0)))) : t;
+  }
+};
+
 struct LocationModel {
   uint32_t location = 0; // index into Definitions::locations
   uint32_t process = 0;
   std::vector<int64_t> input; // timestamps as read (ClockOffsets applied by the reader)
-  std::vector<int64_t> lc;    // pre-synchronized, then corrected
+  std::vector<int64_t> lc;    // forward, then final corrected timestamps
   std::vector<Link> links;    // ascending event
   std::vector<Jump> jumps;
+  Presync presync;
 };
 
 } // namespace htrace::correct

@@ -3,24 +3,20 @@
 #ifndef HTRACE_CORRECT_MODEL_READER_H
 #define HTRACE_CORRECT_MODEL_READER_H
 
+#include "correct/collective.h"
 #include "correct/definitions.h"
+#include "correct/latencies.h"
 #include "correct/model.h"
 
+#include <deque>
 #include <otf2/otf2.h>
 
 namespace htrace::correct {
 
-struct Latencies {
-  int64_t intra = 0, inter = 0, omp = 0;
-  const Definitions* defs = nullptr;
-  int64_t mpi(uint32_t process_a, uint32_t process_b) const {
-    return defs->processes[process_a].node == defs->processes[process_b].node ? intra : inter;
-  }
-};
-
 struct LocalModel {
   std::vector<LocationModel> locations; // owned locations, process by process
   ChannelTable channels;
+  std::deque<CollectiveInstance> collectives; // Channel::collective indexes this
   uint64_t events = 0;
   uint64_t ambiguous_tasks = 0; // task ids created more than once (relation kept as max)
 };
@@ -28,8 +24,7 @@ struct LocalModel {
 // Reads all locations of `processes` through `reader` (event files already open). Throws
 // std::runtime_error naming the location on a read error or a record count mismatch.
 void read_models(OTF2_Reader* reader, const Definitions& defs,
-                 const std::vector<uint32_t>& processes, const Latencies& latencies,
-                 LocalModel& model);
+                 const std::vector<uint32_t>& processes, LocalModel& model);
 
 } // namespace htrace::correct
 #endif

@@ -1,0 +1,310 @@
+// Forward amortization (controller plus receive rule), see replay.h for the parallel scheme.
+#include "replay_state.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace htrace::correct {
+namespace {
+
+class ForwardReplay {
+public:
+  explicit ForwardReplay(ReplayState& s) : s_(s), m_(s.model) {}
+
+  void run() {
+    first_pass(); // posts every cross-rank value once
+    s_.stats.rounds = 1;
+    if (s_.ctx.size > 1) {
+      build_receivers();
+      deliver_all();
+      check_matched();
+      for (;;) {
+        reevaluate_dirty(); // posts the values that changed
+        if (!deliver_all()) break;
+        s_.stats.rounds++;
+      }
+    } else {
+      check_matched();
+    }
+    count_violations_and_jumps();
+  }
+
+private:
+  // --- first pass: every owned location, in dependency order inside this rank ----------------
+  struct Cursor {
+    uint32_t event = 0, link = 0;
+  };
+
+  bool ready(const Channel& ch) const { return ch.arrived >= ch.expected; }
+
+  // Advances one location as far as its local messages allow; returns true on progress.
+  bool advance(LocationModel& loc, Cursor& cur) {
+    const uint32_t n = static_cast<uint32_t>(loc.input.size());
+    const uint32_t start = cur.event;
+    while (cur.event < n) {
+      const uint32_t next_link = cur.link < loc.links.size() ? loc.links[cur.link].event : n;
+      run_controller(loc, cur.event, next_link); // events without logical messages
+      cur.event = next_link;
+      if (next_link == n) break;
+      for (uint32_t l = cur.link; l < loc.links.size() && loc.links[l].event == next_link &&
+                                  loc.links[l].role == LinkRole::Receive;
+           ++l)
+        if (!ready(s_.channel(loc.links[l].channel))) return cur.event > start;
+      cur.link = evaluate(loc, next_link, cur.link, /*first=*/true);
+      cur.event = next_link + 1;
+    }
+    return cur.event > start;
+  }
+
+  // The controller alone over events [from, to).
+  void run_controller(LocationModel& loc, uint32_t from, uint32_t to) {
+    if (from >= to) return;
+    const Presync& ps = loc.presync;
+    int64_t prev_t = 0, prev_lc = 0;
+    uint32_t i = from;
+    if (i == 0) {
+      prev_t = prev_lc = loc.lc[0] = ps.apply(loc.input[0]);
+      ++i;
+    } else {
+      prev_t = ps.apply(loc.input[i - 1]), prev_lc = loc.lc[i - 1];
+    }
+    for (; i < to; ++i) {
+      const int64_t t = ps.apply(loc.input[i]);
+      prev_lc = loc.lc[i] = s_.step(prev_lc, prev_t, t);
+      prev_t = t;
+    }
+  }
+
+  // Evaluates event i (which has links starting at index l): receive bounds, then its
+  // contributions. Returns the index of the first link of a later event.
+  uint32_t evaluate(LocationModel& loc, uint32_t i, uint32_t l, bool first) {
+    int64_t v = s_.unbound_time(loc, i);
+    for (;
+         l < loc.links.size() && loc.links[l].event == i && loc.links[l].role == LinkRole::Receive;
+         ++l)
+      v = std::max(v, s_.receive_bound(loc, s_.channel(loc.links[l].channel)));
+    const int64_t old = loc.lc[i];
+    loc.lc[i] = v;
+    const bool changed = first || v != old;
+    for (; l < loc.links.size() && loc.links[l].event == i; ++l)
+      if (changed) contribute(loc, loc.links[l], v, first);
+    return l;
+  }
+
+  void first_pass() {
+    for (LocationModel& loc : m_.locations)
+      loc.lc.resize(loc.input.size());
+    std::vector<Cursor> cursors(m_.locations.size());
+    for (bool again = true; again;) {
+      again = false;
+      for (size_t i = 0; i < m_.locations.size(); ++i)
+        if (advance(m_.locations[i], cursors[i])) again = true;
+    }
+    check_together(s_.ctx.comm, stuck_message(cursors));
+  }
+
+  // Names the first location that waits forever (a cycle, or an OpenMP relation whose other
+  // side is missing).
+  std::string stuck_message(const std::vector<Cursor>& cursors) const {
+    for (size_t i = 0; i < m_.locations.size(); ++i) {
+      const LocationModel& loc = m_.locations[i];
+      if (cursors[i].event >= loc.input.size()) continue;
+      const Channel& ch = s_.channel(loc.links[cursors[i].link].channel);
+      const LocationInfo& li = s_.ctx.defs->locations[loc.location];
+      return "location " + std::to_string(li.id) + " (" + li.name + "): event " +
+             std::to_string(cursors[i].event) + " waits for a " +
+             kMessageKindNames[static_cast<int>(ch.kind)] +
+             " message that is never sent (unmatched or cyclic relations)";
+    }
+    return "";
+  }
+
+  // --- contributions ---------------------------------------------------------------------------
+  void contribute(const LocationModel& loc, const Link& link, int64_t v, bool first) {
+    Channel& ch = s_.channel(link.channel);
+    const int64_t t = loc.presync.apply(loc.input[link.event]);
+    if (first) ch.arrived++, ch.has_contribution = true;
+    const RemoteUse use = first ? RemoteUse::First : RemoteUse::Update;
+    switch (ch.key.type) {
+    case ChannelType::Local:
+      ch.corrected.add(v, loc.location);
+      ch.original.add(t, loc.location);
+      break;
+    case ChannelType::P2P:
+      ch.corrected.add(v, loc.location);
+      ch.original.add(t, loc.location);
+      if (!s_.local(static_cast<uint32_t>(ch.key.b)))
+        s_.exchange.post(s_.owner(static_cast<uint32_t>(ch.key.b)),
+                         {ch.key, v, t, loc.process, use});
+      break;
+    case ChannelType::Collective: {
+      CollectiveInstance& c = s_.collective(ch);
+      if (first) c.begins_seen++;
+      c.add_begin(s_.member(loc.process, ch), v, t, s_.ctx.latencies);
+      for (int r : s_.remote_owners(ch.key.a))
+        s_.exchange.post(r, {ch.key, v, t, loc.process, use});
+      break;
+    }
+    }
+    if (!first) mark_receivers(link.channel);
+  }
+
+  // --- later rounds ------------------------------------------------------------------------------
+  // Receivers of every channel with a receive on this rank (CSR by channel id).
+  void build_receivers() {
+    const size_t n = m_.channels.channels.size();
+    recv_begin_.assign(n + 1, 0);
+    for (const LocationModel& loc : m_.locations)
+      for (const Link& l : loc.links)
+        if (l.role == LinkRole::Receive) recv_begin_[l.channel + 1]++;
+    for (size_t i = 0; i < n; ++i)
+      recv_begin_[i + 1] += recv_begin_[i];
+    receivers_.resize(recv_begin_[n]);
+    std::vector<uint32_t> fill(recv_begin_.begin(), recv_begin_.end() - 1);
+    for (uint32_t li = 0; li < m_.locations.size(); ++li)
+      for (const Link& l : m_.locations[li].links)
+        if (l.role == LinkRole::Receive) receivers_[fill[l.channel]++] = {li, l.event};
+  }
+
+  // A raised contribution: every receive it now binds is evaluated again.
+  void mark_receivers(uint32_t channel) {
+    if (channel + 1 >= recv_begin_.size()) return;
+    const Channel& ch = s_.channel(channel);
+    for (uint32_t k = recv_begin_[channel]; k < recv_begin_[channel + 1]; ++k) {
+      const auto [li, event] = receivers_[k];
+      const LocationModel& loc = m_.locations[li];
+      if (s_.receive_bound(loc, ch) > loc.lc[event]) dirty_.insert({li, event});
+    }
+  }
+
+  // Returns false when nothing moved on any rank.
+  bool deliver_all() {
+    uint64_t moved = 0;
+    std::vector<RemoteValue> in = s_.exchange.run(moved);
+    for (const RemoteValue& v : in)
+      deliver(v);
+    return moved > 0;
+  }
+
+  void deliver(const RemoteValue& v) {
+    const bool p2p = v.key.type == ChannelType::P2P;
+    const uint32_t id = m_.channels.get(v.key, p2p ? MessageKind::P2P : MessageKind::Collective);
+    Channel& ch = s_.channel(id);
+    if (v.use == RemoteUse::First) ch.has_contribution = true;
+    if (p2p) {
+      ch.corrected.add(v.value, kRemoteSource);
+      ch.original.add(v.input, kRemoteSource);
+    } else {
+      if (ch.collective == UINT32_MAX) return; // no member here: reported by check_matched
+      CollectiveInstance& c = s_.collective(ch);
+      if (v.use == RemoteUse::First) c.begins_seen++;
+      c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
+    }
+    mark_receivers(id);
+  }
+
+  // Re-evaluates marked locations from their earliest marked event until their times stop
+  // changing; raised contributions mark further receivers (here) or are posted (elsewhere).
+  void reevaluate_dirty() {
+    while (!dirty_.empty()) {
+      const auto [li, from] = *dirty_.begin();
+      LocationModel& loc = m_.locations[li];
+      uint32_t l = static_cast<uint32_t>(
+          std::lower_bound(loc.links.begin(), loc.links.end(), from,
+                           [](const Link& a, uint32_t e) { return a.event < e; }) -
+          loc.links.begin());
+      dirty_.erase(dirty_.begin());
+      const uint32_t n = static_cast<uint32_t>(loc.input.size());
+      for (uint32_t i = from; i < n; ++i) {
+        const int64_t old = loc.lc[i];
+        s_.stats.reevaluated++;
+        if (l < loc.links.size() && loc.links[l].event == i) {
+          if (i != from) dirty_.erase({li, i});
+          l = evaluate(loc, i, l, /*first=*/false);
+        } else {
+          loc.lc[i] = s_.unbound_time(loc, i);
+        }
+        // Unchanged: every later event follows unchanged, except those marked themselves.
+        if (loc.lc[i] == old) break;
+      }
+    }
+  }
+
+  // --- checks and statistics ------------------------------------------------------------------
+  // After every value has arrived: each p2p receive has its send, each send its receive, each
+  // collective all its members.
+  void check_matched() {
+    std::string msg;
+    int priority = 1;
+    for (const LocationModel& loc : m_.locations)
+      for (const Link& l : loc.links) {
+        if (l.role != LinkRole::Receive || !msg.empty()) continue;
+        const Channel& ch = s_.channel(l.channel);
+        if (ch.key.type == ChannelType::P2P && !ch.has_contribution) {
+          const LocationInfo& li = s_.ctx.defs->locations[loc.location];
+          msg = "location " + std::to_string(li.id) + " (" + li.name + "): event " +
+                std::to_string(l.event) +
+                " receives a p2p message that is never sent (unmatched messages, e.g. from a "
+                "truncated run)";
+          priority = 0;
+        }
+      }
+    for (const Channel& ch : m_.channels.channels) {
+      if (!msg.empty()) break;
+      if (ch.key.type == ChannelType::P2P && ch.has_contribution && !ch.has_receiver &&
+          s_.local(static_cast<uint32_t>(ch.key.b)))
+        msg = "a point-to-point message from process " + std::to_string(ch.key.a) + " to process " +
+              std::to_string(ch.key.b) + " (sequence " + std::to_string(ch.key.d) +
+              ") is never received (unmatched messages, e.g. from a truncated run)";
+      if (ch.key.type == ChannelType::Collective && ch.has_receiver) {
+        const CollectiveInstance& c = s_.collective(ch);
+        if (c.begins_seen < c.members)
+          msg = "collective number " + std::to_string(ch.key.b) + " on communicator " +
+                std::to_string(ch.key.a) + " was entered by " + std::to_string(c.begins_seen) +
+                " of " + std::to_string(c.members) +
+                " members (unmatched collectives, e.g. from a truncated run)";
+      }
+    }
+    check_together(s_.ctx.comm, msg, priority);
+  }
+
+  // Violations of the input (pre-synchronized) and the jumps the receive rule made.
+  void count_violations_and_jumps() {
+    ReplayStats& st = s_.stats;
+    for (LocationModel& loc : m_.locations) {
+      loc.jumps.clear();
+      for (size_t l = 0; l < loc.links.size();) {
+        const uint32_t i = loc.links[l].event;
+        int64_t bound_input = kNoTime;
+        int kind = -1;
+        for (; l < loc.links.size() && loc.links[l].event == i; ++l) {
+          if (loc.links[l].role != LinkRole::Receive) continue;
+          const Channel& ch = s_.channel(loc.links[l].channel);
+          const int64_t b = s_.receive_bound(loc, ch, /*input=*/true);
+          if (b == kNoTime) continue;
+          st.messages[static_cast<int>(ch.kind)]++;
+          if (b > bound_input) bound_input = b, kind = static_cast<int>(ch.kind);
+        }
+        if (kind >= 0 && loc.presync.apply(loc.input[i]) < bound_input)
+          st.violations_before[kind]++;
+        const int64_t jump = loc.lc[i] - s_.unbound_time(loc, i);
+        if (jump > 0) loc.jumps.push_back({i, jump}), st.jumps++;
+      }
+    }
+  }
+
+  ReplayState& s_;
+  LocalModel& m_;
+  std::vector<uint32_t> recv_begin_;
+  std::vector<std::pair<uint32_t, uint32_t>> receivers_; // (location index, event)
+  std::set<std::pair<uint32_t, uint32_t>> dirty_;        // (location index, event)
+};
+
+} // namespace
+
+void forward_replay(ReplayState& state) {
+  ForwardReplay(state).run();
+}
+
+} // namespace htrace::correct
