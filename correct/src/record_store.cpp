@@ -1,0 +1,189 @@
+#include "correct/record_store.h"
+
+#include "correct/record_tables.h"
+#include "event_store.inc"
+
+#include <algorithm>
+#include <memory>
+#include <new>
+#include <sys/mman.h>
+#include <utility>
+
+namespace htrace::correct {
+
+namespace {
+
+constexpr size_t kHugePage = RecordStore::kBlockSize;
+
+// Maps `size` bytes (a multiple of kHugePage) aligned to a huge page, so THP can back the whole
+// block and a fault costs one 2 MiB page instead of 512 small ones.
+uint8_t* map_block(size_t size) {
+  const size_t padded = size + kHugePage;
+  void* raw = mmap(nullptr, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
+  if (aligned > start) munmap(raw, aligned - start);
+  if (const size_t tail = start + padded - (aligned + size))
+    munmap(reinterpret_cast<void*>(aligned + size), tail);
+  void* block = reinterpret_cast<void*>(aligned);
+  madvise(block, size, MADV_HUGEPAGE); // advisory: failure only costs page faults
+  return static_cast<uint8_t*>(block);
+}
+
+struct AttributeListDeleter {
+  void operator()(OTF2_AttributeList* list) const { OTF2_AttributeList_Delete(list); }
+};
+
+} // namespace
+
+RecordStore::~RecordStore() {
+  release();
+}
+
+RecordStore::RecordStore(RecordStore&& other) noexcept
+    : blocks_(std::move(other.blocks_)), cur_(std::exchange(other.cur_, nullptr)),
+      end_(std::exchange(other.end_, nullptr)), records_(std::exchange(other.records_, 0)) {
+  other.blocks_.clear();
+}
+
+RecordStore& RecordStore::operator=(RecordStore&& other) noexcept {
+  if (this != &other) {
+    release();
+    blocks_ = std::move(other.blocks_);
+    other.blocks_.clear();
+    cur_ = std::exchange(other.cur_, nullptr);
+    end_ = std::exchange(other.end_, nullptr);
+    records_ = std::exchange(other.records_, 0);
+  }
+  return *this;
+}
+
+void RecordStore::release() {
+  for (const Block& b : blocks_)
+    munmap(b.data, b.capacity);
+  blocks_.clear();
+  cur_ = end_ = nullptr;
+  records_ = 0;
+}
+
+void RecordStore::start_block(size_t min_size) {
+  const size_t capacity = (std::max(min_size, kBlockSize) + kHugePage - 1) & ~(kHugePage - 1);
+  blocks_.reserve(blocks_.size() + 1); // no throw between mapping and recording the block
+  uint8_t* data = map_block(capacity);
+  if (!blocks_.empty()) blocks_.back().used = static_cast<size_t>(cur_ - blocks_.back().data);
+  blocks_.push_back(Block{data, 0, capacity});
+  cur_ = data;
+  end_ = data + capacity;
+}
+
+const uint8_t* RecordStore::block_end(size_t i) const {
+  return i + 1 == blocks_.size() ? cur_ : blocks_[i].data + blocks_[i].used;
+}
+
+size_t RecordStore::bytes() const {
+  size_t total = 0;
+  for (size_t i = 0; i < blocks_.size(); ++i)
+    total += static_cast<size_t>(block_end(i) - block_begin(i));
+  return total;
+}
+
+size_t RecordStore::capacity_bytes() const {
+  size_t total = 0;
+  for (const Block& b : blocks_)
+    total += b.capacity;
+  return total;
+}
+
+namespace store_detail {
+
+uint8_t* put_attributes(uint8_t* p, OTF2_AttributeList* attributes, uint32_t count) {
+  uint8_t* count_at = p;
+  p += sizeof(uint32_t);
+  uint32_t stored = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    OTF2_AttributeRef ref;
+    OTF2_Type type;
+    OTF2_AttributeValue value;
+    if (OTF2_AttributeList_GetAttributeByIndex(attributes, i, &ref, &type, &value) != OTF2_SUCCESS)
+      continue; // cannot happen for i < count; keeps the count consistent if it does
+    p = put(p, ref);
+    p = put(p, type);
+    p = put(p, value);
+    ++stored;
+  }
+  put(count_at, stored);
+  return p;
+}
+
+template <class T> inline T get(const uint8_t*& p) {
+  T value;
+  std::memcpy(&value, p, sizeof value);
+  p += sizeof value;
+  return value;
+}
+
+// Copies n elements into the reusable vector (aligned for T) and returns its data; never null,
+// since OTF2 writers reject null arrays.
+template <class T, class N> const T* get_array(const uint8_t*& p, std::vector<T>& out, N n) {
+  out.resize(std::max<size_t>(n, 1));
+  if (n) std::memcpy(out.data(), p, size_t(n) * sizeof(T));
+  p += size_t(n) * sizeof(T);
+  return out.data();
+}
+
+// Refills the (empty: the OTF2 writer clears the list it is given) reusable list.
+OTF2_ErrorCode get_attributes(const uint8_t*& p, OTF2_AttributeList* list) {
+  const uint32_t count = get<uint32_t>(p);
+  OTF2_ErrorCode result = OTF2_SUCCESS;
+  for (uint32_t i = 0; i < count; ++i) {
+    const auto ref = get<OTF2_AttributeRef>(p);
+    const auto type = get<OTF2_Type>(p);
+    const auto value = get<OTF2_AttributeValue>(p);
+    OTF2_ErrorCode rc = OTF2_AttributeList_AddAttribute(list, ref, type, value);
+    if (result == OTF2_SUCCESS) result = rc;
+  }
+  return result;
+}
+
+} // namespace store_detail
+
+// Deprecated record types (Omp*) must be stored and written too.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#include "event_store_write.inc"
+#pragma GCC diagnostic pop
+
+void register_store_events(OTF2_EvtReaderCallbacks* callbacks) {
+  register_store_event_callbacks(callbacks);
+}
+
+OTF2_ErrorCode write_stored_events(const RecordStore& store, const int64_t* times, size_t n,
+                                   OTF2_EvtWriter* writer, uint64_t* counts) {
+  if (n != store.records()) return OTF2_ERROR_INVALID_ARGUMENT;
+  if (n == 0) return OTF2_SUCCESS;
+  std::unique_ptr<OTF2_AttributeList, AttributeListDeleter> list(OTF2_AttributeList_New());
+  if (!list) return OTF2_ERROR_MEM_ALLOC_FAILED;
+  StoredArrays arrays;
+  size_t i = 0;
+  for (size_t b = 0; b < store.block_count(); ++b) {
+    const uint8_t* p = store.block_begin(b);
+    const uint8_t* end = store.block_end(b);
+    while (p < end) {
+      const uint8_t tag = *p++;
+      const uint8_t type = tag & ~store_detail::kHasAttributes;
+      OTF2_ErrorCode rc =
+          write_stored_record(type, tag & store_detail::kHasAttributes, p, writer, list.get(),
+                              static_cast<OTF2_TimeStamp>(times[i]), arrays);
+      if (rc != OTF2_SUCCESS) {
+        // A failed write may leave attributes behind; the list is discarded with this call.
+        return rc;
+      }
+      ++counts[type];
+      ++i;
+    }
+  }
+  return OTF2_SUCCESS;
+}
+
+} // namespace htrace::correct

@@ -1,0 +1,301 @@
+// The record store of htrace-correct must carry every OTF2 event record unchanged: an archive with
+// one record of every event type (generated sample values, arrays, attribute lists of several
+// types), an empty location and a location spanning several store blocks is read into stores,
+// written back from them, and the copy must print identically with otf2-print (the independent
+// reader) and have byte-identical event files.
+#include "correct/record_store.h"
+#include "correct/record_tables.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <iterator>
+#include <otf2/otf2.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#include "event_store.inc"
+#include "sample_events.inc"
+#pragma GCC diagnostic pop
+
+namespace {
+
+using namespace htrace::correct;
+namespace fs = std::filesystem;
+
+constexpr OTF2_LocationRef kSamples = 0, kEmpty = 1, kBig = 2;
+constexpr uint64_t kBigRounds = 1500;       // x 79 types with attributes: > 2 store blocks
+constexpr uint32_t kHugeArguments = 600000; // one ProgramBegin larger than a store block
+
+OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
+OTF2_TimeStamp no_flush_time(void*, OTF2_FileType, OTF2_LocationRef) {
+  return 0;
+}
+const OTF2_FlushCallbacks kFlush = {flush_always, no_flush_time};
+
+OTF2_Archive* create_archive(const fs::path& dir) {
+  OTF2_Archive* ar =
+      OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 4 * 1024 * 1024,
+                        4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  EXPECT_NE(ar, nullptr);
+  OTF2_Archive_SetFlushCallbacks(ar, &kFlush, nullptr);
+  OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+  return ar;
+}
+
+// A few attributes of different value types; how many depends on the record.
+void fill_attributes(OTF2_AttributeList* list, uint64_t record) {
+  const uint64_t n = record % 6;
+  if (n > 0) OTF2_AttributeList_AddUint8(list, 0, static_cast<uint8_t>(record * 7));
+  if (n > 1) OTF2_AttributeList_AddInt32(list, 1, -static_cast<int32_t>(record) * 1000 - 3);
+  if (n > 2) OTF2_AttributeList_AddUint64(list, 2, record * 0x100000003ull);
+  if (n > 3) OTF2_AttributeList_AddDouble(list, 3, static_cast<double>(record) + 0.125);
+  if (n > 4) OTF2_AttributeList_AddStringRef(list, 4, 1 + record % 3);
+}
+
+// Empty local definition files, so readers find one per location.
+void write_local_definitions(OTF2_Archive* ar) {
+  OTF2_Archive_OpenDefFiles(ar);
+  for (OTF2_LocationRef l : {kSamples, kEmpty, kBig})
+    OTF2_Archive_CloseDefWriter(ar, OTF2_Archive_GetDefWriter(ar, l));
+  OTF2_Archive_CloseDefFiles(ar);
+}
+
+uint64_t write_input_events(OTF2_Archive* ar) {
+  OTF2_AttributeList* list = OTF2_AttributeList_New();
+  const int types = event_record_type_count();
+  OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(ar, kSamples);
+  for (int t = 0; t < types; ++t) {
+    fill_attributes(list, static_cast<uint64_t>(t));
+    EXPECT_EQ(write_sample_event(w, t, list, 1000 + 10 * t), OTF2_SUCCESS) << event_record_name(t);
+  }
+  OTF2_Archive_CloseEvtWriter(ar, w);
+  OTF2_Archive_CloseEvtWriter(ar, OTF2_Archive_GetEvtWriter(ar, kEmpty));
+  w = OTF2_Archive_GetEvtWriter(ar, kBig);
+  uint64_t big = 0;
+  for (uint64_t r = 0; r < kBigRounds; ++r)
+    for (int t = 0; t < types; ++t, ++big) {
+      fill_attributes(list, big);
+      EXPECT_EQ(write_sample_event(w, t, list, 100000 + big), OTF2_SUCCESS);
+    }
+  std::vector<OTF2_StringRef> args(kHugeArguments);
+  for (uint32_t i = 0; i < kHugeArguments; ++i)
+    args[i] = i % 5;
+  EXPECT_EQ(OTF2_EvtWriter_ProgramBegin(w, nullptr, 100000 + big, 2, kHugeArguments, args.data()),
+            OTF2_SUCCESS);
+  OTF2_Archive_CloseEvtWriter(ar, w);
+  OTF2_AttributeList_Delete(list);
+  return big + 1;
+}
+
+void write_input_definitions(OTF2_Archive* ar, const uint64_t (&events)[3]) {
+  OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(ar);
+  OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, 10000000, OTF2_UNDEFINED_TIMESTAMP);
+  const char* strings[] = {"", "node", "process", "thread", "a8", "i32", "u64", "f64", "str"};
+  for (uint32_t s = 0; s < std::size(strings); ++s)
+    OTF2_GlobalDefWriter_WriteString(g, s, strings[s]);
+  const OTF2_Type types[] = {OTF2_TYPE_UINT8, OTF2_TYPE_INT32, OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE,
+                             OTF2_TYPE_STRING};
+  for (uint32_t a = 0; a < 5; ++a)
+    OTF2_GlobalDefWriter_WriteAttribute(g, a, 4 + a, 0, types[a]);
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, 2, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                          OTF2_UNDEFINED_LOCATION_GROUP);
+  for (OTF2_LocationRef l : {kSamples, kEmpty, kBig})
+    OTF2_GlobalDefWriter_WriteLocation(g, l, 3, OTF2_LOCATION_TYPE_CPU_THREAD, events[l], 0);
+}
+
+class IdentityDefs final : public DefSink {
+public:
+  explicit IdentityDefs(OTF2_GlobalDefWriter* w) : w_(w) {}
+  OTF2_GlobalDefWriter* writer() override { return w_; }
+  void count(int) override {}
+  OTF2_CallbackCode result(OTF2_ErrorCode rc) override {
+    return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR;
+  }
+  void adjust_clock_properties(uint64_t*, uint64_t*, uint64_t*, uint64_t*) override {}
+
+private:
+  OTF2_GlobalDefWriter* w_;
+};
+
+struct LocationResult {
+  RecordStore store;
+  std::vector<int64_t> times;
+  std::vector<uint64_t> counts;
+};
+
+// Reads `in` through register_store_events into one store per location and writes `out` from them.
+std::vector<LocationResult> store_and_rewrite(const fs::path& in, const fs::path& out) {
+  OTF2_Reader* reader = OTF2_Reader_Open((in / "traces.otf2").c_str());
+  EXPECT_NE(reader, nullptr);
+  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+  OTF2_Archive* ar = create_archive(out);
+
+  OTF2_GlobalDefReader* gr = OTF2_Reader_GetGlobalDefReader(reader);
+  OTF2_GlobalDefReaderCallbacks* dc = OTF2_GlobalDefReaderCallbacks_New();
+  register_copy_defs(dc);
+  IdentityDefs defs(OTF2_Archive_GetGlobalDefWriter(ar));
+  OTF2_Reader_RegisterGlobalDefCallbacks(reader, gr, dc, &defs);
+  uint64_t ndefs = 0;
+  EXPECT_EQ(OTF2_Reader_ReadAllGlobalDefinitions(reader, gr, &ndefs), OTF2_SUCCESS);
+  OTF2_Reader_CloseGlobalDefReader(reader, gr);
+  OTF2_GlobalDefReaderCallbacks_Delete(dc);
+
+  std::vector<LocationResult> results(3);
+  for (OTF2_LocationRef l : {kSamples, kEmpty, kBig})
+    OTF2_Reader_SelectLocation(reader, l);
+  OTF2_Reader_OpenEvtFiles(reader);
+  OTF2_Archive_OpenEvtFiles(ar);
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_store_events(cbs);
+  for (OTF2_LocationRef l : {kSamples, kEmpty, kBig}) {
+    LocationResult& r = results[l];
+    EventStoreSink sink{&r.times, &r.store};
+    OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l);
+    OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &sink);
+    uint64_t n = 0;
+    EXPECT_EQ(OTF2_Reader_ReadAllLocalEvents(reader, er, &n), OTF2_SUCCESS);
+    OTF2_Reader_CloseEvtReader(reader, er);
+    EXPECT_EQ(n, r.times.size());
+    r.counts.assign(static_cast<size_t>(event_record_type_count()), 0);
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(ar, l);
+    EXPECT_EQ(write_stored_events(r.store, r.times.data(), r.times.size(), w, r.counts.data()),
+              OTF2_SUCCESS);
+    OTF2_Archive_CloseEvtWriter(ar, w);
+  }
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+  OTF2_Reader_CloseEvtFiles(reader);
+  OTF2_Archive_CloseEvtFiles(ar);
+  write_local_definitions(ar);
+  OTF2_Archive_Close(ar);
+  OTF2_Reader_Close(reader);
+  return results;
+}
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return out;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+    out.append(buf, n);
+  EXPECT_EQ(pclose(p), 0) << command;
+  return out;
+}
+
+// otf2-print puts one event per line starting with the record name (attributes continue on
+// indented lines), after a header whose only capitalised line starts with "Event".
+uint64_t printed_events(const std::string& text) {
+  uint64_t n = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    if (text[pos] >= 'A' && text[pos] <= 'Z' && text.compare(pos, 5, "Event") != 0) ++n;
+    pos = eol + 1;
+  }
+  return n;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class RecordStoreArchive : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("htrace_record_store_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    OTF2_Archive* ar = create_archive(dir_ / "in");
+    OTF2_Archive_OpenEvtFiles(ar);
+    uint64_t events[3] = {static_cast<uint64_t>(event_record_type_count()), 0, 0};
+    events[kBig] = write_input_events(ar);
+    OTF2_Archive_CloseEvtFiles(ar);
+    write_local_definitions(ar);
+    write_input_definitions(ar, events);
+    ASSERT_EQ(OTF2_Archive_Close(ar), OTF2_SUCCESS);
+    big_events_ = events[kBig];
+  }
+  void TearDown() override {
+    if (!std::getenv("HTRACE_KEEP_TEST_FILES")) fs::remove_all(dir_);
+  }
+
+  fs::path dir_;
+  uint64_t big_events_ = 0;
+};
+
+TEST_F(RecordStoreArchive, EveryEventTypeSurvivesStoreAndWrite) {
+  std::vector<LocationResult> r = store_and_rewrite(dir_ / "in", dir_ / "out");
+  const int types = event_record_type_count();
+
+  // Counts and sizes: one sample per type, nothing for the empty location.
+  ASSERT_EQ(r[kSamples].store.records(), static_cast<size_t>(types));
+  for (int t = 0; t < types; ++t)
+    EXPECT_EQ(r[kSamples].counts[t], 1u) << event_record_name(t);
+  EXPECT_EQ(r[kEmpty].store.records(), 0u);
+  EXPECT_EQ(r[kEmpty].store.bytes(), 0u);
+  for (uint64_t c : r[kEmpty].counts)
+    EXPECT_EQ(c, 0u);
+  ASSERT_EQ(r[kBig].store.records(), big_events_);
+  EXPECT_GT(r[kBig].store.block_count(), 3u); // crossed blocks, and one oversized block
+  EXPECT_GE(r[kBig].store.bytes(), kHugeArguments * sizeof(OTF2_StringRef));
+
+  // The independent reader sees the same archive.
+  const std::string in = run("otf2-print " + (dir_ / "in/traces.otf2").string());
+  const std::string out = run("otf2-print " + (dir_ / "out/traces.otf2").string());
+  EXPECT_EQ(printed_events(in), types + big_events_); // it saw every record we wrote
+  EXPECT_TRUE(in == out) << "otf2-print output differs";
+
+  for (OTF2_LocationRef l : {kSamples, kEmpty, kBig}) {
+    const std::string name = "traces/" + std::to_string(l) + ".evt";
+    EXPECT_TRUE(read_file(dir_ / "in" / name) == read_file(dir_ / "out" / name)) << name;
+  }
+}
+
+TEST(RecordStore, CheckModeKeepsOnlyTimes) {
+  std::vector<int64_t> times;
+  EventStoreSink sink{&times, nullptr};
+  store_Enter(sink, 5, nullptr, 7);
+  store_MpiSend(sink, 9, nullptr, 1, 2, 3, 4);
+  EXPECT_EQ(times, (std::vector<int64_t>{5, 9}));
+}
+
+TEST(RecordStore, MovesWithoutCopyingAndChecksTheRecordCount) {
+  std::vector<int64_t> times;
+  RecordStore a;
+  EventStoreSink sink{&times, &a};
+  store_Enter(sink, 5, nullptr, 7);
+  store_MpiSend(sink, 9, nullptr, 1, 2, 3, 4);
+  const uint8_t* first = a.block_begin(0);
+  EXPECT_EQ(a.bytes(), 1 + sizeof(OTF2_RegionRef) + 1 + 4 + 4 + 4 + 8);
+  EXPECT_EQ(a.capacity_bytes(), RecordStore::kBlockSize);
+  RecordStore b(std::move(a));
+  EXPECT_EQ(b.records(), 2u);
+  EXPECT_EQ(b.block_begin(0), first);
+  EXPECT_EQ(a.records(), 0u);
+  EXPECT_EQ(a.bytes(), 0u);
+  std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()), 0);
+  // A record count that does not match the timestamps is refused before anything is written.
+  EXPECT_EQ(write_stored_events(b, times.data(), 1, nullptr, counts.data()),
+            OTF2_ERROR_INVALID_ARGUMENT);
+  // The moved-from store is empty and usable again.
+  std::vector<int64_t> more;
+  EventStoreSink again{&more, &a};
+  store_Leave(again, 11, nullptr, 7);
+  EXPECT_EQ(a.records(), 1u);
+  a = std::move(b);
+  EXPECT_EQ(a.records(), 2u);
+}
+
+} // namespace
