@@ -89,10 +89,12 @@ private:
         ub.emplace_back(link.event, b);
     }
     if (!loc.jumps.empty()) {
-      std::vector<int64_t> shifted = loc.lc;
+      // Ramps read the forward times and write the shifted ones; the buffer is reused (and its
+      // pages stay mapped) from one location to the next.
+      shifted_.assign(loc.lc.begin(), loc.lc.end());
       for (const Jump& j : loc.jumps)
-        ramp(loc, j, ub, shifted);
-      loc.lc.swap(shifted);
+        ramp(loc, j, ub, shifted_);
+      loc.lc.swap(shifted_);
     }
     for (const Link& link : loc.links)
       if (link.role == LinkRole::Contribute && loc.lc[link.event] > upper_bound(loc, link))
@@ -139,6 +141,7 @@ private:
 
   ReplayState& s_;
   LocalModel& m_;
+  std::vector<int64_t> shifted_;
 };
 
 } // namespace

@@ -74,8 +74,12 @@ void summarize(const LocalModel& m, Report& rep, MPI_Comm comm) {
       double before = double(loc.input[i] - loc.input[i - 1]),
              after = double(loc.lc[i] - loc.lc[i - 1]);
       if (before <= 0) continue;
-      double rel = std::fabs(after - before) / before;
-      int cls = after == before ? 0 : rel < 0.01 ? 1 : rel < 0.1 ? 2 : rel <= 1.0 ? 3 : 4;
+      const double diff = std::fabs(after - before); // classes by relative change, no division
+      int cls = diff == 0             ? 0
+                : diff * 100 < before ? 1
+                : diff * 10 < before  ? 2
+                : diff <= before      ? 3
+                                      : 4;
       dev[cls] += before;
     }
   }
@@ -169,6 +173,8 @@ Report run(const Options& o, MPI_Comm comm) {
   MPI_Allreduce(st.violations_after.data(), rep.violations_after.data(), kMessageKinds,
                 MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(&st.jumps, &rep.jumps, 1, MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(&st.reevaluated, &rep.reevaluated, 1, MPI_UINT64_T, MPI_SUM, comm);
+  rep.rounds = st.rounds; // the same on every rank
   MPI_Allreduce(&st.presynced_locations, &rep.presynced_locations, 1, MPI_UINT64_T, MPI_SUM, comm);
   summarize(model, rep, comm);
   rep.replay_seconds = lap();

@@ -94,10 +94,7 @@ public:
   void link(uint32_t event, LinkRole role, const ChannelKey& key, MessageKind kind) {
     add_link(loc_, event, role, model_.channels.get(key, kind), model_);
   }
-  bool in_neighborhood_collective() const {
-    auto it = defs_.regions.find(last_entered);
-    return it != defs_.regions.end() && it->second.neighborhood;
-  }
+  bool in_neighborhood_collective() const { return defs_.region(last_entered).neighborhood; }
   ChannelKey local_key(uint64_t sub, uint64_t b, uint64_t c, uint64_t d) const {
     return {ChannelType::Local, (static_cast<uint64_t>(loc_.process) << 8) | sub, b, c, d};
   }
@@ -295,16 +292,13 @@ OTF2_CallbackCode on_join(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
   return OTF2_CALLBACK_SUCCESS;
 }
 bool is_barrier(const Definitions& d, OTF2_RegionRef region) {
-  auto it = d.regions.find(region);
-  if (it == d.regions.end()) return false;
-  return (it->second.role == OTF2_REGION_ROLE_BARRIER ||
-          it->second.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
-         it->second.paradigm != OTF2_PARADIGM_MPI;
+  const RegionInfo& r = d.region(region);
+  return (r.role == OTF2_REGION_ROLE_BARRIER || r.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
+         r.paradigm != OTF2_PARADIGM_MPI;
 }
 bool is_taskwait(const Definitions& d, OTF2_RegionRef region) {
-  auto it = d.regions.find(region);
-  return it != d.regions.end() && it->second.role == OTF2_REGION_ROLE_TASK_WAIT &&
-         it->second.paradigm != OTF2_PARADIGM_MPI;
+  const RegionInfo& r = d.region(region);
+  return r.role == OTF2_REGION_ROLE_TASK_WAIT && r.paradigm != OTF2_PARADIGM_MPI;
 }
 Team* active_team(LocationReader* r) {
   for (size_t i = r->teams.size(); i-- > 0;)

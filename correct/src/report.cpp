@@ -28,6 +28,9 @@ void print_text(const Report& r, std::ostream& out) {
   out << "  " << r.events << " events, " << r.locations << " locations, " << r.processes
       << " processes, " << r.correction_ranks << " correction process(es), " << std::fixed
       << std::setprecision(2) << r.seconds << " s\n";
+  if (r.correction_ranks > 1)
+    out << "  parallel replay: " << r.rounds << " exchange round(s), " << r.reevaluated
+        << " events evaluated again\n";
   out << "  minimum latency (" << r.lmin_source << "): MPI intra-node " << r.lmin_intra
       << " ns, inter-node " << r.lmin_inter << " ns, OpenMP " << r.lmin_omp
       << " ns; pre-synchronized locations: " << r.presynced_locations << "\n";
@@ -58,7 +61,9 @@ void print_json(const Report& r, std::ostream& out) {
       << json_escape(r.output) << "\",\n  \"written\": " << (r.written ? "true" : "false")
       << ",\n  \"events\": " << r.events << ",\n  \"locations\": " << r.locations
       << ",\n  \"processes\": " << r.processes
-      << ",\n  \"correction_ranks\": " << r.correction_ranks << ",\n  \"seconds\": " << r.seconds
+      << ",\n  \"correction_ranks\": " << r.correction_ranks
+      << ",\n  \"replay_rounds\": " << r.rounds << ",\n  \"reevaluated_events\": " << r.reevaluated
+      << ",\n  \"seconds\": " << r.seconds
       << ",\n  \"phase_seconds\": {\"read\": " << r.read_seconds
       << ", \"replay\": " << r.replay_seconds << ", \"write\": " << r.write_seconds << "}"
       << ",\n  \"lmin_ns\": {\"mpi_intra\": " << r.lmin_intra << ", \"mpi_inter\": " << r.lmin_inter

@@ -50,7 +50,12 @@ struct Definitions {
   std::vector<ProcessInfo> processes;  // sorted by id
   std::unordered_map<OTF2_LocationRef, uint32_t> location_index;
   std::unordered_map<OTF2_CommRef, CommInfo> comms;
-  std::unordered_map<OTF2_RegionRef, RegionInfo> regions;
+  // Regions by reference: dense in practice, looked up for every Enter and Leave.
+  std::vector<RegionInfo> regions;
+  const RegionInfo& region(OTF2_RegionRef ref) const {
+    static const RegionInfo kUnknown;
+    return ref < regions.size() ? regions[ref] : kUnknown;
+  }
   std::map<std::string, std::string> archive_properties;
   uint64_t timer_resolution = 0, global_offset = 0, trace_length = 0;
   bool has_clock_properties = false;

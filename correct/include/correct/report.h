@@ -22,6 +22,7 @@ struct Report {
   uint64_t presynced_locations = 0; // locations whose clock offsets were interpolated
   std::array<uint64_t, kMessageKinds> messages{}, violations_before{}, violations_after{};
   uint64_t events_shifted = 0, jumps = 0;
+  uint64_t rounds = 0, reevaluated = 0; // parallel forward replay: exchange rounds, re-evaluations
   int64_t max_displacement = 0;
   double mean_displacement = 0; // over all events, ns
   // Local-interval deviation classes weighted by original interval length (ns):
