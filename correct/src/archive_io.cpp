@@ -1,5 +1,6 @@
 #include "correct/archive_io.h"
 
+#include "correct/record_store.h"
 #include "correct/record_tables.h"
 #include "htrace/archive_properties.h"
 
@@ -161,41 +162,6 @@ const OTF2_FlushCallbacks kFlushAlways = {flush_always, no_flush_time};
 
 namespace {
 
-class CopySink final : public EventSink {
-public:
-  explicit CopySink(std::vector<uint64_t>& counts) : counts_(counts) {}
-  void start(OTF2_EvtWriter* w, const std::vector<int64_t>* times) {
-    writer_ = w, times_ = times, pos_ = 0;
-  }
-  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp, int type) override {
-    counts_[static_cast<size_t>(type)]++;
-    return static_cast<OTF2_TimeStamp>((*times_)[pos_++]);
-  }
-  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return writer_; }
-  OTF2_CallbackCode end_record(OTF2_ErrorCode rc) override {
-    if (rc != OTF2_SUCCESS) error = rc;
-    return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
-  }
-  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override {
-    return OTF2_CALLBACK_SUCCESS;
-  }
-  size_t pos() const { return pos_; }
-  OTF2_ErrorCode error = OTF2_SUCCESS;
-  uint64_t unknown = 0;
-
-private:
-  std::vector<uint64_t>& counts_;
-  OTF2_EvtWriter* writer_ = nullptr;
-  const std::vector<int64_t>* times_ = nullptr;
-  size_t pos_ = 0;
-};
-
-OTF2_CallbackCode count_unknown_event(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
-                                      OTF2_AttributeList*) {
-  static_cast<CopySink*>(u)->unknown++;
-  return OTF2_CALLBACK_SUCCESS;
-}
-
 class DefCopy final : public DefSink {
 public:
   DefCopy(OTF2_GlobalDefWriter* w, uint64_t last_time)
@@ -256,28 +222,14 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   OTF2_Archive_SetCreator(archive, "htrace-correct");
 
   std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()));
-  CopySink sink(counts);
-  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  register_copy_events(cbs);
-  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, count_unknown_event);
   agree(comm, [&] {
     OTF2_Archive_OpenEvtFiles(archive);
     for (const LocationModel& loc : model.locations) {
       OTF2_LocationRef id = defs.locations[loc.location].id;
       OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
-      if (!loc.input.empty()) {
-        OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), id);
-        if (!er)
-          throw std::runtime_error("location " + std::to_string(id) +
-                                   ": cannot reopen its event file");
-        sink.start(w, &loc.lc);
-        OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs, &sink);
-        uint64_t n = 0;
-        OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader.get(), er, &n);
-        OTF2_Reader_CloseEvtReader(reader.get(), er);
-        if (rc != OTF2_SUCCESS || sink.error != OTF2_SUCCESS || sink.pos() != loc.lc.size())
-          throw std::runtime_error("location " + std::to_string(id) + ": rewriting events failed");
-      }
+      if (write_stored_events(loc.records, loc.lc.data(), loc.lc.size(), w, counts.data()) !=
+          OTF2_SUCCESS)
+        throw std::runtime_error("location " + std::to_string(id) + ": writing events failed");
       OTF2_Archive_CloseEvtWriter(archive, w);
     }
     OTF2_Archive_CloseEvtFiles(archive);
@@ -289,7 +241,6 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
     OTF2_Archive_CloseDefFiles(archive);
     return std::string();
   });
-  OTF2_EvtReaderCallbacks_Delete(cbs);
 
   std::vector<uint64_t> def_counts(static_cast<size_t>(def_record_type_count()));
   uint64_t def_unknown = 0;
@@ -316,13 +267,14 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
 
   MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
                 comm);
-  MPI_Allreduce(MPI_IN_PLACE, &sink.unknown, 1, MPI_UINT64_T, MPI_SUM, comm);
+  uint64_t unknown = model.unknown_events;
+  MPI_Allreduce(MPI_IN_PLACE, &unknown, 1, MPI_UINT64_T, MPI_SUM, comm);
   for (size_t i = 0; i < counts.size(); ++i)
     if (counts[i]) report.event_records[event_record_name(static_cast<int>(i))] = counts[i];
   for (size_t i = 0; i < def_counts.size(); ++i)
     if (def_counts[i])
       report.definition_records[def_record_name(static_cast<int>(i))] = def_counts[i];
-  report.unknown_events = sink.unknown;
+  report.unknown_events = unknown;
   report.unknown_definitions = def_unknown;
 }
 

@@ -151,7 +151,7 @@ Report run(const Options& o, MPI_Comm comm) {
   LocalModel model;
   agree(comm, [&] {
     reader.open_locations(defs, mine);
-    read_models(reader.get(), defs, mine, model);
+    read_models(reader.get(), defs, mine, /*keep_records=*/!o.check_only, model);
     return std::string();
   });
   rep.events = model.events;

@@ -4,7 +4,8 @@
 // records only, never from timestamps, so every correction process derives the same keys.
 #include "correct/model_reader.h"
 
-#include "correct/record_tables.h"
+#include "correct/record_store.h"
+#include "event_store.inc"
 
 #include <algorithm>
 #include <map>
@@ -71,18 +72,14 @@ void add_link(LocationModel& loc, uint32_t event, LinkRole role, uint32_t channe
     ch.has_receiver = true;
 }
 
-class LocationReader final : public EventSink {
+class LocationReader final : public EventStoreSink {
 public:
-  LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc)
-      : defs_(d), model_(m), loc_(loc) {}
-
-  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
-  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return nullptr; }
-  OTF2_CallbackCode end_record(OTF2_ErrorCode) override { return OTF2_CALLBACK_SUCCESS; }
-  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp t, int) override {
-    loc_.input.push_back(static_cast<int64_t>(t));
-    return OTF2_CALLBACK_SUCCESS;
+  LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc, bool keep_records)
+      : defs_(d), model_(m), loc_(loc) {
+    times = &loc.input;
+    store = keep_records ? &loc.records : nullptr;
   }
+
   uint32_t index() const { return static_cast<uint32_t>(loc_.input.size()); }
 
   uint32_t process() const { return loc_.process; }
@@ -115,6 +112,7 @@ public:
   std::map<uint64_t, uint64_t> team_instances;
   uint32_t barrier_enter = UINT32_MAX;
   int barrier_depth = 0;
+  uint64_t unknown = 0; // records of types unknown to the OTF2 library
   // Task state.
   TaskTracker* tasks = nullptr;
   size_t model_index = 0;
@@ -128,57 +126,59 @@ public:
   LocationModel& loc_;
 };
 
+// userData is the EventStoreSink base, so the generated store callbacks can use it too.
 LocationReader* self(void* u) {
-  return static_cast<LocationReader*>(u);
+  return static_cast<LocationReader*>(static_cast<EventStoreSink*>(u));
 }
-#define HT_RECORD(u, t)                                                                            \
+// Every callback first keeps the record (time and, unless --check, the record itself).
+#define HT_RECORD(u, t, Name, ...)                                                                 \
   LocationReader* r = self(u);                                                                     \
-  uint32_t ev = r->index();                                                                        \
-  r->plain_event(0, t, 0)
+  const uint32_t ev = r->index();                                                                  \
+  store_##Name(*r, t, __VA_ARGS__)
 
 uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) {
   return (static_cast<uint64_t>(comm) << 32) | tag;
 }
 
 OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                          OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
-                          uint64_t) {
-  HT_RECORD(u, t);
+                          OTF2_AttributeList* a, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t length) {
+  HT_RECORD(u, t, MpiSend, a, receiver, comm, tag, length);
   r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                           OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
-                           uint64_t, uint64_t request) {
-  HT_RECORD(u, t);
+                           OTF2_AttributeList* a, uint32_t receiver, OTF2_CommRef comm,
+                           uint32_t tag, uint64_t length, uint64_t request) {
+  HT_RECORD(u, t, MpiIsend, a, receiver, comm, tag, length, request);
   r->open_isend[request] = static_cast<uint32_t>(r->sends.size());
   r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                    OTF2_AttributeList*, uint64_t request) {
-  HT_RECORD(u, t);
+                                    OTF2_AttributeList* a, uint64_t request) {
+  HT_RECORD(u, t, MpiIsendComplete, a, request);
   (void)ev;
   r->open_isend.erase(request);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                          OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
-                          uint64_t) {
-  HT_RECORD(u, t);
+                          OTF2_AttributeList* a, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t length) {
+  HT_RECORD(u, t, MpiRecv, a, sender, comm, tag, length);
   r->recvs.push_back({ev, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                   OTF2_AttributeList*, uint64_t request) {
-  HT_RECORD(u, t);
+                                   OTF2_AttributeList* a, uint64_t request) {
+  HT_RECORD(u, t, MpiIrecvRequest, a, request);
   r->open_irecv[request] = ev;
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                           OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
-                           uint64_t, uint64_t request) {
-  HT_RECORD(u, t);
+                           OTF2_AttributeList* a, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                           uint64_t length, uint64_t request) {
+  HT_RECORD(u, t, MpiIrecv, a, sender, comm, tag, length, request);
   uint32_t post = ev;
   auto it = r->open_irecv.find(request);
   if (it != r->open_irecv.end()) post = it->second, r->open_irecv.erase(it);
@@ -186,8 +186,8 @@ OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                               OTF2_AttributeList*, uint64_t request) {
-  HT_RECORD(u, t);
+                               OTF2_AttributeList* a, uint64_t request) {
+  HT_RECORD(u, t, MpiRequestCancelled, a, request);
   (void)ev;
   auto it = r->open_isend.find(request);
   if (it != r->open_isend.end()) r->sends[it->second].cancelled = true, r->open_isend.erase(it);
@@ -195,16 +195,16 @@ OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, voi
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_coll_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                OTF2_AttributeList*) {
-  HT_RECORD(u, t);
+                                OTF2_AttributeList* a) {
+  HT_RECORD(u, t, MpiCollectiveBegin, a);
   r->pending_coll = ev;
   r->pending_coll_neighborhood = r->in_neighborhood_collective();
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                              OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
-                              uint32_t root, uint64_t, uint64_t) {
-  HT_RECORD(u, t);
+                              OTF2_AttributeList* a, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                              uint32_t root, uint64_t sent, uint64_t received) {
+  HT_RECORD(u, t, MpiCollectiveEnd, a, op, comm, root, sent, received);
   uint32_t begin = r->pending_coll == UINT32_MAX ? ev : r->pending_coll;
   r->pending_coll = UINT32_MAX;
   if (!r->pending_coll_neighborhood) r->colls.push_back({begin, ev, op, comm, root});
@@ -212,8 +212,8 @@ OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_nbc_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                 OTF2_AttributeList*, uint64_t request) {
-  HT_RECORD(u, t);
+                                 OTF2_AttributeList* a, uint64_t request) {
+  HT_RECORD(u, t, NonBlockingCollectiveRequest, a, request);
   if (r->in_neighborhood_collective()) {
     r->neighborhood_requests.insert(request);
     return OTF2_CALLBACK_SUCCESS;
@@ -222,9 +222,10 @@ OTF2_CallbackCode on_nbc_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, v
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                  OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
-                                  uint32_t root, uint64_t, uint64_t, uint64_t request) {
-  HT_RECORD(u, t);
+                                  OTF2_AttributeList* a, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                  uint32_t root, uint64_t sent, uint64_t received,
+                                  uint64_t request) {
+  HT_RECORD(u, t, NonBlockingCollectiveComplete, a, op, comm, root, sent, received, request);
   if (r->neighborhood_requests.erase(request)) return OTF2_CALLBACK_SUCCESS;
   uint32_t begin = ev;
   auto it = r->open_coll.find(request);
@@ -235,14 +236,14 @@ OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, 
 
 // OpenMP: fork on the master, then team begin on every member (master included).
 OTF2_CallbackCode on_fork(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                          OTF2_AttributeList*, OTF2_Paradigm, uint32_t) {
-  HT_RECORD(u, t);
+                          OTF2_AttributeList* a, OTF2_Paradigm paradigm, uint32_t threads) {
+  HT_RECORD(u, t, ThreadFork, a, paradigm, threads);
   r->pending_forks.push_back(ev);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                OTF2_AttributeList*, OTF2_CommRef team) {
-  HT_RECORD(u, t);
+                                OTF2_AttributeList* a, OTF2_CommRef team) {
+  HT_RECORD(u, t, ThreadTeamBegin, a, team);
   uint64_t instance = r->team_instances[team]++;
   Team tm{team, instance, false, UINT32_MAX, 0, false};
   if (!r->pending_forks.empty()) {
@@ -259,8 +260,8 @@ OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, vo
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                              OTF2_AttributeList*, OTF2_CommRef team) {
-  HT_RECORD(u, t);
+                              OTF2_AttributeList* a, OTF2_CommRef team) {
+  HT_RECORD(u, t, ThreadTeamEnd, a, team);
   for (size_t i = r->teams.size(); i-- > 0;) {
     Team& tm = r->teams[i];
     if (tm.comm != team) continue;
@@ -279,8 +280,8 @@ OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_join(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                          OTF2_AttributeList*, OTF2_Paradigm) {
-  HT_RECORD(u, t);
+                          OTF2_AttributeList* a, OTF2_Paradigm paradigm) {
+  HT_RECORD(u, t, ThreadJoin, a, paradigm);
   // The master's most recently ended team is the one joined.
   for (size_t i = r->teams.size(); i-- > 0;) {
     if (!r->teams[i].ended) continue;
@@ -306,8 +307,8 @@ Team* active_team(LocationReader* r) {
   return nullptr;
 }
 OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                           OTF2_AttributeList*, OTF2_RegionRef region) {
-  HT_RECORD(u, t);
+                           OTF2_AttributeList* a, OTF2_RegionRef region) {
+  HT_RECORD(u, t, Enter, a, region);
   r->last_entered = region;
   if (r->taskwait_depth > 0) {
     r->taskwait_depth++;
@@ -328,8 +329,8 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                           OTF2_AttributeList*, OTF2_RegionRef) {
-  HT_RECORD(u, t);
+                           OTF2_AttributeList* a, OTF2_RegionRef region) {
+  HT_RECORD(u, t, Leave, a, region);
   if (r->taskwait_depth > 0 && --r->taskwait_depth == 0) {
     const TaskKey& p = r->taskwait_task;
     uint64_t& w = r->taskwaits[p];
@@ -350,34 +351,34 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
 }
 // Lock acquisition n+1 happens after release n of the same lock.
 OTF2_CallbackCode on_acquire(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                             OTF2_AttributeList*, OTF2_Paradigm model, uint32_t lock,
+                             OTF2_AttributeList* a, OTF2_Paradigm model, uint32_t lock,
                              uint32_t order) {
-  HT_RECORD(u, t);
+  HT_RECORD(u, t, ThreadAcquireLock, a, model, lock, order);
   r->link(ev, LinkRole::Receive, r->local_key(kLock, model, lock, order), MessageKind::OpenMP);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_release(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                             OTF2_AttributeList*, OTF2_Paradigm model, uint32_t lock,
+                             OTF2_AttributeList* a, OTF2_Paradigm model, uint32_t lock,
                              uint32_t order) {
-  HT_RECORD(u, t);
+  HT_RECORD(u, t, ThreadReleaseLock, a, model, lock, order);
   r->link(ev, LinkRole::Contribute,
           r->local_key(kLock, model, lock, static_cast<uint64_t>(order) + 1), MessageKind::OpenMP);
   return OTF2_CALLBACK_SUCCESS;
 }
 // A task runs only after it was created: create -> every switch to it.
 OTF2_CallbackCode on_task_create(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                 OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                 OTF2_AttributeList* a, OTF2_CommRef team, uint32_t creator,
                                  uint32_t generation) {
-  HT_RECORD(u, t);
+  HT_RECORD(u, t, ThreadTaskCreate, a, team, creator, generation);
   r->link(ev, LinkRole::Contribute, r->local_key(kTask, team, creator, generation),
           MessageKind::OpenMP);
   r->tasks->parent[TaskKey{team, creator, generation}] = {r->current, r->taskwaits[r->current]};
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                 OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                 OTF2_AttributeList* a, OTF2_CommRef team, uint32_t creator,
                                  uint32_t generation) {
-  HT_RECORD(u, t);
+  HT_RECORD(u, t, ThreadTaskSwitch, a, team, creator, generation);
   // Generation 0 is the switch back to the implicit task.
   if (generation == 0) {
     if (Team* tm = active_team(r))
@@ -391,16 +392,24 @@ OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, v
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_task_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                                   OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                   OTF2_AttributeList* a, OTF2_CommRef team, uint32_t creator,
                                    uint32_t generation) {
-  HT_RECORD(u, t);
+  HT_RECORD(u, t, ThreadTaskComplete, a, team, creator, generation);
   r->tasks->completions.push_back({r->model_index, ev, TaskKey{team, creator, generation}});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// A record of a type newer than this OTF2 library: it cannot be carried, only counted.
+OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
+                             OTF2_AttributeList*) {
+  self(u)->unknown++;
   return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_EvtReaderCallbacks* make_callbacks() {
   OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  register_plain_events(cbs);
+  register_store_events(cbs);
+  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
   OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, on_send);
   OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, on_isend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, on_isend_complete);
@@ -501,7 +510,7 @@ void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
 } // namespace
 
 void read_models(OTF2_Reader* reader, const Definitions& defs,
-                 const std::vector<uint32_t>& processes, LocalModel& model) {
+                 const std::vector<uint32_t>& processes, bool keep_records, LocalModel& model) {
   OTF2_EvtReaderCallbacks* cbs = make_callbacks();
   for (uint32_t p : processes) {
     ProcessMatcher matcher;
@@ -513,21 +522,22 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       loc.location = li;
       loc.process = p;
       loc.input.reserve(info.declared_events);
-      LocationReader r(defs, model, loc);
+      LocationReader r(defs, model, loc, keep_records);
       r.tasks = &tasks;
       r.model_index = model.locations.size() - 1;
       const std::string where = "location " + std::to_string(info.id) + " (" + info.name + ")";
       if (info.declared_events > 0) {
         OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, info.id);
         if (!er) throw std::runtime_error(where + ": cannot open its event file");
-        OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &r);
+        OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, static_cast<EventStoreSink*>(&r));
         uint64_t n = 0;
         OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
         OTF2_Reader_CloseEvtReader(reader, er);
         if (rc != OTF2_SUCCESS)
           throw std::runtime_error(where + ": corrupt event file (" +
                                    OTF2_Error_GetDescription(rc) + ")");
-        if (loc.input.size() != info.declared_events)
+        model.unknown_events += r.unknown;
+        if (loc.input.size() + r.unknown != info.declared_events)
           throw std::runtime_error(where + ": " + std::to_string(loc.input.size()) +
                                    " events read, the definitions declare " +
                                    std::to_string(info.declared_events) +

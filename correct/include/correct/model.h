@@ -4,6 +4,8 @@
 #ifndef HTRACE_CORRECT_MODEL_H
 #define HTRACE_CORRECT_MODEL_H
 
+#include "correct/record_store.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -145,6 +147,7 @@ struct LocationModel {
   std::vector<Link> links;    // ascending event
   std::vector<Jump> jumps;
   Presync presync;
+  RecordStore records; // the event records themselves, written again with `lc` at the end
 };
 
 } // namespace htrace::correct

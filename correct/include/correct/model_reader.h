@@ -18,13 +18,15 @@ struct LocalModel {
   ChannelTable channels;
   std::deque<CollectiveInstance> collectives; // Channel::collective indexes this
   uint64_t events = 0;
+  uint64_t unknown_events = 0;  // records of types this OTF2 library does not know (not carried)
   uint64_t ambiguous_tasks = 0; // task ids created more than once (relation kept as max)
 };
 
-// Reads all locations of `processes` through `reader` (event files already open). Throws
-// std::runtime_error naming the location on a read error or a record count mismatch.
+// Reads all locations of `processes` through `reader` (event files already open), keeping every
+// record in LocationModel::records when `keep_records` (the rewrite needs them; --check does not).
+// Throws std::runtime_error naming the location on a read error or a record count mismatch.
 void read_models(OTF2_Reader* reader, const Definitions& defs,
-                 const std::vector<uint32_t>& processes, LocalModel& model);
+                 const std::vector<uint32_t>& processes, bool keep_records, LocalModel& model);
 
 } // namespace htrace::correct
 #endif
