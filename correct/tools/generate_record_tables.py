@@ -197,7 +197,11 @@ def event_store_write(fields_of):
         o.append("static OTF2_CallbackCode store_event_%s(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, "
                  "void* userData, OTF2_AttributeList* attributeList%s) {" % (name, params))
         args = "".join(", " + f.name for f in fields)
-        o.append("  store_%s(*static_cast<EventStoreSink*>(userData), time, attributeList%s);" % (name, args))
+        o.append("  try {")
+        o.append("    store_%s(*static_cast<EventStoreSink*>(userData), time, attributeList%s);" % (name, args))
+        o.append("  } catch (const std::bad_alloc&) {")
+        o.append("    return OTF2_CALLBACK_ERROR; // no exception may cross OTF2's C frames")
+        o.append("  }")
         o.append("  return OTF2_CALLBACK_SUCCESS;")
         o.append("}")
     o.append("")
