@@ -250,8 +250,8 @@ private:
           priority = 0;
         }
       }
-    for (const Channel& ch : m_.channels.channels) {
-      if (!msg.empty()) break;
+    for (size_t i = 0; i < m_.channels.channels.size() && msg.empty(); ++i) {
+      const Channel& ch = m_.channels.channels[i];
       if (ch.key.type == ChannelType::P2P && ch.has_contribution && !ch.has_receiver &&
           s_.local(static_cast<uint32_t>(ch.key.b)))
         msg = "a point-to-point message from process " + std::to_string(ch.key.a) + " to process " +

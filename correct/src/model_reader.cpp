@@ -438,27 +438,26 @@ OTF2_EvtReaderCallbacks* make_callbacks() {
 // Sequence numbers per process, over its locations in id order: sends per (dst, comm, tag),
 // receives per (src, comm, tag) in posting order, collectives per comm in issue order.
 struct ProcessMatcher {
-  std::map<std::tuple<uint32_t, uint64_t>, uint64_t> send_seq, recv_seq;
   std::map<uint64_t, uint64_t> coll_seq;
 
   void resolve(LocationReader& r, LocalModel& m) {
     uint32_t me = r.process();
     for (const RawSend& s : r.sends) {
       if (s.cancelled || s.dst == UINT32_MAX || s.dst == me) continue;
-      uint64_t seq = send_seq[{s.dst, s.comm_tag}]++;
-      r.link(s.event, LinkRole::Contribute, {ChannelType::P2P, me, s.dst, s.comm_tag, seq},
-             MessageKind::P2P);
+      P2PStream& st = m.channels.stream(me, s.dst, s.comm_tag);
+      add_link(r.loc_, s.event, LinkRole::Contribute, m.channels.p2p(st, st.sends++), m);
     }
-    std::sort(r.recvs.begin(), r.recvs.end(),
-              [](const RawRecv& a, const RawRecv& b) { return a.post < b.post; });
+    auto posted_before = [](const RawRecv& a, const RawRecv& b) { return a.post < b.post; };
+    if (!std::is_sorted(r.recvs.begin(), r.recvs.end(), posted_before))
+      std::sort(r.recvs.begin(), r.recvs.end(), posted_before);
     for (const RawRecv& x : r.recvs) {
       if (x.src == UINT32_MAX || x.src == me) continue;
-      uint64_t seq = recv_seq[{x.src, x.comm_tag}]++;
-      r.link(x.event, LinkRole::Receive, {ChannelType::P2P, x.src, me, x.comm_tag, seq},
-             MessageKind::P2P);
+      P2PStream& st = m.channels.stream(x.src, me, x.comm_tag);
+      add_link(r.loc_, x.event, LinkRole::Receive, m.channels.p2p(st, st.receives++), m);
     }
-    std::sort(r.colls.begin(), r.colls.end(),
-              [](const RawColl& a, const RawColl& b) { return a.begin < b.begin; });
+    auto begun_before = [](const RawColl& a, const RawColl& b) { return a.begin < b.begin; };
+    if (!std::is_sorted(r.colls.begin(), r.colls.end(), begun_before))
+      std::sort(r.colls.begin(), r.colls.end(), begun_before);
     for (const RawColl& c : r.colls) {
       auto it = r.defs_.comms.find(static_cast<OTF2_CommRef>(c.comm));
       if (it == r.defs_.comms.end()) continue;
@@ -480,10 +479,31 @@ struct ProcessMatcher {
     }
     sort_links(r.loc_);
   }
+  // Links arrive as a few runs already in event order (sends, receives, collectives, each in
+  // record order), so merging the runs beats sorting them.
   static void sort_links(LocationModel& loc) {
-    std::stable_sort(loc.links.begin(), loc.links.end(), [](const Link& a, const Link& b) {
+    auto before = [](const Link& a, const Link& b) {
       return a.event != b.event ? a.event < b.event : a.role < b.role;
-    });
+    };
+    std::vector<Link>& links = loc.links;
+    std::vector<size_t> runs{0};
+    for (size_t i = 1; i < links.size(); ++i)
+      if (before(links[i], links[i - 1])) runs.push_back(i);
+    runs.push_back(links.size());
+    if (runs.size() > 8) { // many runs (e.g. completions out of posting order): plain sort
+      std::stable_sort(links.begin(), links.end(), before);
+      return;
+    }
+    while (runs.size() > 2) {
+      std::vector<size_t> merged{0};
+      for (size_t r = 1; r + 1 < runs.size(); r += 2) {
+        std::inplace_merge(links.begin() + long(runs[r - 1]), links.begin() + long(runs[r]),
+                           links.begin() + long(runs[r + 1]), before);
+        merged.push_back(runs[r + 1]);
+      }
+      if (merged.back() != runs.back()) merged.push_back(runs.back());
+      runs.swap(merged);
+    }
   }
 };
 

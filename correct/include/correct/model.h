@@ -10,8 +10,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <deque>
 #include <limits>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -93,32 +93,59 @@ struct Link {
   uint32_t channel; // index into ChannelTable::channels
 };
 
+// Append-only sequence in fixed-size chunks: growth never moves or copies elements (there are
+// hundreds of thousands of channels), and indexing is a shift and a mask.
+template <class T> class ChunkedVector {
+public:
+  T& operator[](size_t i) { return chunks_[i >> kShift][i & kMask]; }
+  const T& operator[](size_t i) const { return chunks_[i >> kShift][i & kMask]; }
+  size_t size() const { return size_; }
+  T& back() { return (*this)[size_ - 1]; }
+  T& emplace_back() {
+    if ((size_ & kMask) == 0) chunks_.push_back(std::make_unique<T[]>(kMask + 1));
+    return (*this)[size_++];
+  }
+
+private:
+  static constexpr unsigned kShift = 12;
+  static constexpr size_t kMask = (size_t(1) << kShift) - 1;
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  size_t size_ = 0;
+};
+
+// All messages from one process to another on one communicator with one tag, in order: MPI's
+// non-overtaking rule makes the n-th send match the n-th receive.
+struct P2PStream {
+  uint64_t src = 0, dst = 0, comm_tag = 0; // process indices, comm<<32|tag
+  std::vector<uint32_t> channels;          // by sequence number; UINT32_MAX: not created yet
+  uint64_t sends = 0, receives = 0;
+};
+
 struct ChannelTable {
-  std::deque<Channel> channels; // deque: growth never copies (hundreds of thousands of channels)
-  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index;
-  // P2P channels by stream (src, dst, comm<<32|tag), then by sequence number: no hashing per
-  // message.
-  std::unordered_map<ChannelKey, std::vector<uint32_t>, ChannelKeyHash> streams;
+  ChunkedVector<Channel> channels;
+  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index; // non-P2P channels
+  std::unordered_map<ChannelKey, P2PStream, ChannelKeyHash> streams;
 
   uint32_t get(const ChannelKey& key, MessageKind kind) {
-    if (key.type == ChannelType::P2P) return get_p2p(key);
+    if (key.type == ChannelType::P2P) return p2p(stream(key.a, key.b, key.c), key.d);
     return get_hashed(key, kind);
   }
   // Existing channel or UINT32_MAX.
   uint32_t find(const ChannelKey& key) const;
+  P2PStream& stream(uint64_t src, uint64_t dst, uint64_t comm_tag);
+  uint32_t p2p(P2PStream& stream, uint64_t sequence);
 
 private:
-  uint32_t get_p2p(const ChannelKey& key);
   uint32_t get_hashed(const ChannelKey& key, MessageKind kind);
   uint32_t add(const ChannelKey& key, MessageKind kind) {
-    channels.emplace_back();
-    channels.back().key = key;
-    channels.back().kind = kind;
+    Channel& ch = channels.emplace_back();
+    ch.key = key;
+    ch.kind = kind;
     return static_cast<uint32_t>(channels.size() - 1);
   }
   struct StreamCache {
-    uint64_t a = 0, b = 0, c = 0;
-    std::vector<uint32_t>* stream = nullptr; // unordered_map values never move
+    uint64_t src = 0, dst = 0, comm_tag = 0;
+    P2PStream* stream = nullptr; // unordered_map values never move
   };
   std::array<StreamCache, 4> cache_{};
   size_t next_cache_ = 0;
