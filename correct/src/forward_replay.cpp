@@ -13,19 +13,22 @@ public:
   explicit ForwardReplay(ReplayState& s) : s_(s), m_(s.model) {}
 
   void run() {
-    first_pass(); // posts every cross-rank value once
-    s_.stats.rounds = 1;
+    if (s_.ctx.size > 1) {
+      // Round 0: every cross-rank contribution's input time. The forward replay never moves an
+      // event earlier, so it is a lower bound of the final value and a good first guess: the
+      // first pass then only sends values that moved.
+      publish_input_times();
+      deliver_all();
+      s_.stats.rounds = 1;
+    }
+    first_pass();
+    check_matched();
     if (s_.ctx.size > 1) {
       build_receivers();
-      deliver_all();
-      check_matched();
-      for (;;) {
-        reevaluate_dirty(); // posts the values that changed
-        if (!deliver_all()) break;
+      while (deliver_all()) {
         s_.stats.rounds++;
+        reevaluate_dirty(); // posts the values that changed
       }
-    } else {
-      check_matched();
     }
     count_violations_and_jumps();
   }
@@ -121,32 +124,44 @@ private:
   }
 
   // --- contributions ---------------------------------------------------------------------------
+  // A cross-rank contribution goes to these correction ranks (none: it stays here).
+  const std::vector<int>& destinations(const Channel& ch) {
+    static const std::vector<int> kNone;
+    if (ch.key.type == ChannelType::Collective) return s_.remote_owners(ch.key.a);
+    if (ch.key.type == ChannelType::P2P && !s_.local(static_cast<uint32_t>(ch.key.b))) {
+      dst_one_.assign(1, s_.owner(static_cast<uint32_t>(ch.key.b)));
+      return dst_one_;
+    }
+    return kNone;
+  }
+
+  void publish_input_times() {
+    for (const LocationModel& loc : m_.locations)
+      for (const Link& link : loc.links) {
+        if (link.role != LinkRole::Contribute) continue;
+        const Channel& ch = s_.channel(link.channel);
+        const int64_t t = loc.presync.apply(loc.input[link.event]);
+        for (int r : destinations(ch))
+          s_.exchange.post(r, {ch.key, t, t, loc.process, RemoteUse::Input});
+      }
+  }
+
+  // Passes the forward time v of a contributing event on: to the channel here, and to other
+  // correction ranks when it differs from what they have (the input time, or an earlier value).
   void contribute(const LocationModel& loc, const Link& link, int64_t v, bool first) {
     Channel& ch = s_.channel(link.channel);
     const int64_t t = loc.presync.apply(loc.input[link.event]);
     if (first) ch.arrived++, ch.has_contribution = true;
-    const RemoteUse use = first ? RemoteUse::First : RemoteUse::Update;
-    switch (ch.key.type) {
-    case ChannelType::Local:
-      ch.corrected.add(v, loc.location);
-      ch.original.add(t, loc.location);
-      break;
-    case ChannelType::P2P:
-      ch.corrected.add(v, loc.location);
-      ch.original.add(t, loc.location);
-      if (!s_.local(static_cast<uint32_t>(ch.key.b)))
-        s_.exchange.post(s_.owner(static_cast<uint32_t>(ch.key.b)),
-                         {ch.key, v, t, loc.process, use});
-      break;
-    case ChannelType::Collective: {
+    ch.corrected.add(v, loc.location);
+    ch.original.add(t, loc.location);
+    if (ch.key.type == ChannelType::Collective) {
       CollectiveInstance& c = s_.collective(ch);
       if (first) c.begins_seen++;
       c.add_begin(s_.member(loc.process, ch), v, t, s_.ctx.latencies);
-      for (int r : s_.remote_owners(ch.key.a))
-        s_.exchange.post(r, {ch.key, v, t, loc.process, use});
-      break;
     }
-    }
+    if (v != t)
+      for (int r : destinations(ch))
+        s_.exchange.post(r, {ch.key, v, t, loc.process, RemoteUse::Update});
     if (!first) mark_receivers(link.channel);
   }
 
@@ -191,14 +206,14 @@ private:
     const bool p2p = v.key.type == ChannelType::P2P;
     const uint32_t id = m_.channels.get(v.key, p2p ? MessageKind::P2P : MessageKind::Collective);
     Channel& ch = s_.channel(id);
-    if (v.use == RemoteUse::First) ch.has_contribution = true;
+    if (v.use == RemoteUse::Input) ch.has_contribution = true;
     if (p2p) {
       ch.corrected.add(v.value, kRemoteSource);
       ch.original.add(v.input, kRemoteSource);
     } else {
       if (ch.collective == UINT32_MAX) return; // no member here: reported by check_matched
       CollectiveInstance& c = s_.collective(ch);
-      if (v.use == RemoteUse::First) c.begins_seen++;
+      if (v.use == RemoteUse::Input) c.begins_seen++;
       c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
     }
     mark_receivers(id);
@@ -209,26 +224,45 @@ private:
   void reevaluate_dirty() {
     while (!dirty_.empty()) {
       const auto [li, from] = *dirty_.begin();
+      dirty_.erase(dirty_.begin());
       LocationModel& loc = m_.locations[li];
       uint32_t l = static_cast<uint32_t>(
           std::lower_bound(loc.links.begin(), loc.links.end(), from,
                            [](const Link& a, uint32_t e) { return a.event < e; }) -
           loc.links.begin());
-      dirty_.erase(dirty_.begin());
       const uint32_t n = static_cast<uint32_t>(loc.input.size());
-      for (uint32_t i = from; i < n; ++i) {
-        const int64_t old = loc.lc[i];
-        s_.stats.reevaluated++;
+      for (uint32_t i = from; i < n;) {
         if (l < loc.links.size() && loc.links[l].event == i) {
           if (i != from) dirty_.erase({li, i});
+          const int64_t old = loc.lc[i];
           l = evaluate(loc, i, l, /*first=*/false);
-        } else {
-          loc.lc[i] = s_.unbound_time(loc, i);
+          s_.stats.reevaluated++;
+          if (loc.lc[i] == old) break; // later events follow unchanged, unless marked themselves
+          ++i;
+          continue;
         }
-        // Unchanged: every later event follows unchanged, except those marked themselves.
-        if (loc.lc[i] == old) break;
+        const uint32_t next = l < loc.links.size() ? loc.links[l].event : n;
+        const uint32_t stop = rerun_controller(loc, i, next);
+        s_.stats.reevaluated += stop - i;
+        if (stop < next) break;
+        i = next;
       }
     }
+  }
+
+  // The controller again over [from, to) (from > 0); returns the first event whose time did not
+  // change (everything after it follows unchanged), or `to`.
+  uint32_t rerun_controller(LocationModel& loc, uint32_t from, uint32_t to) {
+    const Presync& ps = loc.presync;
+    int64_t prev_t = ps.apply(loc.input[from - 1]), prev_lc = loc.lc[from - 1];
+    for (uint32_t i = from; i < to; ++i) {
+      const int64_t t = ps.apply(loc.input[i]);
+      const int64_t v = s_.step(prev_lc, prev_t, t);
+      if (v == loc.lc[i]) return i;
+      prev_lc = loc.lc[i] = v;
+      prev_t = t;
+    }
+    return to;
   }
 
   // --- checks and statistics ------------------------------------------------------------------
@@ -299,6 +333,7 @@ private:
   std::vector<uint32_t> recv_begin_;
   std::vector<std::pair<uint32_t, uint32_t>> receivers_; // (location index, event)
   std::set<std::pair<uint32_t, uint32_t>> dirty_;        // (location index, event)
+  std::vector<int> dst_one_;
 };
 
 } // namespace

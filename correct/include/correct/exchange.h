@@ -12,7 +12,7 @@
 namespace htrace::correct {
 
 enum class RemoteUse : uint32_t {
-  First,    // a contribution's first value (forward)
+  Input,    // a contribution's input time, the first guess of its forward value
   Update,   // a contribution raised by a later forward round
   Backward, // a receiver's time, for the senders' upper bounds
 };
