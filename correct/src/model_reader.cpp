@@ -395,6 +395,12 @@ OTF2_CallbackCode on_task_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t,
                                    OTF2_AttributeList* a, OTF2_CommRef team, uint32_t creator,
                                    uint32_t generation) {
   HT_RECORD(u, t, ThreadTaskComplete, a, team, creator, generation);
+  // Tasks still running at a barrier complete inside it, and no thread leaves the barrier
+  // before they have: a completion there is one more contribution to the barrier.
+  if (r->barrier_depth > 0)
+    if (Team* tm = active_team(r))
+      r->link(ev, LinkRole::Contribute,
+              r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers), MessageKind::OpenMP);
   r->tasks->completions.push_back({r->model_index, ev, TaskKey{team, creator, generation}});
   return OTF2_CALLBACK_SUCCESS;
 }

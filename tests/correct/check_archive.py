@@ -138,6 +138,8 @@ for loc, evs in per_loc.items():
             task_parent[(proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)] = (current, waits[current])
         elif n == "ThreadTaskComplete":
             task_done.append(((proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number), loc, ev.time))
+            if in_bar is not None:  # a barrier ends only after the tasks completed inside it
+                omp[in_bar]["src"].append((loc, ev.time))
         elif n == "Enter" and ev.region.region_role == RegionRole.TASK_WAIT and in_tw is None:
             in_tw = current
         elif n == "Leave" and ev.region.region_role == RegionRole.TASK_WAIT and in_tw is not None:

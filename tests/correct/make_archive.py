@@ -13,6 +13,7 @@ thread_shift = int(sys.argv[sys.argv.index("--thread-shift") + 1]) if "--thread-
 unmatched = "--unmatched" in sys.argv
 shift2 = int(sys.argv[sys.argv.index("--shift2") + 1]) if "--shift2" in sys.argv else 0  # rank 2 behind
 neighborhood = "--neighborhood" in sys.argv  # a neighbor allgather on the line 0-1-2
+barrier_task = "--barrier-task" in sys.argv  # a task completes inside the team's barrier
 pivot = "--pivot" in sys.argv  # rank 1 sends to rank 2 just before its violated receive  # drop a send, as a truncated run would
 US = 1000
 
@@ -87,7 +88,13 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     # OpenMP on rank 0: fork, team, barrier, lock order master then thread, a task.
     w[0].thread_fork(T(0, 70 * US), Paradigm.OPENMP, 2)
     w[0].thread_team_begin(T(0, 71 * US), team); wt.thread_team_begin(TT(72 * US), team)
+    if barrier_task:  # created before the barrier, run by the thread while it waits in it
+        w[0].thread_task_create(T(0, 72 * US + 500), team, 0, 2)
     w[0].enter(T(0, 73 * US), r_omp_bar); wt.enter(TT(74 * US), r_omp_bar)
+    if barrier_task:
+        wt.thread_task_switch(TT(74 * US + 100), team, 0, 2)
+        wt.thread_task_complete(TT(75 * US + 500), team, 0, 2)
+        wt.thread_task_switch(TT(75 * US + 600), team, 2, 0)
     w[0].leave(T(0, 76 * US), r_omp_bar); wt.leave(TT(76 * US), r_omp_bar)
     w[0].thread_acquire_lock(T(0, 77 * US), Paradigm.OPENMP, 3, 0); w[0].thread_release_lock(T(0, 78 * US), Paradigm.OPENMP, 3, 0)
     wt.thread_acquire_lock(TT(79 * US), Paradigm.OPENMP, 3, 1); wt.thread_release_lock(TT(80 * US), Paradigm.OPENMP, 3, 1)

@@ -76,6 +76,23 @@ def case_basic():
     expect(after["times"]["rank 1:thread 1 of rank 1"] != inp["rank 1:thread 1 of rank 1"], "Fig. 2: thread of rank 1 adjusted")
 
 
+def case_barrier_task():
+    """A task completed inside a barrier by a thread whose timer runs ahead: the other thread's
+    barrier exit must move after the completion (tasks finish before a barrier ends)."""
+    ahead = build("btask", "--barrier-task", "--thread-shift", "-3000")
+    before = check(ahead)
+    plain = check(build("btask0", "--barrier-task"))
+    expect(plain["OpenMP"] == 0, "consistent trace: no violation: %s" % plain)
+    # The master's barrier exit precedes both the thread's barrier enter and (later still) the task
+    # completion inside the barrier; only the completion rule moves the exit far enough.
+    expect(before["OpenMP"] >= 3, "thread ahead: barrier relations violated: %s" % before)
+    out = os.path.join(work, "out")
+    rep = json.loads(run([TOOL, "--json", ahead, out]).stdout)
+    expect(rep["violations_before"]["OpenMP"] == before["OpenMP"], "engine and checker agree: %s" % rep["violations_before"])
+    after = check(out, "--strict-order")
+    expect(after["OpenMP"] == after["order"] == 0, "zero OpenMP violations after: %s" % after)
+
+
 def case_openmp():
     """A thread whose timer lags: fork/join, barrier, lock and task relations are repaired."""
     truth = check(build("truth"))["times"]
