@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   {
     Input in(anchor);
     for (OTF2_LocationRef l : in.locations) {
-      std::vector<int64_t> t;
+      EventArray<int64_t> t;
       EventStoreSink sink{&t, nullptr};
       in.read(l, store_cbs, &sink);
       per_location.push_back(t.size());
@@ -164,14 +164,14 @@ int main(int argc, char** argv) {
   }
   const size_t nloc = per_location.size();
   auto fresh_times = [&] {
-    std::vector<std::vector<int64_t>> times(nloc);
+    std::vector<EventArray<int64_t>> times(nloc);
     for (size_t i = 0; i < nloc; ++i)
       times[i].reserve(per_location[i]);
     return times;
   };
   for (int r = 0; r < repeats; ++r) {
     Input in(anchor);
-    std::vector<std::vector<int64_t>> times = fresh_times();
+    std::vector<EventArray<int64_t>> times = fresh_times();
     record(kRead, timed([&] {
              for (size_t i = 0; i < nloc; ++i) {
                EventStoreSink sink{&times[i], nullptr};

@@ -105,7 +105,7 @@ private:
   // bound with the steepest required slope (the pivot), recursively from there.
   void ramp(const LocationModel& loc, const Jump& j,
             const std::vector<std::pair<uint32_t, int64_t>>& ub,
-            std::vector<int64_t>& shifted) const {
+            EventArray<int64_t>& shifted) const {
     const double m = s_.ctx.options->slope;
     uint32_t anchor = j.event;
     double x_a = double(loc.lc[anchor] - j.amount), d_a = double(j.amount);
@@ -141,7 +141,7 @@ private:
 
   ReplayState& s_;
   LocalModel& m_;
-  std::vector<int64_t> shifted_;
+  EventArray<int64_t> shifted_;
 };
 
 } // namespace

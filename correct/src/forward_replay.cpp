@@ -87,9 +87,8 @@ private:
          l < loc.links.size() && loc.links[l].event == i && loc.links[l].role == LinkRole::Receive;
          ++l)
       v = std::max(v, s_.receive_bound(loc, s_.channel(loc.links[l].channel)));
-    const int64_t old = loc.lc[i];
+    const bool changed = first || v != loc.lc[i]; // (the first pass writes lc[i] the first time)
     loc.lc[i] = v;
-    const bool changed = first || v != old;
     for (; l < loc.links.size() && loc.links[l].event == i; ++l)
       if (changed) contribute(loc, loc.links[l], v, first);
     return l;

@@ -1,35 +1,17 @@
 #include "correct/record_store.h"
 
+#include "correct/huge_pages.h"
 #include "correct/record_tables.h"
 #include "event_store.inc"
 
 #include <algorithm>
 #include <memory>
 #include <new>
-#include <sys/mman.h>
 #include <utility>
 
 namespace htrace::correct {
 
 namespace {
-
-constexpr size_t kHugePage = RecordStore::kBlockSize;
-
-// Maps `size` bytes (a multiple of kHugePage) aligned to a huge page, so THP can back the whole
-// block and a fault costs one 2 MiB page instead of 512 small ones.
-uint8_t* map_block(size_t size) {
-  const size_t padded = size + kHugePage;
-  void* raw = mmap(nullptr, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
-  if (aligned > start) munmap(raw, aligned - start);
-  if (const size_t tail = start + padded - (aligned + size))
-    munmap(reinterpret_cast<void*>(aligned + size), tail);
-  void* block = reinterpret_cast<void*>(aligned);
-  madvise(block, size, MADV_HUGEPAGE); // advisory: failure only costs page faults
-  return static_cast<uint8_t*>(block);
-}
 
 struct AttributeListDeleter {
   void operator()(OTF2_AttributeList* list) const { OTF2_AttributeList_Delete(list); }
@@ -61,16 +43,16 @@ RecordStore& RecordStore::operator=(RecordStore&& other) noexcept {
 
 void RecordStore::release() {
   for (const Block& b : blocks_)
-    munmap(b.data, b.capacity);
+    unmap_huge_pages(b.data, b.capacity);
   blocks_.clear();
   cur_ = end_ = nullptr;
   records_ = 0;
 }
 
 void RecordStore::start_block(size_t min_size) {
-  const size_t capacity = (std::max(min_size, kBlockSize) + kHugePage - 1) & ~(kHugePage - 1);
+  const size_t capacity = huge_page_round(std::max(min_size, kBlockSize));
   blocks_.reserve(blocks_.size() + 1); // no throw between mapping and recording the block
-  uint8_t* data = map_block(capacity);
+  uint8_t* data = static_cast<uint8_t*>(map_huge_pages(capacity));
   if (!blocks_.empty()) blocks_.back().used = static_cast<size_t>(cur_ - blocks_.back().data);
   blocks_.push_back(Block{data, 0, capacity});
   cur_ = data;

@@ -128,7 +128,7 @@ private:
 
 struct LocationResult {
   RecordStore store;
-  std::vector<int64_t> times;
+  EventArray<int64_t> times;
   std::vector<uint64_t> counts;
 };
 
@@ -264,15 +264,15 @@ TEST_F(RecordStoreArchive, EveryEventTypeSurvivesStoreAndWrite) {
 }
 
 TEST(RecordStore, CheckModeKeepsOnlyTimes) {
-  std::vector<int64_t> times;
+  EventArray<int64_t> times;
   EventStoreSink sink{&times, nullptr};
   store_Enter(sink, 5, nullptr, 7);
   store_MpiSend(sink, 9, nullptr, 1, 2, 3, 4);
-  EXPECT_EQ(times, (std::vector<int64_t>{5, 9}));
+  EXPECT_EQ(std::vector<int64_t>(times.begin(), times.end()), (std::vector<int64_t>{5, 9}));
 }
 
 TEST(RecordStore, MovesWithoutCopyingAndChecksTheRecordCount) {
-  std::vector<int64_t> times;
+  EventArray<int64_t> times;
   RecordStore a;
   EventStoreSink sink{&times, &a};
   store_Enter(sink, 5, nullptr, 7);
@@ -290,7 +290,7 @@ TEST(RecordStore, MovesWithoutCopyingAndChecksTheRecordCount) {
   EXPECT_EQ(write_stored_events(b, times.data(), 1, nullptr, counts.data()),
             OTF2_ERROR_INVALID_ARGUMENT);
   // The moved-from store is empty and usable again.
-  std::vector<int64_t> more;
+  EventArray<int64_t> more;
   EventStoreSink again{&more, &a};
   store_Leave(again, 11, nullptr, 7);
   EXPECT_EQ(a.records(), 1u);

@@ -4,6 +4,7 @@
 #ifndef HTRACE_CORRECT_MODEL_H
 #define HTRACE_CORRECT_MODEL_H
 
+#include "correct/huge_pages.h"
 #include "correct/record_store.h"
 
 #include <algorithm>
@@ -169,8 +170,8 @@ struct Presync {
 struct LocationModel {
   uint32_t location = 0; // index into Definitions::locations
   uint32_t process = 0;
-  std::vector<int64_t> input; // timestamps as read (ClockOffsets applied by the reader)
-  std::vector<int64_t> lc;    // forward, then final corrected timestamps
+  EventArray<int64_t> input; // timestamps as read (ClockOffsets applied by the reader)
+  EventArray<int64_t> lc;    // forward, then final corrected timestamps
   std::vector<Link> links;    // ascending event
   std::vector<Jump> jumps;
   Presync presync;

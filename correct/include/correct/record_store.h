@@ -9,6 +9,8 @@
 #ifndef HTRACE_CORRECT_RECORD_STORE_H
 #define HTRACE_CORRECT_RECORD_STORE_H
 
+#include "correct/huge_pages.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -70,7 +72,7 @@ private:
 // userData of the store callbacks: every record appends its timestamp to *times and, when
 // store != nullptr, the record itself to *store (store == nullptr: --check mode, times only).
 struct EventStoreSink {
-  std::vector<int64_t>* times = nullptr;
+  EventArray<int64_t>* times = nullptr;
   RecordStore* store = nullptr;
 };
 
