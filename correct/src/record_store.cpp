@@ -1,6 +1,5 @@
 #include "correct/record_store.h"
 
-#include "correct/huge_pages.h"
 #include "correct/record_tables.h"
 #include "event_store.inc"
 
@@ -43,16 +42,16 @@ RecordStore& RecordStore::operator=(RecordStore&& other) noexcept {
 
 void RecordStore::release() {
   for (const Block& b : blocks_)
-    unmap_huge_pages(b.data, b.capacity);
+    std::allocator<uint8_t>().deallocate(b.data, b.capacity);
   blocks_.clear();
   cur_ = end_ = nullptr;
   records_ = 0;
 }
 
 void RecordStore::start_block(size_t min_size) {
-  const size_t capacity = huge_page_round(std::max(min_size, kBlockSize));
+  const size_t capacity = std::max(min_size, kBlockSize);
   blocks_.reserve(blocks_.size() + 1); // no throw between mapping and recording the block
-  uint8_t* data = static_cast<uint8_t*>(map_huge_pages(capacity));
+  uint8_t* data = std::allocator<uint8_t>().allocate(capacity); // not zeroed: written first
   if (!blocks_.empty()) blocks_.back().used = static_cast<size_t>(cur_ - blocks_.back().data);
   blocks_.push_back(Block{data, 0, capacity});
   cur_ = data;

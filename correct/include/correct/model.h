@@ -4,7 +4,7 @@
 #ifndef HTRACE_CORRECT_MODEL_H
 #define HTRACE_CORRECT_MODEL_H
 
-#include "correct/huge_pages.h"
+#include "correct/event_array.h"
 #include "correct/record_store.h"
 
 #include <algorithm>
@@ -172,7 +172,7 @@ struct LocationModel {
   uint32_t process = 0;
   EventArray<int64_t> input; // timestamps as read (ClockOffsets applied by the reader)
   EventArray<int64_t> lc;    // forward, then final corrected timestamps
-  std::vector<Link> links;    // ascending event
+  std::vector<Link> links;   // ascending event
   std::vector<Jump> jumps;
   Presync presync;
   RecordStore records; // the event records themselves, written again with `lc` at the end

@@ -9,7 +9,7 @@
 #ifndef HTRACE_CORRECT_RECORD_STORE_H
 #define HTRACE_CORRECT_RECORD_STORE_H
 
-#include "correct/huge_pages.h"
+#include "correct/event_array.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -33,7 +33,7 @@ public:
   size_t records() const { return records_; }
   // Bytes of stored records (what the records themselves occupy).
   size_t bytes() const;
-  // Bytes of memory mapped for the blocks (>= bytes()).
+  // Bytes of memory allocated for the blocks (>= bytes()).
   size_t capacity_bytes() const;
 
   // Appending, used by the generated store_* functions: begin_record returns room for `size`
@@ -52,7 +52,7 @@ public:
   const uint8_t* block_begin(size_t i) const { return blocks_[i].data; }
   const uint8_t* block_end(size_t i) const;
 
-  static constexpr size_t kBlockSize = size_t(2) << 20; // one transparent huge page
+  static constexpr size_t kBlockSize = size_t(2) << 20; // few allocations, little slack
 
 private:
   struct Block {
