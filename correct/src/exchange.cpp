@@ -8,10 +8,16 @@ Exchange::Exchange(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
   out_.resize(static_cast<size_t>(size_));
+  MPI_Type_contiguous(static_cast<int>(sizeof(RemoteValue)), MPI_BYTE, &value_type_);
+  MPI_Type_commit(&value_type_);
 }
 
-std::vector<RemoteValue> Exchange::run(uint64_t& moved) {
-  std::vector<RemoteValue> in;
+Exchange::~Exchange() {
+  MPI_Type_free(&value_type_);
+}
+
+EventArray<RemoteValue> Exchange::run(uint64_t& moved) {
+  EventArray<RemoteValue> in;
   uint64_t posted = 0;
   for (const auto& o : out_)
     posted += o.size();
@@ -19,24 +25,32 @@ std::vector<RemoteValue> Exchange::run(uint64_t& moved) {
   if (size_ == 1) return in;
   MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_UINT64_T, MPI_SUM, comm_);
   if (moved == 0) return in;
-  const int n = size_;
-  const int bytes = static_cast<int>(sizeof(RemoteValue));
-  std::vector<int> sc(n), sd(n), rc(n), rd(n);
-  std::vector<RemoteValue> send;
-  send.reserve(posted);
-  for (int r = 0; r < n; ++r) {
-    sd[r] = static_cast<int>(send.size()) * bytes;
-    send.insert(send.end(), out_[r].begin(), out_[r].end());
-    sc[r] = static_cast<int>(out_[r].size()) * bytes;
-    out_[r].clear();
+  // Counts first, then every peer's values straight from its queue into one receive buffer.
+  std::vector<int> send_counts(size_), recv_counts(size_);
+  for (int r = 0; r < size_; ++r)
+    send_counts[r] = static_cast<int>(out_[r].size());
+  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm_);
+  size_t total = 0;
+  for (int c : recv_counts)
+    total += static_cast<size_t>(c);
+  in.resize(total);
+  std::vector<MPI_Request> requests;
+  size_t offset = 0;
+  for (int r = 0; r < size_; ++r) {
+    if (recv_counts[r] > 0) {
+      requests.emplace_back();
+      MPI_Irecv(in.data() + offset, recv_counts[r], value_type_, r, 0, comm_, &requests.back());
+    }
+    offset += static_cast<size_t>(recv_counts[r]);
   }
-  MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, comm_);
-  int total = 0;
-  for (int r = 0; r < n; ++r)
-    rd[r] = total, total += rc[r];
-  in.resize(static_cast<size_t>(total / bytes));
-  MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, in.data(), rc.data(), rd.data(),
-                MPI_BYTE, comm_);
+  for (int r = 0; r < size_; ++r)
+    if (send_counts[r] > 0) {
+      requests.emplace_back();
+      MPI_Isend(out_[r].data(), send_counts[r], value_type_, r, 0, comm_, &requests.back());
+    }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  for (auto& o : out_)
+    o.clear();
   return in;
 }
 

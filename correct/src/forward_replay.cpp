@@ -123,15 +123,16 @@ private:
   }
 
   // --- contributions ---------------------------------------------------------------------------
-  // A cross-rank contribution goes to these correction ranks (none: it stays here).
-  const std::vector<int>& destinations(const Channel& ch) {
-    static const std::vector<int> kNone;
-    if (ch.key.type == ChannelType::Collective) return s_.remote_owners(ch.key.a);
-    if (ch.key.type == ChannelType::P2P && !s_.local(static_cast<uint32_t>(ch.key.b))) {
-      dst_one_.assign(1, s_.owner(static_cast<uint32_t>(ch.key.b)));
-      return dst_one_;
+  // Sends a contribution's value to the other correction ranks that receive it, if any.
+  void post_remote(const Channel& ch, const RemoteValue& v) {
+    if (s_.ctx.size == 1) return;
+    if (ch.key.type == ChannelType::P2P) {
+      const uint32_t dst = static_cast<uint32_t>(ch.key.b);
+      if (!s_.local(dst)) s_.exchange.post(s_.owner(dst), v);
+    } else if (ch.key.type == ChannelType::Collective) {
+      for (int r : s_.remote_owners(ch.key.a))
+        s_.exchange.post(r, v);
     }
-    return kNone;
   }
 
   void publish_input_times() {
@@ -140,8 +141,7 @@ private:
         if (link.role != LinkRole::Contribute) continue;
         const Channel& ch = s_.channel(link.channel);
         const int64_t t = loc.presync.apply(loc.input[link.event]);
-        for (int r : destinations(ch))
-          s_.exchange.post(r, {ch.key, t, t, loc.process, RemoteUse::Input});
+        post_remote(ch, {ch.key, t, t, loc.process, RemoteUse::Input});
       }
   }
 
@@ -158,9 +158,7 @@ private:
       if (first) c.begins_seen++;
       c.add_begin(s_.member(loc.process, ch), v, t, s_.ctx.latencies);
     }
-    if (v != t)
-      for (int r : destinations(ch))
-        s_.exchange.post(r, {ch.key, v, t, loc.process, RemoteUse::Update});
+    if (v != t) post_remote(ch, {ch.key, v, t, loc.process, RemoteUse::Update});
     if (!first) mark_receivers(link.channel);
   }
 
@@ -195,7 +193,7 @@ private:
   // Returns false when nothing moved on any rank.
   bool deliver_all() {
     uint64_t moved = 0;
-    std::vector<RemoteValue> in = s_.exchange.run(moved);
+    EventArray<RemoteValue> in = s_.exchange.run(moved);
     for (const RemoteValue& v : in)
       deliver(v);
     return moved > 0;
@@ -332,7 +330,6 @@ private:
   std::vector<uint32_t> recv_begin_;
   std::vector<std::pair<uint32_t, uint32_t>> receivers_; // (location index, event)
   std::set<std::pair<uint32_t, uint32_t>> dirty_;        // (location index, event)
-  std::vector<int> dst_one_;
 };
 
 } // namespace

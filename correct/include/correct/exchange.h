@@ -27,17 +27,21 @@ struct RemoteValue {
 class Exchange {
 public:
   explicit Exchange(MPI_Comm comm);
+  ~Exchange();
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
   void post(int rank, const RemoteValue& v) { out_[static_cast<size_t>(rank)].push_back(v); }
   // Moves everything posted on every rank; returns what arrived here, and in `moved` the number
   // of values moved on all ranks together (0: nothing was posted anywhere).
-  std::vector<RemoteValue> run(uint64_t& moved);
+  EventArray<RemoteValue> run(uint64_t& moved);
 
 private:
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   std::vector<std::vector<RemoteValue>> out_;
+  MPI_Datatype value_type_ = MPI_DATATYPE_NULL; // one RemoteValue as bytes
 };
 
 // Every rank throws the message of the lowest rank that has one, preferring priority 0 messages
