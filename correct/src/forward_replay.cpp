@@ -30,7 +30,8 @@ public:
         reevaluate_dirty(); // posts the values that changed
       }
     }
-    count_violations_and_jumps();
+    for (const LocationModel& loc : m_.locations)
+      s_.stats.jumps += loc.jumps.size();
   }
 
 private:
@@ -80,18 +81,59 @@ private:
   }
 
   // Evaluates event i (which has links starting at index l): receive bounds, then its
-  // contributions. Returns the index of the first link of a later event.
+  // contributions. Returns the index of the first link of a later event. The first evaluation
+  // also counts the input's violations (all contributions' input times are known by then).
   uint32_t evaluate(LocationModel& loc, uint32_t i, uint32_t l, bool first) {
-    int64_t v = s_.unbound_time(loc, i);
+    const int64_t unbound = s_.unbound_time(loc, i);
+    int64_t v = unbound, input_bound = kNoTime;
+    int kind = -1;
     for (;
          l < loc.links.size() && loc.links[l].event == i && loc.links[l].role == LinkRole::Receive;
-         ++l)
-      v = std::max(v, s_.receive_bound(loc, s_.channel(loc.links[l].channel)));
+         ++l) {
+      const Channel& ch = s_.channel(loc.links[l].channel);
+      v = std::max(v, s_.receive_bound(loc, ch));
+      if (!first) continue;
+      if (ch.key.type == ChannelType::P2P && !ch.has_contribution) note_never_sent(loc, i);
+      const int64_t b = s_.receive_bound(loc, ch, /*input=*/true);
+      if (b == kNoTime) continue;
+      s_.stats.messages[static_cast<int>(ch.kind)]++;
+      if (b > input_bound) input_bound = b, kind = static_cast<int>(ch.kind);
+    }
+    if (kind >= 0 && loc.presync.apply(loc.input[i]) < input_bound)
+      s_.stats.violations_before[kind]++;
     const bool changed = first || v != loc.lc[i]; // (the first pass writes lc[i] the first time)
     loc.lc[i] = v;
+    set_jump(loc, i, v - unbound, first);
     for (; l < loc.links.size() && loc.links[l].event == i; ++l)
       if (changed) contribute(loc, loc.links[l], v, first);
     return l;
+  }
+
+  // Jumps (forward moves made by the receive rule) are what the backward replay amortizes. The
+  // first pass appends them in event order; later rounds correct single entries.
+  void set_jump(LocationModel& loc, uint32_t i, int64_t amount, bool first) {
+    if (first) {
+      if (amount > 0) loc.jumps.push_back({i, amount});
+      return;
+    }
+    auto it = std::lower_bound(loc.jumps.begin(), loc.jumps.end(), i,
+                               [](const Jump& j, uint32_t e) { return j.event < e; });
+    const bool present = it != loc.jumps.end() && it->event == i;
+    if (amount > 0 && present)
+      it->amount = amount;
+    else if (amount > 0)
+      loc.jumps.insert(it, {i, amount});
+    else if (present)
+      loc.jumps.erase(it);
+  }
+
+  void note_never_sent(const LocationModel& loc, uint32_t event) {
+    if (!never_sent_.empty()) return;
+    const LocationInfo& li = s_.ctx.defs->locations[loc.location];
+    never_sent_ = "location " + std::to_string(li.id) + " (" + li.name + "): event " +
+                  std::to_string(event) +
+                  " receives a p2p message that is never sent (unmatched messages, e.g. from a "
+                  "truncated run)";
   }
 
   void first_pass() {
@@ -266,21 +308,7 @@ private:
   // After every value has arrived: each p2p receive has its send, each send its receive, each
   // collective all its members.
   void check_matched() {
-    std::string msg;
-    int priority = 1;
-    for (const LocationModel& loc : m_.locations)
-      for (const Link& l : loc.links) {
-        if (l.role != LinkRole::Receive || !msg.empty()) continue;
-        const Channel& ch = s_.channel(l.channel);
-        if (ch.key.type == ChannelType::P2P && !ch.has_contribution) {
-          const LocationInfo& li = s_.ctx.defs->locations[loc.location];
-          msg = "location " + std::to_string(li.id) + " (" + li.name + "): event " +
-                std::to_string(l.event) +
-                " receives a p2p message that is never sent (unmatched messages, e.g. from a "
-                "truncated run)";
-          priority = 0;
-        }
-      }
+    std::string msg = never_sent_; // a missing send explains more than what waits behind it
     for (size_t i = 0; i < m_.channels.channels.size() && msg.empty(); ++i) {
       const Channel& ch = m_.channels.channels[i];
       if (ch.key.type == ChannelType::P2P && ch.has_contribution && !ch.has_receiver &&
@@ -297,32 +325,7 @@ private:
                 " members (unmatched collectives, e.g. from a truncated run)";
       }
     }
-    check_together(s_.ctx.comm, msg, priority);
-  }
-
-  // Violations of the input (pre-synchronized) and the jumps the receive rule made.
-  void count_violations_and_jumps() {
-    ReplayStats& st = s_.stats;
-    for (LocationModel& loc : m_.locations) {
-      loc.jumps.clear();
-      for (size_t l = 0; l < loc.links.size();) {
-        const uint32_t i = loc.links[l].event;
-        int64_t bound_input = kNoTime;
-        int kind = -1;
-        for (; l < loc.links.size() && loc.links[l].event == i; ++l) {
-          if (loc.links[l].role != LinkRole::Receive) continue;
-          const Channel& ch = s_.channel(loc.links[l].channel);
-          const int64_t b = s_.receive_bound(loc, ch, /*input=*/true);
-          if (b == kNoTime) continue;
-          st.messages[static_cast<int>(ch.kind)]++;
-          if (b > bound_input) bound_input = b, kind = static_cast<int>(ch.kind);
-        }
-        if (kind >= 0 && loc.presync.apply(loc.input[i]) < bound_input)
-          st.violations_before[kind]++;
-        const int64_t jump = loc.lc[i] - s_.unbound_time(loc, i);
-        if (jump > 0) loc.jumps.push_back({i, jump}), st.jumps++;
-      }
-    }
+    check_together(s_.ctx.comm, msg, !never_sent_.empty() ? 0 : 1);
   }
 
   ReplayState& s_;
@@ -330,6 +333,7 @@ private:
   std::vector<uint32_t> recv_begin_;
   std::vector<std::pair<uint32_t, uint32_t>> receivers_; // (location index, event)
   std::set<std::pair<uint32_t, uint32_t>> dirty_;        // (location index, event)
+  std::string never_sent_;                               // the first p2p receive without a send
 };
 
 } // namespace
