@@ -25,9 +25,6 @@ public:
   OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
   OTF2_EvtWriter* writer(OTF2_LocationRef) override { return w; }
   OTF2_CallbackCode end_record(OTF2_ErrorCode) override { return OTF2_CALLBACK_SUCCESS; }
-  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override {
-    return OTF2_CALLBACK_SUCCESS;
-  }
 };
 class IdentityDefs final : public DefSink {
 public:

@@ -116,9 +116,6 @@ public:
   OTF2_CallbackCode end_record(OTF2_ErrorCode rc) override {
     return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR;
   }
-  OTF2_CallbackCode plain_event(OTF2_LocationRef, OTF2_TimeStamp, int) override {
-    return OTF2_CALLBACK_SUCCESS;
-  }
 };
 
 double median(std::vector<double> v) {

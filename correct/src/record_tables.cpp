@@ -24,9 +24,6 @@ const char* def_record_name(int type) {
 void register_copy_events(OTF2_EvtReaderCallbacks* callbacks) {
   register_copy_event_callbacks(callbacks);
 }
-void register_plain_events(OTF2_EvtReaderCallbacks* callbacks) {
-  register_plain_event_callbacks(callbacks);
-}
 void register_copy_defs(OTF2_GlobalDefReaderCallbacks* callbacks) {
   register_copy_def_callbacks(callbacks);
 }

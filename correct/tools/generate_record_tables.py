@@ -67,20 +67,10 @@ def main():
         call_args = ", ".join(["sink->writer(location)", "attributeList", "corrected"] + [n for _, n in fields])
         o.append("  return sink->end_record(OTF2_EvtWriter_%s(%s));" % (name, call_args))
         o.append("}")
-        o.append("static OTF2_CallbackCode count_event_%s(%s) {" % (name, sig))
-        o.append("  (void)eventPosition; (void)attributeList;")
-        for _, n in fields:
-            o.append("  (void)%s;" % n)
-        o.append("  return static_cast<EventSink*>(userData)->plain_event(location, time, %d);" % i)
-        o.append("}")
     o.append("")
     o.append("static void register_copy_event_callbacks(OTF2_EvtReaderCallbacks* cbs) {")
     for name, _ in events:
         o.append("  OTF2_EvtReaderCallbacks_Set%sCallback(cbs, copy_event_%s);" % (name, name))
-    o.append("}")
-    o.append("static void register_plain_event_callbacks(OTF2_EvtReaderCallbacks* cbs) {")
-    for name, _ in events:
-        o.append("  OTF2_EvtReaderCallbacks_Set%sCallback(cbs, count_event_%s);" % (name, name))
     o.append("}")
     o.append("")
     o.append("static const char* const kDefRecordNames[] = {")

@@ -1,6 +1,7 @@
 // Callbacks for every OTF2 event and global definition record type, generated from the OTF2
-// headers (tools/generate_record_tables.py). Copy callbacks re-emit a record unchanged except for
-// the timestamp; plain callbacks only report type and time.
+// headers (tools/generate_record_tables.py): the names of the record types and copy callbacks that
+// re-emit a record unchanged except for the timestamp (the definitions' copy, and the plain copy
+// the benchmark compares against). Events travel through the record store (record_store.h).
 #ifndef HTRACE_CORRECT_RECORD_TABLES_H
 #define HTRACE_CORRECT_RECORD_TABLES_H
 
@@ -15,9 +16,6 @@ public:
   virtual OTF2_TimeStamp begin_record(OTF2_LocationRef location, OTF2_TimeStamp time, int type) = 0;
   virtual OTF2_EvtWriter* writer(OTF2_LocationRef location) = 0;
   virtual OTF2_CallbackCode end_record(OTF2_ErrorCode written) = 0;
-  // Model path: one call per record of a type without a dedicated callback.
-  virtual OTF2_CallbackCode plain_event(OTF2_LocationRef location, OTF2_TimeStamp time,
-                                        int type) = 0;
 };
 
 class DefSink {
@@ -36,7 +34,6 @@ int def_record_type_count();
 const char* def_record_name(int type);
 
 void register_copy_events(OTF2_EvtReaderCallbacks* callbacks);
-void register_plain_events(OTF2_EvtReaderCallbacks* callbacks);
 void register_copy_defs(OTF2_GlobalDefReaderCallbacks* callbacks);
 
 } // namespace htrace::correct
