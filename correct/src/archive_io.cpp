@@ -149,6 +149,11 @@ void ArchiveReader::open_locations(const Definitions& defs,
   if (defs_open) OTF2_Reader_CloseDefFiles(reader_);
 }
 
+void ArchiveReader::close_events() {
+  if (evt_open_) OTF2_Reader_CloseEvtFiles(reader_);
+  evt_open_ = false;
+}
+
 namespace {
 OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
   return OTF2_FLUSH;

@@ -152,6 +152,7 @@ Report run(const Options& o, MPI_Comm comm) {
   agree(comm, [&] {
     reader.open_locations(defs, mine);
     read_models(reader.get(), defs, mine, /*keep_records=*/!o.check_only, model);
+    reader.close_events();
     return std::string();
   });
   rep.events = model.events;

@@ -58,6 +58,8 @@ public:
   ArchiveReader& operator=(const ArchiveReader&) = delete;
   OTF2_Reader* get() const { return reader_; }
   void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
+  // After the single read: the event files' buffers are not needed any more.
+  void close_events();
 
 private:
   OTF2_Reader* reader_ = nullptr;
