@@ -6,10 +6,14 @@
 namespace htrace::correct {
 namespace {
 
-// The aggregates below assume intra <= inter (members on other nodes get the larger l_min);
-// an archive or command line with intra > inter uses inter for both inside a collective.
+// The aggregates below assume intra <= inter (members on other nodes get the larger l_min); an
+// archive or command line with intra > inter uses inter for both inside a collective. Every rule
+// uses this one pair latency, so forward bounds and backward limits agree.
 int64_t intra_lmin(const Latencies& l) {
   return std::min(l.intra, l.inter);
+}
+int64_t pair_lmin(uint32_t process_a, uint32_t process_b, const Latencies& l) {
+  return l.same_node(process_a, process_b) ? intra_lmin(l) : l.inter;
 }
 uint64_t node_of(const CollectiveMember& m, const Latencies& l) {
   return l.defs->processes[m.process].node;
@@ -92,7 +96,8 @@ int64_t CollectiveInstance::end_bound(const CollectiveMember& m, const Latencies
     int64_t bound = kNoTime;
     for (const PrefixEntry& e : prefix) {
       int64_t v = input ? e.input : e.begin;
-      if (e.rank < m.rank && v != kNoTime) bound = std::max(bound, v + l.mpi(e.process, m.process));
+      if (e.rank < m.rank && v != kNoTime)
+        bound = std::max(bound, v + pair_lmin(e.process, m.process, l));
     }
     return bound;
   }
@@ -116,7 +121,7 @@ int64_t CollectiveInstance::begin_upper_bound(const CollectiveMember& m, const L
     int64_t ub = kNone;
     for (const PrefixEntry& e : prefix)
       if (e.rank > m.rank && e.end != kNoTime)
-        ub = std::min(ub, e.end - l.mpi(m.process, e.process));
+        ub = std::min(ub, e.end - pair_lmin(m.process, e.process, l));
     return ub;
   }
   }
@@ -124,7 +129,7 @@ int64_t CollectiveInstance::begin_upper_bound(const CollectiveMember& m, const L
 }
 
 int64_t CollectiveInstance::root_lmin(const CollectiveMember& m, const Latencies& l) const {
-  return root_process == UINT32_MAX ? l.inter : l.mpi(root_process, m.process);
+  return root_process == UINT32_MAX ? l.inter : pair_lmin(root_process, m.process, l);
 }
 
 } // namespace htrace::correct

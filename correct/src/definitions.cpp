@@ -21,6 +21,10 @@ struct RawLocationGroup {
   OTF2_LocationGroupType type;
   OTF2_SystemTreeNodeRef parent;
 };
+struct RawSystemTreeNode {
+  OTF2_StringRef class_name;
+  OTF2_SystemTreeNodeRef parent;
+};
 struct RawLocation {
   std::string name;
   uint64_t events;
@@ -30,6 +34,7 @@ struct RawLocation {
 struct Collector {
   std::unordered_map<OTF2_StringRef, std::string> strings;
   std::map<OTF2_LocationGroupRef, RawLocationGroup> location_groups;
+  std::unordered_map<OTF2_SystemTreeNodeRef, RawSystemTreeNode> system_tree;
   std::map<OTF2_LocationRef, RawLocation> locations;
   std::unordered_map<OTF2_GroupRef, RawGroup> groups;
   std::map<OTF2_CommRef, RawComm> comms;
@@ -49,6 +54,25 @@ OTF2_CallbackCode on_clock(void* u, uint64_t res, uint64_t off, uint64_t len, ui
   d->trace_length = len;
   d->has_clock_properties = true;
   return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_system_tree_node(void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef,
+                                      OTF2_StringRef class_name, OTF2_SystemTreeNodeRef parent) {
+  static_cast<Collector*>(u)->system_tree[self] = {class_name, parent};
+  return OTF2_CALLBACK_SUCCESS;
+}
+// The compute node of a process: the nearest system-tree ancestor of class "node" (htrace and
+// Score-P write one; htrace puts a per-process node below it), else the group's direct parent.
+uint64_t node_of(const Collector& c, OTF2_SystemTreeNodeRef parent) {
+  std::unordered_set<OTF2_SystemTreeNodeRef> seen; // a malformed tree may contain a cycle
+  for (OTF2_SystemTreeNodeRef n = parent;
+       n != OTF2_UNDEFINED_SYSTEM_TREE_NODE && seen.insert(n).second;) {
+    auto it = c.system_tree.find(n);
+    if (it == c.system_tree.end()) break;
+    auto cls = c.strings.find(it->second.class_name);
+    if (cls != c.strings.end() && (cls->second == "node" || cls->second == "Node")) return n;
+    n = it->second.parent;
+  }
+  return parent;
 }
 OTF2_CallbackCode on_location_group(void* u, OTF2_LocationGroupRef self, OTF2_StringRef,
                                     OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
@@ -121,7 +145,7 @@ void assemble(Collector& c, Definitions& d) {
   for (auto& [id, g] : c.location_groups)
     if (used.count(id)) {
       process_index[id] = static_cast<uint32_t>(d.processes.size());
-      d.processes.push_back({id, g.parent, {}, 0});
+      d.processes.push_back({id, node_of(c, g.parent), {}, 0});
     }
   for (auto& [id, loc] : c.locations) {
     auto it = process_index.find(loc.group);
@@ -199,6 +223,7 @@ Definitions read_definitions(OTF2_Reader* reader) {
   OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
   OTF2_GlobalDefReaderCallbacks_SetStringCallback(cbs, on_string);
   OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cbs, on_clock);
+  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cbs, on_system_tree_node);
   OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cbs, on_location_group);
   OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cbs, on_location);
   OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cbs, on_region);

@@ -51,6 +51,7 @@ struct RawColl {
   uint32_t op;
   uint64_t comm;
   uint32_t root;
+  uint64_t received; // bytes this member received
 };
 struct Team {
   uint64_t comm;
@@ -207,7 +208,7 @@ OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void
   HT_RECORD(u, t, MpiCollectiveEnd, a, op, comm, root, sent, received);
   uint32_t begin = r->pending_coll == UINT32_MAX ? ev : r->pending_coll;
   r->pending_coll = UINT32_MAX;
-  if (!r->pending_coll_neighborhood) r->colls.push_back({begin, ev, op, comm, root});
+  if (!r->pending_coll_neighborhood) r->colls.push_back({begin, ev, op, comm, root, received});
   r->pending_coll_neighborhood = false;
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -230,7 +231,7 @@ OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, 
   uint32_t begin = ev;
   auto it = r->open_coll.find(request);
   if (it != r->open_coll.end()) begin = it->second, r->open_coll.erase(it);
-  r->colls.push_back({begin, ev, op, comm, root});
+  r->colls.push_back({begin, ev, op, comm, root, received});
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -441,6 +442,15 @@ OTF2_EvtReaderCallbacks* make_callbacks() {
   return cbs;
 }
 
+// Whether a member's end waits for other members: only if data reaches it (MPI returns at once
+// from a collective that moves no data to the caller, e.g. a bcast of count 0), or the operation
+// synchronizes by itself. MPI_Comm_free need not synchronize (Open MPI's is local).
+bool end_waits(const RawColl& c) {
+  if (c.op == OTF2_COLLECTIVE_OP_DESTROY_HANDLE) return false;
+  return c.op == OTF2_COLLECTIVE_OP_BARRIER || c.op == OTF2_COLLECTIVE_OP_CREATE_HANDLE ||
+         c.received > 0;
+}
+
 // Sequence numbers per process, over its locations in id order: sends per (dst, comm, tag),
 // receives per (src, comm, tag) in posting order, collectives per comm in issue order.
 struct ProcessMatcher {
@@ -481,7 +491,7 @@ struct ProcessMatcher {
         inst.members = static_cast<uint32_t>(it->second.rank_process.size());
       }
       add_link(r.loc_, c.begin, LinkRole::Contribute, id, m);
-      add_link(r.loc_, c.end, LinkRole::Receive, id, m);
+      if (end_waits(c)) add_link(r.loc_, c.end, LinkRole::Receive, id, m);
     }
     sort_links(r.loc_);
   }

@@ -27,7 +27,9 @@ LOCAL_STATUS = ("MPI_Status htrace_status;\n"
 SKELETONS = {
     "generic": None,  # Enter/Leave only
     "send": ("{ns}on_send(L, call.entered(), count, datatype, dest, tag, comm);\n", ""),
-    "isend": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, T, count, datatype, dest, tag, comm, *request, false);\n"),
+    # A message cannot leave before its call is entered: sends carry the entry time even where
+    # the request handle is only known after the call (the receive is timed at its completion).
+    "isend": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, call.entered(), count, datatype, dest, tag, comm, *request, false);\n"),
     "send_init": ("", "if (rc == MPI_SUCCESS) {ns}on_isend(L, T, count, datatype, dest, tag, comm, *request, true);\n"),
     "recv": (LOCAL_STATUS, "if (rc == MPI_SUCCESS) {ns}on_recv(L, T, comm, status);\n"),
     "irecv": ("", "if (rc == MPI_SUCCESS) {ns}on_irecv(L, T, source, comm, *request, false);\n"),
@@ -42,8 +44,8 @@ SKELETONS = {
                  "if (rc == MPI_SUCCESS) {ns}on_recv(L, T, comm, status);\n"),
     "sendrecv_replace": (LOCAL_STATUS + "  {ns}on_send(L, call.entered(), count, datatype, dest, sendtag, comm);\n",
                          "if (rc == MPI_SUCCESS) {ns}on_recv(L, T, comm, status);\n"),
-    "start": ("", "if (rc == MPI_SUCCESS) {ns}on_start(L, T, *request);\n"),
-    "startall": ("", "if (rc == MPI_SUCCESS) for (int i = 0; i < count; ++i) {ns}on_start(L, T, array_of_requests[i]);\n"),
+    "start": ("", "if (rc == MPI_SUCCESS) {ns}on_start(L, call.entered(), *request);\n"),
+    "startall": ("", "if (rc == MPI_SUCCESS) for (int i = 0; i < count; ++i) {ns}on_start(L, call.entered(), array_of_requests[i]);\n"),
     "wait": (LOCAL_STATUS + "  const MPI_Request htrace_request = *request;\n",
              "{ns}on_complete(L, T, htrace_request, status);\n"),
     "test": (LOCAL_STATUS + "  const MPI_Request htrace_request = *request;\n",

@@ -91,13 +91,14 @@ for loc, evs in per_loc.items():
             pend_begin = (i, ev.time, is_neighborhood(last_region))
         elif n == "MpiCollectiveEnd":
             if not pend_begin[2]:
-                pcoll.append((pend_begin[0], pend_begin[1], ev.time, ev.collective_op, ev.communicator, ev.root))
+                pcoll.append((pend_begin[0], pend_begin[1], ev.time, ev.collective_op, ev.communicator, ev.root,
+                              ev.size_received))
         elif n == "NonBlockingCollectiveRequest":
             open_nbc[ev.request_id] = (i, ev.time, is_neighborhood(last_region))
         elif n == "NonBlockingCollectiveComplete":
             b = open_nbc.pop(ev.request_id)
             if not b[2]:
-                pcoll.append((b[0], b[1], ev.time, ev.collective_op, ev.communicator, ev.root))
+                pcoll.append((b[0], b[1], ev.time, ev.collective_op, ev.communicator, ev.root, ev.size_received))
         elif n == "ThreadFork":
             forks.append(ev.time)
         elif n == "ThreadTeamBegin":
@@ -158,9 +159,9 @@ for loc, evs in per_loc.items():
         sends[key].append(t)
     for post, key, t in sorted(raw_recvs, key=lambda x: x[0]):
         recvs[key].append(t)
-    for b_idx, b, e, op, comm, root in sorted(pcoll, key=lambda x: x[0]):
+    for b_idx, b, e, op, comm, root, received in sorted(pcoll, key=lambda x: x[0]):
         s = coll_seq[comm]; coll_seq[comm] += 1
-        colls[(comm, s)][rank_of(comm, loc)] = (b, e, op, root)
+        colls[(comm, s)][rank_of(comm, loc)] = (b, e, op, root, received)
 
 unmatched = 0
 for key, ss in sends.items():
@@ -175,9 +176,14 @@ for key, rr in recvs.items():
 
 ONE_TO_N = {CollectiveOp.BCAST, CollectiveOp.SCATTER, CollectiveOp.SCATTERV}
 N_TO_ONE = {CollectiveOp.GATHER, CollectiveOp.GATHERV, CollectiveOp.REDUCE}
+SYNCHRONIZING = {CollectiveOp.BARRIER, CollectiveOp.CREATE_HANDLE}
 for (comm, s), members in colls.items():
-    for r, (b, e, op, root) in members.items():
-        for c, (bc, ec, _, _) in members.items():
+    for r, (b, e, op, root, received) in members.items():
+        # An end waits for others only if data reaches it (or the operation synchronizes by
+        # itself); MPI_Comm_free (DESTROY_HANDLE) need not synchronize at all.
+        if op == CollectiveOp.DESTROY_HANDLE or (op not in SYNCHRONIZING and received == 0):
+            continue
+        for c, (bc, ec, _, _, _) in members.items():
             if c == r:
                 continue
             if op in ONE_TO_N: dep = c == root

@@ -14,13 +14,17 @@ unmatched = "--unmatched" in sys.argv
 shift2 = int(sys.argv[sys.argv.index("--shift2") + 1]) if "--shift2" in sys.argv else 0  # rank 2 behind
 neighborhood = "--neighborhood" in sys.argv  # a neighbor allgather on the line 0-1-2
 barrier_task = "--barrier-task" in sys.argv  # a task completes inside the team's barrier
+process_nodes = "--process-nodes" in sys.argv  # htrace's system tree: node > one node per process
+zero_bcast = "--zero-bcast" in sys.argv  # a 0-byte bcast: non-roots may finish before the root begins
 pivot = "--pivot" in sys.argv  # rank 1 sends to rank 2 just before its violated receive  # drop a send, as a truncated run would
 US = 1000
 
 with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     root = trace.definitions.system_tree_node("machine")
-    node = trace.definitions.system_tree_node("node0", parent=root)
-    procs = [trace.definitions.location_group("rank %d" % r, system_tree_parent=node) for r in range(3)]
+    node = trace.definitions.system_tree_node("node0", parent=root, class_name="node" if process_nodes else "")
+    parents = [trace.definitions.system_tree_node("rank %d" % r, parent=node, class_name="process")
+               for r in range(3)] if process_nodes else [node] * 3
+    procs = [trace.definitions.location_group("rank %d" % r, system_tree_parent=parents[r]) for r in range(3)]
     locs = [trace.definitions.location("master %d" % r, group=procs[r]) for r in range(3)]
     thread1 = trace.definitions.location("thread 1 of rank 0", group=procs[0])
     thread1b = trace.definitions.location("thread 1 of rank 1", group=procs[1])
@@ -115,5 +119,9 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
             w[r].mpi_collective_begin(T(r, start * US + 100))
             w[r].mpi_collective_end(T(r, end * US), CollectiveOp.ALLGATHER, comm_world, 0xFFFFFFFF, 8, 16)
             w[r].leave(T(r, end * US + 100), r_nb)
+    if zero_bcast:  # count 0: MPI returns at once, ranks 1 and 2 finish before the root enters
+        for r, start in ((1, 91), (2, 91), (0, 93)):
+            w[r].mpi_collective_begin(T(r, start * US))
+            w[r].mpi_collective_end(T(r, start * US + 200), CollectiveOp.BCAST, comm_world, 0, 0, 0)
     for r in range(3):
         w[r].leave(T(r, 100 * US), r_main)

@@ -76,6 +76,31 @@ def case_basic():
     expect(after["times"]["rank 1:thread 1 of rank 1"] != inp["rank 1:thread 1 of rank 1"], "Fig. 2: thread of rank 1 adjusted")
 
 
+def case_zero_bytes():
+    """A bcast of count 0 moves no data, so MPI returns at once: non-roots may finish before the
+    root begins. That is no violation, and a consistent trace with it stays unchanged."""
+    plain = build("zero", "--zero-bcast")
+    before = check(plain)
+    expect(before["collective"] == 0, "independent checker: no violation: %s" % before)
+    out = os.path.join(work, "out")
+    rep = json.loads(run([TOOL, "--json", plain, out]).stdout)
+    expect(rep["violations_before"]["collective"] == 0 and rep["events_shifted"] == 0,
+           "0-byte bcast carries no relation, nothing moves: %s" % rep)
+
+
+def case_nodes():
+    """htrace's system tree puts one node per process below the compute node (class "node"):
+    processes under one such node use the intra-node minimum latency."""
+    archive = build("nodes", "--process-nodes")
+    rep = json.loads(run([TOOL, "--check", "--json", "--lmin-intra", "1000", "--lmin-inter", "6000",
+                          archive]).stdout)
+    expect(rep["violations_before"] == {"p2p": 0, "collective": 0, "OpenMP": 0},
+           "intra-node latency for processes on one node: %s" % rep["violations_before"])
+    rep = json.loads(run([TOOL, "--check", "--json", "--lmin-intra", "6000", "--lmin-inter", "1000",
+                          archive]).stdout)
+    expect(rep["violations_before"]["p2p"] == 1, "a larger intra-node latency applies: %s" % rep)
+
+
 def case_barrier_task():
     """A task completed inside a barrier by a thread whose timer runs ahead: the other thread's
     barrier exit must move after the completion (tasks finish before a barrier ends)."""

@@ -26,7 +26,7 @@ struct LocationInfo {
 
 struct ProcessInfo {
   OTF2_LocationGroupRef id = 0;
-  uint64_t node = 0; // system-tree parent: processes on one node share intra-node latency
+  uint64_t node = 0; // system-tree node of class "node" (else the parent): intra-node latency
   std::vector<uint32_t> locations; // indices into Definitions::locations, ascending id
   uint64_t events = 0;
 };
