@@ -130,7 +130,7 @@ def test_disabled():
 
 
 def test_corrected():
-    """Hybrid trace on the emulated cluster (node 1's clock 2 ms ahead, no clock synchronization):
+    """Hybrid trace on the emulated cluster (node 1's clock 50 ms ahead, beyond any message latency on a loaded emulated cluster, no clock synchronization):
     htrace-correct must remove every MPI violation without creating OpenMP ones, and the corrected
     archive must still satisfy the OpenMP rules (team members inside fork..join and so on)."""
     work = tempfile.mkdtemp(prefix="htrace-ompt-corrected-")
@@ -139,7 +139,7 @@ def test_corrected():
     extra = " ".join(f"-x {k}={v}" for k, v in {
         "LD_PRELOAD": os.environ["HTRACE_LIB"], "HTRACE_SYNC": "none", "HTRACE_ARCHIVE_DIR": work,
         "HTRACE_ARCHIVE_NAME": "hybrid", "OMP_NUM_THREADS": THREADS}.items())
-    command = [os.environ["HTRACE_CLUSTER_RUN"], "--offsets", "0,0.002", "--ranks-per-node", "1", "--",
+    command = [os.environ["HTRACE_CLUSTER_RUN"], "--offsets", "0,0.05", "--ranks-per-node", "1", "--",
                harness.example("hybrid-jacobi/hybrid-jacobi"), str(ITERATIONS), "32", "128"]
     done = subprocess.run(command, env=dict(os.environ, MPIRUN_EXTRA=extra), capture_output=True, text=True,
                           timeout=harness.RUN_TIMEOUT)
@@ -152,7 +152,7 @@ def test_corrected():
     report = json.loads(done.stdout)
     require(report["messages"]["OpenMP"] > 0, f"no OpenMP logical messages: {report['messages']}")
     require(report["violations_before"]["p2p"] + report["violations_before"]["collective"] > 0,
-            f"the 2 ms offset caused no MPI violation: {report['violations_before']}")
+            f"the 50 ms offset caused no MPI violation: {report['violations_before']}")
     require(all(v == 0 for v in report["violations_after"].values()), f"after: {report['violations_after']}")
     done = subprocess.run([correct, "--check", "--json", corrected], capture_output=True, text=True, timeout=60)
     recheck = json.loads(done.stdout)
