@@ -130,7 +130,8 @@ def test_disabled():
 
 
 def test_corrected():
-    """Hybrid trace on the emulated cluster (node 1's clock 50 ms ahead, beyond any message latency on a loaded emulated cluster, no clock synchronization):
+    """Hybrid trace on the emulated cluster (node 1's clock 50 ms ahead, beyond any message latency
+    of a loaded emulated cluster; no clock synchronization):
     htrace-correct must remove every MPI violation without creating OpenMP ones, and the corrected
     archive must still satisfy the OpenMP rules (team members inside fork..join and so on)."""
     work = tempfile.mkdtemp(prefix="htrace-ompt-corrected-")
