@@ -1,0 +1,165 @@
+// Shared by the callbacks that turn records into logical-message links while the events are read
+// (mpi_relations.cpp, openmp_relations.cpp) and by the reader that drives them (model_reader.cpp).
+// Internal to the engine. Matching rules (see clc.md): p2p by posting order per (source,
+// destination, comm, tag); collectives by their order of issue per communicator; OpenMP relations
+// by team instance, barrier count, lock acquisition order and task id. All sequence numbers come
+// from records only, never from timestamps, so every correction process derives the same keys.
+#ifndef HTRACE_CORRECT_LOCATION_READER_H
+#define HTRACE_CORRECT_LOCATION_READER_H
+
+#include "correct/model_reader.h"
+#include "correct/record_store.h"
+#include "event_store.inc"
+
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace htrace::correct {
+
+enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask, kTaskwait };
+
+// A task: (team, creating thread, generation); implicit tasks get creator 0x80000000|location.
+using TaskKey = std::tuple<uint64_t, uint32_t, uint32_t>;
+// Children's completion -> their parent's next taskwait exit. Creates, completions and taskwaits
+// of one process may sit on different locations, so they are joined after the process is read.
+struct TaskTracker {
+  std::map<TaskKey, std::pair<TaskKey, uint64_t>> parent; // child -> (parent, taskwait index)
+  struct Completion {
+    size_t location;
+    uint32_t event;
+    TaskKey task;
+  };
+  std::vector<Completion> completions;
+};
+
+struct RawSend {
+  uint32_t event;
+  uint32_t dst;
+  uint64_t comm_tag;
+  bool cancelled;
+};
+struct RawRecv {
+  uint32_t post;
+  uint32_t event;
+  uint32_t src;
+  uint64_t comm_tag;
+};
+struct RawColl {
+  uint32_t begin;
+  uint32_t end;
+  uint32_t op;
+  uint64_t comm;
+  uint32_t root;
+  uint64_t received; // bytes this member received
+};
+struct Team {
+  uint64_t comm;
+  uint64_t instance;
+  bool master;
+  uint32_t fork_event;
+  uint64_t barriers;
+  bool ended;
+};
+
+// Receivers wait for every contribution made on this correction rank (`expected`).
+inline void add_link(LocationModel& loc, uint32_t event, LinkRole role, uint32_t channel,
+                     LocalModel& model) {
+  loc.links.push_back({event, role, channel});
+  Channel& ch = model.channels.channels[channel];
+  if (role == LinkRole::Contribute)
+    ch.expected++;
+  else
+    ch.has_receiver = true;
+}
+
+class LocationReader final : public EventStoreSink {
+public:
+  LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc, bool keep_records)
+      : defs_(d), model_(m), loc_(loc) {
+    times = &loc.input;
+    store = keep_records ? &loc.records : nullptr;
+  }
+
+  uint32_t index() const { return static_cast<uint32_t>(loc_.input.size()); }
+
+  uint32_t process() const { return loc_.process; }
+  uint32_t rank_process(uint64_t comm, uint32_t rank) const {
+    auto it = defs_.comms.find(static_cast<OTF2_CommRef>(comm));
+    if (it == defs_.comms.end() || rank >= it->second.rank_process.size()) return UINT32_MAX;
+    return it->second.rank_process[rank];
+  }
+  void link(uint32_t event, LinkRole role, const ChannelKey& key, MessageKind kind) {
+    add_link(loc_, event, role, model_.channels.get(key, kind), model_);
+  }
+  bool in_neighborhood_collective() const { return defs_.region(last_entered).neighborhood; }
+  ChannelKey local_key(uint64_t sub, uint64_t b, uint64_t c, uint64_t d) const {
+    return {ChannelType::Local, (static_cast<uint64_t>(loc_.process) << 8) | sub, b, c, d};
+  }
+
+  // MPI state, resolved after the location is read.
+  std::vector<RawSend> sends;
+  std::vector<RawRecv> recvs;
+  std::vector<RawColl> colls;
+  std::map<uint64_t, uint32_t> open_isend, open_irecv, open_coll;
+  uint32_t pending_coll = UINT32_MAX;
+  // Collective records inside a neighborhood collective carry no relation (see RegionInfo).
+  OTF2_RegionRef last_entered = OTF2_UNDEFINED_REGION;
+  bool pending_coll_neighborhood = false;
+  std::set<uint64_t> neighborhood_requests;
+  // OpenMP state.
+  std::vector<uint32_t> pending_forks;
+  std::vector<Team> teams;
+  std::map<uint64_t, uint64_t> team_instances;
+  uint32_t barrier_enter = UINT32_MAX;
+  int barrier_depth = 0;
+  uint64_t unknown = 0; // records of types unknown to the OTF2 library
+  // Task state.
+  TaskTracker* tasks = nullptr;
+  size_t model_index = 0;
+  TaskKey current{0, 0, 0};
+  std::map<TaskKey, uint64_t> taskwaits; // per task on this location: taskwaits passed
+  int taskwait_depth = 0;
+  TaskKey taskwait_task{0, 0, 0};
+
+  const Definitions& defs_;
+  LocalModel& model_;
+  LocationModel& loc_;
+};
+
+// userData is the EventStoreSink base, so the generated store callbacks can use it too.
+inline LocationReader* self(void* u) {
+  return static_cast<LocationReader*>(static_cast<EventStoreSink*>(u));
+}
+// Every callback first keeps the record (time and, unless --check, the record itself).
+#define HT_RECORD(u, t, Name, ...)                                                                 \
+  LocationReader* r = self(u);                                                                     \
+  const uint32_t ev = r->index();                                                                  \
+  store_##Name(*r, t, __VA_ARGS__)
+
+inline uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) {
+  return (static_cast<uint64_t>(comm) << 32) | tag;
+}
+
+// Set the callbacks of the records each kind of relation is built from (after the generated
+// store callbacks, which they override); each of them also stores its record (HT_RECORD).
+void register_mpi_relations(OTF2_EvtReaderCallbacks* callbacks);
+void register_openmp_relations(OTF2_EvtReaderCallbacks* callbacks);
+
+// Sequence numbers per process, over its locations in id order: sends per (dst, comm, tag),
+// receives per (src, comm, tag) in posting order, collectives per comm in issue order.
+struct ProcessMatcher {
+  std::map<uint64_t, uint64_t> coll_seq;
+  // Links the MPI records of a location once it has been read.
+  void resolve(LocationReader& r, LocalModel& m);
+};
+
+// Restores the event order (receives first within an event) after links were appended.
+void sort_links(LocationModel& loc);
+
+// Each completed child contributes to the taskwait of its parent that followed its creation.
+void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model);
+
+} // namespace htrace::correct
+#endif

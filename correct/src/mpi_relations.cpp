@@ -1,0 +1,195 @@
+// Point-to-point and collective records -> logical messages.
+#include "location_reader.h"
+
+#include <algorithm>
+
+namespace htrace::correct {
+namespace {
+
+OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList* a, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t length) {
+  HT_RECORD(u, t, MpiSend, a, receiver, comm, tag, length);
+  r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList* a, uint32_t receiver, OTF2_CommRef comm,
+                           uint32_t tag, uint64_t length, uint64_t request) {
+  HT_RECORD(u, t, MpiIsend, a, receiver, comm, tag, length, request);
+  r->open_isend[request] = static_cast<uint32_t>(r->sends.size());
+  r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                    OTF2_AttributeList* a, uint64_t request) {
+  HT_RECORD(u, t, MpiIsendComplete, a, request);
+  (void)ev;
+  r->open_isend.erase(request);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList* a, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t length) {
+  HT_RECORD(u, t, MpiRecv, a, sender, comm, tag, length);
+  r->recvs.push_back({ev, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList* a, uint64_t request) {
+  HT_RECORD(u, t, MpiIrecvRequest, a, request);
+  r->open_irecv[request] = ev;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList* a, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                           uint64_t length, uint64_t request) {
+  HT_RECORD(u, t, MpiIrecv, a, sender, comm, tag, length, request);
+  uint32_t post = ev;
+  auto it = r->open_irecv.find(request);
+  if (it != r->open_irecv.end()) post = it->second, r->open_irecv.erase(it);
+  r->recvs.push_back({post, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                               OTF2_AttributeList* a, uint64_t request) {
+  HT_RECORD(u, t, MpiRequestCancelled, a, request);
+  (void)ev;
+  auto it = r->open_isend.find(request);
+  if (it != r->open_isend.end()) r->sends[it->second].cancelled = true, r->open_isend.erase(it);
+  r->open_irecv.erase(request);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_coll_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                OTF2_AttributeList* a) {
+  HT_RECORD(u, t, MpiCollectiveBegin, a);
+  r->pending_coll = ev;
+  r->pending_coll_neighborhood = r->in_neighborhood_collective();
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                              OTF2_AttributeList* a, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                              uint32_t root, uint64_t sent, uint64_t received) {
+  HT_RECORD(u, t, MpiCollectiveEnd, a, op, comm, root, sent, received);
+  uint32_t begin = r->pending_coll == UINT32_MAX ? ev : r->pending_coll;
+  r->pending_coll = UINT32_MAX;
+  if (!r->pending_coll_neighborhood) r->colls.push_back({begin, ev, op, comm, root, received});
+  r->pending_coll_neighborhood = false;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_nbc_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList* a, uint64_t request) {
+  HT_RECORD(u, t, NonBlockingCollectiveRequest, a, request);
+  if (r->in_neighborhood_collective()) {
+    r->neighborhood_requests.insert(request);
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  r->open_coll[request] = ev;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                  OTF2_AttributeList* a, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                  uint32_t root, uint64_t sent, uint64_t received,
+                                  uint64_t request) {
+  HT_RECORD(u, t, NonBlockingCollectiveComplete, a, op, comm, root, sent, received, request);
+  if (r->neighborhood_requests.erase(request)) return OTF2_CALLBACK_SUCCESS;
+  uint32_t begin = ev;
+  auto it = r->open_coll.find(request);
+  if (it != r->open_coll.end()) begin = it->second, r->open_coll.erase(it);
+  r->colls.push_back({begin, ev, op, comm, root, received});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// Whether a member's end waits for other members: only if data reaches it (MPI returns at once
+// from a collective that moves no data to the caller, e.g. a bcast of count 0), or the operation
+// synchronizes by itself. MPI_Comm_free need not synchronize (Open MPI's is local).
+bool end_waits(const RawColl& c) {
+  if (c.op == OTF2_COLLECTIVE_OP_DESTROY_HANDLE) return false;
+  return c.op == OTF2_COLLECTIVE_OP_BARRIER || c.op == OTF2_COLLECTIVE_OP_CREATE_HANDLE ||
+         c.received > 0;
+}
+
+} // namespace
+
+void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
+  uint32_t me = r.process();
+  for (const RawSend& s : r.sends) {
+    if (s.cancelled || s.dst == UINT32_MAX || s.dst == me) continue;
+    P2PStream& st = m.channels.stream(me, s.dst, s.comm_tag);
+    add_link(r.loc_, s.event, LinkRole::Contribute, m.channels.p2p(st, st.sends++), m);
+  }
+  auto posted_before = [](const RawRecv& a, const RawRecv& b) { return a.post < b.post; };
+  if (!std::is_sorted(r.recvs.begin(), r.recvs.end(), posted_before))
+    std::sort(r.recvs.begin(), r.recvs.end(), posted_before);
+  for (const RawRecv& x : r.recvs) {
+    if (x.src == UINT32_MAX || x.src == me) continue;
+    P2PStream& st = m.channels.stream(x.src, me, x.comm_tag);
+    add_link(r.loc_, x.event, LinkRole::Receive, m.channels.p2p(st, st.receives++), m);
+  }
+  auto begun_before = [](const RawColl& a, const RawColl& b) { return a.begin < b.begin; };
+  if (!std::is_sorted(r.colls.begin(), r.colls.end(), begun_before))
+    std::sort(r.colls.begin(), r.colls.end(), begun_before);
+  for (const RawColl& c : r.colls) {
+    auto it = r.defs_.comms.find(static_cast<OTF2_CommRef>(c.comm));
+    if (it == r.defs_.comms.end()) continue;
+    auto rk = it->second.process_rank.find(me);
+    if (rk == it->second.process_rank.end() || it->second.rank_process.size() < 2) continue;
+    uint64_t seq = coll_seq[c.comm]++;
+    uint32_t id =
+        m.channels.get({ChannelType::Collective, c.comm, seq, 0, 0}, MessageKind::Collective);
+    Channel& ch = m.channels.channels[id];
+    if (ch.collective == UINT32_MAX) {
+      ch.collective = static_cast<uint32_t>(m.collectives.size());
+      CollectiveInstance& inst = m.collectives.emplace_back();
+      inst.pattern = collective_pattern(c.op);
+      inst.root = c.root;
+      inst.members = static_cast<uint32_t>(it->second.rank_process.size());
+    }
+    add_link(r.loc_, c.begin, LinkRole::Contribute, id, m);
+    if (end_waits(c)) add_link(r.loc_, c.end, LinkRole::Receive, id, m);
+  }
+  sort_links(r.loc_);
+}
+
+// Links arrive as a few runs already in event order (sends, receives, collectives, each in
+// record order), so merging the runs beats sorting them.
+void sort_links(LocationModel& loc) {
+  auto before = [](const Link& a, const Link& b) {
+    return a.event != b.event ? a.event < b.event : a.role < b.role;
+  };
+  std::vector<Link>& links = loc.links;
+  std::vector<size_t> runs{0};
+  for (size_t i = 1; i < links.size(); ++i)
+    if (before(links[i], links[i - 1])) runs.push_back(i);
+  runs.push_back(links.size());
+  if (runs.size() > 8) { // many runs (e.g. completions out of posting order): plain sort
+    std::stable_sort(links.begin(), links.end(), before);
+    return;
+  }
+  while (runs.size() > 2) {
+    std::vector<size_t> merged{0};
+    for (size_t r = 1; r + 1 < runs.size(); r += 2) {
+      std::inplace_merge(links.begin() + long(runs[r - 1]), links.begin() + long(runs[r]),
+                         links.begin() + long(runs[r + 1]), before);
+      merged.push_back(runs[r + 1]);
+    }
+    if (merged.back() != runs.back()) merged.push_back(runs.back());
+    runs.swap(merged);
+  }
+}
+
+void register_mpi_relations(OTF2_EvtReaderCallbacks* cbs) {
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, on_send);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, on_isend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, on_isend_complete);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, on_recv);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cbs, on_irecv_request);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cbs, on_irecv);
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, on_cancelled);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, on_coll_begin);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, on_coll_end);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, on_nbc_request);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, on_nbc_complete);
+}
+
+} // namespace htrace::correct

@@ -1,0 +1,217 @@
+// OpenMP records (fork/join, barriers, locks, tasks) -> logical messages inside one process.
+#include "location_reader.h"
+
+#include <algorithm>
+
+namespace htrace::correct {
+namespace {
+
+// OpenMP: fork on the master, then team begin on every member (master included).
+OTF2_CallbackCode on_fork(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList* a, OTF2_Paradigm paradigm, uint32_t threads) {
+  HT_RECORD(u, t, ThreadFork, a, paradigm, threads);
+  r->pending_forks.push_back(ev);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                OTF2_AttributeList* a, OTF2_CommRef team) {
+  HT_RECORD(u, t, ThreadTeamBegin, a, team);
+  uint64_t instance = r->team_instances[team]++;
+  Team tm{team, instance, false, UINT32_MAX, 0, false};
+  if (!r->pending_forks.empty()) {
+    tm.master = true;
+    tm.fork_event = r->pending_forks.back();
+    r->pending_forks.pop_back();
+    r->link(tm.fork_event, LinkRole::Contribute, r->local_key(kFork, team, instance, 0),
+            MessageKind::OpenMP);
+  } else {
+    r->link(ev, LinkRole::Receive, r->local_key(kFork, team, instance, 0), MessageKind::OpenMP);
+  }
+  r->teams.push_back(tm);
+  r->current = TaskKey{team, 0x80000000u | r->loc_.location, static_cast<uint32_t>(instance)};
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                              OTF2_AttributeList* a, OTF2_CommRef team) {
+  HT_RECORD(u, t, ThreadTeamEnd, a, team);
+  for (size_t i = r->teams.size(); i-- > 0;) {
+    Team& tm = r->teams[i];
+    if (tm.comm != team) continue;
+    // The master's own team end precedes its join locally; only other members contribute.
+    if (tm.ended) continue;
+    // The master's own team end precedes its join locally; only other members contribute.
+    if (tm.master) {
+      tm.ended = true;
+    } else {
+      r->link(ev, LinkRole::Contribute, r->local_key(kJoin, team, tm.instance, 0),
+              MessageKind::OpenMP);
+      r->teams.erase(r->teams.begin() + static_cast<long>(i));
+    }
+    break;
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_join(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList* a, OTF2_Paradigm paradigm) {
+  HT_RECORD(u, t, ThreadJoin, a, paradigm);
+  // The master's most recently ended team is the one joined.
+  for (size_t i = r->teams.size(); i-- > 0;) {
+    if (!r->teams[i].ended) continue;
+    r->link(ev, LinkRole::Receive, r->local_key(kJoin, r->teams[i].comm, r->teams[i].instance, 0),
+            MessageKind::OpenMP);
+    r->teams.erase(r->teams.begin() + static_cast<long>(i));
+    break;
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+bool is_barrier(const Definitions& d, OTF2_RegionRef region) {
+  const RegionInfo& r = d.region(region);
+  return (r.role == OTF2_REGION_ROLE_BARRIER || r.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
+         r.paradigm != OTF2_PARADIGM_MPI;
+}
+bool is_taskwait(const Definitions& d, OTF2_RegionRef region) {
+  const RegionInfo& r = d.region(region);
+  return r.role == OTF2_REGION_ROLE_TASK_WAIT && r.paradigm != OTF2_PARADIGM_MPI;
+}
+Team* active_team(LocationReader* r) {
+  for (size_t i = r->teams.size(); i-- > 0;)
+    if (!r->teams[i].ended) return &r->teams[i];
+  return nullptr;
+}
+// Regions: OpenMP barriers and taskwaits; the last region entered also tells the MPI side whether
+// a collective record belongs to a neighborhood collective.
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList* a, OTF2_RegionRef region) {
+  HT_RECORD(u, t, Enter, a, region);
+  r->last_entered = region;
+  if (r->taskwait_depth > 0) {
+    r->taskwait_depth++;
+  } else if (r->barrier_depth == 0 && is_taskwait(r->defs_, region)) {
+    r->taskwait_depth = 1;
+    r->taskwait_task = r->current;
+  }
+  if (r->barrier_depth > 0) {
+    r->barrier_depth++;
+  } else if (is_barrier(r->defs_, region)) {
+    if (Team* tm = active_team(r)) {
+      r->barrier_depth = 1;
+      r->barrier_enter = ev;
+      r->link(ev, LinkRole::Contribute,
+              r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers), MessageKind::OpenMP);
+    }
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList* a, OTF2_RegionRef region) {
+  HT_RECORD(u, t, Leave, a, region);
+  if (r->taskwait_depth > 0 && --r->taskwait_depth == 0) {
+    const TaskKey& p = r->taskwait_task;
+    uint64_t& w = r->taskwaits[p];
+    r->link(ev, LinkRole::Receive,
+            r->local_key(kTaskwait, std::get<0>(p),
+                         (uint64_t(std::get<1>(p)) << 32) | std::get<2>(p), w),
+            MessageKind::OpenMP);
+    ++w;
+  }
+  if (r->barrier_depth > 0 && --r->barrier_depth == 0) {
+    if (Team* tm = active_team(r)) {
+      r->link(ev, LinkRole::Receive, r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers),
+              MessageKind::OpenMP);
+      tm->barriers++;
+    }
+  }
+  return OTF2_CALLBACK_SUCCESS;
+}
+// Lock acquisition n+1 happens after release n of the same lock.
+OTF2_CallbackCode on_acquire(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                             OTF2_AttributeList* a, OTF2_Paradigm model, uint32_t lock,
+                             uint32_t order) {
+  HT_RECORD(u, t, ThreadAcquireLock, a, model, lock, order);
+  r->link(ev, LinkRole::Receive, r->local_key(kLock, model, lock, order), MessageKind::OpenMP);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_release(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                             OTF2_AttributeList* a, OTF2_Paradigm model, uint32_t lock,
+                             uint32_t order) {
+  HT_RECORD(u, t, ThreadReleaseLock, a, model, lock, order);
+  r->link(ev, LinkRole::Contribute,
+          r->local_key(kLock, model, lock, static_cast<uint64_t>(order) + 1), MessageKind::OpenMP);
+  return OTF2_CALLBACK_SUCCESS;
+}
+// A task runs only after it was created: create -> every switch to it.
+OTF2_CallbackCode on_task_create(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList* a, OTF2_CommRef team, uint32_t creator,
+                                 uint32_t generation) {
+  HT_RECORD(u, t, ThreadTaskCreate, a, team, creator, generation);
+  r->link(ev, LinkRole::Contribute, r->local_key(kTask, team, creator, generation),
+          MessageKind::OpenMP);
+  r->tasks->parent[TaskKey{team, creator, generation}] = {r->current, r->taskwaits[r->current]};
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList* a, OTF2_CommRef team, uint32_t creator,
+                                 uint32_t generation) {
+  HT_RECORD(u, t, ThreadTaskSwitch, a, team, creator, generation);
+  // Generation 0 is the switch back to the implicit task.
+  if (generation == 0) {
+    if (Team* tm = active_team(r))
+      r->current =
+          TaskKey{tm->comm, 0x80000000u | r->loc_.location, static_cast<uint32_t>(tm->instance)};
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  r->link(ev, LinkRole::Receive, r->local_key(kTask, team, creator, generation),
+          MessageKind::OpenMP);
+  r->current = TaskKey{team, creator, generation};
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode on_task_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList* a, OTF2_CommRef team, uint32_t creator,
+                                   uint32_t generation) {
+  HT_RECORD(u, t, ThreadTaskComplete, a, team, creator, generation);
+  // Tasks still running at a barrier complete inside it, and no thread leaves the barrier
+  // before they have: a completion there is one more contribution to the barrier.
+  if (r->barrier_depth > 0)
+    if (Team* tm = active_team(r))
+      r->link(ev, LinkRole::Contribute,
+              r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers), MessageKind::OpenMP);
+  r->tasks->completions.push_back({r->model_index, ev, TaskKey{team, creator, generation}});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+} // namespace
+
+void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
+  std::vector<size_t> touched;
+  for (const TaskTracker::Completion& c : tasks.completions) {
+    auto it = tasks.parent.find(c.task);
+    if (it == tasks.parent.end()) continue;
+    const TaskKey& p = it->second.first;
+    ChannelKey key{ChannelType::Local, (static_cast<uint64_t>(process) << 8) | kTaskwait,
+                   std::get<0>(p), (uint64_t(std::get<1>(p)) << 32) | std::get<2>(p),
+                   it->second.second};
+    add_link(model.locations[c.location], c.event, LinkRole::Contribute,
+             model.channels.get(key, MessageKind::OpenMP), model);
+    touched.push_back(c.location);
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (size_t l : touched)
+    sort_links(model.locations[l]);
+}
+
+void register_openmp_relations(OTF2_EvtReaderCallbacks* cbs) {
+  OTF2_EvtReaderCallbacks_SetThreadForkCallback(cbs, on_fork);
+  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cbs, on_team_begin);
+  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cbs, on_team_end);
+  OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cbs, on_join);
+  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, on_enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, on_leave);
+  OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cbs, on_acquire);
+  OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cbs, on_release);
+  OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback(cbs, on_task_create);
+  OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback(cbs, on_task_switch);
+  OTF2_EvtReaderCallbacks_SetThreadTaskCompleteCallback(cbs, on_task_complete);
+}
+
+} // namespace htrace::correct
