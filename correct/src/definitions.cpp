@@ -92,11 +92,13 @@ OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, O
   auto* c = static_cast<Collector*>(u);
   const std::string& n = c->strings[name];
   const bool neighborhood = n.rfind("MPI_Neighbor_", 0) == 0 || n.rfind("MPI_Ineighbor_", 0) == 0;
+  const bool taskgroup =
+      role == OTF2_REGION_ROLE_TASK_WAIT && n.find("taskgroup") != std::string::npos;
   // References are indices in every writer we know; a sparse outlier is ignored rather than
   // allocated for (its region then counts as an ordinary function).
   if (self < (1u << 24)) {
     if (self >= c->out->regions.size()) c->out->regions.resize(self + 1);
-    c->out->regions[self] = {role, paradigm, neighborhood};
+    c->out->regions[self] = {role, paradigm, neighborhood, taskgroup};
   }
   return OTF2_CALLBACK_SUCCESS;
 }

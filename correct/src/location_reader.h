@@ -18,14 +18,22 @@
 
 namespace htrace::correct {
 
-enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask, kTaskwait };
+enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask, kTaskwait, kTaskgroup };
 
 // A task: (team, creating thread, generation); implicit tasks get creator 0x80000000|location.
 using TaskKey = std::tuple<uint64_t, uint32_t, uint32_t>;
 // Children's completion -> their parent's next taskwait exit. Creates, completions and taskwaits
 // of one process may sit on different locations, so they are joined after the process is read.
+// One taskgroup region instance: the task that entered it and its count of taskgroups so far.
+struct TaskGroup {
+  TaskKey task;
+  uint64_t index;
+};
 struct TaskTracker {
   std::map<TaskKey, std::pair<TaskKey, uint64_t>> parent; // child -> (parent, taskwait index)
+  // Task -> the innermost taskgroup open in its creator when it was created. A task created
+  // outside any belongs to its creator's group (descendants count too): see join_tasks.
+  std::map<TaskKey, TaskGroup> created_in;
   struct Completion {
     size_t location;
     uint32_t event;
@@ -122,6 +130,10 @@ public:
   std::map<TaskKey, uint64_t> taskwaits; // per task on this location: taskwaits passed
   int taskwait_depth = 0;
   TaskKey taskwait_task{0, 0, 0};
+  // Open taskgroup regions on this location with the region depth at their Enter.
+  int region_depth = 0;
+  std::vector<std::pair<TaskGroup, int>> open_groups;
+  std::map<TaskKey, uint64_t> groups_entered; // per task: taskgroups entered so far
 
   const Definitions& defs_;
   LocalModel& model_;
@@ -158,7 +170,8 @@ struct ProcessMatcher {
 // Restores the event order (receives first within an event) after links were appended.
 void sort_links(LocationModel& loc);
 
-// Each completed child contributes to the taskwait of its parent that followed its creation.
+// Each completed child contributes to the taskwait of its parent that followed its creation, and
+// every completed task to the end of the taskgroup it belongs to.
 void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model);
 
 } // namespace htrace::correct

@@ -71,7 +71,15 @@ bool is_barrier(const Definitions& d, OTF2_RegionRef region) {
 }
 bool is_taskwait(const Definitions& d, OTF2_RegionRef region) {
   const RegionInfo& r = d.region(region);
-  return r.role == OTF2_REGION_ROLE_TASK_WAIT && r.paradigm != OTF2_PARADIGM_MPI;
+  return r.role == OTF2_REGION_ROLE_TASK_WAIT && r.paradigm != OTF2_PARADIGM_MPI && !r.taskgroup;
+}
+bool is_taskgroup(const Definitions& d, OTF2_RegionRef region) {
+  const RegionInfo& r = d.region(region);
+  return r.taskgroup && r.paradigm != OTF2_PARADIGM_MPI;
+}
+ChannelKey taskgroup_key(const LocationReader& r, const TaskGroup& g) {
+  return r.local_key(kTaskgroup, std::get<0>(g.task),
+                     (uint64_t(std::get<1>(g.task)) << 32) | std::get<2>(g.task), g.index);
 }
 Team* active_team(LocationReader* r) {
   for (size_t i = r->teams.size(); i-- > 0;)
@@ -84,6 +92,9 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
                            OTF2_AttributeList* a, OTF2_RegionRef region) {
   HT_RECORD(u, t, Enter, a, region);
   r->last_entered = region;
+  r->region_depth++;
+  if (is_taskgroup(r->defs_, region))
+    r->open_groups.push_back({{r->current, r->groups_entered[r->current]++}, r->region_depth});
   if (r->taskwait_depth > 0) {
     r->taskwait_depth++;
   } else if (r->barrier_depth == 0 && is_taskwait(r->defs_, region)) {
@@ -105,6 +116,12 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
 OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                            OTF2_AttributeList* a, OTF2_RegionRef region) {
   HT_RECORD(u, t, Leave, a, region);
+  if (!r->open_groups.empty() && r->open_groups.back().second == r->region_depth) {
+    r->link(ev, LinkRole::Receive, taskgroup_key(*r, r->open_groups.back().first),
+            MessageKind::OpenMP);
+    r->open_groups.pop_back();
+  }
+  r->region_depth--;
   if (r->taskwait_depth > 0 && --r->taskwait_depth == 0) {
     const TaskKey& p = r->taskwait_task;
     uint64_t& w = r->taskwaits[p];
@@ -146,7 +163,10 @@ OTF2_CallbackCode on_task_create(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, v
   HT_RECORD(u, t, ThreadTaskCreate, a, team, creator, generation);
   r->link(ev, LinkRole::Contribute, r->local_key(kTask, team, creator, generation),
           MessageKind::OpenMP);
-  r->tasks->parent[TaskKey{team, creator, generation}] = {r->current, r->taskwaits[r->current]};
+  const TaskKey child{team, creator, generation};
+  r->tasks->parent[child] = {r->current, r->taskwaits[r->current]};
+  if (!r->open_groups.empty() && r->open_groups.back().first.task == r->current)
+    r->tasks->created_in[child] = r->open_groups.back().first;
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -179,11 +199,33 @@ OTF2_CallbackCode on_task_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t,
   return OTF2_CALLBACK_SUCCESS;
 }
 
+// The taskgroup a task belongs to: the one it was created in, else its creator's, up the chain
+// of creators (bounded: a malformed trace may contain a cycle).
+const TaskGroup* group_of(const TaskTracker& tasks, TaskKey task) {
+  for (int depth = 0; depth < 1024; ++depth) {
+    auto in = tasks.created_in.find(task);
+    if (in != tasks.created_in.end()) return &in->second;
+    auto up = tasks.parent.find(task);
+    if (up == tasks.parent.end()) return nullptr;
+    task = up->second.first;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
   std::vector<size_t> touched;
   for (const TaskTracker::Completion& c : tasks.completions) {
+    if (const TaskGroup* g = group_of(tasks, c.task)) {
+      const TaskGroup& tg = *g;
+      ChannelKey key{ChannelType::Local, (static_cast<uint64_t>(process) << 8) | kTaskgroup,
+                     std::get<0>(tg.task),
+                     (uint64_t(std::get<1>(tg.task)) << 32) | std::get<2>(tg.task), tg.index};
+      add_link(model.locations[c.location], c.event, LinkRole::Contribute,
+               model.channels.get(key, MessageKind::OpenMP), model);
+      touched.push_back(c.location);
+    }
     auto it = tasks.parent.find(c.task);
     if (it == tasks.parent.end()) continue;
     const TaskKey& p = it->second.first;

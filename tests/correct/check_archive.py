@@ -48,6 +48,8 @@ recvs = collections.defaultdict(list)
 colls = collections.defaultdict(dict)  # (comm, seq) -> rank -> (begin, end, op, root)
 omp = collections.defaultdict(lambda: {"src": [], "dst": []})
 task_parent, task_done, taskwait_exit = {}, [], {}
+# Taskgroups: a task belongs to the group open in its creator when created, else to its creator's.
+created_in, task_creator, group_done = {}, {}, []
 
 for loc, evs in per_loc.items():
     prev = None
@@ -69,7 +71,22 @@ for loc, evs in per_loc.items():
     waits = collections.Counter()
     in_tw = None
     last_region = ""
+    depth = 0
+    open_groups = []  # [(group key, depth at its Enter)]
+    groups_entered = collections.Counter()
     for i, ev in enumerate(evs):
+        n_is_tg = False
+        if type(ev).__name__ in ("Enter", "Leave"):
+            n_is_tg = ev.region.region_role == RegionRole.TASK_WAIT and "taskgroup" in ev.region.name
+        if type(ev).__name__ == "Enter":
+            depth += 1
+            if n_is_tg:
+                open_groups.append(((proc(loc), str(current), groups_entered[current]), depth))
+                groups_entered[current] += 1
+        elif type(ev).__name__ == "Leave":
+            if open_groups and open_groups[-1][1] == depth:
+                omp[("taskgroup",) + open_groups.pop()[0]]["dst"].append((loc, ev.time))
+            depth -= 1
         n = type(ev).__name__
         if n == "Enter":
             last_region = ev.region.name
@@ -136,14 +153,19 @@ for loc, evs in per_loc.items():
             omp[("lock", proc(loc), ev.lock_id, ev.acquisition_order)]["dst"].append((loc, ev.time))
         elif n == "ThreadTaskCreate":
             omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["src"].append((loc, ev.time))
-            task_parent[(proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)] = (current, waits[current])
+            child = (proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)
+            task_parent[child] = (current, waits[current])
+            task_creator[child] = (proc(loc),) + current if current is not None and len(current) == 3 else None
+            if open_groups and open_groups[-1][0][1] == str(current):
+                created_in[child] = open_groups[-1][0]
         elif n == "ThreadTaskComplete":
             task_done.append(((proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number), loc, ev.time))
+            group_done.append(((proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number), loc, ev.time))
             if in_bar is not None:  # a barrier ends only after the tasks completed inside it
                 omp[in_bar]["src"].append((loc, ev.time))
-        elif n == "Enter" and ev.region.region_role == RegionRole.TASK_WAIT and in_tw is None:
+        elif n == "Enter" and ev.region.region_role == RegionRole.TASK_WAIT and not n_is_tg and in_tw is None:
             in_tw = current
-        elif n == "Leave" and ev.region.region_role == RegionRole.TASK_WAIT and in_tw is not None:
+        elif n == "Leave" and ev.region.region_role == RegionRole.TASK_WAIT and not n_is_tg and in_tw is not None:
             taskwait_exit[(proc(loc), in_tw, waits[in_tw])] = (loc, ev.time)
             waits[in_tw] += 1
             in_tw = None
@@ -194,6 +216,12 @@ for (comm, s), members in colls.items():
                 viol["collective"] += 1
                 break
 
+for key, loc, t in group_done:  # a task and its descendants complete before their taskgroup ends
+    k, hops = key, 0
+    while k is not None and k not in created_in and hops < 1024:
+        k, hops = task_creator.get(k), hops + 1
+    if k in created_in:
+        omp[("taskgroup",) + created_in[k]]["src"].append((loc, t))
 for key, loc, t in task_done:  # a child completes before its parent's next taskwait ends
     if key in task_parent:
         parent, w = task_parent[key]

@@ -14,6 +14,7 @@ unmatched = "--unmatched" in sys.argv
 shift2 = int(sys.argv[sys.argv.index("--shift2") + 1]) if "--shift2" in sys.argv else 0  # rank 2 behind
 neighborhood = "--neighborhood" in sys.argv  # a neighbor allgather on the line 0-1-2
 barrier_task = "--barrier-task" in sys.argv  # a task completes inside the team's barrier
+taskgroup = "--taskgroup" in sys.argv  # a taskgroup whose child creates a grandchild
 process_nodes = "--process-nodes" in sys.argv  # htrace's system tree: node > one node per process
 zero_bcast = "--zero-bcast" in sys.argv  # a 0-byte bcast: non-roots may finish before the root begins
 pivot = "--pivot" in sys.argv  # rank 1 sends to rank 2 just before its violated receive  # drop a send, as a truncated run would
@@ -40,6 +41,7 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     r_bar = trace.definitions.region("MPI_Barrier", paradigm=Paradigm.MPI, region_role=RegionRole.BARRIER)
     r_omp_bar = trace.definitions.region("!$omp barrier", paradigm=Paradigm.OPENMP, region_role=RegionRole.BARRIER)
     r_taskwait = trace.definitions.region("!$omp taskwait", paradigm=Paradigm.OPENMP, region_role=RegionRole.TASK_WAIT)
+    r_taskgroup = trace.definitions.region("!$omp taskgroup", paradigm=Paradigm.OPENMP, region_role=RegionRole.TASK_WAIT)
 
     def T(r, t):  # recorded time: truth plus the injected error of process r
         return t + 100 * US - (shift if r == 1 else shift2 if r == 2 else 0)
@@ -107,6 +109,16 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     w[0].enter(T(0, 80 * US + 100), r_taskwait)
     wt.thread_task_complete(TT(80 * US + 500), team, 0, 1); wt.thread_task_switch(TT(80 * US + 550), team, 1, 0)
     w[0].leave(T(0, 80 * US + 600), r_taskwait)
+    if taskgroup:  # the master's taskgroup: child 3 runs on the thread and creates grandchild (1, 1)
+        w[0].enter(T(0, 80 * US + 650), r_taskgroup)
+        w[0].thread_task_create(T(0, 80 * US + 660), team, 0, 3)
+        wt.thread_task_switch(TT(80 * US + 670), team, 0, 3)
+        wt.thread_task_create(TT(80 * US + 680), team, 1, 1)
+        wt.thread_task_complete(TT(80 * US + 690), team, 0, 3)
+        wt.thread_task_switch(TT(80 * US + 700), team, 1, 1)
+        wt.thread_task_complete(TT(80 * US + 800), team, 1, 1)
+        wt.thread_task_switch(TT(80 * US + 810), team, 1, 0)
+        w[0].leave(T(0, 80 * US + 900), r_taskgroup)
     wt.thread_team_end(TT(81 * US), team); w[0].thread_team_end(T(0, 81 * US), team)
     w[0].thread_join(T(0, 83 * US), Paradigm.OPENMP)
     if neighborhood:

@@ -101,6 +101,21 @@ def case_nodes():
     expect(rep["violations_before"]["p2p"] == 1, "a larger intra-node latency applies: %s" % rep)
 
 
+def case_taskgroup():
+    """A taskgroup waits for its tasks and their descendants: a grandchild created by the child
+    and completed after it, on a thread whose timer runs ahead, moves the taskgroup's end."""
+    plain = check(build("tg0", "--taskgroup"))
+    expect(plain["OpenMP"] == 0, "consistent trace: no violation: %s" % plain)
+    ahead = build("tg", "--taskgroup", "--thread-shift", "-3000")
+    before = check(ahead)
+    expect(before["OpenMP"] >= 4, "thread ahead: the taskgroup's end is violated too: %s" % before)
+    out = os.path.join(work, "out")
+    rep = json.loads(run([TOOL, "--json", ahead, out]).stdout)
+    expect(rep["violations_before"]["OpenMP"] == before["OpenMP"], "engine and checker agree: %s" % rep["violations_before"])
+    after = check(out, "--strict-order")
+    expect(after["OpenMP"] == after["order"] == 0, "zero OpenMP violations after: %s" % after)
+
+
 def case_barrier_task():
     """A task completed inside a barrier by a thread whose timer runs ahead: the other thread's
     barrier exit must move after the completion (tasks finish before a barrier ends)."""
