@@ -24,6 +24,12 @@ enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask, kTaskwait, 
 using TaskKey = std::tuple<uint64_t, uint32_t, uint32_t>;
 // Children's completion -> their parent's next taskwait exit. Creates, completions and taskwaits
 // of one process may sit on different locations, so they are joined after the process is read.
+// The channel of a task's n-th taskwait or taskgroup (sub-kind kTaskwait or kTaskgroup).
+inline ChannelKey task_wait_key(uint32_t process, LocalSub sub, const TaskKey& task, uint64_t n) {
+  return {ChannelType::Local, (static_cast<uint64_t>(process) << 8) | sub, std::get<0>(task),
+          (uint64_t(std::get<1>(task)) << 32) | std::get<2>(task), n};
+}
+
 // One taskgroup region instance: the task that entered it and its count of taskgroups so far.
 struct TaskGroup {
   TaskKey task;

@@ -77,10 +77,6 @@ bool is_taskgroup(const Definitions& d, OTF2_RegionRef region) {
   const RegionInfo& r = d.region(region);
   return r.taskgroup && r.paradigm != OTF2_PARADIGM_MPI;
 }
-ChannelKey taskgroup_key(const LocationReader& r, const TaskGroup& g) {
-  return r.local_key(kTaskgroup, std::get<0>(g.task),
-                     (uint64_t(std::get<1>(g.task)) << 32) | std::get<2>(g.task), g.index);
-}
 Team* active_team(LocationReader* r) {
   for (size_t i = r->teams.size(); i-- > 0;)
     if (!r->teams[i].ended) return &r->teams[i];
@@ -117,7 +113,8 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
                            OTF2_AttributeList* a, OTF2_RegionRef region) {
   HT_RECORD(u, t, Leave, a, region);
   if (!r->open_groups.empty() && r->open_groups.back().second == r->region_depth) {
-    r->link(ev, LinkRole::Receive, taskgroup_key(*r, r->open_groups.back().first),
+    const TaskGroup& g = r->open_groups.back().first;
+    r->link(ev, LinkRole::Receive, task_wait_key(r->process(), kTaskgroup, g.task, g.index),
             MessageKind::OpenMP);
     r->open_groups.pop_back();
   }
@@ -125,9 +122,7 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
   if (r->taskwait_depth > 0 && --r->taskwait_depth == 0) {
     const TaskKey& p = r->taskwait_task;
     uint64_t& w = r->taskwaits[p];
-    r->link(ev, LinkRole::Receive,
-            r->local_key(kTaskwait, std::get<0>(p),
-                         (uint64_t(std::get<1>(p)) << 32) | std::get<2>(p), w),
+    r->link(ev, LinkRole::Receive, task_wait_key(r->process(), kTaskwait, p, w),
             MessageKind::OpenMP);
     ++w;
   }
@@ -217,24 +212,16 @@ const TaskGroup* group_of(const TaskTracker& tasks, TaskKey task) {
 void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
   std::vector<size_t> touched;
   for (const TaskTracker::Completion& c : tasks.completions) {
-    if (const TaskGroup* g = group_of(tasks, c.task)) {
-      const TaskGroup& tg = *g;
-      ChannelKey key{ChannelType::Local, (static_cast<uint64_t>(process) << 8) | kTaskgroup,
-                     std::get<0>(tg.task),
-                     (uint64_t(std::get<1>(tg.task)) << 32) | std::get<2>(tg.task), tg.index};
+    auto contribute = [&](const ChannelKey& key) {
       add_link(model.locations[c.location], c.event, LinkRole::Contribute,
                model.channels.get(key, MessageKind::OpenMP), model);
       touched.push_back(c.location);
-    }
+    };
+    if (const TaskGroup* g = group_of(tasks, c.task))
+      contribute(task_wait_key(process, kTaskgroup, g->task, g->index));
     auto it = tasks.parent.find(c.task);
-    if (it == tasks.parent.end()) continue;
-    const TaskKey& p = it->second.first;
-    ChannelKey key{ChannelType::Local, (static_cast<uint64_t>(process) << 8) | kTaskwait,
-                   std::get<0>(p), (uint64_t(std::get<1>(p)) << 32) | std::get<2>(p),
-                   it->second.second};
-    add_link(model.locations[c.location], c.event, LinkRole::Contribute,
-             model.channels.get(key, MessageKind::OpenMP), model);
-    touched.push_back(c.location);
+    if (it != tasks.parent.end())
+      contribute(task_wait_key(process, kTaskwait, it->second.first, it->second.second));
   }
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
