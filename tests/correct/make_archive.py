@@ -15,6 +15,7 @@ shift2 = int(sys.argv[sys.argv.index("--shift2") + 1]) if "--shift2" in sys.argv
 neighborhood = "--neighborhood" in sys.argv  # a neighbor allgather on the line 0-1-2
 barrier_task = "--barrier-task" in sys.argv  # a task completes inside the team's barrier
 taskgroup = "--taskgroup" in sys.argv  # a taskgroup whose child creates a grandchild
+missing_coll = "--missing-collective" in sys.argv  # rank 2 never enters the scan (truncated run)
 process_nodes = "--process-nodes" in sys.argv  # htrace's system tree: node > one node per process
 zero_bcast = "--zero-bcast" in sys.argv  # a 0-byte bcast: non-roots may finish before the root begins
 pivot = "--pivot" in sys.argv  # rank 1 sends to rank 2 just before its violated receive  # drop a send, as a truncated run would
@@ -87,6 +88,8 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     for r in range(3):
         w[r].non_blocking_collective_request(T(r, 62 * US + r * US), 900 + r)
         w[r].non_blocking_collective_complete(T(r, 68 * US), CollectiveOp.ALLREDUCE, comm_world, 0xFFFFFFFF, 8, 8, 900 + r)
+        if missing_coll and r == 2:
+            continue
         w[r].mpi_collective_begin(T(r, 68 * US + 100 + r * 200))
         w[r].mpi_collective_end(T(r, 69 * US + 500), CollectiveOp.SCAN, comm_world, 0xFFFFFFFF, 8, 8)
     # A cancelled Isend from rank 2 carries no message.

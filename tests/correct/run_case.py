@@ -252,6 +252,9 @@ def case_bad_input():
     unmatched = build("unmatched", "--unmatched")
     for ranks in (1, 2):
         fails([unmatched, out], "unmatched", ranks)
+    missing_coll = build("missing_coll", "--missing-collective")
+    for ranks in (1, 2, 3):
+        fails([missing_coll, out], "entered by 2 of 3 members", ranks)
     skewed = build("truncated", "--shift", str(SHIFT))
     evt = os.path.join(skewed, "traces", "1.evt")
     data = open(evt, "rb").read()
