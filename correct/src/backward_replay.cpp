@@ -34,12 +34,12 @@ private:
         const int64_t v = loc.lc[link.event];
         switch (ch.key.type) {
         case ChannelType::Local:
-          ch.ub_neg.add(-(v - s_.ctx.latencies.omp), loc.location);
+          s_.local_values(ch).ub_neg.add(-(v - s_.ctx.latencies.omp), loc.location);
           break;
         case ChannelType::P2P: {
           const uint32_t src = static_cast<uint32_t>(ch.key.a);
           if (s_.local(src))
-            ch.ub_neg.add(-(v - s_.ctx.latencies.mpi(src, loc.process)), loc.location);
+            ch.limit = v - s_.ctx.latencies.mpi(src, loc.process);
           else
             s_.exchange.post(s_.owner(src), {ch.key, v, 0, loc.process, RemoteUse::Backward});
           break;
@@ -59,7 +59,7 @@ private:
     Channel& ch = s_.channel(id);
     if (v.key.type == ChannelType::P2P) {
       const int64_t lmin = s_.ctx.latencies.mpi(static_cast<uint32_t>(v.key.a), v.process);
-      ch.ub_neg.add(-(v.value - lmin), kRemoteSource);
+      ch.limit = v.value - lmin;
     } else if (ch.collective != UINT32_MAX) {
       s_.collective(ch).add_end(s_.member(v.process, ch), v.value, s_.ctx.latencies);
     }
@@ -69,8 +69,8 @@ private:
     const Channel& ch = s_.channel(link.channel);
     if (ch.key.type == ChannelType::Collective)
       return s_.collective(ch).begin_upper_bound(s_.member(loc.process, ch), s_.ctx.latencies);
-    const int64_t neg =
-        ch.key.type == ChannelType::Local ? ch.ub_neg.excluding(loc.location) : ch.ub_neg.max();
+    if (ch.key.type == ChannelType::P2P) return ch.limit == kNoTime ? kUnbounded : ch.limit;
+    const int64_t neg = s_.local_values(ch).ub_neg.excluding(loc.location);
     return neg == kNoTime ? kUnbounded : -neg;
   }
 

@@ -193,9 +193,13 @@ private:
     Channel& ch = s_.channel(link.channel);
     const int64_t t = loc.presync.apply(loc.input[link.event]);
     if (first) ch.arrived++, ch.has_contribution = true;
-    ch.corrected.add(v, loc.location);
-    ch.original.add(t, loc.location);
-    if (ch.key.type == ChannelType::Collective) {
+    if (ch.key.type == ChannelType::P2P) {
+      ch.value = std::max(ch.value, v), ch.input = t;
+    } else if (ch.key.type == ChannelType::Local) {
+      LocalValues& lv = s_.local_values(ch);
+      lv.corrected.add(v, loc.location);
+      lv.original.add(t, loc.location);
+    } else {
       CollectiveInstance& c = s_.collective(ch);
       if (first) c.begins_seen++;
       c.add_begin(s_.member(loc.process, ch), v, t, s_.ctx.latencies);
@@ -247,8 +251,7 @@ private:
     Channel& ch = s_.channel(id);
     if (v.use == RemoteUse::Input) ch.has_contribution = true;
     if (p2p) {
-      ch.corrected.add(v.value, kRemoteSource);
-      ch.original.add(v.input, kRemoteSource);
+      ch.value = std::max(ch.value, v.value), ch.input = v.input;
     } else {
       if (ch.collective == UINT32_MAX) return; // no member here: reported by check_matched
       CollectiveInstance& c = s_.collective(ch);

@@ -26,15 +26,15 @@ const std::vector<int>& ReplayState::remote_owners(uint64_t comm) {
 }
 
 int64_t ReplayState::receive_bound(const LocationModel& loc, const Channel& ch, bool input) const {
-  const Top2& values = input ? ch.original : ch.corrected;
   switch (ch.key.type) {
   case ChannelType::P2P: {
-    const int64_t v = values.max();
+    const int64_t v = input ? ch.input : ch.value;
     return v == kNoTime ? kNoTime
                         : v + ctx.latencies.mpi(static_cast<uint32_t>(ch.key.a), loc.process);
   }
   case ChannelType::Local: {
-    const int64_t v = values.excluding(loc.location);
+    const LocalValues& lv = local_values(ch);
+    const int64_t v = (input ? lv.original : lv.corrected).excluding(loc.location);
     return v == kNoTime ? kNoTime : v + ctx.latencies.omp;
   }
   case ChannelType::Collective:

@@ -12,9 +12,6 @@
 
 namespace htrace::correct {
 
-// The source id of values that arrived from another correction rank.
-constexpr uint64_t kRemoteSource = UINT64_MAX - 1;
-
 class ReplayState {
 public:
   ReplayState(const ReplayContext& c, LocalModel& m, ReplayStats& s)
@@ -29,6 +26,10 @@ public:
   const Channel& channel(uint32_t id) const { return model.channels.channels[id]; }
   int owner(uint32_t process) const { return ctx.owner[process]; }
   bool local(uint32_t process) const { return ctx.owner[process] == ctx.rank; }
+  LocalValues& local_values(const Channel& ch) { return model.channels.local_values[ch.local]; }
+  const LocalValues& local_values(const Channel& ch) const {
+    return model.channels.local_values[ch.local];
+  }
   CollectiveInstance& collective(const Channel& ch) { return model.collectives[ch.collective]; }
   const CollectiveInstance& collective(const Channel& ch) const {
     return model.collectives[ch.collective];

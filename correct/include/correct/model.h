@@ -73,16 +73,24 @@ struct Top2 {
 // Aggregated begins (forward) and ends (backward) of one collective instance; see collective.h.
 struct CollectiveInstance;
 
+// The values of an OpenMP relation: several contributors and receivers, each excluding itself.
+struct LocalValues {
+  Top2 corrected, original; // contributions (forward LC, pre-synchronized input time)
+  Top2 ub_neg; // backward: negated (receiver time - l_min), so ub = -largest excluding self
+};
+
 struct Channel {
   ChannelKey key;
-  MessageKind kind = MessageKind::P2P;
   // Contributions from this correction rank; receivers wait until all of them arrived. Remote
   // contributions never block: they refine the value in later rounds (see forward_replay.cpp).
   int32_t expected = 0, arrived = 0;
+  uint32_t collective = UINT32_MAX; // Collective: index into LocalModel::collectives
+  uint32_t local = UINT32_MAX;      // Local: index into ChannelTable::local_values
+  MessageKind kind = MessageKind::P2P;
   bool has_receiver = false, has_contribution = false;
-  uint32_t collective = UINT32_MAX; // index into LocalModel::collectives for Collective channels
-  Top2 corrected, original;         // contributions (forward LC, pre-synchronized input time)
-  Top2 ub_neg; // backward: negated (receiver time - l_min), so ub = -largest excluding self
+  // P2P (one send, one receive, most channels, so kept small): the send's forward and input
+  // times and the latest time the send may move to (receive time - l_min).
+  int64_t value = kNoTime, input = kNoTime, limit = kNoTime;
 };
 
 // Receives sort first: an event takes its bounds before it passes its own time on.
@@ -124,6 +132,7 @@ struct P2PStream {
 
 struct ChannelTable {
   ChunkedVector<Channel> channels;
+  ChunkedVector<LocalValues> local_values;
   std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index; // non-P2P channels
   std::unordered_map<ChannelKey, P2PStream, ChannelKeyHash> streams;
 
@@ -142,6 +151,10 @@ private:
     Channel& ch = channels.emplace_back();
     ch.key = key;
     ch.kind = kind;
+    if (key.type == ChannelType::Local) {
+      ch.local = static_cast<uint32_t>(local_values.size());
+      local_values.emplace_back();
+    }
     return static_cast<uint32_t>(channels.size() - 1);
   }
   struct StreamCache {
