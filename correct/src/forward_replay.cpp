@@ -18,15 +18,21 @@ public:
       // event earlier, so it is a lower bound of the final value and a good first guess: the
       // first pass then only sends values that moved.
       publish_input_times();
-      deliver_all();
+      cross_rank_values_ = deliver_all();
       s_.stats.rounds = 1;
     }
     first_pass();
     check_matched();
     if (s_.ctx.size > 1) {
       build_receivers();
-      while (deliver_all()) {
-        s_.stats.rounds++;
+      while (deliver_all() > 0) {
+        // Without a cycle every round extends a chain of cross-rank messages, and no chain is
+        // longer than their number; a cycle (which the first pass cannot see across ranks)
+        // would raise its values forever.
+        if (++s_.stats.rounds > cross_rank_values_ + 2)
+          fail_together(s_.ctx.comm,
+                        "cyclic relations across correction ranks (e.g. each of two processes "
+                        "receives the other's message before sending its own)");
         reevaluate_dirty(); // posts the values that changed
       }
     }
@@ -236,13 +242,13 @@ private:
     }
   }
 
-  // Returns false when nothing moved on any rank.
-  bool deliver_all() {
+  // Returns the number of values moved on all ranks together (0: nothing was posted anywhere).
+  uint64_t deliver_all() {
     uint64_t moved = 0;
     EventArray<RemoteValue> in = s_.exchange.run(moved);
     for (const RemoteValue& v : in)
       deliver(v);
-    return moved > 0;
+    return moved;
   }
 
   void deliver(const RemoteValue& v) {
@@ -337,6 +343,7 @@ private:
   std::vector<std::pair<uint32_t, uint32_t>> receivers_; // (location index, event)
   std::set<std::pair<uint32_t, uint32_t>> dirty_;        // (location index, event)
   std::string never_sent_;                               // the first p2p receive without a send
+  uint64_t cross_rank_values_ = 0; // contributions received on another correction rank
 };
 
 } // namespace

@@ -40,6 +40,7 @@ struct TaskTracker {
   // Task -> the innermost taskgroup open in its creator when it was created. A task created
   // outside any belongs to its creator's group (descendants count too): see join_tasks.
   std::map<TaskKey, TaskGroup> created_in;
+  std::map<TaskKey, const TaskGroup*> group_of; // resolved along the creator chain (memo)
   struct Completion {
     size_t location;
     uint32_t event;
@@ -134,10 +135,10 @@ public:
   size_t model_index = 0;
   TaskKey current{0, 0, 0};
   std::map<TaskKey, uint64_t> taskwaits; // per task on this location: taskwaits passed
-  int taskwait_depth = 0;
-  TaskKey taskwait_task{0, 0, 0};
-  // Open taskgroup regions on this location with the region depth at their Enter.
+  // Open taskwait and taskgroup regions on this location with the region depth at their Enter
+  // (tasks run inside barriers and inside other tasks' waits have their own).
   int region_depth = 0;
+  std::vector<std::pair<TaskKey, int>> open_waits;
   std::vector<std::pair<TaskGroup, int>> open_groups;
   std::map<TaskKey, uint64_t> groups_entered; // per task: taskgroups entered so far
 

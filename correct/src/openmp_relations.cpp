@@ -2,6 +2,7 @@
 #include "location_reader.h"
 
 #include <algorithm>
+#include <set>
 
 namespace htrace::correct {
 namespace {
@@ -91,12 +92,7 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
   r->region_depth++;
   if (is_taskgroup(r->defs_, region))
     r->open_groups.push_back({{r->current, r->groups_entered[r->current]++}, r->region_depth});
-  if (r->taskwait_depth > 0) {
-    r->taskwait_depth++;
-  } else if (r->barrier_depth == 0 && is_taskwait(r->defs_, region)) {
-    r->taskwait_depth = 1;
-    r->taskwait_task = r->current;
-  }
+  if (is_taskwait(r->defs_, region)) r->open_waits.push_back({r->current, r->region_depth});
   if (r->barrier_depth > 0) {
     r->barrier_depth++;
   } else if (is_barrier(r->defs_, region)) {
@@ -118,14 +114,15 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
             MessageKind::OpenMP);
     r->open_groups.pop_back();
   }
-  r->region_depth--;
-  if (r->taskwait_depth > 0 && --r->taskwait_depth == 0) {
-    const TaskKey& p = r->taskwait_task;
+  if (!r->open_waits.empty() && r->open_waits.back().second == r->region_depth) {
+    const TaskKey& p = r->open_waits.back().first;
     uint64_t& w = r->taskwaits[p];
     r->link(ev, LinkRole::Receive, task_wait_key(r->process(), kTaskwait, p, w),
             MessageKind::OpenMP);
     ++w;
+    r->open_waits.pop_back();
   }
+  r->region_depth--;
   if (r->barrier_depth > 0 && --r->barrier_depth == 0) {
     if (Team* tm = active_team(r)) {
       r->link(ev, LinkRole::Receive, r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers),
@@ -195,16 +192,32 @@ OTF2_CallbackCode on_task_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t,
 }
 
 // The taskgroup a task belongs to: the one it was created in, else its creator's, up the chain
-// of creators (bounded: a malformed trace may contain a cycle).
-const TaskGroup* group_of(const TaskTracker& tasks, TaskKey task) {
-  for (int depth = 0; depth < 1024; ++depth) {
+// of creators. Results are remembered for every task on the way (chains of recursive tasks can be
+// long); a malformed trace whose creators form a cycle yields none.
+const TaskGroup* group_of(TaskTracker& tasks, TaskKey task) {
+  std::vector<TaskKey> path;
+  std::set<TaskKey> seen;
+  const TaskGroup* found = nullptr;
+  for (;;) {
     auto in = tasks.created_in.find(task);
-    if (in != tasks.created_in.end()) return &in->second;
+    if (in != tasks.created_in.end()) {
+      found = &in->second;
+      break;
+    }
+    auto memo = tasks.group_of.find(task);
+    if (memo != tasks.group_of.end()) {
+      found = memo->second;
+      break;
+    }
+    if (!seen.insert(task).second) break;
+    path.push_back(task);
     auto up = tasks.parent.find(task);
-    if (up == tasks.parent.end()) return nullptr;
+    if (up == tasks.parent.end()) break;
     task = up->second.first;
   }
-  return nullptr;
+  for (const TaskKey& t : path)
+    tasks.group_of[t] = found;
+  return found;
 }
 
 } // namespace

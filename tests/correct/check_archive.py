@@ -69,23 +69,31 @@ for loc, evs in per_loc.items():
     pcoll = []
     current = None
     waits = collections.Counter()
-    in_tw = None
     last_region = ""
     depth = 0
     open_groups = []  # [(group key, depth at its Enter)]
+    open_waits = []  # [(task, depth at its Enter)]
     groups_entered = collections.Counter()
     for i, ev in enumerate(evs):
         n_is_tg = False
         if type(ev).__name__ in ("Enter", "Leave"):
             n_is_tg = ev.region.region_role == RegionRole.TASK_WAIT and "taskgroup" in ev.region.name
+        n_is_tw = type(ev).__name__ in ("Enter", "Leave") and not n_is_tg and \
+            ev.region.region_role == RegionRole.TASK_WAIT and ev.region.paradigm != Paradigm.MPI
         if type(ev).__name__ == "Enter":
             depth += 1
             if n_is_tg:
                 open_groups.append(((proc(loc), str(current), groups_entered[current]), depth))
                 groups_entered[current] += 1
+            elif n_is_tw:  # also inside barriers and inside other tasks' waits
+                open_waits.append((current, depth))
         elif type(ev).__name__ == "Leave":
             if open_groups and open_groups[-1][1] == depth:
                 omp[("taskgroup",) + open_groups.pop()[0]]["dst"].append((loc, ev.time))
+            if open_waits and open_waits[-1][1] == depth:
+                tw = open_waits.pop()[0]
+                taskwait_exit[(proc(loc), tw, waits[tw])] = (loc, ev.time)
+                waits[tw] += 1
             depth -= 1
         n = type(ev).__name__
         if n == "Enter":
@@ -163,12 +171,6 @@ for loc, evs in per_loc.items():
             group_done.append(((proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number), loc, ev.time))
             if in_bar is not None:  # a barrier ends only after the tasks completed inside it
                 omp[in_bar]["src"].append((loc, ev.time))
-        elif n == "Enter" and ev.region.region_role == RegionRole.TASK_WAIT and not n_is_tg and in_tw is None:
-            in_tw = current
-        elif n == "Leave" and ev.region.region_role == RegionRole.TASK_WAIT and not n_is_tg and in_tw is not None:
-            taskwait_exit[(proc(loc), in_tw, waits[in_tw])] = (loc, ev.time)
-            waits[in_tw] += 1
-            in_tw = None
         elif n == "ThreadTaskSwitch":
             if ev.generation_number == 0:  # back to the implicit task
                 t = [x for x in teams if not x[3]]

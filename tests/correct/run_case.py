@@ -25,6 +25,12 @@ def run(cmd, expect=0, timeout=60):
     return p
 
 
+def build_special(name, kind):
+    path = os.path.join(work, name)
+    run([PY, os.path.join(HERE, "make_special.py"), path, kind])
+    return path
+
+
 def build(name, *args):
     path = os.path.join(work, name)
     run([PY, os.path.join(HERE, "make_archive.py"), path] + list(args))
@@ -112,6 +118,19 @@ def case_taskgroup():
     out = os.path.join(work, "out")
     rep = json.loads(run([TOOL, "--json", ahead, out]).stdout)
     expect(rep["violations_before"]["OpenMP"] == before["OpenMP"], "engine and checker agree: %s" % rep["violations_before"])
+    after = check(out, "--strict-order")
+    expect(after["OpenMP"] == after["order"] == 0, "zero OpenMP violations after: %s" % after)
+
+
+def case_taskwait_in_barrier():
+    """Tasks run inside a barrier (and tasks run inside another task's taskwait) have taskwaits of
+    their own: a taskwait there still ends after the children it waits for."""
+    archive = build_special("twbar", "taskwait-in-barrier")
+    before = check(archive)
+    out = os.path.join(work, "out")
+    rep = json.loads(run([TOOL, "--json", archive, out]).stdout)
+    expect(rep["violations_before"]["OpenMP"] == before["OpenMP"] > 0, "engine and checker agree: %s vs %s" % (
+        rep["violations_before"], before["OpenMP"]))
     after = check(out, "--strict-order")
     expect(after["OpenMP"] == after["order"] == 0, "zero OpenMP violations after: %s" % after)
 
@@ -252,6 +271,9 @@ def case_bad_input():
     unmatched = build("unmatched", "--unmatched")
     for ranks in (1, 2):
         fails([unmatched, out], "unmatched", ranks)
+    cycle = build_special("cycle", "cycle")
+    fails([cycle, out], "never sent", 1)  # each waits for the other
+    fails([cycle, out], "cyclic relations across correction ranks", 2)
     missing_coll = build("missing_coll", "--missing-collective")
     for ranks in (1, 2, 3):
         fails([missing_coll, out], "entered by 2 of 3 members", ranks)

@@ -91,6 +91,8 @@ bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
     usage_error(rank, o.check_only ? "expected IN" : "expected IN and OUT");
   if (o.gamma <= 0 || o.gamma > 1) usage_error(rank, "--gamma must be in (0, 1]");
   if (o.slope <= 0) usage_error(rank, "--slope must be positive");
+  // Events of one location must stay strictly ordered; the ramps divide by their spacing.
+  if (o.delta_ns < 1) usage_error(rank, "--delta must be at least 1 (ns)");
   o.input = positional[0];
   if (positional.size() > 1) o.output = positional[1];
   o.progress = progress && isatty(STDERR_FILENO);

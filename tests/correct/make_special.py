@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Writes small archives for cases make_archive.py does not cover.
+Usage: make_special.py OUT_DIR cycle | taskwait-in-barrier
+  cycle: two processes, each receives the other's message before sending its own (contradictory
+         message order: no correction exists, the tool must say so at every P).
+  taskwait-in-barrier: task C runs on thread 1 inside the team's implicit barrier, creates task D
+         and waits for it; D runs on the master inside the barrier. Thread 1's timer lags 50 us, so
+         C's taskwait appears to end before D completes."""
+import sys
+import otf2
+from otf2.enums import Paradigm, GroupType, RegionRole
+
+out, kind = sys.argv[1], sys.argv[2]
+US = 1000
+with otf2.writer.open(out, timer_resolution=1000000000) as trace:
+    root = trace.definitions.system_tree_node("machine")
+    node = trace.definitions.system_tree_node("node0", parent=root)
+    if kind == "cycle":
+        procs = [trace.definitions.location_group("rank %d" % r, system_tree_parent=node) for r in range(2)]
+        locs = [trace.definitions.location("master %d" % r, group=procs[r]) for r in range(2)]
+        world = trace.definitions.comm("MPI_COMM_WORLD", group=trace.definitions.group(
+            "world", members=locs, group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI))
+        main = trace.definitions.region("main")
+        for r in range(2):
+            w = trace.event_writer_from_location(locs[r])
+            w.enter(1 * US, main)
+            w.mpi_recv(5 * US, 1 - r, world, 0, 8)
+            w.mpi_send(6 * US, 1 - r, world, 0, 8)
+            w.leave(9 * US, main)
+    elif kind == "taskwait-in-barrier":
+        proc = trace.definitions.location_group("rank 0", system_tree_parent=node)
+        lm = trace.definitions.location("master 0", group=proc)
+        lt = trace.definitions.location("thread 1", group=proc)
+        team = trace.definitions.comm("team", group=trace.definitions.group(
+            "omp team", members=[lm, lt], group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP))
+        main = trace.definitions.region("main")
+        bar = trace.definitions.region("!$omp implicit barrier", paradigm=Paradigm.OPENMP,
+                                       region_role=RegionRole.IMPLICIT_BARRIER)
+        tw = trace.definitions.region("!$omp taskwait", paradigm=Paradigm.OPENMP, region_role=RegionRole.TASK_WAIT)
+        m, t = trace.event_writer_from_location(lm), trace.event_writer_from_location(lt)
+        M = lambda x: 100 * US + x
+        T = lambda x: 100 * US + x - 50 * US
+        m.enter(M(1 * US), main); m.thread_fork(M(2 * US), Paradigm.OPENMP, 2); m.thread_team_begin(M(3 * US), team)
+        m.thread_task_create(M(4 * US), team, 0, 1)  # task C
+        m.enter(M(5 * US), bar)
+        t.thread_team_begin(T(3500), team); t.enter(T(5 * US), bar)
+        t.thread_task_switch(T(6 * US), team, 0, 1)  # C runs on thread 1 inside the barrier
+        t.thread_task_create(T(7 * US), team, 1, 1)  # C creates D
+        t.enter(T(8 * US), tw)  # C waits for D
+        m.thread_task_switch(M(9 * US), team, 1, 1)  # D runs on the master inside the barrier
+        m.thread_task_complete(M(10 * US), team, 1, 1)
+        m.thread_task_switch(M(10500), team, 0, 0)
+        t.leave(T(11 * US), tw)
+        t.thread_task_complete(T(12 * US), team, 0, 1)
+        t.thread_task_switch(T(12500), team, 0, 0)
+        t.leave(T(30 * US), bar); t.thread_team_end(T(31 * US), team)
+        m.leave(M(30 * US), bar); m.thread_team_end(M(31 * US), team)
+        m.thread_join(M(32 * US), Paradigm.OPENMP); m.leave(M(33 * US), main)
+    else:
+        sys.exit("unknown kind " + kind)
