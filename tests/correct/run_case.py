@@ -295,6 +295,7 @@ def case_bad_input():
     for ranks in (1, 2):
         fails([missing, out], "location 2", ranks)
     fails(["--bogus", corrupt, out], "unknown option")
+    fails(["--delta", "0", corrupt, out], "--delta must be at least 1")
 
 
 def case_output_rules():
