@@ -356,7 +356,8 @@ def case_e2e():
 
 def case_e2e_hpcc():
     """A real application nobody on the team wrote (Debian's hpcc) on two emulated nodes whose
-    clocks differ by 1.5 ms, traced without clock synchronization, corrected, checked."""
+    clocks differ by 50 ms (beyond any message latency, even on a loaded machine), traced without
+    clock synchronization, corrected, checked."""
     adir = os.path.join(work, "hpcc")
     os.makedirs(adir)
     with open("/usr/share/doc/hpcc/examples/_hpccinf.txt") as f:
@@ -366,23 +367,25 @@ def case_e2e_hpcc():
         f.write("\n".join(lines) + "\n")
     env = dict(os.environ, MPIRUN_EXTRA="-x LD_PRELOAD=%s -x HTRACE_SYNC=none -x HTRACE_ARCHIVE_DIR=%s "
                "-x HTRACE_ARCHIVE_NAME=trace" % (os.environ["HTRACE_LIB"], adir))
-    p = subprocess.run([os.environ["HTRACE_CLUSTER_RUN"], "--offsets", "0,0.0015", "--ranks-per-node", "1",
+    p = subprocess.run([os.environ["HTRACE_CLUSTER_RUN"], "--offsets", "0,0.05", "--ranks-per-node", "1",
                         "--", "/usr/bin/hpcc"], capture_output=True, text=True, timeout=240, env=env, cwd=adir)
     expect(p.returncode == 0, "hpcc traced: %s %s" % (p.stdout[-2000:], p.stderr[-2000:]))
     with open(os.path.join(adir, "hpccoutf.txt")) as f:
         expect("Success=1" in f.read(), "hpcc's own result check passed under the tracer")
     archive = os.path.join(adir, "trace")
     before = check(archive, "--lmin-mpi", "0")
-    expect(before["p2p"] > 0, "the 1.5 ms offset shows as receives before their sends: %s" % before["p2p"])
+    expect(before["p2p"] > 0, "the 50 ms offset shows as receives before their sends: %s" % before["p2p"])
     out = os.path.join(work, "hpcc-corrected")
-    rep = json.loads(run([TOOL, "--json", archive, out], timeout=120).stdout)
+    # No pre-synchronization: the CLC itself must repair the offset (libhtrace's start/end offset
+    # measurements would otherwise remove most of it first).
+    rep = json.loads(run([TOOL, "--json", "--no-presync", archive, out], timeout=120).stdout)
     lmin = min(rep["lmin_ns"]["mpi_intra"], rep["lmin_ns"]["mpi_inter"])
     after = check(out, "--strict-order", "--lmin-mpi", str(lmin))
     expect(after["p2p"] == after["collective"] == after["order"] == after["unmatched"] == 0,
            "hpcc: zero violations after correction: %s (before p2p %d)" % (
                {k: after[k] for k in ("p2p", "collective", "order", "unmatched")}, before["p2p"]))
     expect(after["types"] == before["types"], "hpcc: every record carried")
-    expect(rep["max_displacement_ns"] < 5_000_000, "hpcc: moves stay near the clock offset: %s" % rep["max_displacement_ns"])
+    expect(rep["max_displacement_ns"] < 100_000_000, "hpcc: moves stay near the clock offset: %s" % rep["max_displacement_ns"])
 
 
 globals()["case_" + sys.argv[1]]()
