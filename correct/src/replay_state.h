@@ -47,6 +47,9 @@ public:
   int64_t step(int64_t prev_lc, int64_t prev_t, int64_t t) const {
     // Events of one location stay at least delta apart, even where the input had equal times.
     int64_t v = t > prev_lc + delta_ ? t : prev_lc + delta_;
+    // No offset carried over (most events): the controller term, at most prev_t + (t - prev_t),
+    // cannot exceed v, so the floating-point step is skipped without changing any result.
+    if (prev_lc == prev_t) return v;
     const int64_t controlled = prev_lc + static_cast<int64_t>(gamma_ * double(t - prev_t));
     return controlled > v ? controlled : v;
   }
