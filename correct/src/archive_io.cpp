@@ -1,5 +1,6 @@
 #include "correct/archive_io.h"
 
+#include "correct/exchange.h"
 #include "correct/record_store.h"
 #include "correct/record_tables.h"
 #include "htrace/archive_properties.h"
@@ -24,21 +25,8 @@ std::string agree(MPI_Comm comm, const std::function<std::string()>& fn) {
     error = e.what();
     if (error.empty()) error = "unknown error";
   }
-  int size = 1, rank = 0;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  if (size == 1) {
-    if (!error.empty()) throw std::runtime_error(error);
-    return result;
-  }
-  int mine = error.empty() ? size : rank, first = size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == size) return result;
-  int len = static_cast<int>(error.size());
-  MPI_Bcast(&len, 1, MPI_INT, first, comm);
-  error.resize(static_cast<size_t>(len));
-  MPI_Bcast(error.data(), len, MPI_CHAR, first, comm);
-  throw std::runtime_error(error);
+  check_together(comm, error);
+  return result;
 }
 
 std::string find_anchor(const std::string& input) {

@@ -78,11 +78,14 @@ private:
   // the senders' upper bounds), then counts relations the result still violates.
   void amortize(LocationModel& loc) {
     if (loc.links.empty()) return;
-    // Upper bounds of this location's contributing events, ascending by event (sparse).
+    // Upper bounds of this location's contributing events: per link (for the violation count)
+    // and per event, ascending and sparse (for the ramps).
+    link_ub_.clear();
     std::vector<std::pair<uint32_t, int64_t>> ub;
     for (const Link& link : loc.links) {
       if (link.role != LinkRole::Contribute) continue;
       const int64_t b = upper_bound(loc, link);
+      link_ub_.push_back(b);
       if (!ub.empty() && ub.back().first == link.event)
         ub.back().second = std::min(ub.back().second, b);
       else
@@ -96,9 +99,12 @@ private:
         ramp(loc, j, ub, shifted_);
       loc.lc.swap(shifted_);
     }
-    for (const Link& link : loc.links)
-      if (link.role == LinkRole::Contribute && loc.lc[link.event] > upper_bound(loc, link))
+    size_t k = 0;
+    for (const Link& link : loc.links) {
+      if (link.role != LinkRole::Contribute) continue;
+      if (loc.lc[link.event] > link_ub_[k++])
         s_.stats.violations_after[static_cast<int>(s_.channel(link.channel).kind)]++;
+    }
   }
 
   // One jump's ramp: linear with slope m before the receive, cut at the send that would pass its
@@ -142,6 +148,7 @@ private:
   ReplayState& s_;
   LocalModel& m_;
   EventArray<int64_t> shifted_;
+  std::vector<int64_t> link_ub_; // upper bound per contributing link of the current location
 };
 
 } // namespace

@@ -92,13 +92,19 @@ OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, O
   auto* c = static_cast<Collector*>(u);
   const std::string& n = c->strings[name];
   const bool neighborhood = n.rfind("MPI_Neighbor_", 0) == 0 || n.rfind("MPI_Ineighbor_", 0) == 0;
-  const bool taskgroup =
-      role == OTF2_REGION_ROLE_TASK_WAIT && n.find("taskgroup") != std::string::npos;
+  RegionInfo::Sync sync = RegionInfo::Sync::None;
+  if (paradigm != OTF2_PARADIGM_MPI) {
+    if (role == OTF2_REGION_ROLE_BARRIER || role == OTF2_REGION_ROLE_IMPLICIT_BARRIER)
+      sync = RegionInfo::Sync::Barrier;
+    else if (role == OTF2_REGION_ROLE_TASK_WAIT)
+      sync = n.find("taskgroup") != std::string::npos ? RegionInfo::Sync::Taskgroup
+                                                      : RegionInfo::Sync::Taskwait;
+  }
   // References are indices in every writer we know; a sparse outlier is ignored rather than
   // allocated for (its region then counts as an ordinary function).
   if (self < (1u << 24)) {
     if (self >= c->out->regions.size()) c->out->regions.resize(self + 1);
-    c->out->regions[self] = {role, paradigm, neighborhood, taskgroup};
+    c->out->regions[self] = {role, paradigm, neighborhood, sync};
   }
   return OTF2_CALLBACK_SUCCESS;
 }

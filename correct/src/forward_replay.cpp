@@ -90,7 +90,8 @@ private:
   // contributions. Returns the index of the first link of a later event. The first evaluation
   // also counts the input's violations (all contributions' input times are known by then).
   uint32_t evaluate(LocationModel& loc, uint32_t i, uint32_t l, bool first) {
-    const int64_t unbound = s_.unbound_time(loc, i);
+    const int64_t t = loc.presync.apply(loc.input[i]);
+    const int64_t unbound = s_.unbound_time(loc, i, t);
     int64_t v = unbound, input_bound = kNoTime;
     int kind = -1;
     for (;
@@ -105,13 +106,12 @@ private:
       s_.stats.messages[static_cast<int>(ch.kind)]++;
       if (b > input_bound) input_bound = b, kind = static_cast<int>(ch.kind);
     }
-    if (kind >= 0 && loc.presync.apply(loc.input[i]) < input_bound)
-      s_.stats.violations_before[kind]++;
+    if (kind >= 0 && t < input_bound) s_.stats.violations_before[kind]++;
     const bool changed = first || v != loc.lc[i]; // (the first pass writes lc[i] the first time)
     loc.lc[i] = v;
     set_jump(loc, i, v - unbound, first);
     for (; l < loc.links.size() && loc.links[l].event == i; ++l)
-      if (changed) contribute(loc, loc.links[l], v, first);
+      if (changed) contribute(loc, loc.links[l], v, t, first);
     return l;
   }
 
@@ -193,11 +193,11 @@ private:
       }
   }
 
-  // Passes the forward time v of a contributing event on: to the channel here, and to other
-  // correction ranks when it differs from what they have (the input time, or an earlier value).
-  void contribute(const LocationModel& loc, const Link& link, int64_t v, bool first) {
+  // Passes the forward time v (input time t) of a contributing event on: to the channel here, and
+  // to other correction ranks when it differs from what they have (the input time, or an earlier
+  // value).
+  void contribute(const LocationModel& loc, const Link& link, int64_t v, int64_t t, bool first) {
     Channel& ch = s_.channel(link.channel);
-    const int64_t t = loc.presync.apply(loc.input[link.event]);
     if (first) ch.arrived++, ch.has_contribution = true;
     if (ch.key.type == ChannelType::P2P) {
       ch.value = std::max(ch.value, v), ch.input = t;

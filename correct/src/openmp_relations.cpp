@@ -38,7 +38,6 @@ OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void
   for (size_t i = r->teams.size(); i-- > 0;) {
     Team& tm = r->teams[i];
     if (tm.comm != team) continue;
-    // The master's own team end precedes its join locally; only other members contribute.
     if (tm.ended) continue;
     // The master's own team end precedes its join locally; only other members contribute.
     if (tm.master) {
@@ -65,19 +64,6 @@ OTF2_CallbackCode on_join(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
   }
   return OTF2_CALLBACK_SUCCESS;
 }
-bool is_barrier(const Definitions& d, OTF2_RegionRef region) {
-  const RegionInfo& r = d.region(region);
-  return (r.role == OTF2_REGION_ROLE_BARRIER || r.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
-         r.paradigm != OTF2_PARADIGM_MPI;
-}
-bool is_taskwait(const Definitions& d, OTF2_RegionRef region) {
-  const RegionInfo& r = d.region(region);
-  return r.role == OTF2_REGION_ROLE_TASK_WAIT && r.paradigm != OTF2_PARADIGM_MPI && !r.taskgroup;
-}
-bool is_taskgroup(const Definitions& d, OTF2_RegionRef region) {
-  const RegionInfo& r = d.region(region);
-  return r.taskgroup && r.paradigm != OTF2_PARADIGM_MPI;
-}
 Team* active_team(LocationReader* r) {
   for (size_t i = r->teams.size(); i-- > 0;)
     if (!r->teams[i].ended) return &r->teams[i];
@@ -90,12 +76,13 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
   HT_RECORD(u, t, Enter, a, region);
   r->last_entered = region;
   r->region_depth++;
-  if (is_taskgroup(r->defs_, region))
+  const RegionInfo::Sync sync = r->defs_.region(region).sync;
+  if (sync == RegionInfo::Sync::Taskgroup)
     r->open_groups.push_back({{r->current, r->groups_entered[r->current]++}, r->region_depth});
-  if (is_taskwait(r->defs_, region)) r->open_waits.push_back({r->current, r->region_depth});
+  if (sync == RegionInfo::Sync::Taskwait) r->open_waits.push_back({r->current, r->region_depth});
   if (r->barrier_depth > 0) {
     r->barrier_depth++;
-  } else if (is_barrier(r->defs_, region)) {
+  } else if (sync == RegionInfo::Sync::Barrier) {
     if (Team* tm = active_team(r)) {
       r->barrier_depth = 1;
       r->barrier_enter = ev;

@@ -53,10 +53,12 @@ public:
     const int64_t controlled = prev_lc + static_cast<int64_t>(gamma_ * double(t - prev_t));
     return controlled > v ? controlled : v;
   }
-  // Forward time of event i without its receives' bounds.
-  int64_t unbound_time(const LocationModel& loc, uint32_t i) const {
-    const int64_t t = loc.presync.apply(loc.input[i]);
+  // Forward time of event i, whose pre-synchronized input time is t, without its receives' bounds.
+  int64_t unbound_time(const LocationModel& loc, uint32_t i, int64_t t) const {
     return i == 0 ? t : step(loc.lc[i - 1], loc.presync.apply(loc.input[i - 1]), t);
+  }
+  int64_t unbound_time(const LocationModel& loc, uint32_t i) const {
+    return unbound_time(loc, i, loc.presync.apply(loc.input[i]));
   }
 
 private:

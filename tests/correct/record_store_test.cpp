@@ -3,6 +3,7 @@
 // types), an empty location and a location spanning several store blocks is read into stores,
 // written back from them, and the copy must print identically with otf2-print (the independent
 // reader) and have byte-identical event files.
+#include "correct/archive_io.h"
 #include "correct/record_store.h"
 #include "correct/record_tables.h"
 
@@ -32,20 +33,12 @@ constexpr OTF2_LocationRef kSamples = 0, kEmpty = 1, kBig = 2;
 constexpr uint64_t kBigRounds = 1500;       // x 79 types with attributes: > 2 store blocks
 constexpr uint32_t kHugeArguments = 600000; // one ProgramBegin larger than a store block
 
-OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
-  return OTF2_FLUSH;
-}
-OTF2_TimeStamp no_flush_time(void*, OTF2_FileType, OTF2_LocationRef) {
-  return 0;
-}
-const OTF2_FlushCallbacks kFlush = {flush_always, no_flush_time};
-
 OTF2_Archive* create_archive(const fs::path& dir) {
   OTF2_Archive* ar =
       OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 4 * 1024 * 1024,
                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   EXPECT_NE(ar, nullptr);
-  OTF2_Archive_SetFlushCallbacks(ar, &kFlush, nullptr);
+  OTF2_Archive_SetFlushCallbacks(ar, &kFlushAlways, nullptr);
   OTF2_Archive_SetSerialCollectiveCallbacks(ar);
   return ar;
 }

@@ -23,14 +23,6 @@ extern const OTF2_FlushCallbacks kFlushAlways;
 // Runs fn on every rank; if it throws anywhere, every rank throws the lowest failing rank's
 // message.
 std::string agree(MPI_Comm comm, const std::function<std::string()>& fn);
-template <class T, class F> T agree_value(MPI_Comm comm, F fn) {
-  T value{};
-  agree(comm, [&] {
-    value = fn();
-    return std::string();
-  });
-  return value;
-}
 template <class F> auto agree_value(MPI_Comm comm, F fn) -> decltype(fn()) {
   decltype(fn()) value{};
   agree(comm, [&] {

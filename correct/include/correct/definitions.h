@@ -43,9 +43,11 @@ struct RegionInfo {
   /// MPI_(I)neighbor_*: relates topology neighbours only, and the trace holds no topology, so its
   /// collective records carry no logical message (OTF2 has no neighborhood operation types).
   bool neighborhood = false;
-  /// A taskgroup (role TASK_WAIT, named "taskgroup" by htrace and Score-P): it waits for the tasks
-  /// created inside it and all their descendants, where a taskwait waits for children only.
-  bool taskgroup = false;
+  /// OpenMP synchronization the region stands for (never an MPI region). A taskgroup has role
+  /// TASK_WAIT and is named "taskgroup" by htrace and Score-P: it waits for the tasks created
+  /// inside it and all their descendants, where a taskwait waits for children only.
+  enum class Sync : uint8_t { None, Barrier, Taskwait, Taskgroup };
+  Sync sync = Sync::None;
 };
 
 struct Definitions {
