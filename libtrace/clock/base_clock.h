@@ -65,6 +65,15 @@ inline Nanoseconds now() {
   return detail::read_posix(CLOCK_MONOTONIC_RAW);
 }
 
+/// A POSIX clock in ns, independent of the selected base clock (wall-clock dates, and durations
+/// that must not change clock when the base clock is switched).
+inline Nanoseconds posix_now(clockid_t id) {
+  return detail::read_posix(id);
+}
+
+/// A hash of this machine's host name: ranks with equal hashes run on one node.
+std::int64_t host_name_hash();
+
 /// Parses a base clock name (monotonic | monotonic_raw | tsc); false and `error` on anything else.
 bool parse_base_clock(const std::string& name, BaseClockKind& kind, std::string& error);
 const char* base_clock_name(BaseClockKind kind);

@@ -1,14 +1,13 @@
 // ClockPropSync (Algorithm 3) with the shared-clock check the reference implementation lacks, and
 // the hierarchical schemes H2HCA (Algorithm 4) and H3HCA built from communicator splits.
 #include "clock/algorithms.h"
+#include "clock/base_clock.h"
 #include "clock/offset.h"
 #include "common/log.h"
 
 #include <cstdlib>
-#include <functional>
 #include <hwloc.h>
 #include <string>
-#include <unistd.h>
 
 namespace htrace::clock {
 
@@ -61,9 +60,7 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
 namespace {
 /// The ranks on this rank's host as a subset of `t`: one allgather, no communicator.
 std::unique_ptr<Transport> host_subset(Transport& t) {
-  char name[256] = {0};
-  gethostname(name, sizeof name - 1);
-  const auto hashes = t.allgather(static_cast<std::int64_t>(std::hash<std::string>{}(name)));
+  const auto hashes = t.allgather(host_name_hash());
   const std::int64_t mine = hashes[static_cast<std::size_t>(t.rank())];
   std::vector<int> members;
   for (int r = 0; r < t.size(); ++r)

@@ -10,10 +10,8 @@
 #include "record/recorder.h"
 
 #include <algorithm>
-#include <functional>
 #include <memory>
 #include <string>
-#include <unistd.h>
 
 namespace htrace::clock {
 namespace {
@@ -34,9 +32,7 @@ TracerClockState& state() {
 
 /// Whether this rank runs on rank 0's host (by host name: cheaper than a node communicator).
 bool on_root_host(Transport& world) {
-  char name[256] = {0};
-  gethostname(name, sizeof name - 1);
-  std::int64_t hash = static_cast<std::int64_t>(std::hash<std::string>{}(name));
+  std::int64_t hash = host_name_hash();
   const std::int64_t mine = hash;
   world.broadcast(&hash, sizeof hash, 0);
   return hash == mine;

@@ -8,13 +8,20 @@ namespace htrace {
 namespace {
 
 std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
-bool parse_value(const std::string& text, bool& out) { return parse_bool(text, out); }
-bool parse_value(const std::string& text, long& out) { return parse_int(text, out); }
-bool parse_value(const std::string& text, std::uint64_t& out) { return parse_size(text, out); }
+bool parse_value(const std::string& text, bool& out) {
+  return parse_bool(text, out);
+}
+bool parse_value(const std::string& text, long& out) {
+  return parse_int(text, out);
+}
+bool parse_value(const std::string& text, std::uint64_t& out) {
+  return parse_size(text, out);
+}
 bool parse_value(const std::string& text, std::string& out) {
   out = text;
   return true;
@@ -56,10 +63,14 @@ bool parse_size(const std::string& text, std::uint64_t& out) {
   std::string suffix = lower(end);
   if (!suffix.empty() && suffix.back() == 'b') suffix.pop_back();
   std::uint64_t scale = 1;
-  if (suffix == "k") scale = 1ull << 10;
-  else if (suffix == "m") scale = 1ull << 20;
-  else if (suffix == "g") scale = 1ull << 30;
-  else if (!suffix.empty()) return false;
+  if (suffix == "k")
+    scale = 1ull << 10;
+  else if (suffix == "m")
+    scale = 1ull << 20;
+  else if (suffix == "g")
+    scale = 1ull << 30;
+  else if (!suffix.empty())
+    return false;
   if (v > UINT64_MAX / scale) return false;
   out = v * scale;
   return true;
@@ -76,7 +87,7 @@ const std::vector<OptionSpec>& option_specs() {
 
 OptionsResult parse_options(const std::function<const char*(const char*)>& getenv) {
   OptionsResult result;
-#define HTRACE_OPTION(field, NAME, Kind, def, help)                                               \
+#define HTRACE_OPTION(field, NAME, Kind, def, help)                                                \
   {                                                                                                \
     const char* raw = getenv("HTRACE_" #NAME);                                                     \
     const std::string text = raw ? raw : def;                                                      \
@@ -90,6 +101,10 @@ OptionsResult parse_options(const std::function<const char*(const char*)>& geten
 
 OptionsResult parse_options_from_environment() {
   return parse_options([](const char* name) { return std::getenv(name); });
+}
+
+Options default_options() {
+  return parse_options([](const char*) -> const char* { return nullptr; }).options;
 }
 
 } // namespace htrace

@@ -37,6 +37,8 @@ struct OptionsResult {
 /// Parses all options; `getenv` returns nullptr for unset names (injectable for tests).
 OptionsResult parse_options(const std::function<const char*(const char*)>& getenv);
 OptionsResult parse_options_from_environment();
+/// Every option at its default (what a malformed environment falls back to).
+Options default_options();
 
 /// Value parsers shared with other configuration strings; return false on malformed input.
 bool parse_bool(const std::string& text, bool& out);

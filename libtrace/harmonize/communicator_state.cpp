@@ -27,12 +27,10 @@ int keyval() {
 } // namespace
 
 HarmonizeSettings settings_from_environment() {
-  OptionsResult parsed = parse_options_from_environment();
-  if (!parsed.ok()) {
+  const OptionsResult parsed = parse_options_from_environment();
+  if (!parsed.ok())
     log::warning("MPIX_Harmonize: %s; using the default options", parsed.error.c_str());
-    parsed = parse_options([](const char*) -> const char* { return nullptr; });
-  }
-  const Options& o = parsed.options;
+  const Options o = parsed.ok() ? parsed.options : default_options();
   HarmonizeSettings s;
   s.expiry_ns = o.harmonize_expiry_ms > 0 ? o.harmonize_expiry_ms * 1000000 : 1000000000;
   s.slack.initial_ns = o.harmonize_slack_us > 0 ? o.harmonize_slack_us * 1000 : 0;

@@ -1,5 +1,7 @@
 #include "mpi/collective_info.h"
 
+#include "mpi/handles.h"
+
 #include <otf2/OTF2_Events.h>
 
 namespace htrace::mpi {
@@ -7,14 +9,6 @@ namespace {
 
 using Bytes = std::uint64_t;
 
-Bytes type_size(MPI_Datatype type) {
-  int size = 0;
-  if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) return 0;
-  return static_cast<Bytes>(size);
-}
-Bytes block(int count, MPI_Datatype type) {
-  return count > 0 ? static_cast<Bytes>(count) * type_size(type) : 0;
-}
 Bytes sum(const int counts[], int n) {
   Bytes total = 0;
   for (int i = 0; i < n; ++i)
@@ -24,7 +18,7 @@ Bytes sum(const int counts[], int n) {
 Bytes sum_typed(const int counts[], const MPI_Datatype types[], int n) {
   Bytes total = 0;
   for (int i = 0; i < n; ++i)
-    total += block(counts[i], types[i]);
+    total += bytes_of(counts[i], types[i]);
   return total;
 }
 bool in_place(const void* buf) {
@@ -131,7 +125,7 @@ CollectiveInfo Barrier(MPI_Comm) {
 
 CollectiveInfo Bcast(void*, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const Rooted r = rooted(comm, root);
-  const Bytes b = block(count, type);
+  const Bytes b = bytes_of(count, type);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_BCAST, r.root, 0, 0);
   if (r.role == Role::Root)
     return info(OTF2_COLLECTIVE_OP_BCAST, r.root, b * static_cast<Bytes>(r.shape.peers),
@@ -144,12 +138,12 @@ CollectiveInfo Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   const Rooted r = rooted(comm, root);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_GATHER, r.root, 0, 0);
   if (r.role == Role::Member)
-    return info(OTF2_COLLECTIVE_OP_GATHER, r.root, block(sendcount, sendtype), 0);
-  const Bytes b = block(recvcount, recvtype);
+    return info(OTF2_COLLECTIVE_OP_GATHER, r.root, bytes_of(sendcount, sendtype), 0);
+  const Bytes b = bytes_of(recvcount, recvtype);
   if (r.shape.inter)
     return info(OTF2_COLLECTIVE_OP_GATHER, r.root, 0, b * static_cast<Bytes>(r.shape.peers));
   const bool own_in_place = in_place(sendbuf);
-  return info(OTF2_COLLECTIVE_OP_GATHER, r.root, own_in_place ? 0 : block(sendcount, sendtype),
+  return info(OTF2_COLLECTIVE_OP_GATHER, r.root, own_in_place ? 0 : bytes_of(sendcount, sendtype),
               b * static_cast<Bytes>(r.shape.peers - (own_in_place ? 1 : 0)));
 }
 
@@ -159,12 +153,12 @@ CollectiveInfo Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   const Rooted r = rooted(comm, root);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, 0, 0);
   if (r.role == Role::Member)
-    return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, block(sendcount, sendtype), 0);
+    return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, bytes_of(sendcount, sendtype), 0);
   Bytes total = sum(recvcounts, r.shape.peers);
   const bool own_in_place = !r.shape.inter && in_place(sendbuf);
   if (own_in_place) total -= static_cast<Bytes>(recvcounts[r.shape.rank]);
-  const Bytes sent = r.shape.inter || own_in_place ? 0 : block(sendcount, sendtype);
-  return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, sent, total * type_size(recvtype));
+  const Bytes sent = r.shape.inter || own_in_place ? 0 : bytes_of(sendcount, sendtype);
+  return info(OTF2_COLLECTIVE_OP_GATHERV, r.root, sent, total * bytes_of(1, recvtype));
 }
 
 CollectiveInfo Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -173,14 +167,14 @@ CollectiveInfo Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   const Rooted r = rooted(comm, root);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, 0, 0);
   if (r.role == Role::Member)
-    return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, 0, block(recvcount, recvtype));
-  const Bytes b = block(sendcount, sendtype);
+    return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, 0, bytes_of(recvcount, recvtype));
+  const Bytes b = bytes_of(sendcount, sendtype);
   if (r.shape.inter)
     return info(OTF2_COLLECTIVE_OP_SCATTER, r.root, b * static_cast<Bytes>(r.shape.peers), 0);
   const bool own_in_place = in_place(recvbuf);
   return info(OTF2_COLLECTIVE_OP_SCATTER, r.root,
               b * static_cast<Bytes>(r.shape.peers - (own_in_place ? 1 : 0)),
-              own_in_place ? 0 : block(recvcount, recvtype));
+              own_in_place ? 0 : bytes_of(recvcount, recvtype));
 }
 
 CollectiveInfo Scatterv(const void*, const int sendcounts[], const int[], MPI_Datatype sendtype,
@@ -189,12 +183,12 @@ CollectiveInfo Scatterv(const void*, const int sendcounts[], const int[], MPI_Da
   const Rooted r = rooted(comm, root);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, 0, 0);
   if (r.role == Role::Member)
-    return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, 0, block(recvcount, recvtype));
+    return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, 0, bytes_of(recvcount, recvtype));
   Bytes total = sum(sendcounts, r.shape.peers);
   const bool own_in_place = !r.shape.inter && in_place(recvbuf);
   if (own_in_place) total -= static_cast<Bytes>(sendcounts[r.shape.rank]);
-  const Bytes received = r.shape.inter || own_in_place ? 0 : block(recvcount, recvtype);
-  return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, total * type_size(sendtype), received);
+  const Bytes received = r.shape.inter || own_in_place ? 0 : bytes_of(recvcount, recvtype);
+  return info(OTF2_COLLECTIVE_OP_SCATTERV, r.root, total * bytes_of(1, sendtype), received);
 }
 
 CollectiveInfo Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*,
@@ -202,11 +196,11 @@ CollectiveInfo Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendty
   const Shape s = shape_of(comm);
   const Bytes n = static_cast<Bytes>(s.peers);
   if (in_place(sendbuf)) {
-    const Bytes b = block(recvcount, recvtype) * (n - 1);
+    const Bytes b = bytes_of(recvcount, recvtype) * (n - 1);
     return info(OTF2_COLLECTIVE_OP_ALLGATHER, record::kNoRank, b, b);
   }
-  return info(OTF2_COLLECTIVE_OP_ALLGATHER, record::kNoRank, n * block(sendcount, sendtype),
-              n * block(recvcount, recvtype));
+  return info(OTF2_COLLECTIVE_OP_ALLGATHER, record::kNoRank, n * bytes_of(sendcount, sendtype),
+              n * bytes_of(recvcount, recvtype));
 }
 
 CollectiveInfo Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*,
@@ -214,12 +208,12 @@ CollectiveInfo Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendt
                           MPI_Comm comm) {
   const Shape s = shape_of(comm);
   const Bytes n = static_cast<Bytes>(s.peers);
-  Bytes received = sum(recvcounts, s.peers) * type_size(recvtype);
+  Bytes received = sum(recvcounts, s.peers) * bytes_of(1, recvtype);
   if (in_place(sendbuf)) {
-    const Bytes own = block(recvcounts[s.rank], recvtype);
+    const Bytes own = bytes_of(recvcounts[s.rank], recvtype);
     return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank, own * (n - 1), received - own);
   }
-  return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank, n * block(sendcount, sendtype),
+  return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank, n * bytes_of(sendcount, sendtype),
               received);
 }
 
@@ -227,24 +221,24 @@ CollectiveInfo Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const Bytes n = static_cast<Bytes>(shape_of(comm).peers);
   if (in_place(sendbuf)) {
-    const Bytes b = block(recvcount, recvtype) * (n - 1);
+    const Bytes b = bytes_of(recvcount, recvtype) * (n - 1);
     return info(OTF2_COLLECTIVE_OP_ALLTOALL, record::kNoRank, b, b);
   }
-  return info(OTF2_COLLECTIVE_OP_ALLTOALL, record::kNoRank, n * block(sendcount, sendtype),
-              n * block(recvcount, recvtype));
+  return info(OTF2_COLLECTIVE_OP_ALLTOALL, record::kNoRank, n * bytes_of(sendcount, sendtype),
+              n * bytes_of(recvcount, recvtype));
 }
 
 CollectiveInfo Alltoallv(const void* sendbuf, const int sendcounts[], const int[],
                          MPI_Datatype sendtype, void*, const int recvcounts[], const int[],
                          MPI_Datatype recvtype, MPI_Comm comm) {
   const Shape s = shape_of(comm);
-  Bytes received = sum(recvcounts, s.peers) * type_size(recvtype);
+  Bytes received = sum(recvcounts, s.peers) * bytes_of(1, recvtype);
   if (in_place(sendbuf)) {
-    received -= block(recvcounts[s.rank], recvtype);
+    received -= bytes_of(recvcounts[s.rank], recvtype);
     return info(OTF2_COLLECTIVE_OP_ALLTOALLV, record::kNoRank, received, received);
   }
   return info(OTF2_COLLECTIVE_OP_ALLTOALLV, record::kNoRank,
-              sum(sendcounts, s.peers) * type_size(sendtype), received);
+              sum(sendcounts, s.peers) * bytes_of(1, sendtype), received);
 }
 
 CollectiveInfo Alltoallw(const void* sendbuf, const int sendcounts[], const int[],
@@ -253,7 +247,7 @@ CollectiveInfo Alltoallw(const void* sendbuf, const int sendcounts[], const int[
   const Shape s = shape_of(comm);
   Bytes received = sum_typed(recvcounts, recvtypes, s.peers);
   if (in_place(sendbuf)) {
-    received -= block(recvcounts[s.rank], recvtypes[s.rank]);
+    received -= bytes_of(recvcounts[s.rank], recvtypes[s.rank]);
     return info(OTF2_COLLECTIVE_OP_ALLTOALLW, record::kNoRank, received, received);
   }
   return info(OTF2_COLLECTIVE_OP_ALLTOALLW, record::kNoRank,
@@ -263,7 +257,7 @@ CollectiveInfo Alltoallw(const void* sendbuf, const int sendcounts[], const int[
 CollectiveInfo Reduce(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op, int root,
                       MPI_Comm comm) {
   const Rooted r = rooted(comm, root);
-  const Bytes b = block(count, type);
+  const Bytes b = bytes_of(count, type);
   if (r.role == Role::Idle) return info(OTF2_COLLECTIVE_OP_REDUCE, r.root, 0, 0);
   if (r.role == Role::Member) return info(OTF2_COLLECTIVE_OP_REDUCE, r.root, b, 0);
   if (r.shape.inter)
@@ -276,7 +270,7 @@ CollectiveInfo Reduce(const void* sendbuf, void*, int count, MPI_Datatype type, 
 CollectiveInfo Allreduce(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op,
                          MPI_Comm comm) {
   const Bytes n = static_cast<Bytes>(shape_of(comm).peers);
-  const Bytes b = block(count, type) * (in_place(sendbuf) ? n - 1 : n);
+  const Bytes b = bytes_of(count, type) * (in_place(sendbuf) ? n - 1 : n);
   return info(OTF2_COLLECTIVE_OP_ALLREDUCE, record::kNoRank, b, b);
 }
 
@@ -284,7 +278,7 @@ CollectiveInfo Reduce_scatter(const void* sendbuf, void*, const int recvcounts[]
                               MPI_Op, MPI_Comm comm) {
   const Shape s = shape_of(comm);
   const int local = g_shape_source(comm).size; // recvcounts: one entry per local process
-  const Bytes size = type_size(type);
+  const Bytes size = bytes_of(1, type);
   const Bytes own = recvcounts[s.rank] > 0 ? static_cast<Bytes>(recvcounts[s.rank]) * size : 0;
   Bytes sent = sum(recvcounts, local) * size;
   Bytes received = own * static_cast<Bytes>(s.peers);
@@ -295,19 +289,19 @@ CollectiveInfo Reduce_scatter(const void* sendbuf, void*, const int recvcounts[]
 CollectiveInfo Reduce_scatter_block(const void* sendbuf, void*, int recvcount, MPI_Datatype type,
                                     MPI_Op, MPI_Comm comm) {
   const Bytes n = static_cast<Bytes>(shape_of(comm).peers);
-  const Bytes b = block(recvcount, type) * (in_place(sendbuf) ? n - 1 : n);
+  const Bytes b = bytes_of(recvcount, type) * (in_place(sendbuf) ? n - 1 : n);
   return info(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, record::kNoRank, b, b);
 }
 
 CollectiveInfo Scan(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op, MPI_Comm) {
-  const Bytes b = block(count, type);
+  const Bytes b = bytes_of(count, type);
   return info(OTF2_COLLECTIVE_OP_SCAN, record::kNoRank, in_place(sendbuf) ? 0 : b, b);
 }
 
 CollectiveInfo Exscan(const void* sendbuf, void*, int count, MPI_Datatype type, MPI_Op,
                       MPI_Comm comm) {
   const int rank = shape_of(comm).rank;
-  const Bytes b = block(count, type);
+  const Bytes b = bytes_of(count, type);
   return info(OTF2_COLLECTIVE_OP_EXSCAN, record::kNoRank, in_place(sendbuf) ? 0 : b,
               rank > 0 ? b : 0);
 }
@@ -316,8 +310,8 @@ CollectiveInfo Neighbor_allgather(const void*, int sendcount, MPI_Datatype sendt
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const Degrees d = neighbours(comm);
   return info(OTF2_COLLECTIVE_OP_ALLGATHER, record::kNoRank,
-              static_cast<Bytes>(d.out) * block(sendcount, sendtype),
-              static_cast<Bytes>(d.in) * block(recvcount, recvtype));
+              static_cast<Bytes>(d.out) * bytes_of(sendcount, sendtype),
+              static_cast<Bytes>(d.in) * bytes_of(recvcount, recvtype));
 }
 
 CollectiveInfo Neighbor_allgatherv(const void*, int sendcount, MPI_Datatype sendtype, void*,
@@ -325,16 +319,16 @@ CollectiveInfo Neighbor_allgatherv(const void*, int sendcount, MPI_Datatype send
                                    MPI_Comm comm) {
   const Degrees d = neighbours(comm);
   return info(OTF2_COLLECTIVE_OP_ALLGATHERV, record::kNoRank,
-              static_cast<Bytes>(d.out) * block(sendcount, sendtype),
-              sum(recvcounts, d.in) * type_size(recvtype));
+              static_cast<Bytes>(d.out) * bytes_of(sendcount, sendtype),
+              sum(recvcounts, d.in) * bytes_of(1, recvtype));
 }
 
 CollectiveInfo Neighbor_alltoall(const void*, int sendcount, MPI_Datatype sendtype, void*,
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const Degrees d = neighbours(comm);
   return info(OTF2_COLLECTIVE_OP_ALLTOALL, record::kNoRank,
-              static_cast<Bytes>(d.out) * block(sendcount, sendtype),
-              static_cast<Bytes>(d.in) * block(recvcount, recvtype));
+              static_cast<Bytes>(d.out) * bytes_of(sendcount, sendtype),
+              static_cast<Bytes>(d.in) * bytes_of(recvcount, recvtype));
 }
 
 CollectiveInfo Neighbor_alltoallv(const void*, const int sendcounts[], const int[],
@@ -342,8 +336,8 @@ CollectiveInfo Neighbor_alltoallv(const void*, const int sendcounts[], const int
                                   MPI_Datatype recvtype, MPI_Comm comm) {
   const Degrees d = neighbours(comm);
   return info(OTF2_COLLECTIVE_OP_ALLTOALLV, record::kNoRank,
-              sum(sendcounts, d.out) * type_size(sendtype),
-              sum(recvcounts, d.in) * type_size(recvtype));
+              sum(sendcounts, d.out) * bytes_of(1, sendtype),
+              sum(recvcounts, d.in) * bytes_of(1, recvtype));
 }
 
 CollectiveInfo Neighbor_alltoallw(const void*, const int sendcounts[], const MPI_Aint[],

@@ -3,22 +3,16 @@
 #include "clock/base_clock.h"
 #include "common/log.h"
 #include "mpi/collective_info.h"
+#include "mpi/handles.h"
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <otf2/OTF2_Events.h>
 #include <vector>
 
 namespace htrace::mpi {
 namespace {
-
-std::uint64_t key_of(MPI_Comm comm) {
-  std::uint64_t key = 0;
-  std::memcpy(&key, &comm, sizeof comm < sizeof key ? sizeof comm : sizeof key);
-  return key;
-}
 
 // Open addressing over atomics: readers never lock. A slot's key, once set, never changes (a
 // freed handle keeps its slot with id kNoComm, and Open MPI reuses handle addresses, which then
@@ -113,7 +107,7 @@ record::CommId register_locked(MPI_Comm comm, const std::string& name, record::C
   const std::vector<int> local = members ? *members : members_of(comm, false);
   const std::vector<int> remote = inter ? members_of(comm, true) : std::vector<int>{};
   const record::CommId id = record::register_mpi_comm(name, local, remote, parent);
-  if (!registry().map.set(key_of(comm), id) && !registry().warned_full) {
+  if (!registry().map.set(handle_key(comm), id) && !registry().warned_full) {
     registry().warned_full = true;
     log::warning("more than %zu communicators: later ones are re-registered on every use",
                  HandleMap::kCapacity);
@@ -150,7 +144,7 @@ void clear_comm_registry() {
 }
 
 record::CommId comm_id(MPI_Comm comm) {
-  const std::uint64_t key = key_of(comm);
+  const std::uint64_t key = handle_key(comm);
   const std::uint64_t generation = g_generation.load(std::memory_order_acquire);
   if (t_last.key == key && t_last.generation == generation) return t_last.id;
   if (comm == MPI_COMM_NULL) return record::kNoComm;
@@ -201,7 +195,7 @@ record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_C
   {
     // Forget the handle before MPI can hand its address to another thread's new communicator.
     std::lock_guard<std::mutex> lock(registry().mutex);
-    registry().map.set(key_of(comm), record::kNoComm);
+    registry().map.set(handle_key(comm), record::kNoComm);
     g_generation.fetch_add(1, std::memory_order_acq_rel);
   }
   loc.mpi_collective_begin(t);

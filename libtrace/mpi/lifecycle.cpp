@@ -29,9 +29,7 @@ Lifecycle& lifecycle() {
 // Elapsed time of MPI_Init is measured on CLOCK_MONOTONIC because the base clock behind
 // clock::now() may be switched (e.g. to the TSC) by the synchronization inside the call.
 std::int64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  return clock::posix_now(CLOCK_MONOTONIC);
 }
 
 // Everything after PMPI_Init succeeded. Any failure leaves tracing off; the application runs on.

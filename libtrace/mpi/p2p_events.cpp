@@ -2,6 +2,7 @@
 
 #include "clock/base_clock.h"
 #include "mpi/comm_registry.h"
+#include "mpi/handles.h"
 #include "mpi/request_table.h"
 
 #include <atomic>
@@ -22,18 +23,6 @@ RequestTable& messages() { // MPI_Message -> communicator of the matched probe
 std::atomic<record::RequestId> g_next_request_id{1};
 record::RequestId new_request_id() {
   return g_next_request_id.fetch_add(1, std::memory_order_relaxed);
-}
-
-template <typename Handle> std::uint64_t key_of(Handle handle) {
-  std::uint64_t key = 0;
-  std::memcpy(&key, &handle, sizeof handle < sizeof key ? sizeof handle : sizeof key);
-  return key;
-}
-
-std::uint64_t bytes_of(int count, MPI_Datatype type) {
-  int size = 0;
-  if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0) return 0;
-  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
 }
 
 std::uint64_t received_bytes(const MPI_Status* status) {
@@ -81,7 +70,7 @@ void on_isend(record::Location& loc, record::LocalTime t, int count, MPI_Datatyp
   p.tag = static_cast<std::uint32_t>(tag);
   p.bytes = bytes_of(count, type);
   p.id = persistent ? 0 : new_request_id();
-  requests().insert(key_of(request), RequestTable::current_owner(), p);
+  requests().insert(handle_key(request), RequestTable::current_owner(), p);
   if (!persistent) write_started(loc, t, p);
 }
 
@@ -101,13 +90,13 @@ void on_irecv(record::Location& loc, record::LocalTime t, int source, MPI_Comm c
   p.comm = comm_id(comm);
   p.peer = static_cast<std::uint32_t>(source);
   p.id = persistent ? 0 : new_request_id();
-  requests().insert(key_of(request), RequestTable::current_owner(), p);
+  requests().insert(handle_key(request), RequestTable::current_owner(), p);
   if (!persistent) write_started(loc, t, p);
 }
 
 void on_start(record::Location& loc, record::LocalTime t, MPI_Request request) {
   PendingRequest p;
-  if (requests().start(key_of(request), RequestTable::current_owner(), new_request_id(), p))
+  if (requests().start(handle_key(request), RequestTable::current_owner(), new_request_id(), p))
     write_started(loc, t, p);
 }
 
@@ -116,13 +105,13 @@ void on_message(MPI_Message message, MPI_Comm comm) {
   PendingRequest p;
   p.kind = PendingRequest::Kind::Receive;
   p.comm = comm_id(comm);
-  messages().insert(key_of(message), RequestTable::current_owner(), p);
+  messages().insert(handle_key(message), RequestTable::current_owner(), p);
 }
 
 void on_mrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
               const MPI_Status* status) {
   PendingRequest p;
-  if (!messages().complete(key_of(message), RequestTable::current_owner(), p))
+  if (!messages().complete(handle_key(message), RequestTable::current_owner(), p))
     return; // MPI_MESSAGE_NO_PROC or unseen probe
   if (status->MPI_SOURCE == MPI_PROC_NULL) return;
   loc.mpi_recv(t, static_cast<std::uint32_t>(status->MPI_SOURCE), p.comm,
@@ -132,11 +121,11 @@ void on_mrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
 void on_imrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
                MPI_Request request) {
   PendingRequest p;
-  if (!messages().complete(key_of(message), RequestTable::current_owner(), p) ||
+  if (!messages().complete(handle_key(message), RequestTable::current_owner(), p) ||
       request == MPI_REQUEST_NULL)
     return;
   p.id = new_request_id();
-  requests().insert(key_of(request), RequestTable::current_owner(), p);
+  requests().insert(handle_key(request), RequestTable::current_owner(), p);
   write_started(loc, t, p);
 }
 
@@ -156,7 +145,7 @@ void on_nbc_request(record::Location& loc, record::LocalTime t, const Collective
   p.bytes = info.bytes_sent;
   p.bytes_received = info.bytes_received;
   p.id = new_request_id();
-  requests().insert(key_of(request), RequestTable::current_owner(), p);
+  requests().insert(handle_key(request), RequestTable::current_owner(), p);
   loc.mpi_nbc_request(t, p.id);
 }
 
@@ -164,7 +153,7 @@ void on_complete(record::Location& loc, record::LocalTime t, MPI_Request request
                  const MPI_Status* status) {
   if (request == MPI_REQUEST_NULL) return;
   PendingRequest p;
-  if (!requests().complete(key_of(request), RequestTable::current_owner(), p)) return;
+  if (!requests().complete(handle_key(request), RequestTable::current_owner(), p)) return;
   if (p.cancel_requested && was_cancelled(status)) {
     loc.mpi_request_cancelled(t, p.id);
     return;
@@ -189,7 +178,7 @@ void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bo
   if (completed) return on_complete(loc, t, request, status);
   PendingRequest p;
   if (request != MPI_REQUEST_NULL &&
-      requests().find(key_of(request), RequestTable::current_owner(), p) && p.active)
+      requests().find(handle_key(request), RequestTable::current_owner(), p) && p.active)
     loc.mpi_request_test(t, p.id);
 }
 
@@ -199,15 +188,15 @@ void on_request_free(record::Location& loc, record::LocalTime t, MPI_Request req
   // an active receive or collective freed this way has no observable result and records nothing.
   PendingRequest p;
   if (request == MPI_REQUEST_NULL ||
-      !requests().find(key_of(request), RequestTable::current_owner(), p))
+      !requests().find(handle_key(request), RequestTable::current_owner(), p))
     return;
-  requests().erase(key_of(request), RequestTable::current_owner());
+  requests().erase(handle_key(request), RequestTable::current_owner());
   if (p.active && p.kind == PendingRequest::Kind::Send) loc.mpi_isend_complete(t, p.id);
 }
 
 void on_cancel(MPI_Request request) {
   if (request != MPI_REQUEST_NULL)
-    requests().mark_cancelled(key_of(request), RequestTable::current_owner());
+    requests().mark_cancelled(handle_key(request), RequestTable::current_owner());
 }
 
 const MPI_Request* save_requests(int count, const MPI_Request* requests_in) {

@@ -62,10 +62,15 @@ RequestTable::Slot* RequestTable::lookup(Shard& shard, std::uint64_t key, Owner 
   }
 }
 
+namespace {
+// Constant-initialized and initial-exec: no guard and no __tls_get_addr on the per-call path.
+thread_local RequestTable::Owner t_owner __attribute__((tls_model("initial-exec"))) = 0;
+} // namespace
+
 RequestTable::Owner RequestTable::current_owner() {
   static std::atomic<Owner> next{1};
-  thread_local const Owner owner = next.fetch_add(1, std::memory_order_relaxed);
-  return owner;
+  if (t_owner == 0) t_owner = next.fetch_add(1, std::memory_order_relaxed); // 0: not yet assigned
+  return t_owner;
 }
 
 // Backward-shift deletion keeps probe chains intact without tombstones.

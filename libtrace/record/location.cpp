@@ -9,7 +9,9 @@
 namespace htrace::record {
 namespace {
 
-thread_local Location* t_location = nullptr;
+// initial-exec: libhtrace is preloaded, so its TLS is static and every traced call reaches its
+// location without a __tls_get_addr call.
+thread_local Location* t_location __attribute__((tls_model("initial-exec"))) = nullptr;
 
 constexpr std::size_t kMinRecords = 16; // even a silly HTRACE_BUFFER_SIZE holds a few events
 
@@ -30,12 +32,9 @@ void State::fail(const std::string& reason) {
 
 void ensure_configured_locked(State& s) {
   if (s.configured) return;
-  OptionsResult parsed = parse_options_from_environment();
-  if (!parsed.ok()) {
-    // The MPI_Init wrapper reports option errors; here we only fall back to the defaults.
-    parsed = parse_options([](const char*) -> const char* { return nullptr; });
-  }
-  s.options = parsed.options;
+  const OptionsResult parsed = parse_options_from_environment();
+  // The MPI_Init wrapper reports option errors; here we only fall back to the defaults.
+  s.options = parsed.ok() ? parsed.options : default_options();
   s.configured = true;
   if (!s.options.enable) {
     s.phase = Phase::Disabled;

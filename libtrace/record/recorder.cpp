@@ -19,12 +19,6 @@ Location* existing_thread_location();
 
 namespace {
 
-std::int64_t realtime_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
 /// Rank 0 decides, everybody learns the path ("" = do not trace).
 std::string agree_on_path(State& s) {
   std::string path;
@@ -111,7 +105,7 @@ bool start(void* mpi_comm_handle, const Options& options) {
   PMPI_Comm_size(s.comm, &s.size);
   log::set_rank(s.rank);
   s.start_base_ns = clock::now();
-  s.start_realtime_ns = realtime_ns();
+  s.start_realtime_ns = clock::posix_now(CLOCK_REALTIME);
 
   const std::string path = agree_on_path(s);
   int ok = path.empty() ? 0 : 1;
