@@ -2,6 +2,7 @@
 
 #include "clock/base_clock.h"
 #include "clock/sync.h"
+#include "common/atomic_file.h"
 #include "measure.h"
 #include "report.h"
 

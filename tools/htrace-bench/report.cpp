@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include "common/atomic_file.h"
 #include "stats.h"
 
 #include <cerrno>
@@ -7,7 +8,6 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <unistd.h>
 
 namespace htrace::bench {
 
@@ -62,24 +62,6 @@ void print_table_row(std::FILE* out, const Summary& s) {
   std::fprintf(out, "%-10s %9zu %7zu %7zu %7zu %12.2f %12.2f %14.2f\n", s.op.c_str(), s.bytes,
                s.measurements, s.invalid, s.outliers, s.median_ns / 1e3, s.mean_ns / 1e3,
                s.skew_median_ns / 1e3);
-}
-
-bool write_file_atomically(const std::string& path, const std::string& text, std::string& error) {
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!(out << text) || !out.flush()) {
-      error = std::strerror(errno);
-      std::remove(temporary.c_str());
-      return false;
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    error = std::strerror(errno);
-    std::remove(temporary.c_str());
-    return false;
-  }
-  return true;
 }
 
 namespace {

@@ -29,9 +29,6 @@ std::string summary_row(const Summary& s);
 void print_table_header(std::FILE* out);
 void print_table_row(std::FILE* out, const Summary& s);
 
-/// Writes `text` to `path` through a temporary file and rename; false with `error` set on failure.
-bool write_file_atomically(const std::string& path, const std::string& text, std::string& error);
-
 /// `htrace-bench compare`: returns the process exit code; messages go to stdout/stderr.
 int run_compare(const std::vector<std::string>& args);
 

@@ -6,18 +6,16 @@
 #include "clock/accuracy.h"
 #include "clock/base_clock.h"
 #include "clock/mpi_transport.h"
+#include "common/atomic_file.h"
 #include "ground_truth.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <mpi.h>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -121,23 +119,11 @@ Summary summarize(std::vector<std::int64_t> v) {
   return s;
 }
 
+// The file's name in front of the system's reason, as every message of this tool has.
 bool write_atomically(const std::string& path, const std::string& text, std::string& error) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      error = "'" + path + "': cannot write";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "'" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  if (htrace::write_file_atomically(path, text, error)) return true;
+  error = "'" + path + "': " + error;
+  return false;
 }
 
 } // namespace
