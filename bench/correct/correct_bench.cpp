@@ -19,22 +19,6 @@ namespace {
 
 using namespace htrace::correct;
 
-class IdentitySink final : public EventSink {
-public:
-  OTF2_EvtWriter* w = nullptr;
-  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
-  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return w; }
-  OTF2_CallbackCode end_record(OTF2_ErrorCode) override { return OTF2_CALLBACK_SUCCESS; }
-};
-class IdentityDefs final : public DefSink {
-public:
-  OTF2_GlobalDefWriter* w = nullptr;
-  OTF2_GlobalDefWriter* writer() override { return w; }
-  void count(int) override {}
-  OTF2_CallbackCode result(OTF2_ErrorCode) override { return OTF2_CALLBACK_SUCCESS; }
-  void adjust_clock_properties(uint64_t*, uint64_t*, uint64_t*, uint64_t*) override {}
-};
-
 // The baseline: every record read per location and written unchanged, work split like the engine.
 void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm) {
   int rank, size;
@@ -56,7 +40,7 @@ void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
   OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
   register_copy_events(cbs);
-  IdentitySink sink;
+  UnchangedEvents sink;
   OTF2_Archive_OpenEvtFiles(ar);
   for (uint32_t p : mine)
     for (uint32_t li : defs.processes[p].locations) {
@@ -77,7 +61,7 @@ void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm
       OTF2_Archive_CloseDefWriter(ar, OTF2_Archive_GetDefWriter(ar, defs.locations[li].id));
   OTF2_Archive_CloseDefFiles(ar);
   if (rank == 0) {
-    IdentityDefs d;
+    UnchangedDefs d;
     d.w = OTF2_Archive_GetGlobalDefWriter(ar);
     OTF2_GlobalDefReader* gr = OTF2_Reader_GetGlobalDefReader(reader.get());
     OTF2_GlobalDefReaderCallbacks* dc = OTF2_GlobalDefReaderCallbacks_New();

@@ -108,16 +108,6 @@ private:
   OTF2_Archive* ar_;
 };
 
-class IdentitySink final : public EventSink {
-public:
-  OTF2_EvtWriter* w = nullptr;
-  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
-  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return w; }
-  OTF2_CallbackCode end_record(OTF2_ErrorCode rc) override {
-    return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR;
-  }
-};
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -205,7 +195,7 @@ int main(int argc, char** argv) {
     Input in3(anchor);
     record(kCopy, timed([&] {
              Output out(work + "/copy");
-             IdentitySink sink;
+             UnchangedEvents sink;
              for (OTF2_LocationRef l : in3.locations) {
                sink.w = out.writer(l);
                in3.read(l, copy_cbs, &sink);

@@ -105,20 +105,6 @@ void write_input_definitions(OTF2_Archive* ar, const uint64_t (&events)[3]) {
     OTF2_GlobalDefWriter_WriteLocation(g, l, 3, OTF2_LOCATION_TYPE_CPU_THREAD, events[l], 0);
 }
 
-class IdentityDefs final : public DefSink {
-public:
-  explicit IdentityDefs(OTF2_GlobalDefWriter* w) : w_(w) {}
-  OTF2_GlobalDefWriter* writer() override { return w_; }
-  void count(int) override {}
-  OTF2_CallbackCode result(OTF2_ErrorCode rc) override {
-    return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR;
-  }
-  void adjust_clock_properties(uint64_t*, uint64_t*, uint64_t*, uint64_t*) override {}
-
-private:
-  OTF2_GlobalDefWriter* w_;
-};
-
 struct LocationResult {
   RecordStore store;
   EventArray<int64_t> times;
@@ -135,7 +121,7 @@ std::vector<LocationResult> store_and_rewrite(const fs::path& in, const fs::path
   OTF2_GlobalDefReader* gr = OTF2_Reader_GetGlobalDefReader(reader);
   OTF2_GlobalDefReaderCallbacks* dc = OTF2_GlobalDefReaderCallbacks_New();
   register_copy_defs(dc);
-  IdentityDefs defs(OTF2_Archive_GetGlobalDefWriter(ar));
+  UnchangedDefs defs(OTF2_Archive_GetGlobalDefWriter(ar));
   OTF2_Reader_RegisterGlobalDefCallbacks(reader, gr, dc, &defs);
   uint64_t ndefs = 0;
   EXPECT_EQ(OTF2_Reader_ReadAllGlobalDefinitions(reader, gr, &ndefs), OTF2_SUCCESS);
