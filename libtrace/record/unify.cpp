@@ -176,15 +176,12 @@ Unified unify(const std::vector<RankDefs>& all) {
         for (LocationId l : c.team_locations)
           if (l != kNoLocation) team_threads.insert(l);
   std::map<std::uint64_t, std::uint64_t> omp_index;
-  std::uint32_t omp_group = kNoComm;
   if (!team_threads.empty()) {
     GlobalGroup omp{GroupKind::OmpLocations, {team_threads.begin(), team_threads.end()}};
     for (std::size_t i = 0; i < omp.members.size(); ++i)
       omp_index[omp.members[i]] = i;
-    omp_group = static_cast<std::uint32_t>(u.groups.size());
     u.groups.push_back(std::move(omp));
   }
-  (void)omp_group;
 
   std::map<std::pair<GroupKind, std::vector<std::uint64_t>>, std::uint32_t> group_ids;
   auto group_of = [&](GroupKind kind, std::vector<std::uint64_t> members) {
@@ -207,11 +204,11 @@ Unified unify(const std::vector<RankDefs>& all) {
       const CommDef& c = all[rank].comms[local];
       if (c.is_team) continue;
       const bool inter = !c.remote_world_ranks.empty();
-      std::string lists = list_key(c.world_ranks);
-      if (inter) {
-        const std::string a = list_key(c.world_ranks), b = list_key(c.remote_world_ranks);
-        lists = "inter:" + std::min(a, b) + "|" + std::max(a, b);
-      }
+      const std::string local_list = list_key(c.world_ranks);
+      const std::string remote_list = inter ? list_key(c.remote_world_ranks) : std::string();
+      const std::string lists = inter ? "inter:" + std::min(local_list, remote_list) + "|" +
+                                            std::max(local_list, remote_list)
+                                      : local_list;
       const std::string key = lists + "#" + std::to_string(occurrences[lists]++);
       auto [it, inserted] = comm_ids.emplace(key, static_cast<std::uint32_t>(u.comms.size()));
       if (inserted) {
@@ -219,7 +216,7 @@ Unified unify(const std::vector<RankDefs>& all) {
         g.name = c.name;
         if (inter) {
           // Group A is the side that sorts first, so every rank describes the same definition.
-          const bool local_first = list_key(c.world_ranks) <= list_key(c.remote_world_ranks);
+          const bool local_first = local_list <= remote_list;
           g.group = group_of(GroupKind::MpiComm,
                              to_u64(local_first ? c.world_ranks : c.remote_world_ranks));
           g.remote_group = group_of(GroupKind::MpiComm,

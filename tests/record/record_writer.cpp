@@ -47,6 +47,16 @@ void worker(rec::CommId team, int rank) {
   (void)rank;
 }
 
+// The per-rank line check_archive.py and run_record_test.sh parse.
+void print_rank_summary(int rank, const rec::Summary& s) {
+  std::printf("RANK %d recorded=%llu written=%llu flushes=%llu clamped=%llu dropped=%llu\n", rank,
+              static_cast<unsigned long long>(s.events_recorded),
+              static_cast<unsigned long long>(s.events_written),
+              static_cast<unsigned long long>(s.buffer_flushes),
+              static_cast<unsigned long long>(s.timestamps_clamped),
+              static_cast<unsigned long long>(s.events_dropped));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -158,12 +168,7 @@ int main(int argc, char** argv) {
     std::printf("RANK %d ns_per_event=%.1f (clock read, record, flushes to OTF2 included)\n", rank,
                 ns_per_event);
     const rec::Summary s = rec::summary();
-    std::printf("RANK %d recorded=%llu written=%llu flushes=%llu clamped=%llu dropped=%llu\n", rank,
-                static_cast<unsigned long long>(s.events_recorded),
-                static_cast<unsigned long long>(s.events_written),
-                static_cast<unsigned long long>(s.buffer_flushes),
-                static_cast<unsigned long long>(s.timestamps_clamped),
-                static_cast<unsigned long long>(s.events_dropped));
+    print_rank_summary(rank, s);
     MPI_Finalize();
     return 0;
   }
@@ -222,12 +227,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(s.global_events_written),
                 static_cast<unsigned long long>(s.global_bytes_written),
                 static_cast<unsigned long long>(s.global_events_dropped), s.archive_path.c_str());
-  std::printf("RANK %d recorded=%llu written=%llu flushes=%llu clamped=%llu dropped=%llu\n", rank,
-              static_cast<unsigned long long>(s.events_recorded),
-              static_cast<unsigned long long>(s.events_written),
-              static_cast<unsigned long long>(s.buffer_flushes),
-              static_cast<unsigned long long>(s.timestamps_clamped),
-              static_cast<unsigned long long>(s.events_dropped));
+  print_rank_summary(rank, s);
   MPI_Finalize();
   return 0;
 }
