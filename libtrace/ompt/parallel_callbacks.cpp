@@ -67,17 +67,7 @@ void begin_implicit_task(ThreadState& s, ompt_data_t* parallel_data, ompt_data_t
 void end_implicit_task(ThreadState& s) {
   if (s.task_frame < 0) return;
   const Frame& task = s.frames[s.task_frame];
-  record::LocalTime t;
-  if (task.thread_num == 0) {
-    t = s.stamp();
-    set_parallel_master_end(task.instance, t);
-  } else {
-    // A worker's end arrives late (at its next region): stamp it at the master's end.
-    t = s.clock_now();
-    record::LocalTime master_end = parallel_master_end(task.instance);
-    if (master_end != 0 && master_end < t) t = master_end;
-    t = s.advance_to(t);
-  }
+  const record::LocalTime t = s.team_end_time(task.thread_num == 0, task.instance, true);
   // Constructs the runtime left open inside the implicit task end with it.
   Frame f;
   while (s.depth > s.task_frame + 1 && s.pop(s.frames[s.depth - 1].kind, f))

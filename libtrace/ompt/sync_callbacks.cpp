@@ -29,16 +29,9 @@ void leave_implicit_barrier(ThreadState& s, bool ends_parallel) {
   Frame f;
   if (s.depth == 0 || s.frames[s.depth - 1].kind != FrameKind::Region) return;
   const Frame* task = s.team_frame();
-  record::LocalTime t;
-  if (task == nullptr || task->thread_num == 0) {
-    t = s.stamp();
-    if (task != nullptr && ends_parallel) set_parallel_master_end(task->instance, t);
-  } else {
-    t = s.clock_now();
-    record::LocalTime master_end = parallel_master_end(task->instance);
-    if (master_end != 0 && master_end < t) t = master_end;
-    t = s.advance_to(t);
-  }
+  const record::LocalTime t =
+      task == nullptr ? s.stamp()
+                      : s.team_end_time(task->thread_num == 0, task->instance, ends_parallel);
   s.pop(FrameKind::Region, f);
   s.location->leave(t, f.region);
 }

@@ -2,6 +2,7 @@
 
 #include "clock/base_clock.h"
 #include "common/log.h"
+#include "ompt/parallel_instances.h"
 
 #include <memory>
 #include <mutex>
@@ -41,6 +42,18 @@ ThreadState* create_state() {
 
 record::LocalTime ThreadState::clock_now() {
   return clock::now();
+}
+
+record::LocalTime ThreadState::team_end_time(bool master, std::uint64_t instance, bool publish) {
+  if (master) {
+    const record::LocalTime t = stamp();
+    if (publish) set_parallel_master_end(instance, t);
+    return t;
+  }
+  record::LocalTime t = clock_now();
+  const record::LocalTime master_end = parallel_master_end(instance);
+  if (master_end != 0 && master_end < t) t = master_end;
+  return advance_to(t);
 }
 
 Frame* ThreadState::push(FrameKind kind, record::RegionId region) {

@@ -61,6 +61,10 @@ struct ThreadState {
     return t;
   }
   static record::LocalTime clock_now();
+  /// Time of an end that closes parallel instance `instance` on this thread. The master stamps it
+  /// (and publishes it as the instance's end if `publish`); a worker reports such ends late (when
+  /// released for its next region), so its time is bounded by the master's end.
+  record::LocalTime team_end_time(bool master, std::uint64_t instance, bool publish);
 
   const Frame* team_frame() const { return task_frame >= 0 ? &frames[task_frame] : nullptr; }
   Frame* push(FrameKind kind, record::RegionId region);
