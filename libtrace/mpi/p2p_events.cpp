@@ -188,9 +188,8 @@ void on_request_free(record::Location& loc, record::LocalTime t, MPI_Request req
   // an active receive or collective freed this way has no observable result and records nothing.
   PendingRequest p;
   if (request == MPI_REQUEST_NULL ||
-      !requests().find(handle_key(request), RequestTable::current_owner(), p))
+      !requests().erase(handle_key(request), RequestTable::current_owner(), &p))
     return;
-  requests().erase(handle_key(request), RequestTable::current_owner());
   if (p.active && p.kind == PendingRequest::Kind::Send) loc.mpi_isend_complete(t, p.id);
 }
 

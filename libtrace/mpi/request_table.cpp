@@ -89,17 +89,28 @@ void RequestTable::remove(Shard& shard, Slot* slot) {
   --shard.used;
 }
 
+template <typename F> bool RequestTable::with_entry(std::uint64_t key, Owner owner, F f) {
+  Shard& shard = shard_of(key);
+  SpinGuard guard(shard.lock);
+  Slot* slot = lookup(shard, key, owner);
+  return slot != nullptr && f(shard, *slot);
+}
+
+std::size_t RequestTable::free_slot(const Shard& shard, std::uint64_t key) {
+  const std::size_t mask = shard.slots.size() - 1;
+  std::size_t i = home(shard, key);
+  while (shard.slots[i].key != 0)
+    i = (i + 1) & mask;
+  return i;
+}
+
 void RequestTable::grow(Shard& shard) {
   std::vector<Slot> old(shard.slots.size() * 2);
   old.swap(shard.slots);
   shard.used = 0;
   for (const Slot& slot : old) {
     if (slot.key == 0) continue;
-    const std::size_t mask = shard.slots.size() - 1;
-    std::size_t i = home(shard, slot.key);
-    while (shard.slots[i].key != 0)
-      i = (i + 1) & mask;
-    shard.slots[i] = slot;
+    shard.slots[free_slot(shard, slot.key)] = slot;
     ++shard.used;
   }
 }
@@ -108,10 +119,7 @@ void RequestTable::insert(std::uint64_t key, Owner owner, const PendingRequest& 
   Shard& shard = shard_of(key);
   SpinGuard guard(shard.lock);
   if (2 * (shard.used + 1) > shard.slots.size()) grow(shard);
-  const std::size_t mask = shard.slots.size() - 1;
-  std::size_t i = home(shard, key);
-  while (shard.slots[i].key != 0)
-    i = (i + 1) & mask;
+  const std::size_t i = free_slot(shard, key);
   shard.slots[i].key = key;
   shard.slots[i].owner = owner;
   shard.slots[i].sequence = shard.next_sequence++;
@@ -120,58 +128,50 @@ void RequestTable::insert(std::uint64_t key, Owner owner, const PendingRequest& 
 }
 
 bool RequestTable::find(std::uint64_t key, Owner owner, PendingRequest& out) {
-  Shard& shard = shard_of(key);
-  SpinGuard guard(shard.lock);
-  const Slot* slot = lookup(shard, key, owner);
-  if (slot == nullptr) return false;
-  out = slot->value;
-  return true;
+  return with_entry(key, owner, [&](Shard&, Slot& slot) {
+    out = slot.value;
+    return true;
+  });
 }
 
-bool RequestTable::erase(std::uint64_t key, Owner owner) {
-  Shard& shard = shard_of(key);
-  SpinGuard guard(shard.lock);
-  Slot* slot = lookup(shard, key, owner);
-  if (slot == nullptr) return false;
-  remove(shard, slot);
-  return true;
+bool RequestTable::erase(std::uint64_t key, Owner owner, PendingRequest* removed) {
+  return with_entry(key, owner, [&](Shard& shard, Slot& slot) {
+    if (removed != nullptr) *removed = slot.value;
+    remove(shard, &slot);
+    return true;
+  });
 }
 
 bool RequestTable::complete(std::uint64_t key, Owner owner, PendingRequest& out) {
-  Shard& shard = shard_of(key);
-  SpinGuard guard(shard.lock);
-  Slot* slot = lookup(shard, key, owner);
-  if (slot == nullptr || !slot->value.active) return false;
-  out = slot->value;
-  if (slot->value.persistent) {
-    slot->value.active = false;
-    slot->value.cancel_requested = false;
-  } else {
-    remove(shard, slot);
-  }
-  return true;
+  return with_entry(key, owner, [&](Shard& shard, Slot& slot) {
+    if (!slot.value.active) return false;
+    out = slot.value;
+    if (slot.value.persistent) {
+      slot.value.active = false;
+      slot.value.cancel_requested = false;
+    } else {
+      remove(shard, &slot);
+    }
+    return true;
+  });
 }
 
 bool RequestTable::start(std::uint64_t key, Owner owner, record::RequestId id,
                          PendingRequest& out) {
-  Shard& shard = shard_of(key);
-  SpinGuard guard(shard.lock);
-  Slot* slot = lookup(shard, key, owner);
-  if (slot == nullptr) return false;
-  slot->value.active = true;
-  slot->value.cancel_requested = false;
-  slot->value.id = id;
-  out = slot->value;
-  return true;
+  return with_entry(key, owner, [&](Shard&, Slot& slot) {
+    slot.value.active = true;
+    slot.value.cancel_requested = false;
+    slot.value.id = id;
+    out = slot.value;
+    return true;
+  });
 }
 
 bool RequestTable::mark_cancelled(std::uint64_t key, Owner owner) {
-  Shard& shard = shard_of(key);
-  SpinGuard guard(shard.lock);
-  Slot* slot = lookup(shard, key, owner);
-  if (slot == nullptr) return false;
-  slot->value.cancel_requested = true;
-  return true;
+  return with_entry(key, owner, [](Shard&, Slot& slot) {
+    slot.value.cancel_requested = true;
+    return true;
+  });
 }
 
 std::size_t RequestTable::size() const {

@@ -48,8 +48,8 @@ public:
   void insert(std::uint64_t key, Owner owner, const PendingRequest& request);
   /// Copies the entry of `key` into `out`; false if absent.
   bool find(std::uint64_t key, Owner owner, PendingRequest& out);
-  /// Removes the entry of `key`; false if absent.
-  bool erase(std::uint64_t key, Owner owner);
+  /// Removes the entry of `key`, copying it to `*removed` if given; false if absent.
+  bool erase(std::uint64_t key, Owner owner, PendingRequest* removed = nullptr);
   /// Completion of `key`: copies an ACTIVE entry to `out`, then erases it, or for a persistent
   /// request marks it inactive. False (nothing written) for unknown or inactive requests.
   bool complete(std::uint64_t key, Owner owner, PendingRequest& out);
@@ -80,6 +80,10 @@ private:
   Shard& shard_of(std::uint64_t key) const;
   static std::size_t home(const Shard& shard, std::uint64_t key);
   static Slot* lookup(Shard& shard, std::uint64_t key, Owner owner);
+  /// Runs `f(shard, slot)` on the entry of `key` under its shard's lock; false if absent.
+  template <typename F> bool with_entry(std::uint64_t key, Owner owner, F f); // (in the .cpp)
+  /// The first empty slot on the probe chain of `key` (the shard has room).
+  static std::size_t free_slot(const Shard& shard, std::uint64_t key);
   static void remove(Shard& shard, Slot* slot);
   static void grow(Shard& shard);
 
