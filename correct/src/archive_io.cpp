@@ -8,6 +8,7 @@
 #define OTF2_MPI_UINT64_T MPI_UINT64_T
 #define OTF2_MPI_INT64_T MPI_INT64_T
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <system_error>
@@ -185,15 +186,29 @@ OTF2_CallbackCode count_unknown_def(void* u) {
 
 } // namespace
 
+namespace {
+
+// One location's records with the timestamps `times` produces, a chunk at a time; returns the
+// last timestamp (0 for no events).
+int64_t write_location(const LocationModel& loc, TimeSource& times, OTF2_EvtWriter* w,
+                       uint64_t* counts) {
+  StoredEventWriter out(loc.records, w, counts);
+  std::array<int64_t, TimeSource::kChunk> chunk;
+  int64_t last = 0;
+  for (size_t n; (n = times.next(chunk.data(), chunk.size())) > 0;) {
+    if (out.write(chunk.data(), n) != OTF2_SUCCESS) return -1;
+    last = chunk[n - 1];
+  }
+  return out.remaining() == 0 ? last : -1;
+}
+
+} // namespace
+
 void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model,
-                     const TempOutput& out, MPI_Comm comm, Report& report) {
+                     TimeSource& times, const TempOutput& out, MPI_Comm comm, Report& report) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  int64_t last = 0;
-  for (const LocationModel& loc : model.locations)
-    if (!loc.lc.empty()) last = std::max(last, loc.lc.back());
-  MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_INT64_T, MPI_MAX, comm);
 
   OTF2_Archive* archive = agree_value(comm, [&] {
     OTF2_Archive* a =
@@ -215,14 +230,18 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   OTF2_Archive_SetCreator(archive, "htrace-correct");
 
   std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()));
+  int64_t last = 0; // the latest corrected timestamp, for the clock properties
   agree(comm, [&] {
     OTF2_Archive_OpenEvtFiles(archive);
-    for (const LocationModel& loc : model.locations) {
+    for (size_t i = 0; i < model.locations.size(); ++i) {
+      const LocationModel& loc = model.locations[i];
       OTF2_LocationRef id = defs.locations[loc.location].id;
       OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
-      if (write_stored_events(loc.records, loc.lc.data(), loc.lc.size(), w, counts.data()) !=
-          OTF2_SUCCESS)
+      times.begin(i);
+      const int64_t loc_last = write_location(loc, times, w, counts.data());
+      if (loc_last < 0)
         throw std::runtime_error("location " + std::to_string(id) + ": writing events failed");
+      last = std::max(last, loc_last);
       OTF2_Archive_CloseEvtWriter(archive, w);
     }
     OTF2_Archive_CloseEvtFiles(archive);
@@ -235,6 +254,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
     return std::string();
   });
 
+  MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_INT64_T, MPI_MAX, comm);
   std::vector<uint64_t> def_counts(static_cast<size_t>(def_record_type_count()));
   uint64_t def_unknown = 0;
   agree(comm, [&] {

@@ -1,5 +1,6 @@
 // Backward amortization: each receive tells its senders how late they may move (one exchange
-// across correction ranks), then every forward jump is spread over the time before its receive.
+// across correction ranks); then, location by location as the output is written, every forward
+// jump is spread over the time before its receive.
 #include "replay_state.h"
 
 #include <algorithm>
@@ -11,27 +12,26 @@ namespace {
 
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 
-class BackwardReplay {
+class BackwardLimits {
 public:
-  explicit BackwardReplay(ReplayState& s) : s_(s), m_(s.model) {}
+  explicit BackwardLimits(ReplayState& s) : s_(s), m_(s.model) {}
 
   void run() {
     publish_receive_times();
     uint64_t moved = 0;
     for (const RemoteValue& v : s_.exchange.run(moved))
       deliver(v);
-    for (LocationModel& loc : m_.locations)
-      amortize(loc);
   }
 
 private:
   // Receivers give their senders the bound ub(S) = LC(R) - l_min.
   void publish_receive_times() {
     for (const LocationModel& loc : m_.locations)
-      for (const Link& link : loc.links) {
+      for (size_t k = 0; k < loc.links.size(); ++k) {
+        const Link& link = loc.links[k];
         if (link.role != LinkRole::Receive) continue;
         Channel& ch = s_.channel(link.channel);
-        const int64_t v = loc.lc[link.event];
+        const int64_t v = loc.link_lc[k];
         switch (ch.key.type) {
         case ChannelType::Local:
           s_.local_values(ch).ub_neg.add(-(v - s_.ctx.latencies.omp), loc.location);
@@ -65,96 +65,151 @@ private:
     }
   }
 
-  int64_t upper_bound(const LocationModel& loc, const Link& link) const {
-    const Channel& ch = s_.channel(link.channel);
-    if (ch.key.type == ChannelType::Collective)
-      return s_.collective(ch).begin_upper_bound(s_.member(loc.process, ch), s_.ctx.latencies);
-    if (ch.key.type == ChannelType::P2P) return ch.limit == kNoTime ? kUnbounded : ch.limit;
-    const int64_t neg = s_.local_values(ch).ub_neg.excluding(loc.location);
-    return neg == kNoTime ? kUnbounded : -neg;
-  }
-
-  // Spreads each forward jump over the time before its receive (piecewise-linear ramp bounded by
-  // the senders' upper bounds), then counts relations the result still violates.
-  void amortize(LocationModel& loc) {
-    if (loc.links.empty()) return;
-    // Upper bounds of this location's contributing events: per link (for the violation count)
-    // and per event, ascending and sparse (for the ramps).
-    link_ub_.clear();
-    std::vector<std::pair<uint32_t, int64_t>> ub;
-    for (const Link& link : loc.links) {
-      if (link.role != LinkRole::Contribute) continue;
-      const int64_t b = upper_bound(loc, link);
-      link_ub_.push_back(b);
-      if (!ub.empty() && ub.back().first == link.event)
-        ub.back().second = std::min(ub.back().second, b);
-      else
-        ub.emplace_back(link.event, b);
-    }
-    if (!loc.jumps.empty()) {
-      // Ramps read the forward times and write the shifted ones; the buffer is reused (and its
-      // pages stay mapped) from one location to the next.
-      shifted_.assign(loc.lc.begin(), loc.lc.end());
-      for (const Jump& j : loc.jumps)
-        ramp(loc, j, ub, shifted_);
-      loc.lc.swap(shifted_);
-    }
-    size_t k = 0;
-    for (const Link& link : loc.links) {
-      if (link.role != LinkRole::Contribute) continue;
-      if (loc.lc[link.event] > link_ub_[k++])
-        s_.stats.violations_after[static_cast<int>(s_.channel(link.channel).kind)]++;
-    }
-  }
-
-  // One jump's ramp: linear with slope m before the receive, cut at the send that would pass its
-  // bound with the steepest required slope (the pivot), recursively from there.
-  void ramp(const LocationModel& loc, const Jump& j,
-            const std::vector<std::pair<uint32_t, int64_t>>& ub,
-            EventArray<int64_t>& shifted) const {
-    const double m = s_.ctx.options->slope;
-    uint32_t anchor = j.event;
-    double x_a = double(loc.lc[anchor] - j.amount), d_a = double(j.amount);
-    while (d_a > 0 && anchor > 0) {
-      const double left = std::max(double(loc.lc[0]), x_a - d_a / m);
-      uint32_t pivot = UINT32_MAX;
-      double pivot_slope = 0, pivot_allow = 0;
-      auto it = std::lower_bound(ub.begin(), ub.end(),
-                                 std::make_pair(anchor, std::numeric_limits<int64_t>::min()));
-      while (it != ub.begin()) {
-        --it;
-        const double x = double(loc.lc[it->first]);
-        if (x < left) break;
-        if (it->second == kUnbounded) continue;
-        const double allow = std::max(0.0, double(it->second - loc.lc[it->first]));
-        if (d_a * (x - left) / (x_a - left) <= allow) continue;
-        const double slope = (d_a - allow) / (x_a - x);
-        if (pivot == UINT32_MAX || slope > pivot_slope)
-          pivot = it->first, pivot_slope = slope, pivot_allow = allow;
-      }
-      const uint32_t stop = pivot == UINT32_MAX ? 0 : pivot;
-      for (uint32_t i = anchor; i-- > stop && double(loc.lc[i]) >= left;) {
-        const double s =
-            pivot == UINT32_MAX
-                ? d_a * (double(loc.lc[i]) - left) / (x_a - left)
-                : pivot_allow + pivot_slope * (double(loc.lc[i]) - double(loc.lc[pivot]));
-        shifted[i] = std::max(shifted[i], loc.lc[i] + static_cast<int64_t>(std::floor(s)));
-      }
-      if (pivot == UINT32_MAX) break;
-      anchor = pivot, x_a = double(loc.lc[pivot]), d_a = pivot_allow;
-    }
-  }
-
   ReplayState& s_;
   LocalModel& m_;
-  EventArray<int64_t> shifted_;
-  std::vector<int64_t> link_ub_; // upper bound per contributing link of the current location
 };
 
 } // namespace
 
-void backward_replay(ReplayState& state) {
-  BackwardReplay(state).run();
+void backward_limits(ReplayState& state) {
+  BackwardLimits(state).run();
+}
+
+// --- final times ---------------------------------------------------------------------------------
+
+double FinalTimes::Ramp::shift(double x) const {
+  return pivot ? a + b * (x - c) : a * (x - left) / (c - left);
+}
+
+int64_t FinalTimes::Sweep::final_time(uint32_t event, int64_t lc) {
+  const double x = double(lc);
+  const std::vector<Ramp>& by_event = ramps_->by_event;
+  const std::vector<Ramp>& by_time = ramps_->by_time;
+  while (next_event_ < by_event.size() && by_event[next_event_].from <= event)
+    active_.push_back(&by_event[next_event_++]);
+  while (next_time_ < by_time.size() && x >= by_time[next_time_].left)
+    active_.push_back(&by_time[next_time_++]);
+  int64_t best = lc;
+  for (size_t k = 0; k < active_.size();) {
+    const Ramp& r = *active_[k];
+    if (r.to <= event) { // passed: a ramp ends at its receive (or pivot)
+      active_[k] = active_.back();
+      active_.pop_back();
+      continue;
+    }
+    ++k;
+    if (x >= r.left) best = std::max(best, lc + static_cast<int64_t>(std::floor(r.shift(x))));
+  }
+  return best;
+}
+
+FinalTimes::FinalTimes(ReplayState& s, const LocationModel& loc) : s_(s), loc_(loc) {
+  if (loc.input.empty()) return;
+  first_lc_ = !loc.links.empty() && loc.links[0].event == 0 ? loc.link_lc[0]
+                                                            : loc.presync.apply(loc.input[0]);
+  // Upper bounds of this location's contributing events: per link (for the violation count)
+  // and per event, ascending and sparse (for the ramps).
+  std::vector<int64_t> link_ub;
+  std::vector<Bound> bounds;
+  for (size_t k = 0; k < loc.links.size(); ++k) {
+    const Link& link = loc.links[k];
+    if (link.role != LinkRole::Contribute) continue;
+    const int64_t b = upper_bound(link);
+    link_ub.push_back(b);
+    if (!bounds.empty() && bounds.back().event == link.event)
+      bounds.back().ub = std::min(bounds.back().ub, b);
+    else
+      bounds.push_back({link.event, b, loc.link_lc[k]});
+  }
+  size_t k = 0;
+  for (const Jump& j : loc.jumps) {
+    while (loc.links[k].event != j.event)
+      ++k;
+    add_ramps(j.event, loc.link_lc[k], j.amount, bounds);
+  }
+  std::sort(ramps_.by_event.begin(), ramps_.by_event.end(),
+            [](const Ramp& a, const Ramp& b) { return a.from < b.from; });
+  std::sort(ramps_.by_time.begin(), ramps_.by_time.end(),
+            [](const Ramp& a, const Ramp& b) { return a.left < b.left; });
+  // Relations the result still violates (at sends, collective begins and OpenMP releases).
+  Sweep at_links(ramps_);
+  size_t c = 0;
+  for (size_t l = 0; l < loc.links.size(); ++l) {
+    const Link& link = loc.links[l];
+    if (link.role != LinkRole::Contribute) continue;
+    if (at_links.final_time(link.event, loc.link_lc[l]) > link_ub[c++])
+      s_.stats.violations_after[static_cast<int>(s_.channel(link.channel).kind)]++;
+  }
+}
+
+int64_t FinalTimes::upper_bound(const Link& link) const {
+  const Channel& ch = s_.channel(link.channel);
+  if (ch.key.type == ChannelType::Collective)
+    return s_.collective(ch).begin_upper_bound(s_.member(loc_.process, ch), s_.ctx.latencies);
+  if (ch.key.type == ChannelType::P2P) return ch.limit == kNoTime ? kUnbounded : ch.limit;
+  const int64_t neg = s_.local_values(ch).ub_neg.excluding(loc_.location);
+  return neg == kNoTime ? kUnbounded : -neg;
+}
+
+// One jump's ramps: linear with slope m before the receive, cut at the send that would pass its
+// bound with the steepest required slope (the pivot), recursively from there.
+void FinalTimes::add_ramps(uint32_t event, int64_t lc, int64_t amount,
+                           const std::vector<Bound>& bounds) {
+  const double m = s_.ctx.options->slope;
+  uint32_t anchor = event;
+  double x_a = double(lc - amount), d_a = double(amount);
+  while (d_a > 0 && anchor > 0) {
+    const double left = std::max(double(first_lc_), x_a - d_a / m);
+    const Bound* pivot = nullptr;
+    double pivot_slope = 0, pivot_allow = 0;
+    auto it = std::lower_bound(bounds.begin(), bounds.end(), anchor,
+                               [](const Bound& b, uint32_t e) { return b.event < e; });
+    while (it != bounds.begin()) {
+      --it;
+      const double x = double(it->lc);
+      if (x < left) break;
+      if (it->ub == kUnbounded) continue;
+      const double allow = std::max(0.0, double(it->ub - it->lc));
+      if (d_a * (x - left) / (x_a - left) <= allow) continue;
+      const double slope = (d_a - allow) / (x_a - x);
+      if (!pivot || slope > pivot_slope) pivot = &*it, pivot_slope = slope, pivot_allow = allow;
+    }
+    // Events [from, anchor) whose forward time is at least `left` move.
+    Ramp r{pivot ? pivot->event : 0, anchor, pivot != nullptr, left, 0, 0, 0};
+    if (pivot)
+      r.a = pivot_allow, r.b = pivot_slope, r.c = double(pivot->lc);
+    else
+      r.a = d_a, r.c = x_a;
+    if (r.from < r.to) (pivot ? ramps_.by_event : ramps_.by_time).push_back(r);
+    if (!pivot) break;
+    anchor = pivot->event, x_a = double(pivot->lc), d_a = pivot_allow;
+  }
+}
+
+size_t FinalTimes::next(int64_t* out, size_t max) {
+  const LocationModel& loc = loc_;
+  const Presync& ps = loc.presync;
+  const uint32_t n = static_cast<uint32_t>(loc.input.size());
+  const size_t links = loc.links.size();
+  uint32_t i = event_;
+  size_t l = link_;
+  int64_t prev_lc = prev_lc_, prev_t = prev_t_;
+  size_t k = 0;
+  for (; k < max && i < n; ++k, ++i) {
+    const int64_t t = ps.apply(loc.input[i]);
+    int64_t lc;
+    if (l < links && loc.links[l].event == i) {
+      lc = loc.link_lc[l];
+      while (l < links && loc.links[l].event == i)
+        ++l;
+    } else {
+      lc = i == 0 ? t : s_.step(prev_lc, prev_t, t); // as the forward replay computed it
+    }
+    prev_lc = lc, prev_t = t;
+    out[k] = sweep_.final_time(i, lc);
+  }
+  event_ = i, link_ = l, prev_lc_ = prev_lc, prev_t_ = prev_t;
+  return k;
 }
 
 } // namespace htrace::correct

@@ -67,52 +67,84 @@ std::vector<int> partition(const Definitions& d, int size) {
 }
 
 // Displacement of every event and the deviation classes of every local interval (the hybrid
-// paper's Fig. 6), in one integer pass per location: it runs over every event of the trace.
-void summarize(const LocalModel& m, Report& rep, MPI_Comm comm) {
-  double sum_disp = 0;
-  uint64_t shifted = 0;
-  int64_t max_disp = 0;
-  std::array<double, 5> dev{};
-  for (const LocationModel& loc : m.locations) {
-    const size_t n = loc.lc.size();
-    if (n == 0) continue;
-    const int64_t* in = loc.input.data();
-    const int64_t* lc = loc.lc.data();
-    int64_t loc_sum = 0, loc_max = 0;
-    std::array<int64_t, 5> loc_dev{};
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t d = lc[i] - in[i];
-      const int64_t ad = d < 0 ? -d : d;
-      shifted += d != 0;
-      loc_sum += ad;
-      if ((i & 4095) == 4095) sum_disp += double(loc_sum), loc_sum = 0; // never overflows
-      loc_max = ad > loc_max ? ad : loc_max;
-      if (i == 0) continue;
-      const int64_t before = in[i] - in[i - 1];
-      if (before <= 0) continue;
-      const int64_t change = (lc[i] - lc[i - 1]) - before;
-      const int64_t diff = change < 0 ? -change : change;
-      // Relative change classes 0, <1 %, 1-10 %, 10-100 %, >100 %, without a division.
-      const int cls = diff == 0             ? 0
-                      : diff >= before      ? (diff == before ? 3 : 4)
-                      : diff * 100 < before ? 1
-                      : diff * 10 < before  ? 2
-                                            : 3;
-      loc_dev[cls] += before;
-    }
-    sum_disp += double(loc_sum);
-    max_disp = std::max(max_disp, loc_max);
-    for (int c = 0; c < 5; ++c)
-      dev[c] += double(loc_dev[c]);
+// paper's Fig. 6), taken from the final times on their way to the writer (one integer pass per
+// chunk: it runs over every event of the trace).
+class SummarizingTimes final : public TimeSource {
+public:
+  SummarizingTimes(TimeSource& inner, const LocalModel& m) : inner_(inner), model_(m) {}
+
+  void begin(size_t index) override {
+    inner_.begin(index);
+    input_ = model_.locations[index].input.data();
+    done_ = 0;
   }
-  MPI_Allreduce(MPI_IN_PLACE, &sum_disp, 1, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Allreduce(MPI_IN_PLACE, &shifted, 1, MPI_UINT64_T, MPI_SUM, comm);
-  MPI_Allreduce(MPI_IN_PLACE, &max_disp, 1, MPI_INT64_T, MPI_MAX, comm);
-  MPI_Allreduce(MPI_IN_PLACE, dev.data(), 5, MPI_DOUBLE, MPI_SUM, comm);
-  rep.events_shifted = shifted;
-  rep.max_displacement = max_disp;
-  rep.mean_displacement = rep.events ? sum_disp / double(rep.events) : 0;
-  rep.deviation_time = dev;
+
+  size_t next(int64_t* out, size_t max) override {
+    const size_t n = inner_.next(out, max);
+    const int64_t* in = input_ + done_;
+    int64_t sum = 0;
+    std::array<int64_t, 5> dev{};
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t d = out[i] - in[i];
+      const int64_t ad = d < 0 ? -d : d;
+      shifted_ += d != 0;
+      sum += ad; // at most kChunk values: never overflows
+      max_disp_ = ad > max_disp_ ? ad : max_disp_;
+      if (done_ + i > 0) {
+        const int64_t before = in[i] - prev_in_;
+        if (before > 0) {
+          const int64_t change = (out[i] - prev_out_) - before;
+          const int64_t diff = change < 0 ? -change : change;
+          // Relative change classes 0, <1 %, 1-10 %, 10-100 %, >100 %, without a division.
+          const int cls = diff == 0             ? 0
+                          : diff >= before      ? (diff == before ? 3 : 4)
+                          : diff * 100 < before ? 1
+                          : diff * 10 < before  ? 2
+                                                : 3;
+          dev[cls] += before;
+        }
+      }
+      prev_in_ = in[i], prev_out_ = out[i];
+    }
+    sum_disp_ += double(sum);
+    for (int c = 0; c < 5; ++c)
+      dev_[c] += double(dev[c]);
+    done_ += n;
+    return n;
+  }
+
+  // Every location must have been read to its end.
+  void finish(MPI_Comm comm, Report& rep) {
+    MPI_Allreduce(MPI_IN_PLACE, &sum_disp_, 1, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &shifted_, 1, MPI_UINT64_T, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &max_disp_, 1, MPI_INT64_T, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, dev_.data(), 5, MPI_DOUBLE, MPI_SUM, comm);
+    rep.events_shifted = shifted_;
+    rep.max_displacement = max_disp_;
+    rep.mean_displacement = rep.events ? sum_disp_ / double(rep.events) : 0;
+    rep.deviation_time = dev_;
+  }
+
+private:
+  TimeSource& inner_;
+  const LocalModel& model_;
+  const int64_t* input_ = nullptr;
+  size_t done_ = 0;
+  int64_t prev_in_ = 0, prev_out_ = 0;
+  double sum_disp_ = 0;
+  uint64_t shifted_ = 0;
+  int64_t max_disp_ = 0;
+  std::array<double, 5> dev_{};
+};
+
+// Runs the final times of every location through `times` without writing them (--check).
+void drain(TimeSource& times, const LocalModel& m) {
+  std::array<int64_t, TimeSource::kChunk> chunk;
+  for (size_t i = 0; i < m.locations.size(); ++i) {
+    times.begin(i);
+    while (times.next(chunk.data(), chunk.size()) > 0) {
+    }
+  }
 }
 
 void progress(const Options& o, int rank, const char* phase) {
@@ -188,7 +220,27 @@ Report run(const Options& o, MPI_Comm comm) {
   };
   rep.read_seconds = lap();
   progress(o, rank, "replaying (controlled logical clock)");
-  ReplayStats st = run_replay(ctx, model);
+  Replay replay(ctx, model);
+  replay.run();
+  SummarizingTimes times(replay, model);
+  if (o.check_only) {
+    drain(times, model);
+    rep.replay_seconds = lap();
+  } else {
+    rep.replay_seconds = lap();
+    // The backward amortization's ramps are applied location by location as the events are
+    // written, so no corrected timestamp per event is ever held.
+    progress(o, rank, "writing corrected archive");
+    write_corrected(reader, defs, model, times, out, comm, rep);
+    agree(comm, [&] {
+      commit_output(out, o, comm);
+      return std::string();
+    });
+    rep.written = true;
+    rep.write_seconds = lap();
+  }
+  times.finish(comm, rep);
+  const ReplayStats& st = replay.stats();
   MPI_Allreduce(st.messages.data(), rep.messages.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM,
                 comm);
   MPI_Allreduce(st.violations_before.data(), rep.violations_before.data(), kMessageKinds,
@@ -199,19 +251,6 @@ Report run(const Options& o, MPI_Comm comm) {
   MPI_Allreduce(&st.reevaluated, &rep.reevaluated, 1, MPI_UINT64_T, MPI_SUM, comm);
   rep.rounds = st.rounds; // the same on every rank
   MPI_Allreduce(&st.presynced_locations, &rep.presynced_locations, 1, MPI_UINT64_T, MPI_SUM, comm);
-  summarize(model, rep, comm);
-  rep.replay_seconds = lap();
-
-  if (!o.check_only) {
-    progress(o, rank, "writing corrected archive");
-    write_corrected(reader, defs, model, out, comm, rep);
-    agree(comm, [&] {
-      commit_output(out, o, comm);
-      return std::string();
-    });
-    rep.written = true;
-    rep.write_seconds = lap();
-  }
   progress(o, rank, "done");
   if (o.progress && rank == 0) std::fputc('\n', stderr);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

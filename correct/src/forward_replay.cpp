@@ -42,8 +42,11 @@ public:
 
 private:
   // --- first pass: every owned location, in dependency order inside this rank ----------------
+  // Forward times are kept only for events with links (LocationModel::link_lc); the others follow
+  // from the controller and are produced again when the output is written.
   struct Cursor {
     uint32_t event = 0, link = 0;
+    int64_t prev_lc = 0, prev_t = 0; // forward and pre-synchronized input time of event - 1
   };
 
   bool ready(const Channel& ch) const { return ch.arrived >= ch.expected; }
@@ -54,44 +57,44 @@ private:
     const uint32_t start = cur.event;
     while (cur.event < n) {
       const uint32_t next_link = cur.link < loc.links.size() ? loc.links[cur.link].event : n;
-      run_controller(loc, cur.event, next_link); // events without logical messages
-      cur.event = next_link;
+      run_controller(loc, cur, next_link); // events without logical messages
       if (next_link == n) break;
       for (uint32_t l = cur.link; l < loc.links.size() && loc.links[l].event == next_link &&
                                   loc.links[l].role == LinkRole::Receive;
            ++l)
         if (!ready(s_.channel(loc.links[l].channel))) return cur.event > start;
-      cur.link = evaluate(loc, next_link, cur.link, /*first=*/true);
+      const int64_t t = loc.presync.apply(loc.input[next_link]);
+      const int64_t unbound = next_link == 0 ? t : s_.step(cur.prev_lc, cur.prev_t, t);
+      const uint32_t first_link = cur.link;
+      cur.link = evaluate(loc, next_link, cur.link, t, unbound, /*first=*/true);
+      cur.prev_lc = loc.link_lc[first_link], cur.prev_t = t;
       cur.event = next_link + 1;
     }
     return cur.event > start;
   }
 
-  // The controller alone over events [from, to).
-  void run_controller(LocationModel& loc, uint32_t from, uint32_t to) {
-    if (from >= to) return;
+  // The controller alone from the cursor's event up to event `to` (exclusive).
+  void run_controller(const LocationModel& loc, Cursor& cur, uint32_t to) {
+    if (cur.event >= to) return;
     const Presync& ps = loc.presync;
-    int64_t prev_t = 0, prev_lc = 0;
-    uint32_t i = from;
-    if (i == 0) {
-      prev_t = prev_lc = loc.lc[0] = ps.apply(loc.input[0]);
-      ++i;
-    } else {
-      prev_t = ps.apply(loc.input[i - 1]), prev_lc = loc.lc[i - 1];
-    }
+    int64_t prev_t = cur.prev_t, prev_lc = cur.prev_lc;
+    uint32_t i = cur.event;
+    if (i == 0) prev_t = prev_lc = ps.apply(loc.input[0]), ++i;
     for (; i < to; ++i) {
       const int64_t t = ps.apply(loc.input[i]);
-      prev_lc = loc.lc[i] = s_.step(prev_lc, prev_t, t);
+      prev_lc = s_.step(prev_lc, prev_t, t);
       prev_t = t;
     }
+    cur.event = to, cur.prev_lc = prev_lc, cur.prev_t = prev_t;
   }
 
-  // Evaluates event i (which has links starting at index l): receive bounds, then its
-  // contributions. Returns the index of the first link of a later event. The first evaluation
-  // also counts the input's violations (all contributions' input times are known by then).
-  uint32_t evaluate(LocationModel& loc, uint32_t i, uint32_t l, bool first) {
-    const int64_t t = loc.presync.apply(loc.input[i]);
-    const int64_t unbound = s_.unbound_time(loc, i, t);
+  // Evaluates event i (pre-synchronized input time t, forward time `unbound` before its receives'
+  // bounds; its links start at index l): receive bounds, then its contributions. Returns the index
+  // of the first link of a later event. The first evaluation also counts the input's violations
+  // (all contributions' input times are known by then).
+  uint32_t evaluate(LocationModel& loc, uint32_t i, uint32_t l, int64_t t, int64_t unbound,
+                    bool first) {
+    const uint32_t first_link = l;
     int64_t v = unbound, input_bound = kNoTime;
     int kind = -1;
     for (;
@@ -107,12 +110,23 @@ private:
       if (b > input_bound) input_bound = b, kind = static_cast<int>(ch.kind);
     }
     if (kind >= 0 && t < input_bound) s_.stats.violations_before[kind]++;
-    const bool changed = first || v != loc.lc[i]; // (the first pass writes lc[i] the first time)
-    loc.lc[i] = v;
+    // (the first pass writes link_lc the first time)
+    const bool changed = first || v != loc.link_lc[first_link];
     set_jump(loc, i, v - unbound, first);
-    for (; l < loc.links.size() && loc.links[l].event == i; ++l)
+    for (uint32_t k = first_link; k < l; ++k)
+      loc.link_lc[k] = v;
+    for (; l < loc.links.size() && loc.links[l].event == i; ++l) {
+      loc.link_lc[l] = v;
       if (changed) contribute(loc, loc.links[l], v, t, first);
+    }
     return l;
+  }
+
+  // The forward move the receive rule made at event i (0: none).
+  static int64_t jump_at(const LocationModel& loc, uint32_t i) {
+    auto it = std::lower_bound(loc.jumps.begin(), loc.jumps.end(), i,
+                               [](const Jump& j, uint32_t e) { return j.event < e; });
+    return it != loc.jumps.end() && it->event == i ? it->amount : 0;
   }
 
   // Jumps (forward moves made by the receive rule) are what the backward replay amortizes. The
@@ -144,7 +158,7 @@ private:
 
   void first_pass() {
     for (LocationModel& loc : m_.locations)
-      loc.lc.resize(loc.input.size());
+      loc.link_lc.resize(loc.links.size());
     std::vector<Cursor> cursors(m_.locations.size());
     for (bool again = true; again;) {
       again = false;
@@ -226,9 +240,11 @@ private:
       recv_begin_[i + 1] += recv_begin_[i];
     receivers_.resize(recv_begin_[n]);
     std::vector<uint32_t> fill(recv_begin_.begin(), recv_begin_.end() - 1);
-    for (uint32_t li = 0; li < m_.locations.size(); ++li)
-      for (const Link& l : m_.locations[li].links)
-        if (l.role == LinkRole::Receive) receivers_[fill[l.channel]++] = {li, l.event};
+    for (uint32_t li = 0; li < m_.locations.size(); ++li) {
+      const std::vector<Link>& links = m_.locations[li].links;
+      for (uint32_t k = 0; k < links.size(); ++k)
+        if (links[k].role == LinkRole::Receive) receivers_[fill[links[k].channel]++] = {li, k};
+    }
   }
 
   // A raised contribution: every receive it now binds is evaluated again.
@@ -236,9 +252,9 @@ private:
     if (channel + 1 >= recv_begin_.size()) return;
     const Channel& ch = s_.channel(channel);
     for (uint32_t k = recv_begin_[channel]; k < recv_begin_[channel + 1]; ++k) {
-      const auto [li, event] = receivers_[k];
+      const auto [li, link] = receivers_[k];
       const LocationModel& loc = m_.locations[li];
-      if (s_.receive_bound(loc, ch) > loc.lc[event]) dirty_.insert({li, event});
+      if (s_.receive_bound(loc, ch) > loc.link_lc[link]) dirty_.insert({li, loc.links[link].event});
     }
   }
 
@@ -274,43 +290,36 @@ private:
       const auto [li, from] = *dirty_.begin();
       dirty_.erase(dirty_.begin());
       LocationModel& loc = m_.locations[li];
+      const Presync& ps = loc.presync;
       uint32_t l = static_cast<uint32_t>(
           std::lower_bound(loc.links.begin(), loc.links.end(), from,
                            [](const Link& a, uint32_t e) { return a.event < e; }) -
           loc.links.begin());
       const uint32_t n = static_cast<uint32_t>(loc.input.size());
-      for (uint32_t i = from; i < n;) {
-        if (l < loc.links.size() && loc.links[l].event == i) {
-          if (i != from) dirty_.erase({li, i});
-          const int64_t old = loc.lc[i];
-          l = evaluate(loc, i, l, /*first=*/false);
-          s_.stats.reevaluated++;
-          if (loc.lc[i] == old) break; // later events follow unchanged, unless marked themselves
-          ++i;
-          continue;
-        }
+      // Only the receive bounds of `from` moved, not the time its predecessors give it.
+      int64_t unbound = loc.link_lc[l] - jump_at(loc, from);
+      for (uint32_t i = from;;) {
+        const int64_t t = ps.apply(loc.input[i]);
+        const int64_t old = loc.link_lc[l];
+        const uint32_t first_link = l;
+        l = evaluate(loc, i, l, t, unbound, /*first=*/false);
+        s_.stats.reevaluated++;
+        if (loc.link_lc[first_link] == old) break; // later events follow unchanged
+        // The controller up to the next event with links, whose time it changes.
         const uint32_t next = l < loc.links.size() ? loc.links[l].event : n;
-        const uint32_t stop = rerun_controller(loc, i, next);
-        s_.stats.reevaluated += stop - i;
-        if (stop < next) break;
+        int64_t prev_lc = loc.link_lc[first_link], prev_t = t;
+        for (uint32_t k = i + 1; k < next; ++k) {
+          const int64_t tk = ps.apply(loc.input[k]);
+          prev_lc = s_.step(prev_lc, prev_t, tk);
+          prev_t = tk;
+        }
+        s_.stats.reevaluated += next - i - 1;
+        if (next == n) break;
         i = next;
+        dirty_.erase({li, i});
+        unbound = s_.step(prev_lc, prev_t, ps.apply(loc.input[i]));
       }
     }
-  }
-
-  // The controller again over [from, to) (from > 0); returns the first event whose time did not
-  // change (everything after it follows unchanged), or `to`.
-  uint32_t rerun_controller(LocationModel& loc, uint32_t from, uint32_t to) {
-    const Presync& ps = loc.presync;
-    int64_t prev_t = ps.apply(loc.input[from - 1]), prev_lc = loc.lc[from - 1];
-    for (uint32_t i = from; i < to; ++i) {
-      const int64_t t = ps.apply(loc.input[i]);
-      const int64_t v = s_.step(prev_lc, prev_t, t);
-      if (v == loc.lc[i]) return i;
-      prev_lc = loc.lc[i] = v;
-      prev_t = t;
-    }
-    return to;
   }
 
   // --- checks and statistics ------------------------------------------------------------------
@@ -340,7 +349,7 @@ private:
   ReplayState& s_;
   LocalModel& m_;
   std::vector<uint32_t> recv_begin_;
-  std::vector<std::pair<uint32_t, uint32_t>> receivers_; // (location index, event)
+  std::vector<std::pair<uint32_t, uint32_t>> receivers_; // (location index, link index)
   std::set<std::pair<uint32_t, uint32_t>> dirty_;        // (location index, event)
   std::string never_sent_;                               // the first p2p receive without a send
   uint64_t cross_rank_values_ = 0; // contributions received on another correction rank

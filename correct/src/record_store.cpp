@@ -139,32 +139,43 @@ void register_store_events(OTF2_EvtReaderCallbacks* callbacks) {
   register_store_event_callbacks(callbacks);
 }
 
+struct StoredEventWriter::Scratch {
+  std::unique_ptr<OTF2_AttributeList, AttributeListDeleter> list{OTF2_AttributeList_New()};
+  StoredArrays arrays;
+};
+
+StoredEventWriter::StoredEventWriter(const RecordStore& store, OTF2_EvtWriter* writer,
+                                     uint64_t* counts)
+    : store_(store), writer_(writer), counts_(counts), scratch_(std::make_unique<Scratch>()) {
+  if (store_.block_count() > 0) p_ = store_.block_begin(0), end_ = store_.block_end(0);
+}
+
+StoredEventWriter::~StoredEventWriter() = default;
+
+OTF2_ErrorCode StoredEventWriter::write(const int64_t* times, size_t n) {
+  if (n > remaining()) return OTF2_ERROR_INVALID_ARGUMENT;
+  if (n == 0) return OTF2_SUCCESS;
+  if (!scratch_->list) return OTF2_ERROR_MEM_ALLOC_FAILED;
+  for (size_t i = 0; i < n; ++i) {
+    while (p_ == end_)
+      ++block_, p_ = store_.block_begin(block_), end_ = store_.block_end(block_);
+    const uint8_t tag = *p_++;
+    const uint8_t type = tag & ~store_detail::kHasAttributes;
+    // A failed write may leave attributes behind in the list; the caller abandons the location.
+    OTF2_ErrorCode rc = write_stored_record(
+        type, tag & store_detail::kHasAttributes, p_, writer_, scratch_->list.get(),
+        static_cast<OTF2_TimeStamp>(times[i]), scratch_->arrays);
+    if (rc != OTF2_SUCCESS) return rc;
+    ++counts_[type];
+    ++written_;
+  }
+  return OTF2_SUCCESS;
+}
+
 OTF2_ErrorCode write_stored_events(const RecordStore& store, const int64_t* times, size_t n,
                                    OTF2_EvtWriter* writer, uint64_t* counts) {
   if (n != store.records()) return OTF2_ERROR_INVALID_ARGUMENT;
-  if (n == 0) return OTF2_SUCCESS;
-  std::unique_ptr<OTF2_AttributeList, AttributeListDeleter> list(OTF2_AttributeList_New());
-  if (!list) return OTF2_ERROR_MEM_ALLOC_FAILED;
-  StoredArrays arrays;
-  size_t i = 0;
-  for (size_t b = 0; b < store.block_count(); ++b) {
-    const uint8_t* p = store.block_begin(b);
-    const uint8_t* end = store.block_end(b);
-    while (p < end) {
-      const uint8_t tag = *p++;
-      const uint8_t type = tag & ~store_detail::kHasAttributes;
-      OTF2_ErrorCode rc =
-          write_stored_record(type, tag & store_detail::kHasAttributes, p, writer, list.get(),
-                              static_cast<OTF2_TimeStamp>(times[i]), arrays);
-      if (rc != OTF2_SUCCESS) {
-        // A failed write may leave attributes behind; the list is discarded with this call.
-        return rc;
-      }
-      ++counts[type];
-      ++i;
-    }
-  }
-  return OTF2_SUCCESS;
+  return StoredEventWriter(store, writer, counts).write(times, n);
 }
 
 } // namespace htrace::correct

@@ -72,13 +72,24 @@ uint64_t set_up_presync(const ReplayContext& ctx, LocalModel& model) {
 
 } // namespace
 
-ReplayStats run_replay(const ReplayContext& ctx, LocalModel& model) {
-  ReplayStats stats;
-  stats.presynced_locations = set_up_presync(ctx, model);
-  ReplayState state(ctx, model, stats);
-  forward_replay(state);
-  backward_replay(state);
-  return stats;
+Replay::Replay(const ReplayContext& ctx, LocalModel& model)
+    : model_(model), state_(std::make_unique<ReplayState>(ctx, model, stats_)) {}
+
+Replay::~Replay() = default;
+
+void Replay::run() {
+  stats_.presynced_locations = set_up_presync(state_->ctx, model_);
+  forward_replay(*state_);
+  backward_limits(*state_);
+}
+
+void Replay::begin(size_t index) {
+  times_.reset(); // one location's ramps at a time
+  times_ = std::make_unique<FinalTimes>(*state_, model_.locations[index]);
+}
+
+size_t Replay::next(int64_t* out, size_t max) {
+  return times_ ? times_->next(out, max) : 0;
 }
 
 } // namespace htrace::correct

@@ -53,13 +53,6 @@ public:
     const int64_t controlled = prev_lc + static_cast<int64_t>(gamma_ * double(t - prev_t));
     return controlled > v ? controlled : v;
   }
-  // Forward time of event i, whose pre-synchronized input time is t, without its receives' bounds.
-  int64_t unbound_time(const LocationModel& loc, uint32_t i, int64_t t) const {
-    return i == 0 ? t : step(loc.lc[i - 1], loc.presync.apply(loc.input[i - 1]), t);
-  }
-  int64_t unbound_time(const LocationModel& loc, uint32_t i) const {
-    return unbound_time(loc, i, loc.presync.apply(loc.input[i]));
-  }
 
 private:
   double gamma_ = ctx.options->gamma;
@@ -68,7 +61,67 @@ private:
 };
 
 void forward_replay(ReplayState& state);
-void backward_replay(ReplayState& state);
+// The receives' bounds on their senders (ub = receive time - l_min), across correction ranks.
+void backward_limits(ReplayState& state);
+
+// The final times of one location, in event order: the forward times (the controller again
+// between events with links, whose times the forward replay kept) with the backward
+// amortization's ramps applied. Only the ramps are held in memory, not a time per event.
+class FinalTimes {
+public:
+  // Computes the ramps and counts the relations still violated (ReplayStats::violations_after).
+  FinalTimes(ReplayState& state, const LocationModel& loc);
+  FinalTimes(const FinalTimes&) = delete;
+  FinalTimes& operator=(const FinalTimes&) = delete;
+
+  // Fills up to `max` next final times; 0 at the end of the location.
+  size_t next(int64_t* out, size_t max);
+
+private:
+  // A contributing event: its upper bound (tightest of its links) and forward time.
+  struct Bound {
+    uint32_t event;
+    int64_t ub, lc;
+  };
+  // Events [from, to) with forward time x >= left move by floor(shift(x)) (at most: where ramps
+  // overlap, the largest move wins).
+  struct Ramp {
+    uint32_t from, to;
+    bool pivot;
+    double left, a, b, c;
+    double shift(double x) const;
+  };
+  // Ramps apply from an event on (the ones cut at a pivot: `from`) or from a forward time on
+  // (the others: `left`); both grow with the event, so a sweep in event order activates each
+  // ramp once and keeps only the ramps that move the current event.
+  struct Ramps {
+    std::vector<Ramp> by_event; // cut at a pivot, ascending `from`
+    std::vector<Ramp> by_time;  // the others, ascending `left`
+  };
+  // Applies the ramps to forward times given in ascending event order.
+  class Sweep {
+  public:
+    explicit Sweep(const Ramps& ramps) : ramps_(&ramps) {}
+    int64_t final_time(uint32_t event, int64_t lc);
+
+  private:
+    const Ramps* ramps_;
+    size_t next_event_ = 0, next_time_ = 0;
+    std::vector<const Ramp*> active_;
+  };
+
+  int64_t upper_bound(const Link& link) const;
+  void add_ramps(uint32_t event, int64_t lc, int64_t amount, const std::vector<Bound>& bounds);
+
+  ReplayState& s_;
+  const LocationModel& loc_;
+  int64_t first_lc_ = 0; // forward time of event 0 (ramps start no earlier)
+  Ramps ramps_;
+  Sweep sweep_{ramps_};
+  uint32_t event_ = 0;
+  size_t link_ = 0;
+  int64_t prev_lc_ = 0, prev_t_ = 0;
+};
 
 } // namespace htrace::correct
 #endif

@@ -7,6 +7,7 @@
 #include "correct/model_reader.h"
 #include "correct/options.h"
 #include "correct/report.h"
+#include "correct/time_source.h"
 
 #include <functional>
 #include <mpi.h>
@@ -58,8 +59,10 @@ private:
   bool evt_open_ = false;
 };
 
+// Writes every owned location's records with the timestamps `times` produces, then (rank 0) the
+// global definitions.
 void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model,
-                     const TempOutput& out, MPI_Comm comm, Report& report);
+                     TimeSource& times, const TempOutput& out, MPI_Comm comm, Report& report);
 
 } // namespace htrace::correct
 #endif

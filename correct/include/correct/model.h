@@ -183,10 +183,10 @@ struct Presync {
 struct LocationModel {
   uint32_t location = 0; // index into Definitions::locations
   uint32_t process = 0;
-  EventArray<int64_t> input; // timestamps as read (ClockOffsets applied by the reader)
-  EventArray<int64_t> lc;    // forward, then final corrected timestamps
-  std::vector<Link> links;   // ascending event
-  std::vector<Jump> jumps;
+  EventArray<int64_t> input;   // timestamps as read (ClockOffsets applied by the reader)
+  std::vector<Link> links;     // ascending event
+  EventArray<int64_t> link_lc; // forward time of each link's event (the others are not kept)
+  std::vector<Jump> jumps;     // ascending event
   Presync presync;
   RecordStore records; // the event records themselves, written again with `lc` at the end
 };

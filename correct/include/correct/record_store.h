@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <otf2/otf2.h>
 #include <vector>
 
@@ -81,9 +82,33 @@ struct EventStoreSink {
 // (and call the matching store_<Name> of event_store.inc from them).
 void register_store_events(OTF2_EvtReaderCallbacks* callbacks);
 
-// Writes every stored record of one location, in order, record i with timestamp times[i].
-// Adds 1 to counts[type] per record (counts has event_record_type_count() entries, same type
-// numbering as record_tables.h). Returns the first OTF2 error, or OTF2_SUCCESS;
+// Writes the stored records of one location in order, over as many calls as the caller likes:
+// the corrected timestamps are produced a chunk at a time. Adds 1 to counts[type] per record
+// (counts has event_record_type_count() entries, same type numbering as record_tables.h).
+class StoredEventWriter {
+public:
+  StoredEventWriter(const RecordStore& store, OTF2_EvtWriter* writer, uint64_t* counts);
+  ~StoredEventWriter();
+  StoredEventWriter(const StoredEventWriter&) = delete;
+  StoredEventWriter& operator=(const StoredEventWriter&) = delete;
+
+  // Writes the next n records, record k with timestamp times[k]. Returns the first OTF2 error,
+  // or OTF2_SUCCESS; OTF2_ERROR_INVALID_ARGUMENT if fewer than n records are left.
+  OTF2_ErrorCode write(const int64_t* times, size_t n);
+  size_t remaining() const { return store_.records() - written_; }
+
+private:
+  struct Scratch; // reusable attribute list and array buffers
+  const RecordStore& store_;
+  OTF2_EvtWriter* writer_;
+  uint64_t* counts_;
+  std::unique_ptr<Scratch> scratch_;
+  size_t block_ = 0, written_ = 0;
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+};
+
+// Writes every stored record of one location, record i with timestamp times[i];
 // OTF2_ERROR_INVALID_ARGUMENT if n differs from the number of stored records.
 OTF2_ErrorCode write_stored_events(const RecordStore& store, const int64_t* times, size_t n,
                                    OTF2_EvtWriter* writer, uint64_t* counts);

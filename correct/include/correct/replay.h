@@ -14,8 +14,10 @@
 #include "correct/latencies.h"
 #include "correct/model_reader.h"
 #include "correct/options.h"
+#include "correct/time_source.h"
 
 #include <array>
+#include <memory>
 #include <mpi.h>
 
 namespace htrace::correct {
@@ -37,10 +39,36 @@ struct ReplayContext {
   int rank = 0, size = 1;
 };
 
-// Pre-synchronization, forward amortization, backward amortization. Leaves the final timestamps
-// in LocationModel::lc. Throws std::runtime_error (the same message on every rank) on unmatched
-// messages or cyclic dependencies.
-ReplayStats run_replay(const ReplayContext& ctx, LocalModel& model);
+class ReplayState;
+class FinalTimes;
+
+// The controlled logical clock over the owned locations. run() does everything that needs other
+// correction ranks; the final timestamps are then produced location by location as a TimeSource
+// (the backward amortization's ramps of a location are computed when it begins).
+class Replay final : public TimeSource {
+public:
+  Replay(const ReplayContext& ctx, LocalModel& model);
+  ~Replay() override;
+  Replay(const Replay&) = delete;
+  Replay& operator=(const Replay&) = delete;
+
+  // Pre-synchronization, forward amortization and the exchange of the senders' upper bounds.
+  // Collective over ctx.comm. Throws std::runtime_error (the same message on every rank) on
+  // unmatched messages or cyclic dependencies.
+  void run();
+
+  void begin(size_t index) override;
+  size_t next(int64_t* out, size_t max) override;
+
+  // violations_after is complete once every location has begun.
+  const ReplayStats& stats() const { return stats_; }
+
+private:
+  ReplayStats stats_;
+  LocalModel& model_;
+  std::unique_ptr<ReplayState> state_;
+  std::unique_ptr<FinalTimes> times_;
+};
 
 } // namespace htrace::correct
 #endif

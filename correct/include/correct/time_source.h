@@ -1,0 +1,23 @@
+// The corrected timestamps of the owned locations, produced in event order a chunk at a time, so
+// that no timestamp per event has to be held for the whole run.
+#ifndef HTRACE_CORRECT_TIME_SOURCE_H
+#define HTRACE_CORRECT_TIME_SOURCE_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace htrace::correct {
+
+class TimeSource {
+public:
+  virtual ~TimeSource() = default;
+  // Starts LocalModel::locations[index]; every location is started once, in index order.
+  virtual void begin(size_t index) = 0;
+  // Fills up to `max` next timestamps of the started location; returns 0 at its end.
+  virtual size_t next(int64_t* out, size_t max) = 0;
+
+  static constexpr size_t kChunk = 4096; // timestamps per call that callers ask for
+};
+
+} // namespace htrace::correct
+#endif
