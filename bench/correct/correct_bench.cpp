@@ -1,5 +1,7 @@
 // Times htrace-correct's engine against a plain OTF2 read+write copy of the same archive, in the
-// same run, alternating the two. Usage: [mpirun -np P] correct_bench ARCHIVE_DIR WORK_DIR [REPEATS]
+// same run, alternating the two. Usage:
+//   [mpirun -np P] correct_bench ARCHIVE_DIR WORK_DIR [REPEATS [copy|correct]]
+// The last argument runs only one of the two (for profilers); no ratio is printed then.
 #include "correct/archive_io.h"
 #include "correct/engine.h"
 #include "correct/record_tables.h"
@@ -100,11 +102,14 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 3) {
-    if (rank == 0) std::fprintf(stderr, "usage: correct_bench ARCHIVE_DIR WORK_DIR [REPEATS]\n");
+    if (rank == 0)
+      std::fprintf(stderr, "usage: correct_bench ARCHIVE_DIR WORK_DIR [REPEATS [copy|correct]]\n");
     MPI_Finalize();
     return 2;
   }
   int repeats = argc > 3 ? std::atoi(argv[3]) : 3;
+  const std::string only = argc > 4 ? argv[4] : "";
+  const bool run_copy = only != "correct", run_correct = only != "copy";
   std::string anchor = find_anchor(argv[1]), work = argv[2];
   std::vector<double> copy_s, correct_s, copy_cpu, correct_cpu;
   Report rep;
@@ -117,7 +122,7 @@ int main(int argc, char** argv) {
     }
     settle();
     double t0 = MPI_Wtime(), c0 = cpu_seconds();
-    plain_copy(anchor, work + "/copy", MPI_COMM_WORLD);
+    if (run_copy) plain_copy(anchor, work + "/copy", MPI_COMM_WORLD);
     double c1 = cpu_seconds();
     MPI_Barrier(MPI_COMM_WORLD);
     const double copy_seconds = MPI_Wtime() - t0;
@@ -126,7 +131,7 @@ int main(int argc, char** argv) {
     Options o;
     o.input = argv[1], o.output = work + "/corrected";
     double c2 = cpu_seconds();
-    rep = correct_archive(o, MPI_COMM_WORLD);
+    if (run_correct) rep = correct_archive(o, MPI_COMM_WORLD);
     double c3 = cpu_seconds();
     copy_cpu.push_back(c1 - c0), correct_cpu.push_back(c3 - c2);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -32,23 +32,25 @@ private:
         if (link.role != LinkRole::Receive) continue;
         Channel& ch = s_.channel(link.channel);
         const int64_t v = loc.link_lc[k];
-        switch (ch.key.type) {
+        switch (ch.type) {
         case ChannelType::Local:
           s_.local_values(ch).ub_neg.add(-(v - s_.ctx.latencies.omp), loc.location);
           break;
         case ChannelType::P2P: {
-          const uint32_t src = static_cast<uint32_t>(ch.key.a);
+          const uint32_t src = m_.channels.src(ch);
           if (s_.local(src))
             ch.limit = v - s_.ctx.latencies.mpi(src, loc.process);
           else
-            s_.exchange.post(s_.owner(src), {ch.key, v, 0, loc.process, RemoteUse::Backward});
+            s_.exchange.post(s_.owner(src), {s_.key(ch), v, 0, loc.process, RemoteUse::Backward});
           break;
         }
-        case ChannelType::Collective:
+        case ChannelType::Collective: {
           s_.collective(ch).add_end(s_.member(loc.process, ch), v, s_.ctx.latencies);
-          for (int r : s_.remote_owners(ch.key.a))
-            s_.exchange.post(r, {ch.key, v, 0, loc.process, RemoteUse::Backward});
+          const ChannelKey key = s_.key(ch);
+          for (int r : s_.remote_owners(key.a))
+            s_.exchange.post(r, {key, v, 0, loc.process, RemoteUse::Backward});
           break;
+        }
         }
       }
   }
@@ -60,7 +62,7 @@ private:
     if (v.key.type == ChannelType::P2P) {
       const int64_t lmin = s_.ctx.latencies.mpi(static_cast<uint32_t>(v.key.a), v.process);
       ch.limit = v.value - lmin;
-    } else if (ch.collective != UINT32_MAX) {
+    } else if (ch.values != UINT32_MAX) {
       s_.collective(ch).add_end(s_.member(v.process, ch), v.value, s_.ctx.latencies);
     }
   }
@@ -81,7 +83,7 @@ double FinalTimes::Ramp::shift(double x) const {
   return pivot ? a + b * (x - c) : a * (x - left) / (c - left);
 }
 
-int64_t FinalTimes::Sweep::final_time(uint32_t event, int64_t lc) {
+int64_t FinalTimes::Sweep::ramped_time(uint32_t event, int64_t lc) {
   const double x = double(lc);
   const std::vector<Ramp>& by_event = ramps_->by_event;
   const std::vector<Ramp>& by_time = ramps_->by_time;
@@ -89,6 +91,8 @@ int64_t FinalTimes::Sweep::final_time(uint32_t event, int64_t lc) {
     active_.push_back(&by_event[next_event_++]);
   while (next_time_ < by_time.size() && x >= by_time[next_time_].left)
     active_.push_back(&by_time[next_time_++]);
+  next_from_ = next_event_ < by_event.size() ? by_event[next_event_].from : UINT32_MAX;
+  next_left_ = next_time_ < by_time.size() ? by_time[next_time_].left : HUGE_VAL;
   int64_t best = lc;
   for (size_t k = 0; k < active_.size();) {
     const Ramp& r = *active_[k];
@@ -144,9 +148,9 @@ FinalTimes::FinalTimes(ReplayState& s, const LocationModel& loc) : s_(s), loc_(l
 
 int64_t FinalTimes::upper_bound(const Link& link) const {
   const Channel& ch = s_.channel(link.channel);
-  if (ch.key.type == ChannelType::Collective)
+  if (ch.type == ChannelType::Collective)
     return s_.collective(ch).begin_upper_bound(s_.member(loc_.process, ch), s_.ctx.latencies);
-  if (ch.key.type == ChannelType::P2P) return ch.limit == kNoTime ? kUnbounded : ch.limit;
+  if (ch.type == ChannelType::P2P) return ch.limit == kNoTime ? kUnbounded : ch.limit;
   const int64_t neg = s_.local_values(ch).ub_neg.excluding(loc_.location);
   return neg == kNoTime ? kUnbounded : -neg;
 }

@@ -103,7 +103,7 @@ private:
       const Channel& ch = s_.channel(loc.links[l].channel);
       v = std::max(v, s_.receive_bound(loc, ch));
       if (!first) continue;
-      if (ch.key.type == ChannelType::P2P && !ch.has_contribution) note_never_sent(loc, i);
+      if (ch.type == ChannelType::P2P && !ch.has_contribution) note_never_sent(loc, i);
       const int64_t b = s_.receive_bound(loc, ch, /*input=*/true);
       if (b == kNoTime) continue;
       s_.stats.messages[static_cast<int>(ch.kind)]++;
@@ -188,11 +188,11 @@ private:
   // Sends a contribution's value to the other correction ranks that receive it, if any.
   void post_remote(const Channel& ch, const RemoteValue& v) {
     if (s_.ctx.size == 1) return;
-    if (ch.key.type == ChannelType::P2P) {
-      const uint32_t dst = static_cast<uint32_t>(ch.key.b);
+    if (ch.type == ChannelType::P2P) {
+      const uint32_t dst = m_.channels.dst(ch);
       if (!s_.local(dst)) s_.exchange.post(s_.owner(dst), v);
-    } else if (ch.key.type == ChannelType::Collective) {
-      for (int r : s_.remote_owners(ch.key.a))
+    } else if (ch.type == ChannelType::Collective) {
+      for (int r : s_.remote_owners(v.key.a))
         s_.exchange.post(r, v);
     }
   }
@@ -203,7 +203,7 @@ private:
         if (link.role != LinkRole::Contribute) continue;
         const Channel& ch = s_.channel(link.channel);
         const int64_t t = loc.presync.apply(loc.input[link.event]);
-        post_remote(ch, {ch.key, t, t, loc.process, RemoteUse::Input});
+        post_remote(ch, {s_.key(ch), t, t, loc.process, RemoteUse::Input});
       }
   }
 
@@ -213,9 +213,9 @@ private:
   void contribute(const LocationModel& loc, const Link& link, int64_t v, int64_t t, bool first) {
     Channel& ch = s_.channel(link.channel);
     if (first) ch.arrived++, ch.has_contribution = true;
-    if (ch.key.type == ChannelType::P2P) {
+    if (ch.type == ChannelType::P2P) {
       ch.value = std::max(ch.value, v), ch.input = t;
-    } else if (ch.key.type == ChannelType::Local) {
+    } else if (ch.type == ChannelType::Local) {
       LocalValues& lv = s_.local_values(ch);
       lv.corrected.add(v, loc.location);
       lv.original.add(t, loc.location);
@@ -224,7 +224,7 @@ private:
       if (first) c.begins_seen++;
       c.add_begin(s_.member(loc.process, ch), v, t, s_.ctx.latencies);
     }
-    if (v != t) post_remote(ch, {ch.key, v, t, loc.process, RemoteUse::Update});
+    if (v != t) post_remote(ch, {s_.key(ch), v, t, loc.process, RemoteUse::Update});
     if (!first) mark_receivers(link.channel);
   }
 
@@ -275,7 +275,7 @@ private:
     if (p2p) {
       ch.value = std::max(ch.value, v.value), ch.input = v.input;
     } else {
-      if (ch.collective == UINT32_MAX) return; // no member here: reported by check_matched
+      if (ch.values == UINT32_MAX) return; // no member here: reported by check_matched
       CollectiveInstance& c = s_.collective(ch);
       if (v.use == RemoteUse::Input) c.begins_seen++;
       c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
@@ -329,16 +329,19 @@ private:
     std::string msg = never_sent_; // a missing send explains more than what waits behind it
     for (size_t i = 0; i < m_.channels.channels.size() && msg.empty(); ++i) {
       const Channel& ch = m_.channels.channels[i];
-      if (ch.key.type == ChannelType::P2P && ch.has_contribution && !ch.has_receiver &&
-          s_.local(static_cast<uint32_t>(ch.key.b)))
-        msg = "a point-to-point message from process " + std::to_string(ch.key.a) + " to process " +
-              std::to_string(ch.key.b) + " (sequence " + std::to_string(ch.key.d) +
+      if (ch.type == ChannelType::P2P && ch.has_contribution && !ch.has_receiver &&
+          s_.local(m_.channels.dst(ch))) {
+        const ChannelKey key = s_.key(ch);
+        msg = "a point-to-point message from process " + std::to_string(key.a) + " to process " +
+              std::to_string(key.b) + " (sequence " + std::to_string(key.d) +
               ") is never received (unmatched messages, e.g. from a truncated run)";
-      if (ch.key.type == ChannelType::Collective && ch.has_receiver) {
+      }
+      if (ch.type == ChannelType::Collective && ch.has_receiver) {
+        const ChannelKey key = s_.key(ch);
         const CollectiveInstance& c = s_.collective(ch);
         if (c.begins_seen < c.members)
-          msg = "collective number " + std::to_string(ch.key.b) + " on communicator " +
-                std::to_string(ch.key.a) + " was entered by " + std::to_string(c.begins_seen) +
+          msg = "collective number " + std::to_string(key.b) + " on communicator " +
+                std::to_string(key.a) + " was entered by " + std::to_string(c.begins_seen) +
                 " of " + std::to_string(c.members) +
                 " members (unmatched collectives, e.g. from a truncated run)";
       }

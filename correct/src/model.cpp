@@ -1,5 +1,7 @@
 #include "correct/model.h"
 
+#include <stdexcept>
+
 namespace htrace::correct {
 
 const char* const kMessageKindNames[kMessageKinds] = {"p2p", "collective", "OpenMP"};
@@ -8,8 +10,13 @@ P2PStream& ChannelTable::stream(uint64_t src, uint64_t dst, uint64_t comm_tag) {
   // Messages alternate between few streams: a small cache avoids most hash lookups.
   for (StreamCache& c : cache_)
     if (c.stream && c.src == src && c.dst == dst && c.comm_tag == comm_tag) return *c.stream;
-  P2PStream* s = &streams[{ChannelType::P2P, src, dst, comm_tag, 0}];
-  s->src = src, s->dst = dst, s->comm_tag = comm_tag;
+  auto [it, inserted] = streams.try_emplace({ChannelType::P2P, src, dst, comm_tag, 0});
+  P2PStream* s = &it->second;
+  if (inserted) {
+    s->src = src, s->dst = dst, s->comm_tag = comm_tag;
+    s->id = static_cast<uint32_t>(stream_list.size());
+    stream_list.push_back(s);
+  }
   cache_[next_cache_++ % cache_.size()] = {src, dst, comm_tag, s};
   return *s;
 }
@@ -18,14 +25,19 @@ uint32_t ChannelTable::p2p(P2PStream& s, uint64_t sequence) {
   if (sequence >= s.channels.size())
     s.channels.resize(std::max<size_t>(sequence + 1, s.channels.size() * 2), UINT32_MAX);
   uint32_t& id = s.channels[sequence];
-  if (id == UINT32_MAX)
-    id = add({ChannelType::P2P, s.src, s.dst, s.comm_tag, sequence}, MessageKind::P2P);
+  if (id == UINT32_MAX) {
+    if (sequence > UINT32_MAX) throw std::runtime_error("more than 2^32 messages in one stream");
+    id = add(ChannelType::P2P, MessageKind::P2P, s.id, static_cast<uint32_t>(sequence));
+  }
   return id;
 }
 
 uint32_t ChannelTable::get_hashed(const ChannelKey& key, MessageKind kind) {
   auto [it, inserted] = index.emplace(key, static_cast<uint32_t>(channels.size()));
-  if (inserted) add(key, kind);
+  if (inserted) {
+    keys.emplace_back() = key;
+    add(key.type, kind, static_cast<uint32_t>(keys.size() - 1), 0);
+  }
   return it->second;
 }
 

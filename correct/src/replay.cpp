@@ -9,7 +9,7 @@
 namespace htrace::correct {
 
 CollectiveMember ReplayState::member(uint32_t process, const Channel& ch) const {
-  const CommInfo& ci = ctx.defs->comms.at(static_cast<OTF2_CommRef>(ch.key.a));
+  const CommInfo& ci = ctx.defs->comms.at(static_cast<OTF2_CommRef>(model.channels.keys[ch.key].a));
   auto it = ci.process_rank.find(process);
   return {it == ci.process_rank.end() ? UINT32_MAX : it->second, process};
 }
@@ -26,11 +26,10 @@ const std::vector<int>& ReplayState::remote_owners(uint64_t comm) {
 }
 
 int64_t ReplayState::receive_bound(const LocationModel& loc, const Channel& ch, bool input) const {
-  switch (ch.key.type) {
+  switch (ch.type) {
   case ChannelType::P2P: {
     const int64_t v = input ? ch.input : ch.value;
-    return v == kNoTime ? kNoTime
-                        : v + ctx.latencies.mpi(static_cast<uint32_t>(ch.key.a), loc.process);
+    return v == kNoTime ? kNoTime : v + ctx.latencies.mpi(model.channels.src(ch), loc.process);
   }
   case ChannelType::Local: {
     const LocalValues& lv = local_values(ch);

@@ -26,13 +26,14 @@ public:
   const Channel& channel(uint32_t id) const { return model.channels.channels[id]; }
   int owner(uint32_t process) const { return ctx.owner[process]; }
   bool local(uint32_t process) const { return ctx.owner[process] == ctx.rank; }
-  LocalValues& local_values(const Channel& ch) { return model.channels.local_values[ch.local]; }
+  ChannelKey key(const Channel& ch) const { return model.channels.key(ch); }
+  LocalValues& local_values(const Channel& ch) { return model.channels.local_values[ch.values]; }
   const LocalValues& local_values(const Channel& ch) const {
-    return model.channels.local_values[ch.local];
+    return model.channels.local_values[ch.values];
   }
-  CollectiveInstance& collective(const Channel& ch) { return model.collectives[ch.collective]; }
+  CollectiveInstance& collective(const Channel& ch) { return model.collectives[ch.values]; }
   const CollectiveInstance& collective(const Channel& ch) const {
-    return model.collectives[ch.collective];
+    return model.collectives[ch.values];
   }
   // The member a process is in the channel's communicator.
   CollectiveMember member(uint32_t process, const Channel& ch) const;
@@ -102,11 +103,19 @@ private:
   class Sweep {
   public:
     explicit Sweep(const Ramps& ramps) : ramps_(&ramps) {}
-    int64_t final_time(uint32_t event, int64_t lc);
+    // Most events are moved by no ramp: that case is decided inline.
+    int64_t final_time(uint32_t event, int64_t lc) {
+      if (active_.empty() && event < next_from_ && double(lc) < next_left_) return lc;
+      return ramped_time(event, lc);
+    }
 
   private:
+    int64_t ramped_time(uint32_t event, int64_t lc);
     const Ramps* ramps_;
     size_t next_event_ = 0, next_time_ = 0;
+    // `from` and `left` of the next ramps to start (0 before the first call: not known yet).
+    uint32_t next_from_ = 0;
+    double next_left_ = 0;
     std::vector<const Ramp*> active_;
   };
 

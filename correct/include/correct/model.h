@@ -79,19 +79,24 @@ struct LocalValues {
   Top2 ub_neg; // backward: negated (receiver time - l_min), so ub = -largest excluding self
 };
 
+// One logical message (48 bytes: there is one per p2p message, millions of them). Its full key is
+// not kept: ChannelTable::key rebuilds it.
 struct Channel {
-  ChannelKey key;
+  ChannelType type = ChannelType::P2P;
+  MessageKind kind = MessageKind::P2P;
+  bool has_receiver = false, has_contribution = false;
+  uint32_t key = 0; // P2P: ChannelTable::stream_list index; others: ChannelTable::keys index
+  uint32_t seq = 0; // P2P: sequence number in the stream
   // Contributions from this correction rank; receivers wait until all of them arrived. Remote
   // contributions never block: they refine the value in later rounds (see forward_replay.cpp).
   int32_t expected = 0, arrived = 0;
-  uint32_t collective = UINT32_MAX; // Collective: index into LocalModel::collectives
-  uint32_t local = UINT32_MAX;      // Local: index into ChannelTable::local_values
-  MessageKind kind = MessageKind::P2P;
-  bool has_receiver = false, has_contribution = false;
-  // P2P (one send, one receive, most channels, so kept small): the send's forward and input
-  // times and the latest time the send may move to (receive time - l_min).
+  // Collective: index into LocalModel::collectives; Local: index into ChannelTable::local_values.
+  uint32_t values = UINT32_MAX;
+  // P2P: the send's forward and input times and the latest time the send may move to (receive
+  // time - l_min).
   int64_t value = kNoTime, input = kNoTime, limit = kNoTime;
 };
+static_assert(sizeof(Channel) == 48, "one Channel per p2p message: keep it small");
 
 // Receives sort first: an event takes its bounds before it passes its own time on.
 enum class LinkRole : uint8_t { Receive = 0, Contribute = 1 };
@@ -128,13 +133,16 @@ struct P2PStream {
   uint64_t src = 0, dst = 0, comm_tag = 0; // process indices, comm<<32|tag
   std::vector<uint32_t> channels;          // by sequence number; UINT32_MAX: not created yet
   uint64_t sends = 0, receives = 0;
+  uint32_t id = 0; // index in ChannelTable::stream_list
 };
 
 struct ChannelTable {
   ChunkedVector<Channel> channels;
   ChunkedVector<LocalValues> local_values;
+  ChunkedVector<ChannelKey> keys;                                 // of non-P2P channels
   std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index; // non-P2P channels
   std::unordered_map<ChannelKey, P2PStream, ChannelKeyHash> streams;
+  std::vector<P2PStream*> stream_list; // by P2PStream::id (unordered_map values never move)
 
   uint32_t get(const ChannelKey& key, MessageKind kind) {
     if (key.type == ChannelType::P2P) return p2p(stream(key.a, key.b, key.c), key.d);
@@ -145,21 +153,29 @@ struct ChannelTable {
   P2PStream& stream(uint64_t src, uint64_t dst, uint64_t comm_tag);
   uint32_t p2p(P2PStream& stream, uint64_t sequence);
 
+  ChannelKey key(const Channel& ch) const {
+    if (ch.type != ChannelType::P2P) return keys[ch.key];
+    const P2PStream& s = *stream_list[ch.key];
+    return {ChannelType::P2P, s.src, s.dst, s.comm_tag, ch.seq};
+  }
+  // P2P: the sending and the receiving process.
+  uint32_t src(const Channel& ch) const { return static_cast<uint32_t>(stream_list[ch.key]->src); }
+  uint32_t dst(const Channel& ch) const { return static_cast<uint32_t>(stream_list[ch.key]->dst); }
+
 private:
   uint32_t get_hashed(const ChannelKey& key, MessageKind kind);
-  uint32_t add(const ChannelKey& key, MessageKind kind) {
+  uint32_t add(ChannelType type, MessageKind kind, uint32_t key, uint32_t seq) {
     Channel& ch = channels.emplace_back();
-    ch.key = key;
-    ch.kind = kind;
-    if (key.type == ChannelType::Local) {
-      ch.local = static_cast<uint32_t>(local_values.size());
+    ch.type = type, ch.kind = kind, ch.key = key, ch.seq = seq;
+    if (type == ChannelType::Local) {
+      ch.values = static_cast<uint32_t>(local_values.size());
       local_values.emplace_back();
     }
     return static_cast<uint32_t>(channels.size() - 1);
   }
   struct StreamCache {
     uint64_t src = 0, dst = 0, comm_tag = 0;
-    P2PStream* stream = nullptr; // unordered_map values never move
+    P2PStream* stream = nullptr;
   };
   std::array<StreamCache, 4> cache_{};
   size_t next_cache_ = 0;
