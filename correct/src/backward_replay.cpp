@@ -56,14 +56,15 @@ private:
   }
 
   void deliver(const RemoteValue& v) {
-    const uint32_t id = m_.channels.find(v.key);
+    const ChannelKey key = v.key();
+    const uint32_t id = m_.channels.find(key);
     if (id == UINT32_MAX) return; // no sender here (its absence was reported forward)
     Channel& ch = s_.channel(id);
-    if (v.key.type == ChannelType::P2P) {
-      const int64_t lmin = s_.ctx.latencies.mpi(static_cast<uint32_t>(v.key.a), v.process);
+    if (key.type == ChannelType::P2P) {
+      const int64_t lmin = s_.ctx.latencies.mpi(static_cast<uint32_t>(key.a), v.process());
       ch.limit = v.value - lmin;
     } else if (ch.values != UINT32_MAX) {
-      s_.collective(ch).add_end(s_.member(v.process, ch), v.value, s_.ctx.latencies);
+      s_.collective(ch).add_end(s_.member(v.process(), ch), v.value, s_.ctx.latencies);
     }
   }
 

@@ -192,7 +192,7 @@ private:
       const uint32_t dst = m_.channels.dst(ch);
       if (!s_.local(dst)) s_.exchange.post(s_.owner(dst), v);
     } else if (ch.type == ChannelType::Collective) {
-      for (int r : s_.remote_owners(v.key.a))
+      for (int r : s_.remote_owners(v.key().a))
         s_.exchange.post(r, v);
     }
   }
@@ -268,17 +268,18 @@ private:
   }
 
   void deliver(const RemoteValue& v) {
-    const bool p2p = v.key.type == ChannelType::P2P;
-    const uint32_t id = m_.channels.get(v.key, p2p ? MessageKind::P2P : MessageKind::Collective);
+    const ChannelKey key = v.key();
+    const bool p2p = key.type == ChannelType::P2P;
+    const uint32_t id = m_.channels.get(key, p2p ? MessageKind::P2P : MessageKind::Collective);
     Channel& ch = s_.channel(id);
-    if (v.use == RemoteUse::Input) ch.has_contribution = true;
+    if (v.use() == RemoteUse::Input) ch.has_contribution = true;
     if (p2p) {
       ch.value = std::max(ch.value, v.value), ch.input = v.input;
     } else {
       if (ch.values == UINT32_MAX) return; // no member here: reported by check_matched
       CollectiveInstance& c = s_.collective(ch);
-      if (v.use == RemoteUse::Input) c.begins_seen++;
-      c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
+      if (v.use() == RemoteUse::Input) c.begins_seen++;
+      c.add_begin(s_.member(v.process(), ch), v.value, v.input, s_.ctx.latencies);
     }
     mark_receivers(id);
   }

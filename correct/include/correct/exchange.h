@@ -11,18 +11,45 @@
 
 namespace htrace::correct {
 
-enum class RemoteUse : uint32_t {
+enum class RemoteUse : uint8_t {
   Input,    // a contribution's input time, the first guess of its forward value
   Update,   // a contribution raised by a later forward round
   Backward, // a receiver's time, for the senders' upper bounds
 };
 
-struct RemoteValue {
-  ChannelKey key; // P2P or Collective channel
-  int64_t value, input;
-  uint32_t process; // the contributing (forward) or receiving (backward) process
-  RemoteUse use;
+// One value for a P2P or Collective channel, packed into 40 bytes (there is one per message
+// crossing correction ranks, several times).
+class RemoteValue {
+public:
+  RemoteValue() = default;
+  // `process`: the contributing (forward) or receiving (backward) process.
+  RemoteValue(const ChannelKey& key, int64_t value, int64_t input, uint32_t process, RemoteUse use)
+      : value(value), input(input), c_(key.type == ChannelType::P2P ? key.c : key.b),
+        a_(static_cast<uint32_t>(key.a)),
+        b_(static_cast<uint32_t>(key.type == ChannelType::P2P ? key.b : process)),
+        d_(static_cast<uint32_t>(key.d)), type_(key.type), use_(use) {}
+
+  ChannelKey key() const {
+    if (type_ == ChannelType::P2P) return {type_, a_, b_, c_, d_};
+    return {type_, a_, c_, 0, 0};
+  }
+  // P2P: the sender (forward) or the receiver (backward) of the message.
+  uint32_t process() const {
+    return type_ != ChannelType::P2P ? b_ : use_ == RemoteUse::Backward ? b_ : a_;
+  }
+  RemoteUse use() const { return use_; }
+
+  int64_t value = 0, input = 0;
+
+private:
+  // P2P: a = source, b = destination process, c = comm<<32|tag, d = sequence.
+  // Collective: a = comm, b = the process, c = sequence.
+  uint64_t c_ = 0;
+  uint32_t a_ = 0, b_ = 0, d_ = 0;
+  ChannelType type_ = ChannelType::P2P;
+  RemoteUse use_ = RemoteUse::Input;
 };
+static_assert(sizeof(RemoteValue) == 40, "RemoteValue: keep it small, millions are exchanged");
 
 class Exchange {
 public:
