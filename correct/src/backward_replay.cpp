@@ -193,28 +193,42 @@ void FinalTimes::add_ramps(uint32_t event, int64_t lc, int64_t amount,
 
 size_t FinalTimes::next(int64_t* out, size_t max) {
   const LocationModel& loc = loc_;
-  const Presync& ps = loc.presync;
+  const int64_t* input = loc.input.data();
   const uint32_t n = static_cast<uint32_t>(loc.input.size());
-  const size_t links = loc.links.size();
+  const uint32_t end = static_cast<uint32_t>(std::min<size_t>(n, size_t(event_) + max));
   uint32_t i = event_;
-  size_t l = link_;
-  int64_t prev_lc = prev_lc_, prev_t = prev_t_;
-  size_t k = 0;
-  for (; k < max && i < n; ++k, ++i) {
-    const int64_t t = ps.apply(loc.input[i]);
-    int64_t lc;
-    if (l < links && loc.links[l].event == i) {
-      lc = loc.link_lc[l];
-      while (l < links && loc.links[l].event == i)
-        ++l;
-    } else {
-      lc = i == 0 ? t : s_.step(prev_lc, prev_t, t); // as the forward replay computed it
+  int64_t* o = out;
+  // Between events with links the controller runs again, as the forward replay ran it; the
+  // pre-synchronization is decided once per run of events, not per event.
+  auto controller = [&](uint32_t stop, auto presync) {
+    int64_t prev_lc = prev_lc_, prev_t = prev_t_;
+    for (; i < stop; ++i) {
+      const int64_t t = presync(input[i]);
+      prev_lc = s_.step(prev_lc, prev_t, t);
+      prev_t = t;
+      *o++ = sweep_.final_time(i, prev_lc);
     }
-    prev_lc = lc, prev_t = t;
-    out[k] = sweep_.final_time(i, lc);
+    prev_lc_ = prev_lc, prev_t_ = prev_t;
+  };
+  while (i < end) {
+    const uint32_t next_link = link_ < loc.links.size() ? loc.links[link_].event : n;
+    if (i == next_link || i == 0) { // an event with links, or the first: no predecessor
+      const int64_t t = loc.presync.apply(input[i]);
+      prev_lc_ = i == next_link ? loc.link_lc[link_] : t, prev_t_ = t;
+      while (link_ < loc.links.size() && loc.links[link_].event == i)
+        ++link_;
+      *o++ = sweep_.final_time(i, prev_lc_);
+      ++i;
+      continue;
+    }
+    const uint32_t stop = std::min(end, next_link);
+    if (loc.presync.active)
+      controller(stop, [&](int64_t t) { return loc.presync.apply(t); });
+    else
+      controller(stop, [](int64_t t) { return t; });
   }
-  event_ = i, link_ = l, prev_lc_ = prev_lc, prev_t_ = prev_t;
-  return k;
+  event_ = i;
+  return static_cast<size_t>(o - out);
 }
 
 } // namespace htrace::correct

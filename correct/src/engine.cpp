@@ -81,31 +81,37 @@ public:
 
   size_t next(int64_t* out, size_t max) override {
     const size_t n = inner_.next(out, max);
+    if (n == 0) return 0;
     const int64_t* in = input_ + done_;
-    int64_t sum = 0;
+    // Locals, not members, in the loop: it runs over every event of the trace.
+    int64_t sum = 0, max_disp = max_disp_;
+    uint64_t shifted = 0;
     std::array<int64_t, 5> dev{};
+    // An interval's change is the change of the displacement d = out - in across it.
+    int64_t prev_in = prev_in_, prev_d = prev_d_;
     for (size_t i = 0; i < n; ++i) {
       const int64_t d = out[i] - in[i];
       const int64_t ad = d < 0 ? -d : d;
-      shifted_ += d != 0;
+      shifted += d != 0;
       sum += ad; // at most kChunk values: never overflows
-      max_disp_ = ad > max_disp_ ? ad : max_disp_;
-      if (done_ + i > 0) {
-        const int64_t before = in[i] - prev_in_;
-        if (before > 0) {
-          const int64_t change = (out[i] - prev_out_) - before;
-          const int64_t diff = change < 0 ? -change : change;
-          // Relative change classes 0, <1 %, 1-10 %, 10-100 %, >100 %, without a division.
-          const int cls = diff == 0             ? 0
-                          : diff >= before      ? (diff == before ? 3 : 4)
-                          : diff * 100 < before ? 1
-                          : diff * 10 < before  ? 2
-                                                : 3;
-          dev[cls] += before;
-        }
+      max_disp = ad > max_disp ? ad : max_disp;
+      const int64_t before = in[i] - prev_in;
+      if (before > 0 && (done_ + i) > 0) {
+        const int64_t change = d - prev_d;
+        const int64_t diff = change < 0 ? -change : change;
+        // Relative change classes 0, <1 %, 1-10 %, 10-100 %, >100 %, without a division.
+        const int cls = diff == 0             ? 0
+                        : diff >= before      ? (diff == before ? 3 : 4)
+                        : diff * 100 < before ? 1
+                        : diff * 10 < before  ? 2
+                                              : 3;
+        dev[cls] += before;
       }
-      prev_in_ = in[i], prev_out_ = out[i];
+      prev_in = in[i], prev_d = d;
     }
+    prev_in_ = prev_in, prev_d_ = prev_d;
+    shifted_ += shifted;
+    max_disp_ = max_disp;
     sum_disp_ += double(sum);
     for (int c = 0; c < 5; ++c)
       dev_[c] += double(dev[c]);
@@ -130,7 +136,7 @@ private:
   const LocalModel& model_;
   const int64_t* input_ = nullptr;
   size_t done_ = 0;
-  int64_t prev_in_ = 0, prev_out_ = 0;
+  int64_t prev_in_ = 0, prev_d_ = 0; // of the last event seen
   double sum_disp_ = 0;
   uint64_t shifted_ = 0;
   int64_t max_disp_ = 0;

@@ -100,10 +100,15 @@ public:
   uint32_t index() const { return static_cast<uint32_t>(loc_.input.size()); }
 
   uint32_t process() const { return loc_.process; }
-  uint32_t rank_process(uint64_t comm, uint32_t rank) const {
-    auto it = defs_.comms.find(static_cast<OTF2_CommRef>(comm));
-    if (it == defs_.comms.end() || rank >= it->second.rank_process.size()) return UINT32_MAX;
-    return it->second.rank_process[rank];
+  // Called for every p2p record, nearly always with the communicator of the previous one.
+  uint32_t rank_process(uint64_t comm, uint32_t rank) {
+    if (comm != last_comm_ || !last_comm_info_) {
+      auto it = defs_.comms.find(static_cast<OTF2_CommRef>(comm));
+      if (it == defs_.comms.end()) return UINT32_MAX;
+      last_comm_ = comm, last_comm_info_ = &it->second;
+    }
+    return rank < last_comm_info_->rank_process.size() ? last_comm_info_->rank_process[rank]
+                                                       : UINT32_MAX;
   }
   void link(uint32_t event, LinkRole role, const ChannelKey& key, MessageKind kind) {
     add_link(loc_, event, role, model_.channels.get(key, kind), model_);
@@ -145,6 +150,10 @@ public:
   const Definitions& defs_;
   LocalModel& model_;
   LocationModel& loc_;
+
+private:
+  uint64_t last_comm_ = 0;
+  const CommInfo* last_comm_info_ = nullptr;
 };
 
 // userData is the EventStoreSink base, so the generated store callbacks can use it too.

@@ -113,6 +113,7 @@ bool end_waits(const RawColl& c) {
 
 void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
   uint32_t me = r.process();
+  r.loc_.links.reserve(r.loc_.links.size() + r.sends.size() + r.recvs.size() + 2 * r.colls.size());
   for (const RawSend& s : r.sends) {
     if (s.cancelled || s.dst == UINT32_MAX || s.dst == me) continue;
     P2PStream& st = m.channels.stream(me, s.dst, s.comm_tag);
