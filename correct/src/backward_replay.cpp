@@ -127,10 +127,10 @@ FinalTimes::FinalTimes(ReplayState& s, const LocationModel& loc) : s_(s), loc_(l
       bounds.push_back({link.event, b, loc.link_lc[k]});
   }
   size_t k = 0;
-  for (const Jump& j : loc.jumps) {
-    while (loc.links[k].event != j.event)
+  for (const Jump& j : loc.jumps) { // both ascending; every jump is at an event with links
+    while (k < loc.links.size() && loc.links[k].event < j.event)
       ++k;
-    add_ramps(j.event, loc.link_lc[k], j.amount, bounds);
+    if (k < loc.links.size()) add_ramps(j.event, loc.link_lc[k], j.amount, bounds);
   }
   std::sort(ramps_.by_event.begin(), ramps_.by_event.end(),
             [](const Ramp& a, const Ramp& b) { return a.from < b.from; });
