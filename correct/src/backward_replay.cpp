@@ -111,7 +111,7 @@ int64_t FinalTimes::Sweep::ramped_time(uint32_t event, int64_t lc) {
 FinalTimes::FinalTimes(ReplayState& s, const LocationModel& loc) : s_(s), loc_(loc) {
   if (loc.input.empty()) return;
   first_lc_ = !loc.links.empty() && loc.links[0].event == 0 ? loc.link_lc[0]
-                                                            : loc.presync.apply(loc.input[0]);
+                                                            : loc.presync.apply(loc.input.at(0));
   // Upper bounds of this location's contributing events: per link (for the violation count)
   // and per event, ascending and sparse (for the ramps).
   std::vector<int64_t> link_ub;
@@ -193,7 +193,7 @@ void FinalTimes::add_ramps(uint32_t event, int64_t lc, int64_t amount,
 
 size_t FinalTimes::next(int64_t* out, size_t max) {
   const LocationModel& loc = loc_;
-  const int64_t* input = loc.input.data();
+  InputTimes::Reader& in = input_;
   const uint32_t n = static_cast<uint32_t>(loc.input.size());
   const uint32_t end = static_cast<uint32_t>(std::min<size_t>(n, size_t(event_) + max));
   uint32_t i = event_;
@@ -202,8 +202,8 @@ size_t FinalTimes::next(int64_t* out, size_t max) {
   // pre-synchronization is decided once per run of events, not per event.
   auto controller = [&](uint32_t stop, auto presync) {
     int64_t prev_lc = prev_lc_, prev_t = prev_t_;
-    for (; i < stop; ++i) {
-      const int64_t t = presync(input[i]);
+    for (; i < stop; ++i, in.next()) {
+      const int64_t t = presync(in.time());
       prev_lc = s_.step(prev_lc, prev_t, t);
       prev_t = t;
       *o++ = sweep_.final_time(i, prev_lc);
@@ -213,12 +213,12 @@ size_t FinalTimes::next(int64_t* out, size_t max) {
   while (i < end) {
     const uint32_t next_link = link_ < loc.links.size() ? loc.links[link_].event : n;
     if (i == next_link || i == 0) { // an event with links, or the first: no predecessor
-      const int64_t t = loc.presync.apply(input[i]);
+      const int64_t t = loc.presync.apply(in.time());
       prev_lc_ = i == next_link ? loc.link_lc[link_] : t, prev_t_ = t;
       while (link_ < loc.links.size() && loc.links[link_].event == i)
         ++link_;
       *o++ = sweep_.final_time(i, prev_lc_);
-      ++i;
+      ++i, in.next();
       continue;
     }
     const uint32_t stop = std::min(end, next_link);

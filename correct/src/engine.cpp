@@ -75,27 +75,27 @@ public:
 
   void begin(size_t index) override {
     inner_.begin(index);
-    input_ = model_.locations[index].input.data();
+    input_ = InputTimes::Reader(model_.locations[index].input, 0);
     done_ = 0;
   }
 
   size_t next(int64_t* out, size_t max) override {
     const size_t n = inner_.next(out, max);
     if (n == 0) return 0;
-    const int64_t* in = input_ + done_;
     // Locals, not members, in the loop: it runs over every event of the trace.
     int64_t sum = 0, max_disp = max_disp_;
     uint64_t shifted = 0;
     std::array<int64_t, 5> dev{};
     // An interval's change is the change of the displacement d = out - in across it.
     int64_t prev_in = prev_in_, prev_d = prev_d_;
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t d = out[i] - in[i];
+    for (size_t i = 0; i < n; ++i, input_.next()) {
+      const int64_t in = input_.time();
+      const int64_t d = out[i] - in;
       const int64_t ad = d < 0 ? -d : d;
       shifted += d != 0;
       sum += ad; // at most kChunk values: never overflows
       max_disp = ad > max_disp ? ad : max_disp;
-      const int64_t before = in[i] - prev_in;
+      const int64_t before = in - prev_in;
       if (before > 0 && (done_ + i) > 0) {
         const int64_t change = d - prev_d;
         const int64_t diff = change < 0 ? -change : change;
@@ -107,7 +107,7 @@ public:
                                               : 3;
         dev[cls] += before;
       }
-      prev_in = in[i], prev_d = d;
+      prev_in = in, prev_d = d;
     }
     prev_in_ = prev_in, prev_d_ = prev_d;
     shifted_ += shifted;
@@ -134,7 +134,7 @@ public:
 private:
   TimeSource& inner_;
   const LocalModel& model_;
-  const int64_t* input_ = nullptr;
+  InputTimes::Reader input_; // of the current location, at event done_
   size_t done_ = 0;
   int64_t prev_in_ = 0, prev_d_ = 0; // of the last event seen
   double sum_disp_ = 0;

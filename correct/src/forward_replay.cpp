@@ -47,6 +47,7 @@ private:
   struct Cursor {
     uint32_t event = 0, link = 0;
     int64_t prev_lc = 0, prev_t = 0; // forward and pre-synchronized input time of event - 1
+    InputTimes::Reader input;        // at `event`
   };
 
   bool ready(const Channel& ch) const { return ch.arrived >= ch.expected; }
@@ -63,12 +64,13 @@ private:
                                   loc.links[l].role == LinkRole::Receive;
            ++l)
         if (!ready(s_.channel(loc.links[l].channel))) return cur.event > start;
-      const int64_t t = loc.presync.apply(loc.input[next_link]);
+      const int64_t t = loc.presync.apply(cur.input.time());
       const int64_t unbound = next_link == 0 ? t : s_.step(cur.prev_lc, cur.prev_t, t);
       const uint32_t first_link = cur.link;
       cur.link = evaluate(loc, next_link, cur.link, t, unbound, /*first=*/true);
       cur.prev_lc = loc.link_lc[first_link], cur.prev_t = t;
       cur.event = next_link + 1;
+      cur.input.next();
     }
     return cur.event > start;
   }
@@ -78,10 +80,11 @@ private:
     if (cur.event >= to) return;
     const Presync& ps = loc.presync;
     int64_t prev_t = cur.prev_t, prev_lc = cur.prev_lc;
+    InputTimes::Reader& in = cur.input;
     uint32_t i = cur.event;
-    if (i == 0) prev_t = prev_lc = ps.apply(loc.input[0]), ++i;
-    for (; i < to; ++i) {
-      const int64_t t = ps.apply(loc.input[i]);
+    if (i == 0) prev_t = prev_lc = ps.apply(in.time()), ++i, in.next();
+    for (; i < to; ++i, in.next()) {
+      const int64_t t = ps.apply(in.time());
       prev_lc = s_.step(prev_lc, prev_t, t);
       prev_t = t;
     }
@@ -160,6 +163,8 @@ private:
     for (LocationModel& loc : m_.locations)
       loc.link_lc.resize(loc.links.size());
     std::vector<Cursor> cursors(m_.locations.size());
+    for (size_t i = 0; i < m_.locations.size(); ++i)
+      cursors[i].input = InputTimes::Reader(m_.locations[i].input, 0);
     for (bool again = true; again;) {
       again = false;
       for (size_t i = 0; i < m_.locations.size(); ++i)
@@ -198,13 +203,16 @@ private:
   }
 
   void publish_input_times() {
-    for (const LocationModel& loc : m_.locations)
+    for (const LocationModel& loc : m_.locations) {
+      InputTimes::Reader in(loc.input, 0);
       for (const Link& link : loc.links) {
         if (link.role != LinkRole::Contribute) continue;
         const Channel& ch = s_.channel(link.channel);
-        const int64_t t = loc.presync.apply(loc.input[link.event]);
+        in.skip_to(link.event);
+        const int64_t t = loc.presync.apply(in.time());
         post_remote(ch, {s_.key(ch), t, t, loc.process, RemoteUse::Input});
       }
+    }
   }
 
   // Passes the forward time v (input time t) of a contributing event on: to the channel here, and
@@ -299,8 +307,9 @@ private:
       const uint32_t n = static_cast<uint32_t>(loc.input.size());
       // Only the receive bounds of `from` moved, not the time its predecessors give it.
       int64_t unbound = loc.link_lc[l] - jump_at(loc, from);
+      InputTimes::Reader in(loc.input, from);
       for (uint32_t i = from;;) {
-        const int64_t t = ps.apply(loc.input[i]);
+        const int64_t t = ps.apply(in.time());
         const int64_t old = loc.link_lc[l];
         const uint32_t first_link = l;
         l = evaluate(loc, i, l, t, unbound, /*first=*/false);
@@ -309,8 +318,8 @@ private:
         // The controller up to the next event with links, whose time it changes.
         const uint32_t next = l < loc.links.size() ? loc.links[l].event : n;
         int64_t prev_lc = loc.link_lc[first_link], prev_t = t;
-        for (uint32_t k = i + 1; k < next; ++k) {
-          const int64_t tk = ps.apply(loc.input[k]);
+        for (in.next(); in.index() < next; in.next()) {
+          const int64_t tk = ps.apply(in.time());
           prev_lc = s_.step(prev_lc, prev_t, tk);
           prev_t = tk;
         }
@@ -318,7 +327,7 @@ private:
         if (next == n) break;
         i = next;
         dirty_.erase({li, i});
-        unbound = s_.step(prev_lc, prev_t, ps.apply(loc.input[i]));
+        unbound = s_.step(prev_lc, prev_t, ps.apply(in.time()));
       }
     }
   }

@@ -128,6 +128,7 @@ private:
   Ramps ramps_;
   Sweep sweep_{ramps_};
   uint32_t event_ = 0;
+  InputTimes::Reader input_{loc_.input, 0}; // at event_
   size_t link_ = 0;
   int64_t prev_lc_ = 0, prev_t_ = 0;
 };

@@ -107,7 +107,7 @@ void write_input_definitions(OTF2_Archive* ar, const uint64_t (&events)[3]) {
 
 struct LocationResult {
   RecordStore store;
-  EventArray<int64_t> times;
+  InputTimes times;
   std::vector<uint64_t> counts;
 };
 
@@ -146,7 +146,8 @@ std::vector<LocationResult> store_and_rewrite(const fs::path& in, const fs::path
     EXPECT_EQ(n, r.times.size());
     r.counts.assign(static_cast<size_t>(event_record_type_count()), 0);
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(ar, l);
-    EXPECT_EQ(write_stored_events(r.store, r.times.data(), r.times.size(), w, r.counts.data()),
+    const EventArray<int64_t> times = r.times.decode();
+    EXPECT_EQ(write_stored_events(r.store, times.data(), times.size(), w, r.counts.data()),
               OTF2_SUCCESS);
     OTF2_Archive_CloseEvtWriter(ar, w);
   }
@@ -243,15 +244,16 @@ TEST_F(RecordStoreArchive, EveryEventTypeSurvivesStoreAndWrite) {
 }
 
 TEST(RecordStore, CheckModeKeepsOnlyTimes) {
-  EventArray<int64_t> times;
+  InputTimes times;
   EventStoreSink sink{&times, nullptr};
   store_Enter(sink, 5, nullptr, 7);
   store_MpiSend(sink, 9, nullptr, 1, 2, 3, 4);
-  EXPECT_EQ(std::vector<int64_t>(times.begin(), times.end()), (std::vector<int64_t>{5, 9}));
+  const EventArray<int64_t> decoded = times.decode();
+  EXPECT_EQ(std::vector<int64_t>(decoded.begin(), decoded.end()), (std::vector<int64_t>{5, 9}));
 }
 
 TEST(RecordStore, MovesWithoutCopyingAndChecksTheRecordCount) {
-  EventArray<int64_t> times;
+  InputTimes times;
   RecordStore a;
   EventStoreSink sink{&times, &a};
   store_Enter(sink, 5, nullptr, 7);
@@ -266,10 +268,10 @@ TEST(RecordStore, MovesWithoutCopyingAndChecksTheRecordCount) {
   EXPECT_EQ(a.bytes(), 0u);
   std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()), 0);
   // A record count that does not match the timestamps is refused before anything is written.
-  EXPECT_EQ(write_stored_events(b, times.data(), 1, nullptr, counts.data()),
+  EXPECT_EQ(write_stored_events(b, times.decode().data(), 1, nullptr, counts.data()),
             OTF2_ERROR_INVALID_ARGUMENT);
   // The moved-from store is empty and usable again.
-  EventArray<int64_t> more;
+  InputTimes more;
   EventStoreSink again{&more, &a};
   store_Leave(again, 11, nullptr, 7);
   EXPECT_EQ(a.records(), 1u);

@@ -5,6 +5,7 @@
 #define HTRACE_CORRECT_MODEL_H
 
 #include "correct/event_array.h"
+#include "correct/input_times.h"
 #include "correct/record_store.h"
 
 #include <algorithm>
@@ -199,7 +200,7 @@ struct Presync {
 struct LocationModel {
   uint32_t location = 0; // index into Definitions::locations
   uint32_t process = 0;
-  EventArray<int64_t> input;   // timestamps as read (ClockOffsets applied by the reader)
+  InputTimes input;            // timestamps as read (ClockOffsets applied by the reader)
   std::vector<Link> links;     // ascending event
   EventArray<int64_t> link_lc; // forward time of each link's event (the others are not kept)
   std::vector<Jump> jumps;     // ascending event

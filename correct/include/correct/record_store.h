@@ -10,6 +10,7 @@
 #define HTRACE_CORRECT_RECORD_STORE_H
 
 #include "correct/event_array.h"
+#include "correct/input_times.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -73,7 +74,7 @@ private:
 // userData of the store callbacks: every record appends its timestamp to *times and, when
 // store != nullptr, the record itself to *store (store == nullptr: --check mode, times only).
 struct EventStoreSink {
-  EventArray<int64_t>* times = nullptr;
+  InputTimes* times = nullptr;
   RecordStore* store = nullptr;
 };
 

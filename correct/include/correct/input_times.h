@@ -1,0 +1,78 @@
+// The input timestamps of one location, in 4 bytes per event instead of 8: each event keeps the
+// difference to its predecessor. The few that do not fit (the first event, a time that goes back,
+// a gap over 4.29 s) are kept apart with their absolute time. The engine reads them in event
+// order; any event can be reached through a checkpoint (absolute time every 1024 events).
+#ifndef HTRACE_CORRECT_INPUT_TIMES_H
+#define HTRACE_CORRECT_INPUT_TIMES_H
+
+#include "correct/event_array.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace htrace::correct {
+
+class InputTimes {
+public:
+  void reserve(size_t n) {
+    deltas_.reserve(n);
+    checkpoints_.reserve(n / kCheckpoint + 1);
+  }
+  void push_back(int64_t t) {
+    const size_t i = deltas_.size();
+    if (i % kCheckpoint == 0) checkpoints_.push_back(t);
+    // Unsigned: a time that goes back wraps to a large difference and is kept apart too.
+    const uint64_t d = static_cast<uint64_t>(t) - static_cast<uint64_t>(last_);
+    if (i > 0 && d < kApart) {
+      deltas_.push_back(static_cast<uint32_t>(d));
+    } else {
+      deltas_.push_back(kApart);
+      apart_.emplace_back(static_cast<uint32_t>(i), t);
+    }
+    last_ = t;
+  }
+  size_t size() const { return deltas_.size(); }
+  bool empty() const { return deltas_.empty(); }
+  int64_t at(uint32_t i) const { return Reader(*this, i).time(); }
+  // Every time, decoded (tests and tools; the engine reads them in order instead).
+  EventArray<int64_t> decode() const;
+
+  // Reads the times in event order from a given event on.
+  class Reader {
+  public:
+    Reader() = default;
+    // Positioned at event `from` (<= size()); time() is valid while index() < size().
+    Reader(const InputTimes& times, uint32_t from);
+    uint32_t index() const { return i_; }
+    int64_t time() const { return t_; }
+    void next() {
+      if (++i_ >= n_) return;
+      const uint32_t d = (*deltas_)[i_];
+      t_ = d != kApart ? t_ + d : (*apart_)[next_apart_++].second;
+    }
+    void skip_to(uint32_t i) {
+      while (i_ < i)
+        next();
+    }
+
+  private:
+    const EventArray<uint32_t>* deltas_ = nullptr;
+    const std::vector<std::pair<uint32_t, int64_t>>* apart_ = nullptr;
+    uint32_t i_ = 0, n_ = 0;
+    size_t next_apart_ = 0; // the first kept-apart time after event i_
+    int64_t t_ = 0;
+  };
+
+private:
+  static constexpr uint32_t kApart = UINT32_MAX; // delta marker: time kept in apart_
+  static constexpr uint32_t kCheckpoint = 1024;
+  EventArray<uint32_t> deltas_;
+  std::vector<std::pair<uint32_t, int64_t>> apart_; // (event, time), ascending event
+  std::vector<int64_t> checkpoints_;                // time of event k * kCheckpoint
+  int64_t last_ = 0;
+};
+
+} // namespace htrace::correct
+#endif
