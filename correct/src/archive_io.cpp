@@ -193,9 +193,9 @@ namespace {
 int64_t write_location(const LocationModel& loc, TimeSource& times, OTF2_EvtWriter* w,
                        uint64_t* counts) {
   StoredEventWriter out(loc.records, w, counts);
-  std::array<int64_t, TimeSource::kChunk> chunk;
+  std::array<int64_t, TimeSource::kChunk> chunk, input;
   int64_t last = 0;
-  for (size_t n; (n = times.next(chunk.data(), chunk.size())) > 0;) {
+  for (size_t n; (n = times.next(chunk.data(), input.data(), chunk.size())) > 0;) {
     if (out.write(chunk.data(), n) != OTF2_SUCCESS) return -1;
     last = chunk[n - 1];
   }

@@ -191,34 +191,38 @@ void FinalTimes::add_ramps(uint32_t event, int64_t lc, int64_t amount,
   }
 }
 
-size_t FinalTimes::next(int64_t* out, size_t max) {
+size_t FinalTimes::next(int64_t* out, int64_t* input, size_t max) {
   const LocationModel& loc = loc_;
-  InputTimes::Reader& in = input_;
   const uint32_t n = static_cast<uint32_t>(loc.input.size());
   const uint32_t end = static_cast<uint32_t>(std::min<size_t>(n, size_t(event_) + max));
+  InputTimes::Reader in = input_; // a local copy: its state stays in registers
   uint32_t i = event_;
-  int64_t* o = out;
+  size_t k = 0;
   // Between events with links the controller runs again, as the forward replay ran it; the
   // pre-synchronization is decided once per run of events, not per event.
   auto controller = [&](uint32_t stop, auto presync) {
     int64_t prev_lc = prev_lc_, prev_t = prev_t_;
-    for (; i < stop; ++i, in.next()) {
-      const int64_t t = presync(in.time());
+    for (; i < stop; ++i, ++k) {
+      const int64_t raw = in.advance();
+      const int64_t t = presync(raw);
       prev_lc = s_.step(prev_lc, prev_t, t);
       prev_t = t;
-      *o++ = sweep_.final_time(i, prev_lc);
+      input[k] = raw;
+      out[k] = sweep_.final_time(i, prev_lc);
     }
     prev_lc_ = prev_lc, prev_t_ = prev_t;
   };
   while (i < end) {
     const uint32_t next_link = link_ < loc.links.size() ? loc.links[link_].event : n;
     if (i == next_link || i == 0) { // an event with links, or the first: no predecessor
-      const int64_t t = loc.presync.apply(in.time());
+      const int64_t raw = in.advance();
+      const int64_t t = loc.presync.apply(raw);
       prev_lc_ = i == next_link ? loc.link_lc[link_] : t, prev_t_ = t;
       while (link_ < loc.links.size() && loc.links[link_].event == i)
         ++link_;
-      *o++ = sweep_.final_time(i, prev_lc_);
-      ++i, in.next();
+      input[k] = raw;
+      out[k++] = sweep_.final_time(i, prev_lc_);
+      ++i;
       continue;
     }
     const uint32_t stop = std::min(end, next_link);
@@ -228,7 +232,8 @@ size_t FinalTimes::next(int64_t* out, size_t max) {
       controller(stop, [](int64_t t) { return t; });
   }
   event_ = i;
-  return static_cast<size_t>(o - out);
+  input_ = in;
+  return k;
 }
 
 } // namespace htrace::correct

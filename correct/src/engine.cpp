@@ -71,16 +71,15 @@ std::vector<int> partition(const Definitions& d, int size) {
 // chunk: it runs over every event of the trace).
 class SummarizingTimes final : public TimeSource {
 public:
-  SummarizingTimes(TimeSource& inner, const LocalModel& m) : inner_(inner), model_(m) {}
+  explicit SummarizingTimes(TimeSource& inner) : inner_(inner) {}
 
   void begin(size_t index) override {
     inner_.begin(index);
-    input_ = InputTimes::Reader(model_.locations[index].input, 0);
     done_ = 0;
   }
 
-  size_t next(int64_t* out, size_t max) override {
-    const size_t n = inner_.next(out, max);
+  size_t next(int64_t* out, int64_t* input, size_t max) override {
+    const size_t n = inner_.next(out, input, max);
     if (n == 0) return 0;
     // Locals, not members, in the loop: it runs over every event of the trace.
     int64_t sum = 0, max_disp = max_disp_;
@@ -88,8 +87,8 @@ public:
     std::array<int64_t, 5> dev{};
     // An interval's change is the change of the displacement d = out - in across it.
     int64_t prev_in = prev_in_, prev_d = prev_d_;
-    for (size_t i = 0; i < n; ++i, input_.next()) {
-      const int64_t in = input_.time();
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t in = input[i];
       const int64_t d = out[i] - in;
       const int64_t ad = d < 0 ? -d : d;
       shifted += d != 0;
@@ -133,8 +132,6 @@ public:
 
 private:
   TimeSource& inner_;
-  const LocalModel& model_;
-  InputTimes::Reader input_; // of the current location, at event done_
   size_t done_ = 0;
   int64_t prev_in_ = 0, prev_d_ = 0; // of the last event seen
   double sum_disp_ = 0;
@@ -145,10 +142,10 @@ private:
 
 // Runs the final times of every location through `times` without writing them (--check).
 void drain(TimeSource& times, const LocalModel& m) {
-  std::array<int64_t, TimeSource::kChunk> chunk;
+  std::array<int64_t, TimeSource::kChunk> chunk, input;
   for (size_t i = 0; i < m.locations.size(); ++i) {
     times.begin(i);
-    while (times.next(chunk.data(), chunk.size()) > 0) {
+    while (times.next(chunk.data(), input.data(), chunk.size()) > 0) {
     }
   }
 }
@@ -228,7 +225,7 @@ Report run(const Options& o, MPI_Comm comm) {
   progress(o, rank, "replaying (controlled logical clock)");
   Replay replay(ctx, model);
   replay.run();
-  SummarizingTimes times(replay, model);
+  SummarizingTimes times(replay);
   if (o.check_only) {
     drain(times, model);
     rep.replay_seconds = lap();

@@ -80,15 +80,15 @@ private:
     if (cur.event >= to) return;
     const Presync& ps = loc.presync;
     int64_t prev_t = cur.prev_t, prev_lc = cur.prev_lc;
-    InputTimes::Reader& in = cur.input;
+    InputTimes::Reader in = cur.input;
     uint32_t i = cur.event;
-    if (i == 0) prev_t = prev_lc = ps.apply(in.time()), ++i, in.next();
-    for (; i < to; ++i, in.next()) {
-      const int64_t t = ps.apply(in.time());
+    if (i == 0) prev_t = prev_lc = ps.apply(in.advance()), ++i;
+    for (; i < to; ++i) {
+      const int64_t t = ps.apply(in.advance());
       prev_lc = s_.step(prev_lc, prev_t, t);
       prev_t = t;
     }
-    cur.event = to, cur.prev_lc = prev_lc, cur.prev_t = prev_t;
+    cur.event = to, cur.prev_lc = prev_lc, cur.prev_t = prev_t, cur.input = in;
   }
 
   // Evaluates event i (pre-synchronized input time t, forward time `unbound` before its receives'

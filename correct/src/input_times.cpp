@@ -5,19 +5,22 @@
 namespace htrace::correct {
 
 InputTimes::Reader::Reader(const InputTimes& times, uint32_t from)
-    : deltas_(&times.deltas_), apart_(&times.apart_),
+    : deltas_(times.deltas_.data()), apart_(times.apart_.data()),
       n_(static_cast<uint32_t>(times.deltas_.size())) {
   if (n_ == 0) return;
+  // From the checkpoint before `from`: the time before it follows from the checkpoint's own
+  // time and difference (or is not needed, where its time was kept apart).
   const uint32_t start = std::min(from, n_ - 1) / kCheckpoint * kCheckpoint;
   i_ = start;
-  t_ = times.checkpoints_[start / kCheckpoint];
-  // The checkpoint holds the time of `start` itself, also where it was kept apart.
+  const int64_t t = times.checkpoints_[start / kCheckpoint];
+  if (deltas_[start] != kApart)
+    prev_ = static_cast<int64_t>(static_cast<uint64_t>(t) - deltas_[start]);
   next_apart_ =
-      static_cast<size_t>(std::upper_bound(apart_->begin(), apart_->end(), start,
-                                           [](uint32_t e, const std::pair<uint32_t, int64_t>& a) {
-                                             return e < a.first;
+      static_cast<size_t>(std::lower_bound(times.apart_.begin(), times.apart_.end(), start,
+                                           [](const std::pair<uint32_t, int64_t>& a, uint32_t e) {
+                                             return a.first < e;
                                            }) -
-                          apart_->begin());
+                          times.apart_.begin());
   skip_to(from);
 }
 

@@ -87,8 +87,8 @@ void Replay::begin(size_t index) {
   times_ = std::make_unique<FinalTimes>(*state_, model_.locations[index]);
 }
 
-size_t Replay::next(int64_t* out, size_t max) {
-  return times_ ? times_->next(out, max) : 0;
+size_t Replay::next(int64_t* out, int64_t* input, size_t max) {
+  return times_ ? times_->next(out, input, max) : 0;
 }
 
 } // namespace htrace::correct

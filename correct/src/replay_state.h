@@ -75,8 +75,8 @@ public:
   FinalTimes(const FinalTimes&) = delete;
   FinalTimes& operator=(const FinalTimes&) = delete;
 
-  // Fills up to `max` next final times; 0 at the end of the location.
-  size_t next(int64_t* out, size_t max);
+  // Fills up to `max` next final times, and their input times; 0 at the end of the location.
+  size_t next(int64_t* out, int64_t* input, size_t max);
 
 private:
   // A contributing event: its upper bound (tightest of its links) and forward time.

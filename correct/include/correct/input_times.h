@@ -7,6 +7,7 @@
 
 #include "correct/event_array.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -39,30 +40,48 @@ public:
   // Every time, decoded (tests and tools; the engine reads them in order instead).
   EventArray<int64_t> decode() const;
 
-  // Reads the times in event order from a given event on.
+  // Reads the times in event order from a given event on. Small and copyable: hot loops take a
+  // local copy so its state stays in registers.
   class Reader {
   public:
     Reader() = default;
-    // Positioned at event `from` (<= size()); time() is valid while index() < size().
+    // Positioned at event `from` (<= size()).
     Reader(const InputTimes& times, uint32_t from);
     uint32_t index() const { return i_; }
-    int64_t time() const { return t_; }
-    void next() {
-      if (++i_ >= n_) return;
-      const uint32_t d = (*deltas_)[i_];
-      t_ = d != kApart ? t_ + d : (*apart_)[next_apart_++].second;
+    // The time of event index() (< size()).
+    int64_t time() const {
+      const uint32_t d = deltas_[i_];
+      return d != kApart ? plus(prev_, d) : apart_[next_apart_].second;
     }
+    // The time of event index(), then moves to the next event.
+    int64_t advance() {
+      const uint32_t d = deltas_[i_++];
+      prev_ = d != kApart ? plus(prev_, d) : apart_[next_apart_++].second;
+      return prev_;
+    }
+    void next() { advance(); }
     void skip_to(uint32_t i) {
       while (i_ < i)
-        next();
+        advance();
+    }
+    // The times of the next (up to) n events into out; returns the count.
+    size_t read(int64_t* out, size_t n) {
+      n = i_ < n_ ? std::min<size_t>(n, n_ - i_) : 0;
+      for (size_t k = 0; k < n; ++k)
+        out[k] = advance();
+      return n;
     }
 
   private:
-    const EventArray<uint32_t>* deltas_ = nullptr;
-    const std::vector<std::pair<uint32_t, int64_t>>* apart_ = nullptr;
+    // Differences were taken modulo 2^64, and so are the sums.
+    static int64_t plus(int64_t t, uint32_t d) {
+      return static_cast<int64_t>(static_cast<uint64_t>(t) + d);
+    }
+    const uint32_t* deltas_ = nullptr;
+    const std::pair<uint32_t, int64_t>* apart_ = nullptr;
     uint32_t i_ = 0, n_ = 0;
-    size_t next_apart_ = 0; // the first kept-apart time after event i_
-    int64_t t_ = 0;
+    size_t next_apart_ = 0; // the first kept-apart time at or after event i_
+    int64_t prev_ = 0;      // the time of event i_ - 1
   };
 
 private:

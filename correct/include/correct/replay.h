@@ -58,7 +58,7 @@ public:
   void run();
 
   void begin(size_t index) override;
-  size_t next(int64_t* out, size_t max) override;
+  size_t next(int64_t* out, int64_t* input, size_t max) override;
 
   // violations_after is complete once every location has begun.
   const ReplayStats& stats() const { return stats_; }

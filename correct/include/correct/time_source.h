@@ -13,8 +13,9 @@ public:
   virtual ~TimeSource() = default;
   // Starts LocalModel::locations[index]; every location is started once, in index order.
   virtual void begin(size_t index) = 0;
-  // Fills up to `max` next timestamps of the started location; returns 0 at its end.
-  virtual size_t next(int64_t* out, size_t max) = 0;
+  // Fills up to `max` next corrected timestamps of the started location into `out`, and the same
+  // events' input timestamps into `input`; returns the count, 0 at its end.
+  virtual size_t next(int64_t* out, int64_t* input, size_t max) = 0;
 
   static constexpr size_t kChunk = 4096; // timestamps per call that callers ask for
 };
