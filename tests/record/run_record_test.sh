@@ -26,8 +26,9 @@ unwritable_dir)
   [ "$(grep -c "tracing disabled" err)" = 2 ] || fail "start() did not return false"
   ;;
 no_overwrite)
-  # Occupy the default names of the next seconds: the run must pick a numbered name instead.
-  for s in 0 1 2 3 4 5; do
+  # Occupy the default names of the next two minutes (mpirun may take seconds to start on a
+  # loaded machine): the run must pick a numbered name instead.
+  for s in $(seq 0 120); do
     name=htrace-record_writer-$(date -d "+$s sec" +%Y%m%d-%H%M%S)
     mkdir -p "$name" && echo keep >"$name/sentinel"
   done
