@@ -36,12 +36,12 @@ public:
   }
   size_t size() const { return deltas_.size(); }
   bool empty() const { return deltas_.empty(); }
-  int64_t at(uint32_t i) const { return Reader(*this, i).time(); }
+  int64_t at(uint32_t i) const { return Reader(*this, i).time(); } // i < size()
   // Every time, decoded (tests and tools; the engine reads them in order instead).
   EventArray<int64_t> decode() const;
 
   // Reads the times in event order from a given event on. Small and copyable: hot loops take a
-  // local copy so its state stays in registers.
+  // local copy so its state stays in registers. Valid while the InputTimes does not grow.
   class Reader {
   public:
     Reader() = default;
