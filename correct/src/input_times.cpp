@@ -5,12 +5,12 @@
 namespace htrace::correct {
 
 InputTimes::Reader::Reader(const InputTimes& times, uint32_t from)
-    : deltas_(times.deltas_.data()), apart_(times.apart_.data()),
-      n_(static_cast<uint32_t>(times.deltas_.size())) {
-  if (n_ == 0) return;
+    : deltas_(times.deltas_.data()), apart_(times.apart_.data()) {
+  const uint32_t n = static_cast<uint32_t>(times.deltas_.size());
+  if (n == 0) return;
   // From the checkpoint before `from`: the time before it follows from the checkpoint's own
   // time and difference (or is not needed, where its time was kept apart).
-  const uint32_t start = std::min(from, n_ - 1) / kCheckpoint * kCheckpoint;
+  const uint32_t start = std::min(from, n - 1) / kCheckpoint * kCheckpoint;
   i_ = start;
   const int64_t t = times.checkpoints_[start / kCheckpoint];
   if (deltas_[start] != kApart)

@@ -57,8 +57,6 @@ public:
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
-  int rank() const { return rank_; }
-  int size() const { return size_; }
   void post(int rank, const RemoteValue& v) { out_[static_cast<size_t>(rank)].push_back(v); }
   // Moves everything posted on every rank; returns what arrived here, and in `moved` the number
   // of values moved on all ranks together (0: nothing was posted anywhere).

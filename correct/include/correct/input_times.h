@@ -7,7 +7,6 @@
 
 #include "correct/event_array.h"
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -64,13 +63,6 @@ public:
       while (i_ < i)
         advance();
     }
-    // The times of the next (up to) n events into out; returns the count.
-    size_t read(int64_t* out, size_t n) {
-      n = i_ < n_ ? std::min<size_t>(n, n_ - i_) : 0;
-      for (size_t k = 0; k < n; ++k)
-        out[k] = advance();
-      return n;
-    }
 
   private:
     // Differences were taken modulo 2^64, and so are the sums.
@@ -79,7 +71,7 @@ public:
     }
     const uint32_t* deltas_ = nullptr;
     const std::pair<uint32_t, int64_t>* apart_ = nullptr;
-    uint32_t i_ = 0, n_ = 0;
+    uint32_t i_ = 0;
     size_t next_apart_ = 0; // the first kept-apart time at or after event i_
     int64_t prev_ = 0;      // the time of event i_ - 1
   };

@@ -16,10 +16,9 @@ namespace htrace::correct {
 struct LocalModel {
   std::vector<LocationModel> locations; // owned locations, process by process
   ChannelTable channels;
-  std::deque<CollectiveInstance> collectives; // Channel::collective indexes this
+  std::deque<CollectiveInstance> collectives; // Channel::values of a collective indexes this
   uint64_t events = 0;
-  uint64_t unknown_events = 0;  // records of types this OTF2 library does not know (not carried)
-  uint64_t ambiguous_tasks = 0; // task ids created more than once (relation kept as max)
+  uint64_t unknown_events = 0; // records of types this OTF2 library does not know (not carried)
 };
 
 // Reads all locations of `processes` through `reader` (event files already open), keeping every
