@@ -5,12 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace htrace::correct {
 namespace {
-
-constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 
 class BackwardLimits {
 public:

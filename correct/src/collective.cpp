@@ -1,7 +1,6 @@
 #include "correct/collective.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace htrace::correct {
 namespace {
@@ -106,26 +105,25 @@ int64_t CollectiveInstance::end_bound(const CollectiveMember& m, const Latencies
 }
 
 int64_t CollectiveInstance::begin_upper_bound(const CollectiveMember& m, const Latencies& l) const {
-  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
-  auto from_neg = [](int64_t neg) { return neg == kNoTime ? kNone : -neg; };
+  auto from_neg = [](int64_t neg) { return neg == kNoTime ? kUnbounded : -neg; };
   switch (pattern) {
   case CollectivePattern::AllToAll:
     return from_neg(max_excluding(end_neg_by_node, end_neg_by_process, m, l));
   case CollectivePattern::OneToN:
-    if (m.rank != root) return kNone;
+    if (m.rank != root) return kUnbounded;
     return from_neg(max_excluding(end_neg_by_node, end_neg_by_process, m, l));
   case CollectivePattern::NToOne:
-    if (m.rank == root || root_end == kNoTime) return kNone;
+    if (m.rank == root || root_end == kNoTime) return kUnbounded;
     return root_end - root_lmin(m, l);
   case CollectivePattern::Prefix: {
-    int64_t ub = kNone;
+    int64_t ub = kUnbounded;
     for (const PrefixEntry& e : prefix)
       if (e.rank > m.rank && e.end != kNoTime)
         ub = std::min(ub, e.end - pair_lmin(m.process, e.process, l));
     return ub;
   }
   }
-  return kNone;
+  return kUnbounded;
 }
 
 int64_t CollectiveInstance::root_lmin(const CollectiveMember& m, const Latencies& l) const {

@@ -49,7 +49,7 @@ struct CollectiveInstance {
   void add_end(const CollectiveMember& m, int64_t end, const Latencies& l);
   // Earliest allowed end of member m (kNoTime: unconstrained); `input` uses input begins.
   int64_t end_bound(const CollectiveMember& m, const Latencies& l, bool input = false) const;
-  // Latest allowed begin of member m (INT64_MAX: unconstrained).
+  // Latest allowed begin of member m (kUnbounded: unconstrained).
   int64_t begin_upper_bound(const CollectiveMember& m, const Latencies& l) const;
 
 private:

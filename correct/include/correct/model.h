@@ -20,6 +20,8 @@
 namespace htrace::correct {
 
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+// An upper bound that constrains nothing (a contribution nobody receives).
+constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 
 enum class MessageKind : uint8_t { P2P = 0, Collective = 1, OpenMP = 2 };
 constexpr int kMessageKinds = 3;
