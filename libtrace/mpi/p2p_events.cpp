@@ -27,14 +27,15 @@ record::RequestId new_request_id() {
 
 std::uint64_t received_bytes(const MPI_Status* status) {
 #if defined(OPEN_MPI)
-  return static_cast<std::uint64_t>(
-      status->_ucount); // what PMPI_Get_count(MPI_BYTE) reads, minus a call
-#endif
+  // What PMPI_Get_count(MPI_BYTE) reads, without the call.
+  return static_cast<std::uint64_t>(status->_ucount);
+#else
   int count = 0;
   if (PMPI_Get_count(status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED ||
       count < 0)
     return 0;
   return static_cast<std::uint64_t>(count);
+#endif
 }
 
 bool was_cancelled(const MPI_Status* status) {
