@@ -125,10 +125,14 @@ private:
     return l;
   }
 
+  // The first jump at or after event i.
+  static std::vector<Jump>::iterator find_jump(LocationModel& loc, uint32_t i) {
+    return std::lower_bound(loc.jumps.begin(), loc.jumps.end(), i,
+                            [](const Jump& j, uint32_t e) { return j.event < e; });
+  }
   // The forward move the receive rule made at event i (0: none).
-  static int64_t jump_at(const LocationModel& loc, uint32_t i) {
-    auto it = std::lower_bound(loc.jumps.begin(), loc.jumps.end(), i,
-                               [](const Jump& j, uint32_t e) { return j.event < e; });
+  static int64_t jump_at(LocationModel& loc, uint32_t i) {
+    auto it = find_jump(loc, i);
     return it != loc.jumps.end() && it->event == i ? it->amount : 0;
   }
 
@@ -139,8 +143,7 @@ private:
       if (amount > 0) loc.jumps.push_back({i, amount});
       return;
     }
-    auto it = std::lower_bound(loc.jumps.begin(), loc.jumps.end(), i,
-                               [](const Jump& j, uint32_t e) { return j.event < e; });
+    auto it = find_jump(loc, i);
     const bool present = it != loc.jumps.end() && it->event == i;
     if (amount > 0 && present)
       it->amount = amount;
