@@ -20,14 +20,23 @@ namespace htrace::correct {
 
 enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask, kTaskwait, kTaskgroup };
 
+// The channel of an OpenMP relation inside one process; b..d depend on the sub-kind.
+inline ChannelKey local_channel_key(uint32_t process, uint64_t sub, uint64_t b, uint64_t c,
+                                    uint64_t d) {
+  return {ChannelType::Local, (static_cast<uint64_t>(process) << 8) | sub, b, c, d};
+}
+
 // A task: (team, creating thread, generation); implicit tasks get creator 0x80000000|location.
 using TaskKey = std::tuple<uint64_t, uint32_t, uint32_t>;
+inline TaskKey implicit_task(uint64_t team, uint32_t location, uint64_t instance) {
+  return TaskKey{team, 0x80000000u | location, static_cast<uint32_t>(instance)};
+}
 // Children's completion -> their parent's next taskwait exit. Creates, completions and taskwaits
 // of one process may sit on different locations, so they are joined after the process is read.
 // The channel of a task's n-th taskwait or taskgroup (sub-kind kTaskwait or kTaskgroup).
 inline ChannelKey task_wait_key(uint32_t process, LocalSub sub, const TaskKey& task, uint64_t n) {
-  return {ChannelType::Local, (static_cast<uint64_t>(process) << 8) | sub, std::get<0>(task),
-          (uint64_t(std::get<1>(task)) << 32) | std::get<2>(task), n};
+  return local_channel_key(process, sub, std::get<0>(task),
+                           (uint64_t(std::get<1>(task)) << 32) | std::get<2>(task), n);
 }
 
 // One taskgroup region instance: the task that entered it and its count of taskgroups so far.
@@ -115,7 +124,11 @@ public:
   }
   bool in_neighborhood_collective() const { return defs_.region(last_entered).neighborhood; }
   ChannelKey local_key(uint64_t sub, uint64_t b, uint64_t c, uint64_t d) const {
-    return {ChannelType::Local, (static_cast<uint64_t>(loc_.process) << 8) | sub, b, c, d};
+    return local_channel_key(loc_.process, sub, b, c, d);
+  }
+  // The team's current barrier: every member's enter (and task completions inside) -> every exit.
+  ChannelKey barrier_key(const Team& tm) const {
+    return local_key(kBarrier, tm.comm, tm.instance, tm.barriers);
   }
 
   // MPI state, resolved after the location is read.

@@ -29,7 +29,7 @@ OTF2_CallbackCode on_team_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, vo
     r->link(ev, LinkRole::Receive, r->local_key(kFork, team, instance, 0), MessageKind::OpenMP);
   }
   r->teams.push_back(tm);
-  r->current = TaskKey{team, 0x80000000u | r->loc_.location, static_cast<uint32_t>(instance)};
+  r->current = implicit_task(team, r->loc_.location, instance);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_team_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -86,8 +86,7 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
     if (Team* tm = active_team(r)) {
       r->barrier_depth = 1;
       r->barrier_enter = ev;
-      r->link(ev, LinkRole::Contribute,
-              r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers), MessageKind::OpenMP);
+      r->link(ev, LinkRole::Contribute, r->barrier_key(*tm), MessageKind::OpenMP);
     }
   }
   return OTF2_CALLBACK_SUCCESS;
@@ -112,8 +111,7 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u
   r->region_depth--;
   if (r->barrier_depth > 0 && --r->barrier_depth == 0) {
     if (Team* tm = active_team(r)) {
-      r->link(ev, LinkRole::Receive, r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers),
-              MessageKind::OpenMP);
+      r->link(ev, LinkRole::Receive, r->barrier_key(*tm), MessageKind::OpenMP);
       tm->barriers++;
     }
   }
@@ -155,8 +153,7 @@ OTF2_CallbackCode on_task_switch(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, v
   // Generation 0 is the switch back to the implicit task.
   if (generation == 0) {
     if (Team* tm = active_team(r))
-      r->current =
-          TaskKey{tm->comm, 0x80000000u | r->loc_.location, static_cast<uint32_t>(tm->instance)};
+      r->current = implicit_task(tm->comm, r->loc_.location, tm->instance);
     return OTF2_CALLBACK_SUCCESS;
   }
   r->link(ev, LinkRole::Receive, r->local_key(kTask, team, creator, generation),
@@ -172,8 +169,7 @@ OTF2_CallbackCode on_task_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t,
   // before they have: a completion there is one more contribution to the barrier.
   if (r->barrier_depth > 0)
     if (Team* tm = active_team(r))
-      r->link(ev, LinkRole::Contribute,
-              r->local_key(kBarrier, tm->comm, tm->instance, tm->barriers), MessageKind::OpenMP);
+      r->link(ev, LinkRole::Contribute, r->barrier_key(*tm), MessageKind::OpenMP);
   r->tasks->completions.push_back({r->model_index, ev, TaskKey{team, creator, generation}});
   return OTF2_CALLBACK_SUCCESS;
 }
