@@ -49,12 +49,19 @@ std::string find_anchor(const std::string& input) {
   return p.string();
 }
 
+namespace {
+// OUT as an absolute path without a trailing separator (its parent holds the temporary archive).
+fs::path output_path(const Options& o) {
+  fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
+  return out.filename().empty() ? out.parent_path() : out;
+}
+} // namespace
+
 TempOutput prepare_output(const Options& o, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::error_code ec;
-  fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
-  if (out.filename().empty()) out = out.parent_path();
+  const fs::path out = output_path(o);
   if (fs::exists(out, ec) && !o.force)
     throw std::runtime_error("'" + o.output + "': output exists (use --force to replace it)");
   fs::path in = fs::absolute(fs::path(o.input)).lexically_normal();
@@ -77,8 +84,7 @@ void commit_output(const TempOutput& out, const Options& o, MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Barrier(comm);
   if (rank != 0) return;
-  fs::path target = fs::absolute(fs::path(o.output)).lexically_normal();
-  if (target.filename().empty()) target = target.parent_path();
+  const fs::path target = output_path(o);
   std::error_code ec;
   if (fs::exists(target, ec)) {
     // --force: move the old one aside first so a failure never leaves neither.
@@ -183,10 +189,6 @@ OTF2_CallbackCode count_unknown_def(void* u) {
   static_cast<DefCopy*>(u)->unknown++;
   return OTF2_CALLBACK_SUCCESS;
 }
-
-} // namespace
-
-namespace {
 
 // One location's records with the timestamps `times` produces, a chunk at a time; returns the
 // last timestamp (0 for no events).
