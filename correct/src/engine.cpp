@@ -155,29 +155,12 @@ void progress(const Options& o, int rank, const char* phase) {
     std::fprintf(stderr, "\rhtrace-correct: %-40s", phase), std::fflush(stderr);
 }
 
-} // namespace
-
-namespace {
-Report run(const Options& o, MPI_Comm comm);
 // OTF2 prints its own diagnostics; ours name the path and the location instead.
 OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
                           const char*, va_list) {
   return code;
 }
-} // namespace
 
-Report correct_archive(const Options& o, MPI_Comm comm) {
-  OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
-  try {
-    return run(o, comm);
-  } catch (const std::runtime_error& e) {
-    std::string msg = e.what();
-    if (!msg.empty() && msg[0] == '\'') throw;
-    throw std::runtime_error("'" + o.input + "': " + msg);
-  }
-}
-
-namespace {
 Report run(const Options& o, MPI_Comm comm) {
   auto start = std::chrono::steady_clock::now();
   int rank = 0, size = 1;
@@ -259,6 +242,18 @@ Report run(const Options& o, MPI_Comm comm) {
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return rep;
 }
+
 } // namespace
+
+Report correct_archive(const Options& o, MPI_Comm comm) {
+  OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
+  try {
+    return run(o, comm);
+  } catch (const std::runtime_error& e) {
+    std::string msg = e.what();
+    if (!msg.empty() && msg[0] == '\'') throw;
+    throw std::runtime_error("'" + o.input + "': " + msg);
+  }
+}
 
 } // namespace htrace::correct
