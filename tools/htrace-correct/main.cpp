@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -87,8 +88,9 @@ bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
     else
       positional.push_back(a);
   }
-  if (positional.size() != (o.check_only ? 1u : 2u) && !(o.check_only && positional.size() == 2))
-    usage_error(rank, o.check_only ? "expected IN" : "expected IN and OUT");
+  // --check takes IN, and ignores an OUT given anyway.
+  const bool counts_ok = positional.size() == 2 || (o.check_only && positional.size() == 1);
+  if (!counts_ok) usage_error(rank, o.check_only ? "expected IN" : "expected IN and OUT");
   if (o.gamma <= 0 || o.gamma > 1) usage_error(rank, "--gamma must be in (0, 1]");
   if (o.slope <= 0) usage_error(rank, "--slope must be positive");
   // Events of one location must stay strictly ordered; the ramps divide by their spacing.
