@@ -215,9 +215,4 @@ MPI_Status* statuses_or_scratch(int count, MPI_Status* statuses) {
   return scratch.data();
 }
 
-std::size_t clear_pending_requests() {
-  // Persistent requests stay registered until freed; only count active ones as never completed.
-  return requests().size();
-}
-
 } // namespace htrace::mpi

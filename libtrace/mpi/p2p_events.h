@@ -53,7 +53,4 @@ inline bool completed_in(int rc, const MPI_Status& status) {
 const MPI_Request* save_requests(int count, const MPI_Request* requests);
 MPI_Status* statuses_or_scratch(int count, MPI_Status* statuses);
 
-/// Drops all pending requests (MPI_Finalize). Returns how many were never completed.
-std::size_t clear_pending_requests();
-
 } // namespace htrace::mpi
