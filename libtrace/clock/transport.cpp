@@ -55,16 +55,22 @@ void SubsetTransport::recv(int peer, void* data, std::size_t bytes) {
   parent_.recv(members_[static_cast<std::size_t>(peer)], data, bytes);
 }
 
-std::unique_ptr<Transport> SubsetTransport::split(int color, int key) {
+std::vector<int> Transport::split_order(int color, int key) {
   const auto colors = allgather(color);
   const auto keys = allgather(key);
-  if (color < 0) return nullptr;
   std::vector<int> order;
+  if (color < 0) return order;
   for (int i = 0; i < size(); ++i)
     if (colors[static_cast<std::size_t>(i)] == color) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)];
   });
+  return order;
+}
+
+std::unique_ptr<Transport> SubsetTransport::split(int color, int key) {
+  const std::vector<int> order = split_order(color, key);
+  if (color < 0) return nullptr;
   std::vector<int> members, nodes;
   for (int i : order) {
     members.push_back(members_[static_cast<std::size_t>(i)]);

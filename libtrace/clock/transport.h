@@ -39,6 +39,11 @@ public:
   }
   std::int64_t allreduce_min(std::int64_t value);
   std::int64_t allreduce_max(std::int64_t value);
+
+protected:
+  /// For split(): gathers every rank's color and key and returns the ranks of this transport that
+  /// share this rank's color, ordered by (key, rank); empty for a negative color. Collective.
+  std::vector<int> split_order(int color, int key);
 };
 
 /// Some ranks of a parent transport, talking through the parent: no communicator is created

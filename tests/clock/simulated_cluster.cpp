@@ -24,16 +24,9 @@ public:
     cluster_.take(group_->id, peer, rank_, data, bytes);
   }
   std::unique_ptr<Transport> split(int color, int key) override {
-    const auto colors = allgather(color);
-    const auto keys = allgather(key);
+    const std::vector<int> order = split_order(color, key);
     const int sequence = ++splits_;
     if (color < 0) return nullptr;
-    std::vector<int> order;
-    for (int i = 0; i < size(); ++i)
-      if (colors[static_cast<std::size_t>(i)] == color) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)];
-    });
     std::vector<int> members;
     int me = -1;
     for (int i : order) {
