@@ -1,5 +1,6 @@
 #include "correct/archive_io.h"
 
+#include "correct/event_file.h"
 #include "correct/exchange.h"
 #include "correct/record_store.h"
 #include "correct/record_tables.h"
@@ -112,6 +113,14 @@ ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) {
     OTF2_MPI_Reader_SetCollectiveCallbacks(reader_, comm);
   else
     OTF2_Reader_SetSerialCollectiveCallbacks(reader_);
+  OTF2_Reader_GetChunkSize(reader_, &event_chunk_, &def_chunk_);
+  // The POSIX substrate keeps <location>.evt files in the directory named like the anchor file.
+  OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_UNDEFINED;
+  OTF2_Compression compression = OTF2_COMPRESSION_UNDEFINED;
+  OTF2_Reader_GetFileSubstrate(reader_, &substrate);
+  OTF2_Reader_GetCompression(reader_, &compression);
+  if (substrate == OTF2_SUBSTRATE_POSIX && compression == OTF2_COMPRESSION_NONE)
+    event_dir_ = fs::path(anchor).replace_extension().string();
 }
 
 ArchiveReader::~ArchiveReader() {
@@ -190,10 +199,10 @@ OTF2_CallbackCode count_unknown_def(void* u) {
   return OTF2_CALLBACK_SUCCESS;
 }
 
-// One location's records with the timestamps `times` produces, a chunk at a time; returns the
-// last timestamp (0 for no events).
-int64_t write_location(const LocationModel& loc, TimeSource& times, OTF2_EvtWriter* w,
-                       uint64_t* counts) {
+// One location's stored records with the timestamps `times` produces, a chunk at a time; returns
+// the last timestamp (0 for no events).
+int64_t write_stored_location(const LocationModel& loc, TimeSource& times, OTF2_EvtWriter* w,
+                              uint64_t* counts) {
   StoredEventWriter out(loc.records, w, counts);
   std::array<int64_t, TimeSource::kChunk> chunk, input;
   int64_t last = 0;
@@ -202,6 +211,21 @@ int64_t write_location(const LocationModel& loc, TimeSource& times, OTF2_EvtWrit
     last = chunk[n - 1];
   }
   return out.remaining() == 0 ? last : -1;
+}
+
+// The local definition file of a copied event file: its mapping tables translate the copied
+// records' ids. Returns false if the input has none.
+bool copy_local_definitions(const std::string& event_dir, const std::string& out_dir,
+                            OTF2_LocationRef id) {
+  const std::string name = std::to_string(id) + ".def";
+  std::error_code ec;
+  if (!fs::exists(fs::path(event_dir) / name, ec)) return false;
+  fs::copy_file(fs::path(event_dir) / name, fs::path(out_dir) / name,
+                fs::copy_options::overwrite_existing, ec);
+  if (ec)
+    throw std::runtime_error("location " + std::to_string(id) +
+                             ": cannot copy its definition file: " + ec.message());
+  return true;
 }
 
 } // namespace
@@ -213,9 +237,9 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   MPI_Comm_size(comm, &size);
 
   OTF2_Archive* archive = agree_value(comm, [&] {
-    OTF2_Archive* a =
-        OTF2_Archive_Open(out.dir.c_str(), out.name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
-                          4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    OTF2_Archive* a = OTF2_Archive_Open(out.dir.c_str(), out.name.c_str(), OTF2_FILEMODE_WRITE,
+                                        reader.event_chunk_size(), reader.def_chunk_size(),
+                                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) throw std::runtime_error("'" + out.dir + "': cannot create the output archive");
     return a;
   });
@@ -231,27 +255,41 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
                              name == HTRACE_PROP_TIMEBASE ? "global" : value.c_str(), true);
   OTF2_Archive_SetCreator(archive, "htrace-correct");
 
-  std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count()));
+  std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count())); // unused
   int64_t last = 0; // the latest corrected timestamp, for the clock properties
+  const std::string out_events = (fs::path(out.dir) / out.name).string();
   agree(comm, [&] {
+    std::error_code ec;
+    fs::create_directories(out_events, ec);
+    if (ec) throw std::runtime_error("'" + out_events + "': cannot create: " + ec.message());
     OTF2_Archive_OpenEvtFiles(archive);
     for (size_t i = 0; i < model.locations.size(); ++i) {
       const LocationModel& loc = model.locations[i];
       OTF2_LocationRef id = defs.locations[loc.location].id;
-      OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
       times.begin(i);
-      const int64_t loc_last = write_location(loc, times, w, counts.data());
+      int64_t loc_last;
+      if (loc.copy_file) {
+        const std::string file = std::to_string(id) + ".evt";
+        loc_last = rewrite_event_file(reader.event_dir() + "/" + file, out_events + "/" + file,
+                                      reader.event_chunk_size(), times);
+      } else {
+        OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
+        loc_last = write_stored_location(loc, times, w, counts.data());
+        OTF2_Archive_CloseEvtWriter(archive, w);
+      }
       if (loc_last < 0)
         throw std::runtime_error("location " + std::to_string(id) + ": writing events failed");
       last = std::max(last, loc_last);
-      OTF2_Archive_CloseEvtWriter(archive, w);
     }
     OTF2_Archive_CloseEvtFiles(archive);
-    // Every location gets a (empty) local definition file: events already carry global ids.
+    // Every location gets a local definition file: records written through the library carry
+    // global ids (an empty file), copied ones keep the input's file with its mapping tables.
     OTF2_Archive_OpenDefFiles(archive);
-    for (const LocationModel& loc : model.locations)
-      OTF2_Archive_CloseDefWriter(
-          archive, OTF2_Archive_GetDefWriter(archive, defs.locations[loc.location].id));
+    for (const LocationModel& loc : model.locations) {
+      const OTF2_LocationRef id = defs.locations[loc.location].id;
+      if (!loc.copy_file || !copy_local_definitions(reader.event_dir(), out_events, id))
+        OTF2_Archive_CloseDefWriter(archive, OTF2_Archive_GetDefWriter(archive, id));
+    }
     OTF2_Archive_CloseDefFiles(archive);
     return std::string();
   });
@@ -280,6 +318,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   });
   OTF2_Archive_Close(archive);
 
+  counts = model.event_counts;
   MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
                 comm);
   uint64_t unknown = model.unknown_events;

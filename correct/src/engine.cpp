@@ -191,7 +191,11 @@ Report run(const Options& o, MPI_Comm comm) {
   LocalModel model;
   agree(comm, [&] {
     reader.open_locations(defs, mine);
-    read_models(reader.get(), defs, mine, /*keep_records=*/!o.check_only, model);
+    ReadPlan plan;
+    plan.rewrite = !o.check_only;
+    plan.event_dir = reader.event_dir();
+    plan.chunk_size = reader.event_chunk_size();
+    read_models(reader.get(), defs, mine, plan, model);
     reader.close_events();
     return std::string();
   });

@@ -1,7 +1,10 @@
-// Reads the owned locations once: every record into the record store, and the records that take
-// part in logical messages into links (mpi_relations.cpp, openmp_relations.cpp).
+// Reads the owned locations once: the times of all events, the records that take part in logical
+// messages into links (mpi_relations.cpp, openmp_relations.cpp), and whatever the rewrite needs:
+// nothing when the event file can be copied record by record, else every record (record store).
 #include "correct/model_reader.h"
 
+#include "correct/event_file.h"
+#include "correct/record_tables.h"
 #include "location_reader.h"
 
 #include <stdexcept>
@@ -26,11 +29,32 @@ OTF2_EvtReaderCallbacks* make_callbacks() {
   return cbs;
 }
 
+// Reads a location a second time only to keep its records (its event file cannot be copied).
+OTF2_ErrorCode keep_records(OTF2_Reader* reader, OTF2_LocationRef id, LocationModel& loc) {
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_store_events(cbs);
+  InputTimes times; // read already
+  EventStoreSink sink{&times, &loc.records};
+  OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, id);
+  OTF2_ErrorCode rc = OTF2_ERROR_INVALID;
+  if (er) {
+    OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &sink);
+    uint64_t n = 0;
+    rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
+    OTF2_Reader_CloseEvtReader(reader, er);
+  }
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+  return rc == OTF2_SUCCESS && times.size() == loc.input.size() ? OTF2_SUCCESS : rc;
+}
+
 } // namespace
 
 void read_models(OTF2_Reader* reader, const Definitions& defs,
-                 const std::vector<uint32_t>& processes, bool keep_records, LocalModel& model) {
+                 const std::vector<uint32_t>& processes, const ReadPlan& plan, LocalModel& model) {
   OTF2_EvtReaderCallbacks* cbs = make_callbacks();
+  const size_t types = static_cast<size_t>(event_record_type_count());
+  model.event_counts.assign(types, 0);
+  std::vector<uint64_t> counts(types);
   for (uint32_t p : processes) {
     ProcessMatcher matcher;
     TaskTracker tasks;
@@ -41,7 +65,11 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       loc.location = li;
       loc.process = p;
       loc.input.reserve(info.declared_events);
-      LocationReader r(defs, model, loc, keep_records);
+      // Copying the file is tried first: its records need not be kept then.
+      const bool try_copy = plan.rewrite && !plan.event_dir.empty() && info.declared_events > 0;
+      LocationReader r(defs, model, loc, plan.rewrite && !try_copy);
+      counts.assign(types, 0);
+      r.counts = counts.data();
       r.tasks = &tasks;
       r.model_index = model.locations.size() - 1;
       const std::string where = "location " + std::to_string(info.id) + " (" + info.name + ")";
@@ -61,7 +89,16 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
                                    " events read, the definitions declare " +
                                    std::to_string(info.declared_events) +
                                    " (truncated event file?)");
+        if (try_copy) {
+          const std::string file = plan.event_dir + "/" + std::to_string(info.id) + ".evt";
+          loc.copy_file =
+              r.unknown == 0 && event_file_matches(file, plan.chunk_size, loc.input, counts.data());
+          if (!loc.copy_file && keep_records(reader, info.id, loc) != OTF2_SUCCESS)
+            throw std::runtime_error(where + ": reading its events again failed");
+        }
       }
+      for (size_t t = 0; t < types; ++t)
+        model.event_counts[t] += counts[t];
       matcher.resolve(r, model);
       model.events += loc.input.size();
     }

@@ -50,6 +50,11 @@ public:
   ArchiveReader(const ArchiveReader&) = delete;
   ArchiveReader& operator=(const ArchiveReader&) = delete;
   OTF2_Reader* get() const { return reader_; }
+  // The input's chunk sizes; the output keeps them, so event files can be copied chunk by chunk.
+  uint64_t event_chunk_size() const { return event_chunk_; }
+  uint64_t def_chunk_size() const { return def_chunk_; }
+  // Where the event files can be read directly (ReadPlan::event_dir); empty if they cannot.
+  const std::string& event_dir() const { return event_dir_; }
   void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
   // After the single read: the event files' buffers are not needed any more.
   void close_events();
@@ -57,6 +62,8 @@ public:
 private:
   OTF2_Reader* reader_ = nullptr;
   bool evt_open_ = false;
+  uint64_t event_chunk_ = 0, def_chunk_ = 0;
+  std::string event_dir_;
 };
 
 // Writes every owned location's records with the timestamps `times` produces, then (rank 0) the

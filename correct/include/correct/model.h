@@ -207,7 +207,10 @@ struct LocationModel {
   EventArray<int64_t> link_lc; // forward time of each link's event (the others are not kept)
   std::vector<Jump> jumps;     // ascending event
   Presync presync;
-  RecordStore records; // the event records themselves, written again with `lc` at the end
+  // How the corrected events are written: copy_file, from the input's event file (event_file.h);
+  // otherwise from `records`, kept while reading.
+  bool copy_file = false;
+  RecordStore records;
 };
 
 } // namespace htrace::correct

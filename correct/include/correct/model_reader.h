@@ -18,14 +18,26 @@ struct LocalModel {
   ChannelTable channels;
   std::deque<CollectiveInstance> collectives; // Channel::values of a collective indexes this
   uint64_t events = 0;
-  uint64_t unknown_events = 0; // records of types this OTF2 library does not know (not carried)
+  std::vector<uint64_t> event_counts; // per record type (record_tables.h numbering)
+  uint64_t unknown_events = 0;        // records of types this OTF2 library does not know
 };
 
-// Reads all locations of `processes` through `reader` (event files already open), keeping every
-// record in LocationModel::records when `keep_records` (the rewrite needs them; --check does not).
-// Throws std::runtime_error naming the location on a read error or a record count mismatch.
+// What the read keeps for writing the corrected archive.
+struct ReadPlan {
+  bool rewrite = true; // false (--check): only the times
+  // Where the input's event files can be copied record by record (event_file.h): the directory of
+  // the <location>.evt files of an uncompressed POSIX archive, else empty.
+  std::string event_dir;
+  size_t chunk_size = 0; // the input's event chunk size
+};
+
+// Reads all locations of `processes` through `reader` (event files already open). To rewrite, a
+// location's event file is copied directly when the parser of event_file.h agrees with the OTF2
+// reader on every event (LocationModel::copy_file); otherwise its records are kept in
+// LocationModel::records. Throws std::runtime_error naming the location on a read error or a
+// record count mismatch.
 void read_models(OTF2_Reader* reader, const Definitions& defs,
-                 const std::vector<uint32_t>& processes, bool keep_records, LocalModel& model);
+                 const std::vector<uint32_t>& processes, const ReadPlan& plan, LocalModel& model);
 
 } // namespace htrace::correct
 #endif

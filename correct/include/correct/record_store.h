@@ -72,10 +72,12 @@ private:
 };
 
 // userData of the store callbacks: every record appends its timestamp to *times and, when
-// store != nullptr, the record itself to *store (store == nullptr: --check mode, times only).
+// store != nullptr, the record itself to *store (store == nullptr: times only). When counts is
+// set, counts[type] is incremented (event_record_type_count() entries, record_tables.h numbering).
 struct EventStoreSink {
   InputTimes* times = nullptr;
   RecordStore* store = nullptr;
+  uint64_t* counts = nullptr;
 };
 
 // Registers a callback for EVERY OTF2 event record type (generated) that stores into the

@@ -1,0 +1,140 @@
+// Direct reading and rewriting of OTF2 event files (POSIX substrate) for a correction that changes
+// timestamps only. Through the OTF2 library every record must be decoded and encoded again; here
+// each record's bytes are copied as they are and only the timestamp records are written anew. The
+// engine uses this for a location only after the library's reader and this parser agreed on every
+// event of its file (event_file_matches); otherwise it keeps the records and writes them through
+// the library (record_store.h).
+//
+// The layout, as the OTF2 library writes and reads it (format version 2, unchanged since OTF2 1.0):
+//  - The file is a sequence of chunks of the archive's event chunk size; the last one is cut short.
+//    A chunk starts with [3][endianness][first event number: 8 bytes][last event number: 8 bytes]
+//    (numbers count events from 1) and is padded with END_OF_CHUNK bytes (0).
+//  - [5][8-byte time] sets the time of the events that follow; each chunk begins with one.
+//  - [6][length][...] is an attribute list; it belongs to the event after it.
+//  - An event is [type id][length][...], or, for the "singleton" types whose only field is a
+//    compressed integer, [type id][compressed integer] (event_layout.inc). A length is one byte,
+//    or 0xff and 8 bytes; a compressed integer is a byte count (0xff: all ones) and those bytes.
+//  - Every record ends at least one byte before the end of its chunk.
+//  - The last event is followed by [2 END_OF_FILE][1].
+#ifndef HTRACE_CORRECT_EVENT_FILE_H
+#define HTRACE_CORRECT_EVENT_FILE_H
+
+#include "correct/input_times.h"
+#include "correct/time_source.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace htrace::correct {
+
+// A whole file mapped read-only. Throws std::runtime_error naming the path.
+class MappedFile {
+public:
+  explicit MappedFile(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// One event of an event file: its bytes (with the attribute list before it, if any) and time.
+struct RawEvent {
+  const uint8_t* begin;
+  const uint8_t* end;
+  uint64_t time;
+  int type; // record_tables.h numbering; >= event_record_type_count() for types OTF2 does not know
+};
+
+// Walks the events of an event file in order. Refuses anything it does not know (other buffer
+// records, another endianness, a record crossing its chunk, a missing END_OF_FILE).
+class EventFileParser {
+public:
+  EventFileParser(const uint8_t* data, size_t size, size_t chunk_size);
+  // The next event; false at the end of the file, or on malformed data (then error() != nullptr).
+  bool next(RawEvent& event);
+  const char* error() const { return error_; }
+
+private:
+  bool open_chunk(size_t offset);
+  bool fail(const char* why) {
+    error_ = why;
+    return false;
+  }
+  // Reads a record length at p (one byte, or 0xff and 8 bytes); false if it leaves the chunk.
+  bool length(const uint8_t* p, size_t* header, size_t* payload) const;
+
+  const uint8_t* data_;
+  size_t size_, chunk_size_;
+  size_t chunk_offset_ = 0;
+  const uint8_t* p_ = nullptr;
+  const uint8_t* chunk_end_ = nullptr;
+  uint64_t time_ = 0;
+  const char* error_ = nullptr;
+};
+
+// True if the event file at `path` holds exactly the events the OTF2 library read from it: as
+// many, with the same times in the same order, and as many of each type as `type_counts`.
+bool event_file_matches(const std::string& path, size_t chunk_size, const InputTimes& times,
+                        const uint64_t* type_counts);
+
+// Writes an event file chunk by chunk from records and their (new) timestamps.
+class EventFileWriter {
+public:
+  EventFileWriter(const std::string& path, size_t chunk_size); // throws std::runtime_error
+  ~EventFileWriter();
+  EventFileWriter(const EventFileWriter&) = delete;
+  EventFileWriter& operator=(const EventFileWriter&) = delete;
+
+  // Appends one event (its bytes as RawEvent holds them) at `time`, which must not go back.
+  void add(int64_t time, const uint8_t* record, size_t size) {
+    const bool stamp = !stamped_ || time != time_;
+    const size_t need = size + (stamp ? kTimestampSize : 0);
+    // Room is kept for END_OF_FILE and its byte after the last record.
+    if (pos_ + need + 2 > chunk_.size()) return add_in_next_chunk(time, record, size);
+    uint8_t* p = chunk_.data() + pos_;
+    if (stamp) {
+      *p++ = kTimestamp;
+      std::memcpy(p, &time, 8);
+      p += 8;
+      time_ = time, stamped_ = true;
+    }
+    std::memcpy(p, record, size);
+    pos_ += need;
+    ++events_;
+  }
+  // Ends the file; throws std::runtime_error on a write error.
+  void finish();
+
+  static constexpr uint8_t kTimestamp = 5;
+  static constexpr size_t kTimestampSize = 9;
+
+private:
+  void add_in_next_chunk(int64_t time, const uint8_t* record, size_t size);
+  void start_chunk();
+  void write_chunk(size_t bytes);
+
+  std::string path_;
+  int fd_ = -1;
+  std::vector<uint8_t> chunk_;
+  size_t pos_ = 0;
+  uint64_t events_ = 0;
+  int64_t time_ = 0;
+  bool stamped_ = false; // the current chunk has a timestamp record
+};
+
+// Copies the event file `in` to `out` with the timestamps `times` produces for the location it
+// has begun (its input times must be the file's). Returns the last timestamp written, 0 for none.
+// Throws std::runtime_error naming the file.
+int64_t rewrite_event_file(const std::string& in, const std::string& out, size_t chunk_size,
+                           TimeSource& times);
+
+} // namespace htrace::correct
+#endif

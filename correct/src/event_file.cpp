@@ -1,0 +1,250 @@
+#include "correct/event_file.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <stdexcept>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace htrace::correct {
+namespace {
+
+#include "event_layout.inc"
+
+// Buffer records of the OTF2 format (see event_file.h); event type ids start at kFirstEventId and
+// follow the order of the OTF2 reader's callbacks (checked by the correct_record_store test, and
+// for every archive by event_file_matches' per-type counts).
+constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6;
+constexpr uint8_t kFirstEventId = 10;
+constexpr size_t kChunkHeaderSize = 18, kLastEventOffset = 10;
+// OTF2's mark for little-endian data; files in another byte order are left to the library.
+constexpr uint8_t kLittleEndian = 0x42;
+
+constexpr int kKnownTypes = static_cast<int>(std::size(kSingletonEvent));
+
+std::string io_error(const std::string& what, const std::string& path) {
+  return "'" + path + "': " + what + ": " + std::strerror(errno);
+}
+
+} // namespace
+
+MappedFile::MappedFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(io_error("cannot open", path));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw std::runtime_error(io_error("cannot stat", path));
+  }
+  size_ = static_cast<size_t>(st.st_size);
+  if (size_ > 0) {
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      ::close(fd);
+      throw std::runtime_error(io_error("cannot map", path));
+    }
+    data_ = static_cast<uint8_t*>(p);
+    ::madvise(p, size_, MADV_SEQUENTIAL);
+  }
+  ::close(fd);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(data_, size_);
+}
+
+EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_size)
+    : data_(data), size_(size), chunk_size_(chunk_size) {
+  if (chunk_size_ <= kChunkHeaderSize || !open_chunk(0)) {
+    if (!error_) error_ = "invalid chunk size";
+    p_ = chunk_end_ = nullptr;
+  }
+}
+
+bool EventFileParser::open_chunk(size_t offset) {
+  if (offset >= size_) return fail("file ends without END_OF_FILE");
+  const size_t n = std::min(chunk_size_, size_ - offset);
+  const uint8_t* c = data_ + offset;
+  if (n <= kChunkHeaderSize || c[0] != kChunkHeader) return fail("chunk without a chunk header");
+  if (c[1] != kLittleEndian) return fail("not little-endian");
+  chunk_offset_ = offset;
+  chunk_end_ = c + n;
+  p_ = c + kChunkHeaderSize;
+  return true;
+}
+
+bool EventFileParser::length(const uint8_t* p, size_t* header, size_t* payload) const {
+  if (p >= chunk_end_) return false;
+  if (*p != 0xff) {
+    *header = 1, *payload = *p;
+  } else {
+    if (chunk_end_ - p < 9) return false;
+    uint64_t n;
+    std::memcpy(&n, p + 1, 8);
+    if (n >= size_t(chunk_end_ - p)) return false;
+    *header = 9, *payload = static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool EventFileParser::next(RawEvent& event) {
+  if (error_ || !p_) return false;
+  const uint8_t* attributes = nullptr;
+  for (;;) {
+    if (p_ >= chunk_end_) return fail("record crosses the end of its chunk");
+    const uint8_t id = *p_;
+    size_t header = 0, payload = 0;
+    if (id >= kFirstEventId) {
+      const int type = id - kFirstEventId;
+      if (type < kKnownTypes && kSingletonEvent[type]) {
+        if (chunk_end_ - p_ < 2) return fail("record crosses the end of its chunk");
+        const uint8_t bytes = p_[1];
+        header = 1, payload = bytes == 0xff ? 0 : bytes;
+        if (payload > 8) return fail("invalid compressed integer");
+      } else if (!length(p_ + 1, &header, &payload)) {
+        return fail("record crosses the end of its chunk");
+      }
+      const size_t size = 1 + header + payload;
+      // As for OTF2's reader, a record ends before the last byte of its chunk.
+      if (size >= size_t(chunk_end_ - p_)) return fail("record crosses the end of its chunk");
+      event.begin = attributes ? attributes : p_;
+      p_ += size;
+      event.end = p_;
+      event.time = time_;
+      event.type = type;
+      return true;
+    }
+    switch (id) {
+    case EventFileWriter::kTimestamp:
+      if (size_t(chunk_end_ - p_) <= EventFileWriter::kTimestampSize)
+        return fail("record crosses the end of its chunk");
+      std::memcpy(&time_, p_ + 1, 8);
+      p_ += EventFileWriter::kTimestampSize;
+      break;
+    case kAttributeList:
+      if (attributes) return fail("two attribute lists for one event");
+      if (!length(p_ + 1, &header, &payload) || 1 + header + payload >= size_t(chunk_end_ - p_))
+        return fail("record crosses the end of its chunk");
+      attributes = p_;
+      p_ += 1 + header + payload;
+      break;
+    case kEndOfChunk:
+      if (attributes) return fail("attribute list without its event");
+      if (!open_chunk(chunk_offset_ + chunk_size_)) return false;
+      break;
+    case kEndOfFile:
+      if (attributes) return fail("attribute list without its event");
+      p_ = nullptr;
+      return false;
+    default:
+      return fail("unknown buffer record");
+    }
+  }
+}
+
+bool event_file_matches(const std::string& path, size_t chunk_size, const InputTimes& times,
+                        const uint64_t* type_counts) {
+  try {
+    MappedFile file(path);
+    EventFileParser parser(file.data(), file.size(), chunk_size);
+    std::array<uint64_t, kKnownTypes> counts{};
+    InputTimes::Reader in(times, 0);
+    const size_t n = times.size();
+    size_t i = 0;
+    for (RawEvent e; parser.next(e); ++i) {
+      if (i == n || e.type >= kKnownTypes || static_cast<int64_t>(e.time) != in.advance())
+        return false;
+      ++counts[static_cast<size_t>(e.type)];
+    }
+    if (parser.error() || i != n) return false;
+    return std::equal(counts.begin(), counts.end(), type_counts);
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
+EventFileWriter::EventFileWriter(const std::string& path, size_t chunk_size)
+    : path_(path), chunk_(chunk_size) {
+  if (chunk_size <= kChunkHeaderSize + kTimestampSize + 2)
+    throw std::runtime_error("'" + path + "': invalid chunk size");
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(io_error("cannot create", path));
+  start_chunk();
+}
+
+EventFileWriter::~EventFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void EventFileWriter::start_chunk() {
+  uint8_t* c = chunk_.data();
+  c[0] = kChunkHeader;
+  c[1] = kLittleEndian;
+  const uint64_t first = events_ + 1, last = 0;
+  std::memcpy(c + 2, &first, 8);
+  std::memcpy(c + kLastEventOffset, &last, 8);
+  pos_ = kChunkHeaderSize;
+  stamped_ = false;
+}
+
+void EventFileWriter::add_in_next_chunk(int64_t time, const uint8_t* record, size_t size) {
+  if (kChunkHeaderSize + kTimestampSize + size + 2 > chunk_.size())
+    throw std::runtime_error("'" + path_ + "': an event is larger than the chunk size");
+  std::memcpy(chunk_.data() + kLastEventOffset, &events_, 8);
+  std::memset(chunk_.data() + pos_, kEndOfChunk, chunk_.size() - pos_);
+  write_chunk(chunk_.size());
+  start_chunk();
+  add(time, record, size);
+}
+
+void EventFileWriter::write_chunk(size_t bytes) {
+  const uint8_t* p = chunk_.data();
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd_, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(io_error("cannot write", path_));
+    p += n, bytes -= static_cast<size_t>(n);
+  }
+}
+
+void EventFileWriter::finish() {
+  std::memcpy(chunk_.data() + kLastEventOffset, &events_, 8);
+  chunk_[pos_++] = kEndOfFile;
+  chunk_[pos_++] = 1; // END_OF_BUFFER, as OTF2 ends its files
+  write_chunk(pos_);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw std::runtime_error(io_error("cannot write", path_));
+}
+
+int64_t rewrite_event_file(const std::string& in, const std::string& out, size_t chunk_size,
+                           TimeSource& times) {
+  MappedFile file(in);
+  EventFileParser parser(file.data(), file.size(), chunk_size);
+  EventFileWriter writer(out, chunk_size);
+  std::array<int64_t, TimeSource::kChunk> corrected, input;
+  size_t k = 0, n = 0;
+  int64_t last = 0;
+  const auto changed = [&] {
+    return std::runtime_error("'" + in + "': the event file changed while it was corrected");
+  };
+  for (RawEvent e; parser.next(e); ++k) {
+    if (k == n) {
+      n = times.next(corrected.data(), input.data(), corrected.size()), k = 0;
+      if (n == 0) throw changed();
+    }
+    if (static_cast<int64_t>(e.time) != input[k]) throw changed();
+    last = corrected[k];
+    writer.add(last, e.begin, static_cast<size_t>(e.end - e.begin));
+  }
+  if (parser.error()) throw std::runtime_error("'" + in + "': " + parser.error());
+  if (k != n || times.next(corrected.data(), input.data(), corrected.size()) != 0) throw changed();
+  writer.finish();
+  return last;
+}
+
+} // namespace htrace::correct
