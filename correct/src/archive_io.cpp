@@ -321,8 +321,12 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   counts = model.event_counts;
   MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
                 comm);
-  uint64_t unknown = model.unknown_events;
+  uint64_t unknown = model.unknown_events, copied = 0;
+  for (const LocationModel& loc : model.locations)
+    copied += loc.copy_file;
   MPI_Allreduce(MPI_IN_PLACE, &unknown, 1, MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &copied, 1, MPI_UINT64_T, MPI_SUM, comm);
+  report.copied_event_files = copied;
   for (size_t i = 0; i < counts.size(); ++i)
     if (counts[i]) report.event_records[event_record_name(static_cast<int>(i))] = counts[i];
   for (size_t i = 0; i < def_counts.size(); ++i)

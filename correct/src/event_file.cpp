@@ -15,11 +15,13 @@ namespace {
 
 #include "event_layout.inc"
 
-// Buffer records of the OTF2 format (see event_file.h); event type ids start at kFirstEventId and
+// Buffer records of the OTF2 format (see event_file.h). Event type ids start at kFirstEventId and
 // follow the order of the OTF2 reader's callbacks (checked by the correct_record_store test, and
 // for every archive by event_file_matches' per-type counts).
 constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6;
-constexpr uint8_t kFirstEventId = 10;
+constexpr uint8_t kTimestamp = EventFileParser::kTimestamp;
+constexpr uint8_t kFirstEventId = EventFileParser::kFirstEventId;
+constexpr size_t kTimestampSize = EventFileParser::kTimestampSize;
 constexpr size_t kChunkHeaderSize = 18, kLastEventOffset = 10;
 // OTF2's mark for little-endian data; files in another byte order are left to the library.
 constexpr uint8_t kLittleEndian = 0x42;
@@ -57,8 +59,22 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(data_, size_);
 }
 
+// Record kinds by id: events of types OTF2 does not know (yet) carry their length, like all
+// non-singleton events.
+template <class Kind> static std::array<Kind, 256> record_kinds() {
+  std::array<Kind, 256> kinds{};
+  for (int id = kFirstEventId; id < 256; ++id) {
+    const int type = id - kFirstEventId;
+    kinds[static_cast<size_t>(id)] =
+        type < kKnownTypes && kSingletonEvent[type] ? Kind::Singleton : Kind::Sized;
+  }
+  return kinds;
+}
+
 EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_size)
     : data_(data), size_(size), chunk_size_(chunk_size) {
+  static const std::array<RecordKind, 256> kinds = record_kinds<RecordKind>();
+  kinds_ = kinds.data();
   if (chunk_size_ <= kChunkHeaderSize || !open_chunk(0)) {
     if (!error_) error_ = "invalid chunk size";
     p_ = chunk_end_ = nullptr;
@@ -91,7 +107,7 @@ bool EventFileParser::length(const uint8_t* p, size_t* header, size_t* payload) 
   return true;
 }
 
-bool EventFileParser::next(RawEvent& event) {
+bool EventFileParser::next_slow(RawEvent& event) {
   if (error_ || !p_) return false;
   const uint8_t* attributes = nullptr;
   for (;;) {
@@ -100,7 +116,7 @@ bool EventFileParser::next(RawEvent& event) {
     size_t header = 0, payload = 0;
     if (id >= kFirstEventId) {
       const int type = id - kFirstEventId;
-      if (type < kKnownTypes && kSingletonEvent[type]) {
+      if (kinds_[id] == RecordKind::Singleton) {
         if (chunk_end_ - p_ < 2) return fail("record crosses the end of its chunk");
         const uint8_t bytes = p_[1];
         header = 1, payload = bytes == 0xff ? 0 : bytes;
@@ -119,11 +135,11 @@ bool EventFileParser::next(RawEvent& event) {
       return true;
     }
     switch (id) {
-    case EventFileWriter::kTimestamp:
-      if (size_t(chunk_end_ - p_) <= EventFileWriter::kTimestampSize)
+    case kTimestamp:
+      if (size_t(chunk_end_ - p_) <= kTimestampSize)
         return fail("record crosses the end of its chunk");
       std::memcpy(&time_, p_ + 1, 8);
-      p_ += EventFileWriter::kTimestampSize;
+      p_ += kTimestampSize;
       break;
     case kAttributeList:
       if (attributes) return fail("two attribute lists for one event");

@@ -51,6 +51,9 @@ void print_text(const Report& r, std::ostream& out) {
     out << " " << kDeviationNames[c] << " " << std::setprecision(3)
         << (total > 0 ? 100.0 * r.deviation_time[c] / total : 0) << "%";
   out << "\n";
+  if (r.written)
+    out << "  event files copied record by record: " << r.copied_event_files << " of "
+        << r.locations << " (the others re-encoded through the OTF2 library)\n";
   if (r.unknown_events || r.unknown_definitions)
     out << "  warning: records of unknown type (not copied): " << r.unknown_events << " events, "
         << r.unknown_definitions << " definitions\n";
@@ -93,7 +96,8 @@ void print_json(const Report& r, std::ostream& out) {
   for (const auto& [n, c] : r.definition_records)
     out << (first ? "" : ", ") << "\"" << n << "\": " << c, first = false;
   out << "},\n  \"unknown_event_records\": " << r.unknown_events
-      << ",\n  \"unknown_definition_records\": " << r.unknown_definitions << "\n}\n";
+      << ",\n  \"unknown_definition_records\": " << r.unknown_definitions
+      << ",\n  \"copied_event_files\": " << r.copied_event_files << "\n}\n";
 }
 
 } // namespace htrace::correct

@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """Writes small archives for cases make_archive.py does not cover.
-Usage: make_special.py OUT_DIR cycle | taskwait-in-barrier
+Usage: make_special.py OUT_DIR cycle | taskwait-in-barrier | clock-offset
   cycle: two processes, each receives the other's message before sending its own (contradictory
          message order: no correction exists, the tool must say so at every P).
   taskwait-in-barrier: task C runs on thread 1 inside the team's implicit barrier, creates task D
          and waits for it; D runs on the master inside the barrier. Thread 1's timer lags 50 us, so
-         C's taskwait appears to end before D completes."""
+         C's taskwait appears to end before D completes.
+  clock-offset: rank 0 sends to rank 1, whose local definitions hold ClockOffset records (+800 ns,
+         applied by OTF2's reader): its receive at 1500 is read as 2300, 300 ns after the send."""
 import sys
+import _otf2
 import otf2
 from otf2.enums import Paradigm, GroupType, RegionRole
 
@@ -56,5 +59,18 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
         t.leave(T(30 * US), bar); t.thread_team_end(T(31 * US), team)
         m.leave(M(30 * US), bar); m.thread_team_end(M(31 * US), team)
         m.thread_join(M(32 * US), Paradigm.OPENMP); m.leave(M(33 * US), main)
+    elif kind == "clock-offset":
+        procs = [trace.definitions.location_group("rank %d" % r, system_tree_parent=node) for r in range(2)]
+        locs = [trace.definitions.location("master %d" % r, group=procs[r]) for r in range(2)]
+        world = trace.definitions.comm("MPI_COMM_WORLD", group=trace.definitions.group(
+            "world", members=locs, group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI))
+        main = trace.definitions.region("main")
+        w0, w1 = (trace.event_writer_from_location(l) for l in locs)
+        w0.enter(1 * US, main); w0.mpi_send(2 * US, 1, world, 0, 8); w0.leave(9 * US, main)
+        w1.enter(1 * US, main); w1.mpi_recv(1500, 0, world, 0, 8); w1.leave(9 * US, main)
+        _otf2.Archive_OpenDefFiles(trace.handle)
+        dw = _otf2.Archive_GetDefWriter(trace.handle, 1)
+        _otf2.DefWriter_WriteClockOffset(dw, 0, 800, 0.0)
+        _otf2.DefWriter_WriteClockOffset(dw, 10 * US, 800, 0.0)
     else:
         sys.exit("unknown kind " + kind)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ctest driver for htrace-correct. Usage: run_case.py CASE (basic | idempotent | parallel |
-fidelity | bad_input | output_rules | report | openmp | pivot | e2e). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
+fidelity | copy_paths | bad_input | output_rules | report | openmp | pivot | e2e). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
 import hashlib
 import json
 import os
@@ -80,8 +80,9 @@ def case_basic():
     expect(before["p2p"] >= 1 and before["collective"] >= 1, "injected skew creates violations: %s" % before)
     digest = tree_digest(skewed, skip_anchor=False)
     out = os.path.join(work, "out")
-    run([TOOL, skewed, out])
+    rep = json.loads(run([TOOL, "--json", skewed, out]).stdout)
     expect(tree_digest(skewed, skip_anchor=False) == digest, "input archive unchanged")
+    expect(rep["copied_event_files"] == rep["locations"], "every event file copied record by record: %s" % rep)
     after = check(out, "--strict-order")
     expect(after["p2p"] == after["collective"] == after["OpenMP"] == after["order"] == 0, "zero violations after: %s" % after)
     inp = before["times"]
@@ -252,6 +253,27 @@ def case_fidelity():
     expect(defs(skewed) == defs(out), "global definitions identical apart from clock properties")
 
 
+def case_copy_paths():
+    """Event files are copied record by record only where OTF2's reader sees the file's own times:
+    ClockOffset records (applied by the reader) send a location through the library instead, and
+    its offsets must then be applied exactly once."""
+    archive = build_special("clock-offset", "clock-offset")
+    before = check(archive)
+    expect(before["p2p"] == 1, "the receive is read before the send plus l_min: %s" % before)
+    out = os.path.join(work, "out")
+    rep = json.loads(run([TOOL, "--json", archive, out]).stdout)  # default l_min: 1000 ns
+    expect(rep["copied_event_files"] == 1 and rep["locations"] == 2, "rank 0 copied, rank 1 re-encoded: %s" % rep)
+    after = check(out, "--strict-order", "--lmin-mpi", "1000")
+    expect(after["p2p"] == after["order"] == 0, "zero violations after: %s" % after)
+    expect(after["times"]["rank 1:master 1"][0] == 1800 and after["times"]["rank 0:master 0"] == [1000, 2000, 9000],
+           "offsets applied once, rank 0 untouched: %s" % after["times"])
+    expect(after["times"]["rank 1:master 1"][1] == 3000, "receive moved to send + l_min: %s" % after["times"])
+    for r in range(2):  # a copied file keeps the input's local definitions, a re-encoded one has none
+        size = os.path.getsize(os.path.join(out, "traces", "%d.def" % r))
+        expect((size == os.path.getsize(os.path.join(archive, "traces", "%d.def" % r))) == (r == 0),
+               "local definitions of rank %d" % r)
+
+
 def case_bad_input():
     out = os.path.join(work, "out")
     def fails(args, text, ranks=1):
@@ -341,6 +363,7 @@ def case_e2e():
         before = check(archive)
         out = adir + "-corrected"
         rep = json.loads(run([TOOL, "--json", archive, out]).stdout)
+        expect(rep["copied_event_files"] == rep["locations"], "%s: every event file copied: %s" % (name, rep))
         after = check(out, "--strict-order", "--lmin-mpi", str(min(rep["lmin_ns"]["mpi_intra"], rep["lmin_ns"]["mpi_inter"])))
         expect(after["p2p"] == after["collective"] == after["OpenMP"] == after["order"] == 0,
                "%s: zero violations after correction: %s (before %s)" % (name, after, {k: before[k] for k in ("p2p", "collective")}))

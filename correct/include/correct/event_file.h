@@ -59,10 +59,37 @@ class EventFileParser {
 public:
   EventFileParser(const uint8_t* data, size_t size, size_t chunk_size);
   // The next event; false at the end of the file, or on malformed data (then error() != nullptr).
-  bool next(RawEvent& event);
+  bool next(RawEvent& event) {
+    // Inline: an event without attribute list, maybe after a timestamp, well inside its chunk.
+    const uint8_t* p = p_;
+    if (p && chunk_end_ - p > 32) {
+      if (*p == kTimestamp) {
+        std::memcpy(&time_, p + 1, 8);
+        p += kTimestampSize;
+      }
+      const uint8_t id = p[0], next = p[1];
+      const RecordKind kind = kinds_[id];
+      // A singleton's compressed integer: 0xff (all ones) or up to 8 bytes; a length: < 0xff.
+      const bool plain =
+          kind == RecordKind::Sized ? next != 0xff : kind == RecordKind::Singleton && next <= 8;
+      const size_t size = 2 + (next == 0xff ? 0 : next);
+      if (plain && size < size_t(chunk_end_ - p)) {
+        event = {p, p + size, time_, id - kFirstEventId};
+        p_ = p + size;
+        return true;
+      }
+      p_ = p;
+    }
+    return next_slow(event);
+  }
   const char* error() const { return error_; }
 
+  static constexpr uint8_t kTimestamp = 5, kFirstEventId = 10;
+  static constexpr size_t kTimestampSize = 9;
+
 private:
+  enum class RecordKind : uint8_t { Buffer, Singleton, Sized };
+  bool next_slow(RawEvent& event);
   bool open_chunk(size_t offset);
   bool fail(const char* why) {
     error_ = why;
@@ -71,6 +98,7 @@ private:
   // Reads a record length at p (one byte, or 0xff and 8 bytes); false if it leaves the chunk.
   bool length(const uint8_t* p, size_t* header, size_t* payload) const;
 
+  const RecordKind* kinds_; // by record id
   const uint8_t* data_;
   size_t size_, chunk_size_;
   size_t chunk_offset_ = 0;
@@ -96,12 +124,12 @@ public:
   // Appends one event (its bytes as RawEvent holds them) at `time`, which must not go back.
   void add(int64_t time, const uint8_t* record, size_t size) {
     const bool stamp = !stamped_ || time != time_;
-    const size_t need = size + (stamp ? kTimestampSize : 0);
+    const size_t need = size + (stamp ? EventFileParser::kTimestampSize : 0);
     // Room is kept for END_OF_FILE and its byte after the last record.
     if (pos_ + need + 2 > chunk_.size()) return add_in_next_chunk(time, record, size);
     uint8_t* p = chunk_.data() + pos_;
     if (stamp) {
-      *p++ = kTimestamp;
+      *p++ = EventFileParser::kTimestamp;
       std::memcpy(p, &time, 8);
       p += 8;
       time_ = time, stamped_ = true;
@@ -112,9 +140,6 @@ public:
   }
   // Ends the file; throws std::runtime_error on a write error.
   void finish();
-
-  static constexpr uint8_t kTimestamp = 5;
-  static constexpr size_t kTimestampSize = 9;
 
 private:
   void add_in_next_chunk(int64_t time, const uint8_t* record, size_t size);

@@ -30,6 +30,9 @@ struct Report {
   std::array<double, 5> deviation_time{};
   std::map<std::string, uint64_t> event_records, definition_records;
   uint64_t unknown_events = 0, unknown_definitions = 0;
+  // Locations whose event file was copied record by record (event_file.h); the others were
+  // written through the OTF2 library.
+  uint64_t copied_event_files = 0;
   double seconds = 0, read_seconds = 0, replay_seconds = 0, write_seconds = 0; // rank 0's phases
 };
 
