@@ -1,9 +1,13 @@
-// The record store of htrace-correct must carry every OTF2 event record unchanged: an archive with
-// one record of every event type (generated sample values, arrays, attribute lists of several
-// types), an empty location and a location spanning several store blocks is read into stores,
-// written back from them, and the copy must print identically with otf2-print (the independent
-// reader) and have byte-identical event files.
+// htrace-correct's two ways of writing events must carry every OTF2 event record unchanged: an
+// archive with one record of every event type (generated sample values, arrays, attribute lists of
+// several types), an empty location and a location spanning several store blocks and event chunks
+// (pairs of events share a timestamp) is
+//  - read into record stores and written back from them: the copy must print identically with
+//    otf2-print (the independent reader) and have byte-identical event files;
+//  - parsed directly (event_file.h): the parser must see exactly the events OTF2's reader sees,
+//    and files rewritten with new timestamps must print like the library's write of those times.
 #include "correct/archive_io.h"
+#include "correct/event_file.h"
 #include "correct/record_store.h"
 #include "correct/record_tables.h"
 
@@ -76,13 +80,14 @@ uint64_t write_input_events(OTF2_Archive* ar) {
   for (uint64_t r = 0; r < kBigRounds; ++r)
     for (int t = 0; t < types; ++t, ++big) {
       fill_attributes(list, big);
-      EXPECT_EQ(write_sample_event(w, t, list, 100000 + big), OTF2_SUCCESS);
+      EXPECT_EQ(write_sample_event(w, t, list, 100000 + big / 2), OTF2_SUCCESS);
     }
   std::vector<OTF2_StringRef> args(kHugeArguments);
   for (uint32_t i = 0; i < kHugeArguments; ++i)
     args[i] = i % 5;
-  EXPECT_EQ(OTF2_EvtWriter_ProgramBegin(w, nullptr, 100000 + big, 2, kHugeArguments, args.data()),
-            OTF2_SUCCESS);
+  EXPECT_EQ(
+      OTF2_EvtWriter_ProgramBegin(w, nullptr, 100000 + big / 2, 2, kHugeArguments, args.data()),
+      OTF2_SUCCESS);
   OTF2_Archive_CloseEvtWriter(ar, w);
   OTF2_AttributeList_Delete(list);
   return big + 1;
@@ -108,11 +113,35 @@ void write_input_definitions(OTF2_Archive* ar, const uint64_t (&events)[3]) {
 struct LocationResult {
   RecordStore store;
   InputTimes times;
-  std::vector<uint64_t> counts;
+  std::vector<uint64_t> counts;      // counted while writing from the store
+  std::vector<uint64_t> read_counts; // counted while reading (EventStoreSink::counts)
 };
 
-// Reads `in` through register_store_events into one store per location and writes `out` from them.
-std::vector<LocationResult> store_and_rewrite(const fs::path& in, const fs::path& out) {
+// New timestamps for the events of a location from the input ones.
+using Retime = std::vector<int64_t> (*)(const InputTimes&);
+std::vector<int64_t> unchanged(const InputTimes& t) {
+  const EventArray<int64_t> d = t.decode();
+  return std::vector<int64_t>(d.begin(), d.end());
+}
+// Every event later by its index: events that shared a timestamp get their own.
+std::vector<int64_t> spread(const InputTimes& t) {
+  std::vector<int64_t> v = unchanged(t);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] += static_cast<int64_t>(i);
+  return v;
+}
+// Times rounded down to 8 ns: neighbours merge into one timestamp.
+std::vector<int64_t> merge(const InputTimes& t) {
+  std::vector<int64_t> v = unchanged(t);
+  for (int64_t& x : v)
+    x &= ~int64_t(7);
+  return v;
+}
+
+// Reads `in` through register_store_events into one store per location and writes `out` from them
+// with the timestamps `retime` gives.
+std::vector<LocationResult> store_and_rewrite(const fs::path& in, const fs::path& out,
+                                              Retime retime = unchanged) {
   OTF2_Reader* reader = OTF2_Reader_Open((in / "traces.otf2").c_str());
   EXPECT_NE(reader, nullptr);
   OTF2_Reader_SetSerialCollectiveCallbacks(reader);
@@ -137,7 +166,8 @@ std::vector<LocationResult> store_and_rewrite(const fs::path& in, const fs::path
   register_store_events(cbs);
   for (OTF2_LocationRef l : {kSamples, kEmpty, kBig}) {
     LocationResult& r = results[l];
-    EventStoreSink sink{&r.times, &r.store};
+    r.read_counts.assign(static_cast<size_t>(event_record_type_count()), 0);
+    EventStoreSink sink{&r.times, &r.store, r.read_counts.data()};
     OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l);
     OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &sink);
     uint64_t n = 0;
@@ -146,7 +176,7 @@ std::vector<LocationResult> store_and_rewrite(const fs::path& in, const fs::path
     EXPECT_EQ(n, r.times.size());
     r.counts.assign(static_cast<size_t>(event_record_type_count()), 0);
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(ar, l);
-    const EventArray<int64_t> times = r.times.decode();
+    const std::vector<int64_t> times = retime(r.times);
     EXPECT_EQ(write_stored_events(r.store, times.data(), times.size(), w, r.counts.data()),
               OTF2_SUCCESS);
     OTF2_Archive_CloseEvtWriter(ar, w);
@@ -241,6 +271,105 @@ TEST_F(RecordStoreArchive, EveryEventTypeSurvivesStoreAndWrite) {
     const std::string name = "traces/" + std::to_string(l) + ".evt";
     EXPECT_TRUE(read_file(dir_ / "in" / name) == read_file(dir_ / "out" / name)) << name;
   }
+}
+
+// The times of a vector, as the engine's replay produces them.
+class VectorTimes final : public TimeSource {
+public:
+  VectorTimes(std::vector<int64_t> out, const InputTimes& in)
+      : out_(std::move(out)), in_(unchanged(in)) {}
+  void begin(size_t) override { next_ = 0; }
+  size_t next(int64_t* out, int64_t* input, size_t max) override {
+    const size_t n = std::min(max, out_.size() - next_);
+    std::copy_n(out_.begin() + long(next_), n, out);
+    std::copy_n(in_.begin() + long(next_), n, input);
+    next_ += n;
+    return n;
+  }
+
+private:
+  std::vector<int64_t> out_, in_;
+  size_t next_ = 0;
+};
+
+constexpr uint64_t kChunkSize = 4 * 1024 * 1024; // create_archive's event chunk size
+
+TEST_F(RecordStoreArchive, EventFileParserSeesWhatTheReaderSees) {
+  const std::vector<LocationResult> r = store_and_rewrite(dir_ / "in", dir_ / "out");
+  for (OTF2_LocationRef l : {kSamples, kBig}) {
+    const std::string file = (dir_ / "in/traces" / (std::to_string(l) + ".evt")).string();
+    std::vector<uint64_t> counts = r[l].read_counts;
+    EXPECT_TRUE(event_file_matches(file, kChunkSize, r[l].times, counts.data())) << l;
+    // The check can fail: one type miscounted, one time off, or the wrong chunk size.
+    counts[0]++, counts[1]--;
+    EXPECT_FALSE(event_file_matches(file, kChunkSize, r[l].times, counts.data())) << l;
+    InputTimes off;
+    const std::vector<int64_t> t = unchanged(r[l].times);
+    for (size_t i = 0; i < t.size(); ++i)
+      off.push_back(t[i] + (i + 1 == t.size()));
+    EXPECT_FALSE(event_file_matches(file, kChunkSize, off, r[l].read_counts.data())) << l;
+    if (l == kBig) // crosses chunks: a wrong chunk size cuts records
+      EXPECT_FALSE(event_file_matches(file, kChunkSize / 2, r[l].times, r[l].read_counts.data()));
+  }
+  EXPECT_GT(fs::file_size(dir_ / "in/traces/2.evt"), kChunkSize); // several chunks
+}
+
+// Rewriting the files directly with new times gives the archive the library writes for them.
+TEST_F(RecordStoreArchive, RewrittenEventFilesPrintLikeTheLibrarysWrite) {
+  const std::string in = run("otf2-print " + (dir_ / "in/traces.otf2").string());
+  for (Retime retime : {unchanged, spread, merge}) {
+    fs::remove_all(dir_ / "out");
+    fs::remove_all(dir_ / "direct");
+    const std::vector<LocationResult> r = store_and_rewrite(dir_ / "in", dir_ / "out", retime);
+    fs::copy(dir_ / "in", dir_ / "direct", fs::copy_options::recursive);
+    for (OTF2_LocationRef l : {kSamples, kBig}) {
+      const std::string file = "traces/" + std::to_string(l) + ".evt";
+      VectorTimes times(retime(r[l].times), r[l].times);
+      times.begin(0);
+      const std::vector<int64_t> expected = retime(r[l].times);
+      EXPECT_EQ(rewrite_event_file((dir_ / "in" / file).string(), (dir_ / "direct" / file).string(),
+                                   kChunkSize, times),
+                expected.back());
+    }
+    const std::string library = run("otf2-print " + (dir_ / "out/traces.otf2").string());
+    const std::string direct = run("otf2-print " + (dir_ / "direct/traces.otf2").string());
+    EXPECT_EQ(printed_events(direct), printed_events(in));
+    EXPECT_TRUE(direct == library) << "otf2-print output differs";
+    EXPECT_EQ(direct == in, retime == unchanged);
+    // Split timestamps need more room, merged ones less: records move to other chunks.
+    const auto size = [&](const char* d) { return fs::file_size(dir_ / d / "traces/2.evt"); };
+    if (retime == spread) EXPECT_GT(size("direct"), size("in"));
+    if (retime == merge) EXPECT_LT(size("direct"), size("in"));
+  }
+}
+
+TEST(EventFile, RefusesWhatItDoesNotKnow) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("htrace_event_file_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const auto parse = [&](const std::vector<uint8_t>& bytes) {
+    EventFileParser p(bytes.data(), bytes.size(), 64);
+    RawEvent e;
+    size_t n = 0;
+    while (p.next(e))
+      ++n;
+    return std::make_pair(n, std::string(p.error() ? p.error() : ""));
+  };
+  // Header, time 7, Enter(region 1), Leave(region 1), END_OF_FILE.
+  std::vector<uint8_t> good = {3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0,  2, 0, 0,  0, 0, 0, 0, 0,
+                               5, 7,    0, 0, 0, 0, 0, 0, 0, 12, 1, 1, 13, 1, 1, 2, 1};
+  EXPECT_EQ(parse(good), std::make_pair(size_t(2), std::string()));
+  std::vector<uint8_t> big_endian = good;
+  big_endian[1] = 0x23;
+  EXPECT_EQ(parse(big_endian).second, "not little-endian");
+  std::vector<uint8_t> truncated(good.begin(), good.end() - 2);
+  truncated.push_back(0); // END_OF_CHUNK, and no further chunk
+  EXPECT_EQ(parse(truncated).first, 2u);
+  EXPECT_EQ(parse(truncated).second, "file ends without END_OF_FILE");
+  std::vector<uint8_t> bad_buffer_record = good;
+  bad_buffer_record[27] = 4;
+  EXPECT_EQ(parse(bad_buffer_record).second, "unknown buffer record");
+  fs::remove_all(dir);
 }
 
 TEST(RecordStore, CheckModeKeepsOnlyTimes) {
