@@ -98,12 +98,22 @@ inline void add_link(LocationModel& loc, uint32_t event, LinkRole role, uint32_t
     ch.has_receiver = true;
 }
 
+// The MPI records of one location until they are resolved into links. One set serves every
+// location read: memory touched for one is reused by the next instead of being faulted in again.
+struct RawMpiRecords {
+  std::vector<RawSend> sends;
+  std::vector<RawRecv> recvs;
+  std::vector<RawColl> colls;
+};
+
 class LocationReader final : public EventStoreSink {
 public:
-  LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc, bool keep_records)
-      : defs_(d), model_(m), loc_(loc) {
+  LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc, bool keep_records,
+                 RawMpiRecords& raw)
+      : sends(raw.sends), recvs(raw.recvs), colls(raw.colls), defs_(d), model_(m), loc_(loc) {
     times = &loc.input;
     store = keep_records ? &loc.records : nullptr;
+    sends.clear(), recvs.clear(), colls.clear();
   }
 
   uint32_t index() const { return static_cast<uint32_t>(loc_.input.size()); }
@@ -132,9 +142,9 @@ public:
   }
 
   // MPI state, resolved after the location is read.
-  std::vector<RawSend> sends;
-  std::vector<RawRecv> recvs;
-  std::vector<RawColl> colls;
+  std::vector<RawSend>& sends;
+  std::vector<RawRecv>& recvs;
+  std::vector<RawColl>& colls;
   std::map<uint64_t, uint32_t> open_isend, open_irecv, open_coll;
   uint32_t pending_coll = UINT32_MAX;
   // Collective records inside a neighborhood collective carry no relation (see RegionInfo).

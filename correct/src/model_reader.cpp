@@ -55,6 +55,7 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
   const size_t types = static_cast<size_t>(event_record_type_count());
   model.event_counts.assign(types, 0);
   std::vector<uint64_t> counts(types);
+  RawMpiRecords raw;
   for (uint32_t p : processes) {
     ProcessMatcher matcher;
     TaskTracker tasks;
@@ -67,7 +68,7 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       loc.input.reserve(info.declared_events);
       // Copying the file is tried first: its records need not be kept then.
       const bool try_copy = plan.rewrite && !plan.event_dir.empty() && info.declared_events > 0;
-      LocationReader r(defs, model, loc, plan.rewrite && !try_copy);
+      LocationReader r(defs, model, loc, plan.rewrite && !try_copy, raw);
       counts.assign(types, 0);
       r.counts = counts.data();
       r.tasks = &tasks;
