@@ -255,7 +255,8 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
                              name == HTRACE_PROP_TIMEBASE ? "global" : value.c_str(), true);
   OTF2_Archive_SetCreator(archive, "htrace-correct");
 
-  std::vector<uint64_t> counts(static_cast<size_t>(event_record_type_count())); // unused
+  // The records were counted by type while reading; the writer's own count is not needed.
+  std::vector<uint64_t> written(static_cast<size_t>(event_record_type_count()));
   int64_t last = 0; // the latest corrected timestamp, for the clock properties
   const std::string out_events = (fs::path(out.dir) / out.name).string();
   agree(comm, [&] {
@@ -274,7 +275,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
                                       reader.event_chunk_size(), times);
       } else {
         OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
-        loc_last = write_stored_location(loc, times, w, counts.data());
+        loc_last = write_stored_location(loc, times, w, written.data());
         OTF2_Archive_CloseEvtWriter(archive, w);
       }
       if (loc_last < 0)
@@ -318,7 +319,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   });
   OTF2_Archive_Close(archive);
 
-  counts = model.event_counts;
+  std::vector<uint64_t> counts = model.event_counts;
   MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
                 comm);
   uint64_t unknown = model.unknown_events, copied = 0;

@@ -50,7 +50,6 @@ MappedFile::MappedFile(const std::string& path) {
       throw std::runtime_error(io_error("cannot map", path));
     }
     data_ = static_cast<uint8_t*>(p);
-    ::madvise(p, size_, MADV_SEQUENTIAL);
   }
   ::close(fd);
 }
@@ -171,13 +170,14 @@ bool event_file_matches(const std::string& path, size_t chunk_size, const InputT
     InputTimes::Reader in(times, 0);
     const size_t n = times.size();
     size_t i = 0;
-    for (RawEvent e; parser.next(e); ++i) {
+    const bool read = parser.for_each([&](const RawEvent& e) {
       if (i == n || e.type >= kKnownTypes || static_cast<int64_t>(e.time) != in.advance())
         return false;
       ++counts[static_cast<size_t>(e.type)];
-    }
-    if (parser.error() || i != n) return false;
-    return std::equal(counts.begin(), counts.end(), type_counts);
+      ++i;
+      return true;
+    });
+    return read && i == n && std::equal(counts.begin(), counts.end(), type_counts);
   } catch (const std::runtime_error&) {
     return false;
   }
@@ -245,20 +245,21 @@ int64_t rewrite_event_file(const std::string& in, const std::string& out, size_t
   std::array<int64_t, TimeSource::kChunk> corrected, input;
   size_t k = 0, n = 0;
   int64_t last = 0;
-  const auto changed = [&] {
-    return std::runtime_error("'" + in + "': the event file changed while it was corrected");
-  };
-  for (RawEvent e; parser.next(e); ++k) {
+  bool matches = true;
+  const bool read = parser.for_each([&](const RawEvent& e) {
     if (k == n) {
       n = times.next(corrected.data(), input.data(), corrected.size()), k = 0;
-      if (n == 0) throw changed();
+      if (n == 0) return matches = false;
     }
-    if (static_cast<int64_t>(e.time) != input[k]) throw changed();
-    last = corrected[k];
+    if (static_cast<int64_t>(e.time) != input[k]) return matches = false;
+    last = corrected[k++];
     writer.add(last, e.begin, static_cast<size_t>(e.end - e.begin));
-  }
+    return true;
+  });
   if (parser.error()) throw std::runtime_error("'" + in + "': " + parser.error());
-  if (k != n || times.next(corrected.data(), input.data(), corrected.size()) != 0) throw changed();
+  if (!read || !matches || k != n ||
+      times.next(corrected.data(), input.data(), corrected.size()) != 0)
+    throw std::runtime_error("'" + in + "': the event file changed while it was corrected");
   writer.finish();
   return last;
 }

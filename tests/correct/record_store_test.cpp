@@ -349,10 +349,8 @@ TEST(EventFile, RefusesWhatItDoesNotKnow) {
   fs::create_directories(dir);
   const auto parse = [&](const std::vector<uint8_t>& bytes) {
     EventFileParser p(bytes.data(), bytes.size(), 64);
-    RawEvent e;
     size_t n = 0;
-    while (p.next(e))
-      ++n;
+    p.for_each([&](const RawEvent&) { return ++n > 0; });
     return std::make_pair(n, std::string(p.error() ? p.error() : ""));
   };
   // Header, time 7, Enter(region 1), Leave(region 1), END_OF_FILE.

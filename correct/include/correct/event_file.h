@@ -58,29 +58,39 @@ struct RawEvent {
 class EventFileParser {
 public:
   EventFileParser(const uint8_t* data, size_t size, size_t chunk_size);
-  // The next event; false at the end of the file, or on malformed data (then error() != nullptr).
-  bool next(RawEvent& event) {
-    // Inline: an event without attribute list, maybe after a timestamp, well inside its chunk.
-    const uint8_t* p = p_;
-    if (p && chunk_end_ - p > 32) {
-      if (*p == kTimestamp) {
-        std::memcpy(&time_, p + 1, 8);
-        p += kTimestampSize;
+  // Calls f(event) for every event in order; f returns false to stop. Returns true if the file
+  // was read to its end, false if f stopped or the data is malformed (then error() != nullptr).
+  template <class F> bool for_each(F&& f) {
+    RawEvent e;
+    for (;;) {
+      // Inline, with the position in registers: events without an attribute list, maybe after a
+      // timestamp, well inside their chunk. Everything else takes next_slow().
+      const uint8_t* p = p_;
+      const uint8_t* const end = chunk_end_;
+      uint64_t time = time_;
+      while (p && end - p > 32) {
+        if (*p == kTimestamp) {
+          std::memcpy(&time, p + 1, 8);
+          p += kTimestampSize;
+        }
+        const uint8_t id = p[0], next = p[1];
+        const RecordKind kind = kinds_[id];
+        // A singleton's compressed integer: 0xff (all ones) or up to 8 bytes; a length: < 0xff.
+        const bool plain =
+            kind == RecordKind::Sized ? next != 0xff : kind == RecordKind::Singleton && next <= 8;
+        const size_t size = 2 + (next == 0xff ? 0 : next);
+        if (!plain || size >= size_t(end - p)) break;
+        e = {p, p + size, time, id - kFirstEventId};
+        p += size;
+        if (!f(static_cast<const RawEvent&>(e))) {
+          p_ = p, time_ = time;
+          return false;
+        }
       }
-      const uint8_t id = p[0], next = p[1];
-      const RecordKind kind = kinds_[id];
-      // A singleton's compressed integer: 0xff (all ones) or up to 8 bytes; a length: < 0xff.
-      const bool plain =
-          kind == RecordKind::Sized ? next != 0xff : kind == RecordKind::Singleton && next <= 8;
-      const size_t size = 2 + (next == 0xff ? 0 : next);
-      if (plain && size < size_t(chunk_end_ - p)) {
-        event = {p, p + size, time_, id - kFirstEventId};
-        p_ = p + size;
-        return true;
-      }
-      p_ = p;
+      p_ = p, time_ = time;
+      if (!next_slow(e)) return error_ == nullptr;
+      if (!f(static_cast<const RawEvent&>(e))) return false;
     }
-    return next_slow(event);
   }
   const char* error() const { return error_; }
 
@@ -89,6 +99,7 @@ public:
 
 private:
   enum class RecordKind : uint8_t { Buffer, Singleton, Sized };
+  // The next event at any position; false at the end of the file or on malformed data.
   bool next_slow(RawEvent& event);
   bool open_chunk(size_t offset);
   bool fail(const char* why) {
