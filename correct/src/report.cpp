@@ -53,7 +53,10 @@ void print_text(const Report& r, std::ostream& out) {
   out << "\n";
   if (r.written)
     out << "  event files copied record by record: " << r.copied_event_files << " of "
-        << r.locations << " (the others re-encoded through the OTF2 library)\n";
+        << r.locations
+        << (r.copied_event_files < uint64_t(r.locations)
+                ? " (the others re-encoded through the OTF2 library)\n"
+                : "\n");
   if (r.unknown_events || r.unknown_definitions)
     out << "  warning: records of unknown type (not copied): " << r.unknown_events << " events, "
         << r.unknown_definitions << " definitions\n";
