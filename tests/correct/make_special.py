@@ -15,15 +15,22 @@ from otf2.enums import Paradigm, GroupType, RegionRole
 
 out, kind = sys.argv[1], sys.argv[2]
 US = 1000
+
+
+def two_ranks(trace, node):
+    """Two single-threaded processes in MPI_COMM_WORLD, and a region "main"."""
+    procs = [trace.definitions.location_group("rank %d" % r, system_tree_parent=node) for r in range(2)]
+    locs = [trace.definitions.location("master %d" % r, group=procs[r]) for r in range(2)]
+    world = trace.definitions.comm("MPI_COMM_WORLD", group=trace.definitions.group(
+        "world", members=locs, group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI))
+    return locs, world, trace.definitions.region("main")
+
+
 with otf2.writer.open(out, timer_resolution=1000000000) as trace:
     root = trace.definitions.system_tree_node("machine")
     node = trace.definitions.system_tree_node("node0", parent=root)
     if kind == "cycle":
-        procs = [trace.definitions.location_group("rank %d" % r, system_tree_parent=node) for r in range(2)]
-        locs = [trace.definitions.location("master %d" % r, group=procs[r]) for r in range(2)]
-        world = trace.definitions.comm("MPI_COMM_WORLD", group=trace.definitions.group(
-            "world", members=locs, group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI))
-        main = trace.definitions.region("main")
+        locs, world, main = two_ranks(trace, node)
         for r in range(2):
             w = trace.event_writer_from_location(locs[r])
             w.enter(1 * US, main)
@@ -60,11 +67,7 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
         m.leave(M(30 * US), bar); m.thread_team_end(M(31 * US), team)
         m.thread_join(M(32 * US), Paradigm.OPENMP); m.leave(M(33 * US), main)
     elif kind == "clock-offset":
-        procs = [trace.definitions.location_group("rank %d" % r, system_tree_parent=node) for r in range(2)]
-        locs = [trace.definitions.location("master %d" % r, group=procs[r]) for r in range(2)]
-        world = trace.definitions.comm("MPI_COMM_WORLD", group=trace.definitions.group(
-            "world", members=locs, group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI))
-        main = trace.definitions.region("main")
+        locs, world, main = two_ranks(trace, node)
         w0, w1 = (trace.event_writer_from_location(l) for l in locs)
         w0.enter(1 * US, main); w0.mpi_send(2 * US, 1, world, 0, 8); w0.leave(9 * US, main)
         w1.enter(1 * US, main); w1.mpi_recv(1500, 0, world, 0, 8); w1.leave(9 * US, main)
