@@ -58,21 +58,19 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(data_, size_);
 }
 
-// Record kinds by id: events of types OTF2 does not know (yet) carry their length, like all
-// non-singleton events.
-template <class Kind> static std::array<Kind, 256> record_kinds() {
-  std::array<Kind, 256> kinds{};
-  for (int id = kFirstEventId; id < 256; ++id) {
-    const int type = id - kFirstEventId;
-    kinds[static_cast<size_t>(id)] =
-        type < kKnownTypes && kSingletonEvent[type] ? Kind::Singleton : Kind::Sized;
-  }
-  return kinds;
-}
-
 EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_size)
     : data_(data), size_(size), chunk_size_(chunk_size) {
-  static const std::array<RecordKind, 256> kinds = record_kinds<RecordKind>();
+  // Record kinds by id: events of types OTF2 does not know (yet) carry their length, like all
+  // non-singleton events.
+  static const std::array<RecordKind, 256> kinds = [] {
+    std::array<RecordKind, 256> k{};
+    for (int id = kFirstEventId; id < 256; ++id) {
+      const int type = id - kFirstEventId;
+      k[static_cast<size_t>(id)] =
+          type < kKnownTypes && kSingletonEvent[type] ? RecordKind::Singleton : RecordKind::Sized;
+    }
+    return k;
+  }();
   kinds_ = kinds.data();
   if (chunk_size_ <= kChunkHeaderSize || !open_chunk(0)) {
     if (!error_) error_ = "invalid chunk size";
