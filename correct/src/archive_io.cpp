@@ -270,9 +270,9 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
       times.begin(i);
       int64_t loc_last;
       if (loc.copy_file) {
-        const std::string file = std::to_string(id) + ".evt";
-        loc_last = rewrite_event_file(reader.event_dir() + "/" + file, out_events + "/" + file,
-                                      reader.event_chunk_size(), times);
+        loc_last =
+            rewrite_event_file(event_file_path(reader.event_dir(), id),
+                               event_file_path(out_events, id), reader.event_chunk_size(), times);
       } else {
         OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
         loc_last = write_stored_location(loc, times, w, written.data());

@@ -159,6 +159,10 @@ bool EventFileParser::next_slow(RawEvent& event) {
   }
 }
 
+std::string event_file_path(const std::string& dir, uint64_t id) {
+  return dir + "/" + std::to_string(id) + ".evt";
+}
+
 bool event_file_matches(const std::string& path, size_t chunk_size, const InputTimes& times,
                         const uint64_t* type_counts) {
   try {

@@ -91,9 +91,9 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
                                    std::to_string(info.declared_events) +
                                    " (truncated event file?)");
         if (try_copy) {
-          const std::string file = plan.event_dir + "/" + std::to_string(info.id) + ".evt";
           loc.copy_file =
-              r.unknown == 0 && event_file_matches(file, plan.chunk_size, loc.input, counts.data());
+              r.unknown == 0 && event_file_matches(event_file_path(plan.event_dir, info.id),
+                                                   plan.chunk_size, loc.input, counts.data());
           if (!loc.copy_file && keep_records(reader, info.id, loc) != OTF2_SUCCESS)
             throw std::runtime_error(where + ": reading its events again failed");
         }

@@ -119,6 +119,10 @@ private:
   const char* error_ = nullptr;
 };
 
+// The event file of location `id` in `dir`, a directory of event files (ArchiveReader::event_dir,
+// or the output's).
+std::string event_file_path(const std::string& dir, uint64_t id);
+
 // True if the event file at `path` holds exactly the events the OTF2 library read from it: as
 // many, with the same times in the same order, and as many of each type as `type_counts`.
 bool event_file_matches(const std::string& path, size_t chunk_size, const InputTimes& times,
