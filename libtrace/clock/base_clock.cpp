@@ -1,10 +1,8 @@
 #include "clock/base_clock.h"
 
 #include <fstream>
-#include <functional>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 namespace htrace::clock {
 namespace detail {
@@ -111,12 +109,6 @@ TscCalibration calibrate_tsc(Nanoseconds duration_ns) {
 void install_base_clock(BaseClockKind kind, const TscCalibration& calibration) {
   detail::g_tsc = calibration;
   detail::g_kind = kind;
-}
-
-std::int64_t host_name_hash() {
-  char name[256] = {0};
-  gethostname(name, sizeof name - 1);
-  return static_cast<std::int64_t>(std::hash<std::string>{}(name));
 }
 
 } // namespace htrace::clock

@@ -71,9 +71,6 @@ inline Nanoseconds posix_now(clockid_t id) {
   return detail::read_posix(id);
 }
 
-/// A hash of this machine's host name: ranks with equal hashes run on one node.
-std::int64_t host_name_hash();
-
 /// Parses a base clock name (monotonic | monotonic_raw | tsc); false and `error` on anything else.
 bool parse_base_clock(const std::string& name, BaseClockKind& kind, std::string& error);
 const char* base_clock_name(BaseClockKind kind);

@@ -1,8 +1,8 @@
 // ClockPropSync (Algorithm 3) with the shared-clock check the reference implementation lacks, and
 // the hierarchical schemes H2HCA (Algorithm 4) and H3HCA built from communicator splits.
 #include "clock/algorithms.h"
-#include "clock/base_clock.h"
 #include "clock/offset.h"
+#include "common/host_name.h"
 #include "common/log.h"
 
 #include <cstdlib>

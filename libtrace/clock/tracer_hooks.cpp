@@ -5,6 +5,7 @@
 #include "clock/base_clock.h"
 #include "clock/mpi_transport.h"
 #include "clock/sync.h"
+#include "common/host_name.h"
 #include "common/log.h"
 #include "htrace/archive_properties.h"
 #include "record/recorder.h"

@@ -1,5 +1,6 @@
 // End of recording: the collective finalize (write, unify, close) and the local-only emergency
 // flush. Both run once; whichever comes first wins.
+#include "common/host_name.h"
 #include "common/log.h"
 #include "record/archive.h"
 #include "record/global_defs.h"
@@ -8,16 +9,9 @@
 #include <algorithm>
 #include <otf2/otf2.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace htrace::record {
 namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
 
 std::string evt_file(const State& s, LocationId id) {
   return s.archive_path + "/traces/" + std::to_string(id) + ".evt";
