@@ -33,10 +33,10 @@ TracerClockState& state() {
 
 /// Whether this rank runs on rank 0's host (by host name: cheaper than a node communicator).
 bool on_root_host(Transport& world) {
-  std::int64_t hash = host_name_hash();
-  const std::int64_t mine = hash;
-  world.broadcast(&hash, sizeof hash, 0);
-  return hash == mine;
+  const std::int64_t mine = host_name_hash();
+  std::int64_t root = mine;
+  world.broadcast(&root, sizeof root, 0);
+  return root == mine;
 }
 
 void store_residual(Transport& world, const GlobalClock& global, bool init, SyncStats stats) {
