@@ -199,8 +199,10 @@ void on_cancel(MPI_Request request) {
     requests().mark_cancelled(handle_key(request), RequestTable::current_owner());
 }
 
+// The scratch vectors are initial-exec thread-locals like the other per-call ones: no
+// __tls_get_addr call on the wait/test path.
 const MPI_Request* save_requests(int count, const MPI_Request* requests_in) {
-  thread_local std::vector<MPI_Request> saved;
+  thread_local std::vector<MPI_Request> saved __attribute__((tls_model("initial-exec")));
   if (count <= 0) return requests_in;
   if (saved.size() < static_cast<std::size_t>(count)) saved.resize(static_cast<std::size_t>(count));
   std::memcpy(saved.data(), requests_in, sizeof(MPI_Request) * static_cast<std::size_t>(count));
@@ -208,7 +210,7 @@ const MPI_Request* save_requests(int count, const MPI_Request* requests_in) {
 }
 
 MPI_Status* statuses_or_scratch(int count, MPI_Status* statuses) {
-  thread_local std::vector<MPI_Status> scratch;
+  thread_local std::vector<MPI_Status> scratch __attribute__((tls_model("initial-exec")));
   if (statuses != MPI_STATUSES_IGNORE || count <= 0) return statuses;
   if (scratch.size() < static_cast<std::size_t>(count))
     scratch.resize(static_cast<std::size_t>(count));
