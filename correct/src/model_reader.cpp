@@ -44,7 +44,8 @@ OTF2_ErrorCode keep_records(OTF2_Reader* reader, OTF2_LocationRef id, LocationMo
     OTF2_Reader_CloseEvtReader(reader, er);
   }
   OTF2_EvtReaderCallbacks_Delete(cbs);
-  return rc == OTF2_SUCCESS && times.size() == loc.input.size() ? OTF2_SUCCESS : rc;
+  if (rc != OTF2_SUCCESS) return rc;
+  return times.size() == loc.input.size() ? OTF2_SUCCESS : OTF2_ERROR_INVALID_DATA;
 }
 
 } // namespace
