@@ -7,8 +7,10 @@ archives back with tests/lib/trace_check.py (an independent reader). One test pe
 Every assertion is on a real outcome: the program's own result line (messages it sent, OK) against
 what the archive holds.
 """
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -277,8 +279,6 @@ def hpcc():
     # faster than the measured minimum latency: it must not move events by milliseconds (as it did
     # when 0-byte bcasts and MPI_Comm_free counted as synchronizing, or every process was its own
     # node).
-    import json
-    import subprocess
     done = subprocess.run([os.environ["HTRACE_CORRECT"], "--check", "--json", run.archive()],
                           capture_output=True, text=True, timeout=120)
     require(done.returncode == 0, f"htrace-correct --check failed ({done.returncode}): {done.stderr}")
@@ -292,7 +292,6 @@ def hpcc():
 
 def demo():
     """tools/htrace-demo (what `tools/bootstrap demo` runs) traces on the emulated cluster."""
-    import subprocess
     out = tempfile.mkdtemp(prefix="htrace-demo-")
     script = os.path.join(os.environ["HTRACE_SOURCE_DIR"], "tools", "htrace-demo")
     done = subprocess.run([script, os.environ["HTRACE_BUILD_DIR"], out], capture_output=True, text=True,
