@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <system_error>
 #include <unistd.h>
@@ -201,9 +202,9 @@ OTF2_CallbackCode count_unknown_def(void* u) {
 
 // One location's stored records with the timestamps `times` produces, a chunk at a time; returns
 // the last timestamp (0 for no events).
-int64_t write_stored_location(const LocationModel& loc, TimeSource& times, OTF2_EvtWriter* w,
+int64_t write_stored_location(const RecordStore& records, TimeSource& times, OTF2_EvtWriter* w,
                               uint64_t* counts) {
-  StoredEventWriter out(loc.records, w, counts);
+  StoredEventWriter out(records, w, counts);
   std::array<int64_t, TimeSource::kChunk> chunk, input;
   int64_t last = 0;
   for (size_t n; (n = times.next(chunk.data(), input.data(), chunk.size())) > 0;) {
@@ -257,6 +258,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
 
   // The records were counted by type while reading; the writer's own count is not needed.
   std::vector<uint64_t> written(static_cast<size_t>(event_record_type_count()));
+  std::vector<char> copied(model.locations.size()); // event file copied record by record
   int64_t last = 0; // the latest corrected timestamp, for the clock properties
   const std::string out_events = (fs::path(out.dir) / out.name).string();
   agree(comm, [&] {
@@ -266,29 +268,38 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
     OTF2_Archive_OpenEvtFiles(archive);
     for (size_t i = 0; i < model.locations.size(); ++i) {
       const LocationModel& loc = model.locations[i];
-      OTF2_LocationRef id = defs.locations[loc.location].id;
+      const LocationInfo& info = defs.locations[loc.location];
       times.begin(i);
-      int64_t loc_last;
+      std::optional<int64_t> loc_last;
       if (loc.copy_file) {
+        loc_last = rewrite_event_file(event_file_path(reader.event_dir(), info.id),
+                                      event_file_path(out_events, info.id),
+                                      reader.event_chunk_size(), times, loc.type_counts);
+        copied[i] = loc_last.has_value();
+      }
+      if (!loc_last) {
+        // A copy that turned out impossible is written from the records, read again for it.
+        RecordStore reread;
+        if (loc.copy_file) {
+          read_records(reader.get(), info, loc.input.size(), reread);
+          times.begin(i);
+        }
+        OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, info.id);
         loc_last =
-            rewrite_event_file(event_file_path(reader.event_dir(), id),
-                               event_file_path(out_events, id), reader.event_chunk_size(), times);
-      } else {
-        OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, id);
-        loc_last = write_stored_location(loc, times, w, written.data());
+            write_stored_location(loc.copy_file ? reread : loc.records, times, w, written.data());
         OTF2_Archive_CloseEvtWriter(archive, w);
       }
-      if (loc_last < 0)
-        throw std::runtime_error("location " + std::to_string(id) + ": writing events failed");
-      last = std::max(last, loc_last);
+      if (*loc_last < 0)
+        throw std::runtime_error("location " + std::to_string(info.id) + ": writing events failed");
+      last = std::max(last, *loc_last);
     }
     OTF2_Archive_CloseEvtFiles(archive);
     // Every location gets a local definition file: records written through the library carry
     // global ids (an empty file), copied ones keep the input's file with its mapping tables.
     OTF2_Archive_OpenDefFiles(archive);
-    for (const LocationModel& loc : model.locations) {
-      const OTF2_LocationRef id = defs.locations[loc.location].id;
-      if (!loc.copy_file || !copy_local_definitions(reader.event_dir(), out_events, id))
+    for (size_t i = 0; i < model.locations.size(); ++i) {
+      const OTF2_LocationRef id = defs.locations[model.locations[i].location].id;
+      if (!copied[i] || !copy_local_definitions(reader.event_dir(), out_events, id))
         OTF2_Archive_CloseDefWriter(archive, OTF2_Archive_GetDefWriter(archive, id));
     }
     OTF2_Archive_CloseDefFiles(archive);
@@ -322,12 +333,11 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   std::vector<uint64_t> counts = model.event_counts;
   MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
                 comm);
-  uint64_t unknown = model.unknown_events, copied = 0;
-  for (const LocationModel& loc : model.locations)
-    copied += loc.copy_file;
+  uint64_t unknown = model.unknown_events;
+  uint64_t copied_files = static_cast<uint64_t>(std::count(copied.begin(), copied.end(), 1));
   MPI_Allreduce(MPI_IN_PLACE, &unknown, 1, MPI_UINT64_T, MPI_SUM, comm);
-  MPI_Allreduce(MPI_IN_PLACE, &copied, 1, MPI_UINT64_T, MPI_SUM, comm);
-  report.copied_event_files = copied;
+  MPI_Allreduce(MPI_IN_PLACE, &copied_files, 1, MPI_UINT64_T, MPI_SUM, comm);
+  report.copied_event_files = copied_files;
   for (size_t i = 0; i < counts.size(); ++i)
     if (counts[i]) report.event_records[event_record_name(static_cast<int>(i))] = counts[i];
   for (size_t i = 0; i < def_counts.size(); ++i)

@@ -76,13 +76,17 @@ public:
   void begin(size_t index) override {
     inner_.begin(index);
     done_ = 0;
+    if (index == current_)
+      totals_ = before_location_;
+    else
+      before_location_ = totals_, current_ = index;
   }
 
   size_t next(int64_t* out, int64_t* input, size_t max) override {
     const size_t n = inner_.next(out, input, max);
     if (n == 0) return 0;
     // Locals, not members, in the loop: it runs over every event of the trace.
-    int64_t sum = 0, max_disp = max_disp_;
+    int64_t sum = 0, max_disp = totals_.max_disp;
     uint64_t shifted = 0;
     std::array<int64_t, 5> dev{};
     // An interval's change is the change of the displacement d = out - in across it.
@@ -109,35 +113,42 @@ public:
       prev_in = in, prev_d = d;
     }
     prev_in_ = prev_in, prev_d_ = prev_d;
-    shifted_ += shifted;
-    max_disp_ = max_disp;
-    sum_disp_ += double(sum);
+    totals_.shifted += shifted;
+    totals_.max_disp = max_disp;
+    totals_.sum_disp += double(sum);
     for (int c = 0; c < 5; ++c)
-      dev_[c] += double(dev[c]);
+      totals_.dev[c] += double(dev[c]);
     done_ += n;
     return n;
   }
 
   // Every location must have been read to its end.
   void finish(MPI_Comm comm, Report& rep) {
-    MPI_Allreduce(MPI_IN_PLACE, &sum_disp_, 1, MPI_DOUBLE, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &shifted_, 1, MPI_UINT64_T, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &max_disp_, 1, MPI_INT64_T, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, dev_.data(), 5, MPI_DOUBLE, MPI_SUM, comm);
-    rep.events_shifted = shifted_;
-    rep.max_displacement = max_disp_;
-    rep.mean_displacement = rep.events ? sum_disp_ / double(rep.events) : 0;
-    rep.deviation_time = dev_;
+    Totals& t = totals_;
+    MPI_Allreduce(MPI_IN_PLACE, &t.sum_disp, 1, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &t.shifted, 1, MPI_UINT64_T, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &t.max_disp, 1, MPI_INT64_T, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, t.dev.data(), 5, MPI_DOUBLE, MPI_SUM, comm);
+    rep.events_shifted = t.shifted;
+    rep.max_displacement = t.max_disp;
+    rep.mean_displacement = rep.events ? t.sum_disp / double(rep.events) : 0;
+    rep.deviation_time = t.dev;
   }
 
 private:
+  struct Totals {
+    double sum_disp = 0;
+    uint64_t shifted = 0;
+    int64_t max_disp = 0;
+    std::array<double, 5> dev{};
+  };
   TimeSource& inner_;
   size_t done_ = 0;
   int64_t prev_in_ = 0, prev_d_ = 0; // of the last event seen
-  double sum_disp_ = 0;
-  uint64_t shifted_ = 0;
-  int64_t max_disp_ = 0;
-  std::array<double, 5> dev_{};
+  Totals totals_;
+  // totals_ before the current location began (it may begin again).
+  Totals before_location_;
+  size_t current_ = SIZE_MAX;
 };
 
 // Runs the final times of every location through `times` without writing them (--check).
@@ -196,7 +207,6 @@ Report run(const Options& o, MPI_Comm comm) {
     plan.event_dir = reader.event_dir();
     plan.chunk_size = reader.event_chunk_size();
     read_models(reader.get(), defs, mine, plan, model);
-    reader.close_events();
     return std::string();
   });
   rep.events = model.events;
@@ -222,6 +232,7 @@ Report run(const Options& o, MPI_Comm comm) {
     // written, so no corrected timestamp per event is ever held.
     progress(o, rank, "writing corrected archive");
     write_corrected(reader, defs, model, times, out, comm, rep);
+    reader.close_events();
     agree(comm, [&] {
       commit_output(out, o, comm);
       return std::string();

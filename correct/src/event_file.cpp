@@ -17,7 +17,7 @@ namespace {
 
 // Buffer records of the OTF2 format (see event_file.h). Event type ids start at kFirstEventId and
 // follow the order of the OTF2 reader's callbacks (checked by the correct_record_store test, and
-// for every archive by event_file_matches' per-type counts).
+// for every copied file by rewrite_event_file's per-type counts).
 constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6;
 constexpr uint8_t kTimestamp = EventFileParser::kTimestamp;
 constexpr uint8_t kFirstEventId = EventFileParser::kFirstEventId;
@@ -163,28 +163,6 @@ std::string event_file_path(const std::string& dir, uint64_t id) {
   return dir + "/" + std::to_string(id) + ".evt";
 }
 
-bool event_file_matches(const std::string& path, size_t chunk_size, const InputTimes& times,
-                        const uint64_t* type_counts) {
-  try {
-    MappedFile file(path);
-    EventFileParser parser(file.data(), file.size(), chunk_size);
-    std::array<uint64_t, kKnownTypes> counts{};
-    InputTimes::Reader in(times, 0);
-    const size_t n = times.size();
-    size_t i = 0;
-    const bool read = parser.for_each([&](const RawEvent& e) {
-      if (i == n || e.type >= kKnownTypes || static_cast<int64_t>(e.time) != in.advance())
-        return false;
-      ++counts[static_cast<size_t>(e.type)];
-      ++i;
-      return true;
-    });
-    return read && i == n && std::equal(counts.begin(), counts.end(), type_counts);
-  } catch (const std::runtime_error&) {
-    return false;
-  }
-}
-
 EventFileWriter::EventFileWriter(const std::string& path, size_t chunk_size)
     : path_(path), chunk_(chunk_size) {
   if (chunk_size <= kChunkHeaderSize + kTimestampSize + 2)
@@ -239,31 +217,43 @@ void EventFileWriter::finish() {
   if (::close(fd) != 0) throw std::runtime_error(io_error("cannot write", path_));
 }
 
-int64_t rewrite_event_file(const std::string& in, const std::string& out, size_t chunk_size,
-                           TimeSource& times) {
-  MappedFile file(in);
-  EventFileParser parser(file.data(), file.size(), chunk_size);
-  EventFileWriter writer(out, chunk_size);
-  std::array<int64_t, TimeSource::kChunk> corrected, input;
-  size_t k = 0, n = 0;
-  int64_t last = 0;
-  bool matches = true;
-  const bool read = parser.for_each([&](const RawEvent& e) {
-    if (k == n) {
-      n = times.next(corrected.data(), input.data(), corrected.size()), k = 0;
-      if (n == 0) return matches = false;
+std::optional<int64_t> rewrite_event_file(const std::string& in, const std::string& out,
+                                          size_t chunk_size, TimeSource& times,
+                                          const TypeCounts& expected) {
+  {
+    MappedFile file(in);
+    EventFileParser parser(file.data(), file.size(), chunk_size);
+    EventFileWriter writer(out, chunk_size);
+    std::array<int64_t, TimeSource::kChunk> corrected, input;
+    std::array<uint64_t, kKnownTypes> counts{};
+    size_t k = 0, n = 0;
+    int64_t last = 0;
+    const bool read = parser.for_each([&](const RawEvent& e) {
+      if (k == n) {
+        n = times.next(corrected.data(), input.data(), corrected.size()), k = 0;
+        if (n == 0) return false;
+      }
+      if (static_cast<int64_t>(e.time) != input[k] || e.type >= kKnownTypes) return false;
+      ++counts[static_cast<size_t>(e.type)];
+      last = corrected[k++];
+      writer.add(last, e.begin, static_cast<size_t>(e.end - e.begin));
+      return true;
+    });
+    const auto expected_count = [&](int type) {
+      for (const auto& [t, c] : expected)
+        if (t == type) return c;
+      return uint64_t(0);
+    };
+    bool matches = read && k == n && times.next(corrected.data(), input.data(), 1) == 0;
+    for (int t = 0; t < kKnownTypes && matches; ++t)
+      matches = counts[static_cast<size_t>(t)] == expected_count(t);
+    if (matches) {
+      writer.finish();
+      return last;
     }
-    if (static_cast<int64_t>(e.time) != input[k]) return matches = false;
-    last = corrected[k++];
-    writer.add(last, e.begin, static_cast<size_t>(e.end - e.begin));
-    return true;
-  });
-  if (parser.error()) throw std::runtime_error("'" + in + "': " + parser.error());
-  if (!read || !matches || k != n ||
-      times.next(corrected.data(), input.data(), corrected.size()) != 0)
-    throw std::runtime_error("'" + in + "': the event file changed while it was corrected");
-  writer.finish();
-  return last;
+  }
+  ::unlink(out.c_str());
+  return std::nullopt;
 }
 
 } // namespace htrace::correct

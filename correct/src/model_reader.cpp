@@ -3,7 +3,6 @@
 // nothing when the event file can be copied record by record, else every record (record store).
 #include "correct/model_reader.h"
 
-#include "correct/event_file.h"
 #include "correct/record_tables.h"
 #include "location_reader.h"
 
@@ -27,25 +26,6 @@ OTF2_EvtReaderCallbacks* make_callbacks() {
   register_mpi_relations(cbs);
   register_openmp_relations(cbs);
   return cbs;
-}
-
-// Reads a location a second time only to keep its records (its event file cannot be copied).
-OTF2_ErrorCode keep_records(OTF2_Reader* reader, OTF2_LocationRef id, LocationModel& loc) {
-  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  register_store_events(cbs);
-  InputTimes times; // read already
-  EventStoreSink sink{&times, &loc.records};
-  OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, id);
-  OTF2_ErrorCode rc = OTF2_ERROR_INVALID;
-  if (er) {
-    OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &sink);
-    uint64_t n = 0;
-    rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
-    OTF2_Reader_CloseEvtReader(reader, er);
-  }
-  OTF2_EvtReaderCallbacks_Delete(cbs);
-  if (rc != OTF2_SUCCESS) return rc;
-  return times.size() == loc.input.size() ? OTF2_SUCCESS : OTF2_ERROR_INVALID_DATA;
 }
 
 } // namespace
@@ -91,13 +71,11 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
                                    " events read, the definitions declare " +
                                    std::to_string(info.declared_events) +
                                    " (truncated event file?)");
-        if (try_copy) {
-          loc.copy_file =
-              r.unknown == 0 && event_file_matches(event_file_path(plan.event_dir, info.id),
-                                                   plan.chunk_size, loc.input, counts.data());
-          if (!loc.copy_file && keep_records(reader, info.id, loc) != OTF2_SUCCESS)
-            throw std::runtime_error(where + ": reading its events again failed");
-        }
+        // Records of types this library does not know cannot be checked in a copy.
+        loc.copy_file = try_copy && r.unknown == 0;
+        if (try_copy && !loc.copy_file) read_records(reader, info, loc.input.size(), loc.records);
+        for (size_t t = 0; t < types && loc.copy_file; ++t)
+          if (counts[t]) loc.type_counts.emplace_back(static_cast<int>(t), counts[t]);
       }
       for (size_t t = 0; t < types; ++t)
         model.event_counts[t] += counts[t];
@@ -107,6 +85,26 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
     join_tasks(tasks, p, model);
   }
   OTF2_EvtReaderCallbacks_Delete(cbs);
+}
+
+void read_records(OTF2_Reader* reader, const LocationInfo& location, size_t events,
+                  RecordStore& records) {
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_store_events(cbs);
+  InputTimes times; // known already
+  EventStoreSink sink{&times, &records};
+  OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, location.id);
+  OTF2_ErrorCode rc = OTF2_ERROR_INVALID;
+  if (er) {
+    OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &sink);
+    uint64_t n = 0;
+    rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
+    OTF2_Reader_CloseEvtReader(reader, er);
+  }
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+  if (rc != OTF2_SUCCESS || times.size() != events)
+    throw std::runtime_error("location " + std::to_string(location.id) + " (" + location.name +
+                             "): reading its events again failed");
 }
 
 } // namespace htrace::correct

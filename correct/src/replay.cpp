@@ -83,6 +83,10 @@ void Replay::run() {
 }
 
 void Replay::begin(size_t index) {
+  if (index == current_)
+    stats_.violations_after = violations_before_location_;
+  else
+    violations_before_location_ = stats_.violations_after, current_ = index;
   times_.reset(); // one location's ramps at a time
   times_ = std::make_unique<FinalTimes>(*state_, model_.locations[index]);
 }

@@ -276,8 +276,8 @@ TEST_F(RecordStoreArchive, EveryEventTypeSurvivesStoreAndWrite) {
 // The times of a vector, as the engine's replay produces them.
 class VectorTimes final : public TimeSource {
 public:
-  VectorTimes(std::vector<int64_t> out, const InputTimes& in)
-      : out_(std::move(out)), in_(unchanged(in)) {}
+  VectorTimes(std::vector<int64_t> out, std::vector<int64_t> in)
+      : out_(std::move(out)), in_(std::move(in)) {}
   void begin(size_t) override { next_ = 0; }
   size_t next(int64_t* out, int64_t* input, size_t max) override {
     const size_t n = std::min(max, out_.size() - next_);
@@ -294,22 +294,47 @@ private:
 
 constexpr uint64_t kChunkSize = 4 * 1024 * 1024; // create_archive's event chunk size
 
+// The reader's per-type counts as the engine keeps them for a copy.
+TypeCounts sparse(const std::vector<uint64_t>& counts) {
+  TypeCounts out;
+  for (size_t t = 0; t < counts.size(); ++t)
+    if (counts[t]) out.emplace_back(static_cast<int>(t), counts[t]);
+  return out;
+}
+
 TEST_F(RecordStoreArchive, EventFileParserSeesWhatTheReaderSees) {
   const std::vector<LocationResult> r = store_and_rewrite(dir_ / "in", dir_ / "out");
+  fs::create_directories(dir_ / "direct");
+  const std::string copy = (dir_ / "direct/copy.evt").string();
   for (OTF2_LocationRef l : {kSamples, kBig}) {
     const std::string file = (dir_ / "in/traces" / (std::to_string(l) + ".evt")).string();
-    std::vector<uint64_t> counts = r[l].read_counts;
-    EXPECT_TRUE(event_file_matches(file, kChunkSize, r[l].times, counts.data())) << l;
-    // The check can fail: one type miscounted, one time off, or the wrong chunk size.
-    counts[0]++, counts[1]--;
-    EXPECT_FALSE(event_file_matches(file, kChunkSize, r[l].times, counts.data())) << l;
-    InputTimes off;
     const std::vector<int64_t> t = unchanged(r[l].times);
-    for (size_t i = 0; i < t.size(); ++i)
-      off.push_back(t[i] + (i + 1 == t.size()));
-    EXPECT_FALSE(event_file_matches(file, kChunkSize, off, r[l].read_counts.data())) << l;
+    const auto copies = [&](const TypeCounts& counts, const std::vector<int64_t>& input,
+                            size_t chunk_size) {
+      VectorTimes times(input, input);
+      times.begin(0);
+      const bool done = rewrite_event_file(file, copy, chunk_size, times, counts).has_value();
+      EXPECT_EQ(fs::exists(copy), done) << "a refused copy leaves no file";
+      fs::remove(copy);
+      return done;
+    };
+    const TypeCounts counts = sparse(r[l].read_counts);
+    EXPECT_TRUE(copies(counts, t, kChunkSize)) << l;
+    // The check can fail: one type miscounted, one type missing, one time off, one event more or
+    // less, or the wrong chunk size.
+    std::vector<uint64_t> miscounted = r[l].read_counts;
+    miscounted[0]++, miscounted[1]--;
+    EXPECT_FALSE(copies(sparse(miscounted), t, kChunkSize)) << l;
+    EXPECT_FALSE(copies(TypeCounts(counts.begin() + 1, counts.end()), t, kChunkSize)) << l;
+    std::vector<int64_t> off = t;
+    off.back()++;
+    EXPECT_FALSE(copies(counts, off, kChunkSize)) << l;
+    std::vector<int64_t> longer = t;
+    longer.push_back(t.back());
+    EXPECT_FALSE(copies(counts, longer, kChunkSize)) << l;
+    EXPECT_FALSE(copies(counts, std::vector<int64_t>(t.begin(), t.end() - 1), kChunkSize)) << l;
     if (l == kBig) // crosses chunks: a wrong chunk size cuts records
-      EXPECT_FALSE(event_file_matches(file, kChunkSize / 2, r[l].times, r[l].read_counts.data()));
+      EXPECT_FALSE(copies(counts, t, kChunkSize / 2));
   }
   EXPECT_GT(fs::file_size(dir_ / "in/traces/2.evt"), kChunkSize); // several chunks
 }
@@ -324,11 +349,11 @@ TEST_F(RecordStoreArchive, RewrittenEventFilesPrintLikeTheLibrarysWrite) {
     fs::copy(dir_ / "in", dir_ / "direct", fs::copy_options::recursive);
     for (OTF2_LocationRef l : {kSamples, kBig}) {
       const std::string file = "traces/" + std::to_string(l) + ".evt";
-      VectorTimes times(retime(r[l].times), r[l].times);
+      VectorTimes times(retime(r[l].times), unchanged(r[l].times));
       times.begin(0);
       const std::vector<int64_t> expected = retime(r[l].times);
       EXPECT_EQ(rewrite_event_file((dir_ / "in" / file).string(), (dir_ / "direct" / file).string(),
-                                   kChunkSize, times),
+                                   kChunkSize, times, sparse(r[l].read_counts)),
                 expected.back());
     }
     const std::string library = run("otf2-print " + (dir_ / "out/traces.otf2").string());

@@ -268,6 +268,13 @@ def case_copy_paths():
     expect(after["times"]["rank 1:master 1"][0] == 1800 and after["times"]["rank 0:master 0"] == [1000, 2000, 9000],
            "offsets applied once, rank 0 untouched: %s" % after["times"])
     expect(after["times"]["rank 1:master 1"][1] == 3000, "receive moved to send + l_min: %s" % after["times"])
+    # Rank 1's copy is found impossible while it is written: the statistics of that attempt must
+    # not count twice.
+    moves = [abs(a - b) for loc in before["times"] for a, b in zip(after["times"][loc], before["times"][loc])]
+    expect(rep["events_shifted"] == sum(m != 0 for m in moves) and rep["max_displacement_ns"] == max(moves)
+           and abs(rep["mean_displacement_ns"] - sum(moves) / len(moves)) < 1e-3,
+           "report statistics from one pass: %s, moves %s" % (rep, moves))
+    expect(sum(rep["violations_after"].values()) == 0, "violations after: %s" % rep["violations_after"])
     for r in range(2):  # a copied file keeps the input's local definitions, a re-encoded one has none
         size = os.path.getsize(os.path.join(out, "traces", "%d.def" % r))
         expect((size == os.path.getsize(os.path.join(archive, "traces", "%d.def" % r))) == (r == 0),

@@ -56,7 +56,7 @@ public:
   // Where the event files can be read directly (ReadPlan::event_dir); empty if they cannot.
   const std::string& event_dir() const { return event_dir_; }
   void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
-  // After the single read: the event files' buffers are not needed any more.
+  // After the write: a copy that turns out impossible reads its location again.
   void close_events();
 
 private:
@@ -67,7 +67,7 @@ private:
 };
 
 // Writes every owned location's records with the timestamps `times` produces, then (rank 0) the
-// global definitions.
+// global definitions. The reader's event files must still be open.
 void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model,
                      TimeSource& times, const TempOutput& out, MPI_Comm comm, Report& report);
 

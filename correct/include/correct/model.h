@@ -5,6 +5,7 @@
 #define HTRACE_CORRECT_MODEL_H
 
 #include "correct/event_array.h"
+#include "correct/event_file.h"
 #include "correct/input_times.h"
 #include "correct/record_store.h"
 
@@ -207,9 +208,10 @@ struct LocationModel {
   EventArray<int64_t> link_lc; // forward time of each link's event (the others are not kept)
   std::vector<Jump> jumps;     // ascending event
   Presync presync;
-  // How the corrected events are written: copy_file, from the input's event file (event_file.h);
-  // otherwise from `records`, kept while reading.
+  // How the corrected events are written: copy_file, from the input's event file (event_file.h),
+  // if it holds the events of type_counts; otherwise from `records`, kept while reading.
   bool copy_file = false;
+  TypeCounts type_counts;
   RecordStore records;
 };
 

@@ -32,12 +32,18 @@ struct ReadPlan {
 };
 
 // Reads all locations of `processes` through `reader` (event files already open). To rewrite, a
-// location's event file is copied directly when the parser of event_file.h agrees with the OTF2
-// reader on every event (LocationModel::copy_file); otherwise its records are kept in
-// LocationModel::records. Throws std::runtime_error naming the location on a read error or a
-// record count mismatch.
+// location's event file is to be copied directly where the archive allows it
+// (LocationModel::copy_file, with the counts the copy is checked against); otherwise its records
+// are kept in LocationModel::records. Throws std::runtime_error naming the location on a read
+// error or a record count mismatch.
 void read_models(OTF2_Reader* reader, const Definitions& defs,
                  const std::vector<uint32_t>& processes, const ReadPlan& plan, LocalModel& model);
+
+// Reads the records of a location that was read before into `records`, for a copy that turned
+// out impossible (see rewrite_event_file). Throws std::runtime_error naming the location if the
+// read fails or finds another number of events than `events`.
+void read_records(OTF2_Reader* reader, const LocationInfo& location, size_t events,
+                  RecordStore& records);
 
 } // namespace htrace::correct
 #endif

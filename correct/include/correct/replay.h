@@ -65,6 +65,9 @@ public:
 
 private:
   ReplayStats stats_;
+  // violations_after before the current location began (it may begin again).
+  std::array<uint64_t, kMessageKinds> violations_before_location_{};
+  size_t current_ = SIZE_MAX;
   LocalModel& model_;
   std::unique_ptr<ReplayState> state_;
   std::unique_ptr<FinalTimes> times_;

@@ -11,7 +11,9 @@ namespace htrace::correct {
 class TimeSource {
 public:
   virtual ~TimeSource() = default;
-  // Starts LocalModel::locations[index]; every location is started once, in index order.
+  // Starts LocalModel::locations[index]; locations are started in index order. Starting the
+  // current location again restarts it, forgetting what its earlier pass counted (a writer whose
+  // copy of the event file failed writes it another way).
   virtual void begin(size_t index) = 0;
   // Fills up to `max` next corrected timestamps of the started location into `out`, and the same
   // events' input timestamps into `input`; returns the count, 0 at its end.
