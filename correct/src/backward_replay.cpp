@@ -23,6 +23,7 @@ public:
 private:
   // Receivers give their senders the bound ub(S) = LC(R) - l_min.
   void publish_receive_times() {
+    s_.reserve_p2p_values(/*to_receivers=*/false);
     for (const LocationModel& loc : m_.locations)
       for (size_t k = 0; k < loc.links.size(); ++k) {
         const Link& link = loc.links[k];

@@ -16,8 +16,9 @@ Exchange::~Exchange() {
   MPI_Type_free(&value_type_);
 }
 
-EventArray<RemoteValue> Exchange::run(uint64_t& moved) {
-  EventArray<RemoteValue> in;
+const EventArray<RemoteValue>& Exchange::run(uint64_t& moved) {
+  EventArray<RemoteValue>& in = in_;
+  in.clear();
   uint64_t posted = 0;
   for (const auto& o : out_)
     posted += o.size();

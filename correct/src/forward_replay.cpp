@@ -193,27 +193,35 @@ private:
   }
 
   // --- contributions ---------------------------------------------------------------------------
-  // Sends a contribution's value to the other correction ranks that receive it, if any.
-  void post_remote(const Channel& ch, const RemoteValue& v) {
+  // Calls f(rank) for every other correction rank that receives the channel's contributions.
+  template <class F> void for_remote_receivers(const Channel& ch, F&& f) {
     if (s_.ctx.size == 1) return;
     if (ch.type == ChannelType::P2P) {
       const uint32_t dst = m_.channels.dst(ch);
-      if (!s_.local(dst)) s_.exchange.post(s_.owner(dst), v);
+      if (!s_.local(dst)) f(s_.owner(dst));
     } else if (ch.type == ChannelType::Collective) {
-      for (int r : s_.remote_owners(v.key().a))
-        s_.exchange.post(r, v);
+      for (int r : s_.remote_owners(s_.key(ch).a))
+        f(r);
     }
   }
 
+  // Sends a contribution's value to the other correction ranks that receive it, if any.
+  void post_remote(const Channel& ch, const RemoteValue& v) {
+    for_remote_receivers(ch, [&](int r) { s_.exchange.post(r, v); });
+  }
+
   void publish_input_times() {
+    s_.reserve_p2p_values(/*to_receivers=*/true);
     for (const LocationModel& loc : m_.locations) {
       InputTimes::Reader in(loc.input, 0);
       for (const Link& link : loc.links) {
         if (link.role != LinkRole::Contribute) continue;
         const Channel& ch = s_.channel(link.channel);
-        in.skip_to(link.event);
-        const int64_t t = loc.presync.apply(in.time());
-        post_remote(ch, {s_.key(ch), t, t, loc.process, RemoteUse::Input});
+        for_remote_receivers(ch, [&](int r) {
+          in.skip_to(link.event);
+          const int64_t t = loc.presync.apply(in.time());
+          s_.exchange.post(r, {s_.key(ch), t, t, loc.process, RemoteUse::Input});
+        });
       }
     }
   }
@@ -272,7 +280,7 @@ private:
   // Returns the number of values moved on all ranks together (0: nothing was posted anywhere).
   uint64_t deliver_all() {
     uint64_t moved = 0;
-    EventArray<RemoteValue> in = s_.exchange.run(moved);
+    const EventArray<RemoteValue>& in = s_.exchange.run(moved);
     for (const RemoteValue& v : in)
       deliver(v);
     return moved;

@@ -25,6 +25,19 @@ const std::vector<int>& ReplayState::remote_owners(uint64_t comm) {
   return it->second;
 }
 
+void ReplayState::reserve_p2p_values(bool to_receivers) {
+  std::vector<size_t> values(static_cast<size_t>(ctx.size));
+  for (const P2PStream* st : model.channels.stream_list) {
+    const auto src = static_cast<uint32_t>(st->src), dst = static_cast<uint32_t>(st->dst);
+    if (to_receivers && local(src) && !local(dst))
+      values[static_cast<size_t>(owner(dst))] += st->sends;
+    else if (!to_receivers && local(dst) && !local(src))
+      values[static_cast<size_t>(owner(src))] += st->receives;
+  }
+  for (int r = 0; r < ctx.size; ++r)
+    exchange.reserve(r, values[static_cast<size_t>(r)]);
+}
+
 int64_t ReplayState::receive_bound(const LocationModel& loc, const Channel& ch, bool input) const {
   switch (ch.type) {
   case ChannelType::P2P: {

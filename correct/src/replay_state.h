@@ -40,6 +40,11 @@ public:
   // Correction ranks other than this one that own members of a communicator.
   const std::vector<int>& remote_owners(uint64_t comm);
 
+  // Room in the exchange for a value per p2p message that crosses correction ranks: for the
+  // receivers of this rank's sends, or for the senders of its receives. There are hundreds of
+  // thousands; queues grown step by step would copy and fault in their memory repeatedly.
+  void reserve_p2p_values(bool to_receivers);
+
   // Earliest time a receive of `loc` may take place because of `ch` (kNoTime: unconstrained);
   // `input` uses the pre-synchronized input times of the contributions instead.
   int64_t receive_bound(const LocationModel& loc, const Channel& ch, bool input = false) const;

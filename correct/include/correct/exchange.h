@@ -58,14 +58,22 @@ public:
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
   void post(int rank, const RemoteValue& v) { out_[static_cast<size_t>(rank)].push_back(v); }
-  // Moves everything posted on every rank; returns what arrived here, and in `moved` the number
-  // of values moved on all ranks together (0: nothing was posted anywhere).
-  EventArray<RemoteValue> run(uint64_t& moved);
+  // Room for n more values to `rank`.
+  void reserve(int rank, size_t n) {
+    std::vector<RemoteValue>& q = out_[static_cast<size_t>(rank)];
+    q.reserve(q.size() + n);
+  }
+  // Moves everything posted on every rank; returns what arrived here (valid until the next run),
+  // and in `moved` the number of values moved on all ranks together (0: nothing was posted
+  // anywhere).
+  const EventArray<RemoteValue>& run(uint64_t& moved);
 
 private:
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  // Kept from run to run: later rounds reuse the memory the first one touched.
   std::vector<std::vector<RemoteValue>> out_;
+  EventArray<RemoteValue> in_;
   MPI_Datatype value_type_ = MPI_DATATYPE_NULL; // one RemoteValue as bytes
 };
 
