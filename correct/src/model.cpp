@@ -6,10 +6,18 @@ namespace htrace::correct {
 
 const char* const kMessageKindNames[kMessageKinds] = {"p2p", "collective", "OpenMP"};
 
-P2PStream& ChannelTable::stream(uint64_t src, uint64_t dst, uint64_t comm_tag) {
-  // Messages alternate between few streams: a small cache avoids most hash lookups.
+P2PStream* ChannelTable::cached(uint64_t src, uint64_t dst, uint64_t comm_tag) {
   for (StreamCache& c : cache_)
-    if (c.stream && c.src == src && c.dst == dst && c.comm_tag == comm_tag) return *c.stream;
+    if (c.stream && c.src == src && c.dst == dst && c.comm_tag == comm_tag) return c.stream;
+  return nullptr;
+}
+
+void ChannelTable::remember(P2PStream* s) {
+  cache_[next_cache_++ % cache_.size()] = {s->src, s->dst, s->comm_tag, s};
+}
+
+P2PStream& ChannelTable::stream(uint64_t src, uint64_t dst, uint64_t comm_tag) {
+  if (P2PStream* s = cached(src, dst, comm_tag)) return *s;
   auto [it, inserted] = streams.try_emplace({ChannelType::P2P, src, dst, comm_tag, 0});
   P2PStream* s = &it->second;
   if (inserted) {
@@ -17,7 +25,7 @@ P2PStream& ChannelTable::stream(uint64_t src, uint64_t dst, uint64_t comm_tag) {
     s->id = static_cast<uint32_t>(stream_list.size());
     stream_list.push_back(s);
   }
-  cache_[next_cache_++ % cache_.size()] = {src, dst, comm_tag, s};
+  remember(s);
   return *s;
 }
 
@@ -41,14 +49,19 @@ uint32_t ChannelTable::get_hashed(const ChannelKey& key, MessageKind kind) {
   return it->second;
 }
 
-uint32_t ChannelTable::find(const ChannelKey& key) const {
+uint32_t ChannelTable::find(const ChannelKey& key) {
   if (key.type != ChannelType::P2P) {
     auto it = index.find(key);
     return it == index.end() ? UINT32_MAX : it->second;
   }
-  auto it = streams.find({ChannelType::P2P, key.a, key.b, key.c, 0});
-  if (it == streams.end() || key.d >= it->second.channels.size()) return UINT32_MAX;
-  return it->second.channels[key.d];
+  P2PStream* s = cached(key.a, key.b, key.c);
+  if (!s) {
+    auto it = streams.find({ChannelType::P2P, key.a, key.b, key.c, 0});
+    if (it == streams.end()) return UINT32_MAX;
+    s = &it->second;
+    remember(s);
+  }
+  return key.d < s->channels.size() ? s->channels[key.d] : UINT32_MAX;
 }
 
 } // namespace htrace::correct

@@ -153,7 +153,7 @@ struct ChannelTable {
     return get_hashed(key, kind);
   }
   // Existing channel or UINT32_MAX.
-  uint32_t find(const ChannelKey& key) const;
+  uint32_t find(const ChannelKey& key);
   P2PStream& stream(uint64_t src, uint64_t dst, uint64_t comm_tag);
   uint32_t p2p(P2PStream& stream, uint64_t sequence);
 
@@ -177,6 +177,10 @@ private:
     }
     return static_cast<uint32_t>(channels.size() - 1);
   }
+  // Messages alternate between few streams (and values from other ranks arrive stream by
+  // stream): a small cache of the latest ones avoids most hash lookups, finds included.
+  P2PStream* cached(uint64_t src, uint64_t dst, uint64_t comm_tag);
+  void remember(P2PStream* stream);
   struct StreamCache {
     uint64_t src = 0, dst = 0, comm_tag = 0;
     P2PStream* stream = nullptr;
