@@ -239,15 +239,14 @@ std::optional<int64_t> rewrite_event_file(const std::string& in, const std::stri
       writer.add(last, e.begin, static_cast<size_t>(e.end - e.begin));
       return true;
     });
-    const auto expected_count = [&](int type) {
-      for (const auto& [t, c] : expected)
-        if (t == type) return c;
-      return uint64_t(0);
-    };
+    std::array<uint64_t, kKnownTypes> want{};
     bool matches = read && k == n && times.next(corrected.data(), input.data(), 1) == 0;
-    for (int t = 0; t < kKnownTypes && matches; ++t)
-      matches = counts[static_cast<size_t>(t)] == expected_count(t);
-    if (matches) {
+    for (const auto& [type, count] : expected)
+      if (type < kKnownTypes)
+        want[static_cast<size_t>(type)] = count;
+      else
+        matches = false;
+    if (matches && counts == want) {
       writer.finish();
       return last;
     }

@@ -74,8 +74,9 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
         // Records of types this library does not know cannot be checked in a copy.
         loc.copy_file = try_copy && r.unknown == 0;
         if (try_copy && !loc.copy_file) read_records(reader, info, loc.input.size(), loc.records);
-        for (size_t t = 0; t < types && loc.copy_file; ++t)
-          if (counts[t]) loc.type_counts.emplace_back(static_cast<int>(t), counts[t]);
+        if (loc.copy_file)
+          for (size_t t = 0; t < types; ++t)
+            if (counts[t]) loc.type_counts.emplace_back(static_cast<int>(t), counts[t]);
       }
       for (size_t t = 0; t < types; ++t)
         model.event_counts[t] += counts[t];
