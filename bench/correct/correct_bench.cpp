@@ -5,6 +5,7 @@
 #include "correct/archive_io.h"
 #include "correct/engine.h"
 #include "correct/record_tables.h"
+#include "measure.h"
 
 #define OTF2_MPI_UINT64_T MPI_UINT64_T
 #define OTF2_MPI_INT64_T MPI_INT64_T
@@ -15,11 +16,11 @@
 #include <mpi.h>
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <string>
-#include <sys/resource.h>
 #include <vector>
 
 namespace {
 
+using namespace htrace::bench;
 using namespace htrace::correct;
 
 // The baseline: every record read per location and written unchanged, work split like the engine.
@@ -81,24 +82,6 @@ void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm
 // Lines the ranks up before a timed region.
 void settle() {
   MPI_Barrier(MPI_COMM_WORLD);
-}
-
-double cpu_seconds() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
-long max_rss_kib() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 } // namespace

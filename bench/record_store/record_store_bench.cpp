@@ -8,6 +8,7 @@
 #include "correct/archive_io.h"
 #include "correct/record_store.h"
 #include "correct/record_tables.h"
+#include "measure.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,23 +17,16 @@
 #include <filesystem>
 #include <otf2/otf2.h>
 #include <string>
-#include <sys/resource.h>
 #include <vector>
 
 namespace {
 
+using namespace htrace::bench;
 using namespace htrace::correct;
 
 struct Times {
   double wall = 0, cpu = 0;
 };
-
-double cpu_seconds() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
 
 template <class F> Times timed(F fn) {
   auto w0 = std::chrono::steady_clock::now();
@@ -107,11 +101,6 @@ public:
 private:
   OTF2_Archive* ar_;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 } // namespace
 
