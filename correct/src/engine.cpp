@@ -204,8 +204,7 @@ Report run(const Options& o, MPI_Comm comm) {
     reader.open_locations(defs, mine);
     ReadPlan plan;
     plan.rewrite = !o.check_only;
-    plan.event_dir = reader.event_dir();
-    plan.chunk_size = reader.event_chunk_size();
+    plan.copy_event_files = !reader.event_dir().empty();
     read_models(reader.get(), defs, mine, plan, model);
     return std::string();
   });

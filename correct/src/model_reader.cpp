@@ -48,7 +48,7 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       loc.process = p;
       loc.input.reserve(info.declared_events);
       // Copying the file is tried first: its records need not be kept then.
-      const bool try_copy = plan.rewrite && !plan.event_dir.empty() && info.declared_events > 0;
+      const bool try_copy = plan.rewrite && plan.copy_event_files && info.declared_events > 0;
       LocationReader r(defs, model, loc, plan.rewrite && !try_copy, raw);
       counts.assign(types, 0);
       r.counts = counts.data();

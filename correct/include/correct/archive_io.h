@@ -53,7 +53,7 @@ public:
   // The input's chunk sizes; the output keeps them, so event files can be copied chunk by chunk.
   uint64_t event_chunk_size() const { return event_chunk_; }
   uint64_t def_chunk_size() const { return def_chunk_; }
-  // Where the event files can be read directly (ReadPlan::event_dir); empty if they cannot.
+  // Where the event files can be read directly (event_file.h); empty if they cannot.
   const std::string& event_dir() const { return event_dir_; }
   void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
   // After the write: a copy that turns out impossible reads its location again.

@@ -25,10 +25,9 @@ struct LocalModel {
 // What the read keeps for writing the corrected archive.
 struct ReadPlan {
   bool rewrite = true; // false (--check): only the times
-  // Where the input's event files can be copied record by record (event_file.h): the directory of
-  // the <location>.evt files of an uncompressed POSIX archive, else empty.
-  std::string event_dir;
-  size_t chunk_size = 0; // the input's event chunk size
+  // The input's event files can be copied record by record (event_file.h): an uncompressed
+  // POSIX archive. The copy itself is checked while it is written.
+  bool copy_event_files = false;
 };
 
 // Reads all locations of `processes` through `reader` (event files already open). To rewrite, a
