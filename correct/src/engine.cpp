@@ -3,6 +3,7 @@
 #include "correct/archive_io.h"
 #include "correct/definitions.h"
 #include "correct/model_reader.h"
+#include "correct/partition.h"
 #include "correct/replay.h"
 #include "htrace/archive_properties.h"
 
@@ -49,21 +50,6 @@ Latencies choose_latencies(const Options& o, const Definitions& d, Report& rep) 
     rep.lmin_source = "command line";
   rep.lmin_intra = l.intra, rep.lmin_inter = l.inter, rep.lmin_omp = l.omp;
   return l;
-}
-
-// Contiguous blocks of processes with about equal event counts per correction rank.
-std::vector<int> partition(const Definitions& d, int size) {
-  uint64_t total = 0;
-  for (const ProcessInfo& p : d.processes)
-    total += p.events + 1;
-  std::vector<int> owner(d.processes.size());
-  uint64_t acc = 0;
-  for (size_t i = 0; i < d.processes.size(); ++i) {
-    owner[i] =
-        static_cast<int>(std::min<uint64_t>(size - 1, (acc * size) / std::max<uint64_t>(total, 1)));
-    acc += d.processes[i].events + 1;
-  }
-  return owner;
 }
 
 // Displacement of every event and the deviation classes of every local interval (the hybrid
@@ -192,8 +178,12 @@ Report run(const Options& o, MPI_Comm comm) {
   Definitions defs = agree_value(comm, [&] { return read_definitions(reader.get()); });
   rep.processes = static_cast<int>(defs.processes.size());
   rep.locations = static_cast<int>(defs.locations.size());
-  ReplayContext ctx{&defs, &o,  choose_latencies(o, defs, rep), partition(defs, size), comm,
-                    rank,  size};
+  std::vector<uint64_t> process_events;
+  for (const ProcessInfo& p : defs.processes)
+    process_events.push_back(p.events);
+  ReplayContext ctx{
+      &defs, &o,  choose_latencies(o, defs, rep), assign_processes(process_events, size), comm,
+      rank,  size};
   std::vector<uint32_t> mine;
   for (size_t p = 0; p < defs.processes.size(); ++p)
     if (ctx.owner[p] == rank) mine.push_back(static_cast<uint32_t>(p));
