@@ -15,9 +15,9 @@ public:
 
   void run() {
     publish_receive_times();
-    uint64_t moved = 0;
-    for (const RemoteValue& v : s_.exchange.run(moved))
-      deliver(v);
+    s_.exchange.run();
+    s_.exchange.for_each_received([&](const P2PRun& run) { deliver(run); },
+                                  [&](const CollectiveValue& v) { deliver(v); });
   }
 
 private:
@@ -39,31 +39,36 @@ private:
           if (s_.local(src))
             ch.limit = v - s_.ctx.latencies.mpi(src, loc.process);
           else
-            s_.exchange.post(s_.owner(src), {s_.key(ch), v, 0, loc.process, RemoteUse::Backward});
+            s_.post(s_.owner(src), ch, loc.process, v);
           break;
         }
         case ChannelType::Collective: {
           s_.collective(ch).add_end(s_.member(loc.process, ch), v, s_.ctx.latencies);
-          const ChannelKey key = s_.key(ch);
-          for (int r : s_.remote_owners(key.a))
-            s_.exchange.post(r, {key, v, 0, loc.process, RemoteUse::Backward});
+          for (int r : s_.remote_owners(s_.key(ch).a))
+            s_.post(r, ch, loc.process, v);
           break;
         }
         }
       }
   }
 
-  void deliver(const RemoteValue& v) {
-    const ChannelKey key = v.key();
-    const uint32_t id = m_.channels.find(key);
-    if (id == UINT32_MAX) return; // no sender here (its absence was reported forward)
-    Channel& ch = s_.channel(id);
-    if (key.type == ChannelType::P2P) {
-      const int64_t lmin = s_.ctx.latencies.mpi(static_cast<uint32_t>(key.a), v.process());
-      ch.limit = v.value - lmin;
-    } else if (ch.values != UINT32_MAX) {
-      s_.collective(ch).add_end(s_.member(v.process(), ch), v.value, s_.ctx.latencies);
+  // Messages without a sender here are skipped: their absence was reported forward.
+  void deliver(const P2PRun& run) {
+    const P2PStream* stream = m_.channels.find_stream(run.src, run.dst, run.comm_tag);
+    if (!stream) return;
+    const int64_t lmin = s_.ctx.latencies.mpi(run.src, run.dst);
+    for (size_t i = 0; i < run.count && run.first + i < stream->channels.size(); ++i) {
+      const uint32_t id = stream->channels[run.first + i];
+      if (id != UINT32_MAX) s_.channel(id).limit = run.values[i] - lmin;
     }
+  }
+
+  void deliver(const CollectiveValue& v) {
+    const uint32_t id = m_.channels.find({ChannelType::Collective, v.comm, v.sequence, 0, 0});
+    if (id == UINT32_MAX) return;
+    Channel& ch = s_.channel(id);
+    if (ch.values != UINT32_MAX)
+      s_.collective(ch).add_end(s_.member(v.process, ch), v.value, s_.ctx.latencies);
   }
 
   ReplayState& s_;

@@ -1,5 +1,6 @@
 #include "correct/exchange.h"
 
+#include <climits>
 #include <stdexcept>
 
 namespace htrace::correct {
@@ -8,51 +9,74 @@ Exchange::Exchange(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
   out_.resize(static_cast<size_t>(size_));
-  MPI_Type_contiguous(static_cast<int>(sizeof(RemoteValue)), MPI_BYTE, &value_type_);
-  MPI_Type_commit(&value_type_);
 }
 
-Exchange::~Exchange() {
-  MPI_Type_free(&value_type_);
+void Exchange::post(int rank, const P2PStream& stream, uint64_t sequence, int64_t value) {
+  Outbox& o = out_[static_cast<size_t>(rank)];
+  if (o.run == kNoRun || o.stream != &stream || sequence != o.next_sequence) {
+    o.run = o.words.size();
+    o.words.insert(o.words.end(),
+                   {kP2PRun, stream.src << 32 | stream.dst, stream.comm_tag, sequence});
+    o.stream = &stream;
+  }
+  o.words.push_back(static_cast<uint64_t>(value));
+  o.words[o.run] += 2; // one more value: the count sits above the tag bit
+  o.next_sequence = sequence + 1;
+  posted_++;
 }
 
-const EventArray<RemoteValue>& Exchange::run(uint64_t& moved) {
-  EventArray<RemoteValue>& in = in_;
-  in.clear();
-  uint64_t posted = 0;
-  for (const auto& o : out_)
-    posted += o.size();
-  moved = posted;
-  if (size_ == 1) return in;
+void Exchange::post(int rank, const CollectiveValue& v) {
+  Outbox& o = out_[static_cast<size_t>(rank)];
+  o.words.insert(o.words.end(), {kCollective, uint64_t(v.comm) << 32 | v.process, v.sequence,
+                                 static_cast<uint64_t>(v.value), static_cast<uint64_t>(v.input)});
+  o.run = kNoRun;
+  posted_++;
+}
+
+void Exchange::reserve(int rank, size_t values, size_t runs) {
+  std::vector<uint64_t>& w = out_[static_cast<size_t>(rank)].words;
+  w.reserve(w.size() + values + runs * kRunHeader);
+}
+
+uint64_t Exchange::run() {
+  in_.clear();
+  uint64_t moved = posted_;
+  posted_ = 0;
+  if (size_ == 1) return moved;
   MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_UINT64_T, MPI_SUM, comm_);
-  if (moved == 0) return in;
-  // Counts first, then every peer's values straight from its queue into one receive buffer.
+  if (moved == 0) return 0;
+  // Counts first, then every peer's words straight from its outbox into one receive buffer.
   std::vector<int> send_counts(size_), recv_counts(size_);
-  for (int r = 0; r < size_; ++r)
-    send_counts[r] = static_cast<int>(out_[r].size());
+  for (int r = 0; r < size_; ++r) {
+    const size_t n = out_[static_cast<size_t>(r)].words.size();
+    if (n > static_cast<size_t>(INT_MAX))
+      throw std::runtime_error("more than 2^31 words of values for one correction rank");
+    send_counts[r] = static_cast<int>(n);
+  }
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm_);
   size_t total = 0;
   for (int c : recv_counts)
     total += static_cast<size_t>(c);
-  in.resize(total);
+  in_.resize(total);
   std::vector<MPI_Request> requests;
   size_t offset = 0;
   for (int r = 0; r < size_; ++r) {
     if (recv_counts[r] > 0) {
       requests.emplace_back();
-      MPI_Irecv(in.data() + offset, recv_counts[r], value_type_, r, 0, comm_, &requests.back());
+      MPI_Irecv(in_.data() + offset, recv_counts[r], MPI_UINT64_T, r, 0, comm_, &requests.back());
     }
     offset += static_cast<size_t>(recv_counts[r]);
   }
   for (int r = 0; r < size_; ++r)
     if (send_counts[r] > 0) {
       requests.emplace_back();
-      MPI_Isend(out_[r].data(), send_counts[r], value_type_, r, 0, comm_, &requests.back());
+      MPI_Isend(out_[static_cast<size_t>(r)].words.data(), send_counts[r], MPI_UINT64_T, r, 0,
+                comm_, &requests.back());
     }
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  for (auto& o : out_)
-    o.clear();
-  return in;
+  for (Outbox& o : out_)
+    o.words.clear(), o.run = kNoRun, o.stream = nullptr;
+  return moved;
 }
 
 void fail_together(MPI_Comm comm, std::string msg, int priority) {

@@ -18,14 +18,14 @@ public:
       // event earlier, so it is a lower bound of the final value and a good first guess: the
       // first pass then only sends values that moved.
       publish_input_times();
-      cross_rank_values_ = deliver_all();
+      cross_rank_values_ = deliver_all(/*input=*/true);
       s_.stats.rounds = 1;
     }
     first_pass();
     check_matched();
     if (s_.ctx.size > 1) {
       build_receivers();
-      while (deliver_all() > 0) {
+      while (deliver_all(/*input=*/false) > 0) {
         // Without a cycle every round extends a chain of cross-rank messages, and no chain is
         // longer than their number; a cycle (which the first pass cannot see across ranks)
         // would raise its values forever.
@@ -205,9 +205,10 @@ private:
     }
   }
 
-  // Sends a contribution's value to the other correction ranks that receive it, if any.
-  void post_remote(const Channel& ch, const RemoteValue& v) {
-    for_remote_receivers(ch, [&](int r) { s_.exchange.post(r, v); });
+  // Sends a contribution's forward value v (input time t) of `process` to the other correction
+  // ranks that receive it, if any.
+  void post_remote(const Channel& ch, uint32_t process, int64_t v, int64_t t) {
+    for_remote_receivers(ch, [&](int r) { s_.post(r, ch, process, v, t); });
   }
 
   void publish_input_times() {
@@ -220,7 +221,7 @@ private:
         for_remote_receivers(ch, [&](int r) {
           in.skip_to(link.event);
           const int64_t t = loc.presync.apply(in.time());
-          s_.exchange.post(r, {s_.key(ch), t, t, loc.process, RemoteUse::Input});
+          s_.post(r, ch, loc.process, t, t);
         });
       }
     }
@@ -243,7 +244,7 @@ private:
       if (first) c.begins_seen++;
       c.add_begin(s_.member(loc.process, ch), v, t, s_.ctx.latencies);
     }
-    if (v != t) post_remote(ch, {s_.key(ch), v, t, loc.process, RemoteUse::Update});
+    if (v != t) post_remote(ch, loc.process, v, t);
     if (!first) mark_receivers(link.channel);
   }
 
@@ -277,30 +278,34 @@ private:
     }
   }
 
-  // Returns the number of values moved on all ranks together (0: nothing was posted anywhere).
-  uint64_t deliver_all() {
-    uint64_t moved = 0;
-    const EventArray<RemoteValue>& in = s_.exchange.run(moved);
-    for (const RemoteValue& v : in)
-      deliver(v);
+  // Delivers what the other ranks posted: the contributions' input times (`input`, round 0) or
+  // their raised forward values. Returns the number of values moved on all ranks together (0:
+  // nothing was posted anywhere).
+  uint64_t deliver_all(bool input) {
+    const uint64_t moved = s_.exchange.run();
+    s_.exchange.for_each_received(
+        [&](const P2PRun& run) {
+          P2PStream& stream = m_.channels.stream(run.src, run.dst, run.comm_tag);
+          for (size_t i = 0; i < run.count; ++i) {
+            const uint32_t id = m_.channels.p2p(stream, run.first + i);
+            Channel& ch = s_.channel(id);
+            ch.value = std::max(ch.value, run.values[i]);
+            if (input) ch.input = run.values[i], ch.has_contribution = true;
+            mark_receivers(id);
+          }
+        },
+        [&](const CollectiveValue& v) {
+          const uint32_t id = m_.channels.get({ChannelType::Collective, v.comm, v.sequence, 0, 0},
+                                              MessageKind::Collective);
+          Channel& ch = s_.channel(id);
+          if (input) ch.has_contribution = true;
+          if (ch.values == UINT32_MAX) return; // no member here: reported by check_matched
+          CollectiveInstance& c = s_.collective(ch);
+          if (input) c.begins_seen++;
+          c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
+          mark_receivers(id);
+        });
     return moved;
-  }
-
-  void deliver(const RemoteValue& v) {
-    const ChannelKey key = v.key();
-    const bool p2p = key.type == ChannelType::P2P;
-    const uint32_t id = m_.channels.get(key, p2p ? MessageKind::P2P : MessageKind::Collective);
-    Channel& ch = s_.channel(id);
-    if (v.use() == RemoteUse::Input) ch.has_contribution = true;
-    if (p2p) {
-      ch.value = std::max(ch.value, v.value), ch.input = v.input;
-    } else {
-      if (ch.values == UINT32_MAX) return; // no member here: reported by check_matched
-      CollectiveInstance& c = s_.collective(ch);
-      if (v.use() == RemoteUse::Input) c.begins_seen++;
-      c.add_begin(s_.member(v.process(), ch), v.value, v.input, s_.ctx.latencies);
-    }
-    mark_receivers(id);
   }
 
   // Re-evaluates marked locations from their earliest marked event until their times stop

@@ -54,14 +54,16 @@ uint32_t ChannelTable::find(const ChannelKey& key) {
     auto it = index.find(key);
     return it == index.end() ? UINT32_MAX : it->second;
   }
-  P2PStream* s = cached(key.a, key.b, key.c);
-  if (!s) {
-    auto it = streams.find({ChannelType::P2P, key.a, key.b, key.c, 0});
-    if (it == streams.end()) return UINT32_MAX;
-    s = &it->second;
-    remember(s);
-  }
-  return key.d < s->channels.size() ? s->channels[key.d] : UINT32_MAX;
+  const P2PStream* s = find_stream(key.a, key.b, key.c);
+  return s && key.d < s->channels.size() ? s->channels[key.d] : UINT32_MAX;
+}
+
+P2PStream* ChannelTable::find_stream(uint64_t src, uint64_t dst, uint64_t comm_tag) {
+  if (P2PStream* s = cached(src, dst, comm_tag)) return s;
+  auto it = streams.find({ChannelType::P2P, src, dst, comm_tag, 0});
+  if (it == streams.end()) return nullptr;
+  remember(&it->second);
+  return &it->second;
 }
 
 } // namespace htrace::correct

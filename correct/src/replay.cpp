@@ -25,17 +25,29 @@ const std::vector<int>& ReplayState::remote_owners(uint64_t comm) {
   return it->second;
 }
 
+void ReplayState::post(int rank, const Channel& ch, uint32_t process, int64_t value,
+                       int64_t input) {
+  if (ch.type == ChannelType::P2P) {
+    exchange.post(rank, *model.channels.stream_list[ch.key], ch.seq, value);
+  } else {
+    const ChannelKey key = model.channels.key(ch);
+    exchange.post(rank,
+                  CollectiveValue{static_cast<uint32_t>(key.a), process, key.b, value, input});
+  }
+}
+
 void ReplayState::reserve_p2p_values(bool to_receivers) {
-  std::vector<size_t> values(static_cast<size_t>(ctx.size));
+  std::vector<size_t> values(static_cast<size_t>(ctx.size)), runs(values.size());
   for (const P2PStream* st : model.channels.stream_list) {
     const auto src = static_cast<uint32_t>(st->src), dst = static_cast<uint32_t>(st->dst);
     if (to_receivers && local(src) && !local(dst))
-      values[static_cast<size_t>(owner(dst))] += st->sends;
+      values[static_cast<size_t>(owner(dst))] += st->sends, runs[static_cast<size_t>(owner(dst))]++;
     else if (!to_receivers && local(dst) && !local(src))
-      values[static_cast<size_t>(owner(src))] += st->receives;
+      values[static_cast<size_t>(owner(src))] += st->receives,
+          runs[static_cast<size_t>(owner(src))]++;
   }
   for (int r = 0; r < ctx.size; ++r)
-    exchange.reserve(r, values[static_cast<size_t>(r)]);
+    exchange.reserve(r, values[static_cast<size_t>(r)], runs[static_cast<size_t>(r)]);
 }
 
 int64_t ReplayState::receive_bound(const LocationModel& loc, const Channel& ch, bool input) const {

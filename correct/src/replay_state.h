@@ -40,6 +40,10 @@ public:
   // Correction ranks other than this one that own members of a communicator.
   const std::vector<int>& remote_owners(uint64_t comm);
 
+  // Posts a logical message's value to another correction rank. `process`: the contributing
+  // (forward) or receiving (backward) process; `input`: a collective contribution's input time.
+  void post(int rank, const Channel& ch, uint32_t process, int64_t value, int64_t input = 0);
+
   // Room in the exchange for a value per p2p message that crosses correction ranks: for the
   // receivers of this rank's sends, or for the senders of its receives. There are hundreds of
   // thousands; queues grown step by step would copy and fault in their memory repeatedly.

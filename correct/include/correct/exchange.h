@@ -1,81 +1,102 @@
 // Values of logical messages that cross correction ranks, moved in bulk: every rank posts what
-// its locations produced, then one collective exchange delivers everything at once.
+// its locations produced, then one collective exchange delivers everything at once. What a value
+// means (an input time, a raised forward value, a receiver's time) is the round's, not the value's.
 #ifndef HTRACE_CORRECT_EXCHANGE_H
 #define HTRACE_CORRECT_EXCHANGE_H
 
 #include "correct/model.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <mpi.h>
 #include <string>
 #include <vector>
 
 namespace htrace::correct {
 
-enum class RemoteUse : uint8_t {
-  Input,    // a contribution's input time, the first guess of its forward value
-  Update,   // a contribution raised by a later forward round
-  Backward, // a receiver's time, for the senders' upper bounds
+// Consecutive messages of one p2p stream: values[i] is message number first + i's.
+struct P2PRun {
+  uint32_t src = 0, dst = 0; // process indices
+  uint64_t comm_tag = 0, first = 0;
+  const int64_t* values = nullptr;
+  size_t count = 0;
 };
 
-// One value for a P2P or Collective channel, packed into 40 bytes (there is one per message
-// crossing correction ranks, several times).
-class RemoteValue {
-public:
-  RemoteValue() = default;
-  // `process`: the contributing (forward) or receiving (backward) process.
-  RemoteValue(const ChannelKey& key, int64_t value, int64_t input, uint32_t process, RemoteUse use)
-      : value(value), input(input), c_(key.type == ChannelType::P2P ? key.c : key.b),
-        a_(static_cast<uint32_t>(key.a)),
-        b_(static_cast<uint32_t>(key.type == ChannelType::P2P ? key.b : process)),
-        d_(static_cast<uint32_t>(key.d)), type_(key.type), use_(use) {}
-
-  ChannelKey key() const {
-    if (type_ == ChannelType::P2P) return {type_, a_, b_, c_, d_};
-    return {type_, a_, c_, 0, 0};
-  }
-  // P2P: the sender (forward) or the receiver (backward) of the message.
-  uint32_t process() const {
-    return type_ != ChannelType::P2P ? b_ : use_ == RemoteUse::Backward ? b_ : a_;
-  }
-  RemoteUse use() const { return use_; }
-
+// One member's value of a collective instance.
+struct CollectiveValue {
+  uint32_t comm = 0;
+  uint32_t process = 0; // the contributing (forward) or receiving (backward) process
+  uint64_t sequence = 0;
   int64_t value = 0, input = 0;
-
-private:
-  // P2P: a = source, b = destination process, c = comm<<32|tag, d = sequence.
-  // Collective: a = comm, b = the process, c = sequence.
-  uint64_t c_ = 0;
-  uint32_t a_ = 0, b_ = 0, d_ = 0;
-  ChannelType type_ = ChannelType::P2P;
-  RemoteUse use_ = RemoteUse::Input;
 };
-static_assert(sizeof(RemoteValue) == 40, "RemoteValue: keep it small, millions are exchanged");
 
 class Exchange {
 public:
   explicit Exchange(MPI_Comm comm);
-  ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
-  void post(int rank, const RemoteValue& v) { out_[static_cast<size_t>(rank)].push_back(v); }
-  // Room for n more values to `rank`.
-  void reserve(int rank, size_t n) {
-    std::vector<RemoteValue>& q = out_[static_cast<size_t>(rank)];
-    q.reserve(q.size() + n);
-  }
-  // Moves everything posted on every rank; returns what arrived here (valid until the next run),
-  // and in `moved` the number of values moved on all ranks together (0: nothing was posted
-  // anywhere).
-  const EventArray<RemoteValue>& run(uint64_t& moved);
+
+  // A p2p message's value for `rank`. Messages of one stream posted in sequence order share one
+  // header: there are hundreds of thousands per round, and most cost their 8 bytes only.
+  void post(int rank, const P2PStream& stream, uint64_t sequence, int64_t value);
+  void post(int rank, const CollectiveValue& v);
+  // Room for `values` more p2p values in `runs` runs to `rank`.
+  void reserve(int rank, size_t values, size_t runs);
+
+  // Moves everything posted on every rank. Returns the number of values moved on all ranks
+  // together (0: nothing was posted anywhere).
+  uint64_t run();
+  // Calls on_p2p(const P2PRun&) and on_collective(const CollectiveValue&) for what the last run
+  // brought here.
+  template <class OnP2P, class OnCollective>
+  void for_each_received(OnP2P&& on_p2p, OnCollective&& on_collective) const;
 
 private:
+  // Records are 8-byte words. The first word is a record's tag (low bit) and, for a p2p run, its
+  // value count (the other bits). A p2p run: tag, src << 32 | dst, comm_tag, first sequence,
+  // then the values. A collective value: tag, comm << 32 | process, sequence, value, input.
+  static constexpr uint64_t kP2PRun = 0, kCollective = 1;
+  static constexpr size_t kRunHeader = 4, kCollectiveWords = 5;
+  static constexpr size_t kNoRun = SIZE_MAX;
+
+  struct Outbox {
+    std::vector<uint64_t> words;
+    size_t run = kNoRun; // the open p2p run's first word
+    const P2PStream* stream = nullptr;
+    uint64_t next_sequence = 0; // continues the open run
+  };
+
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  uint64_t posted_ = 0; // values, since the last run
   // Kept from run to run: later rounds reuse the memory the first one touched.
-  std::vector<std::vector<RemoteValue>> out_;
-  EventArray<RemoteValue> in_;
-  MPI_Datatype value_type_ = MPI_DATATYPE_NULL; // one RemoteValue as bytes
+  std::vector<Outbox> out_;
+  EventArray<uint64_t> in_; // (not zero-filled: every word is received)
 };
+
+template <class OnP2P, class OnCollective>
+void Exchange::for_each_received(OnP2P&& on_p2p, OnCollective&& on_collective) const {
+  const uint64_t* w = in_.data();
+  const uint64_t* const end = w + in_.size();
+  while (w < end) {
+    if ((w[0] & 1) == kP2PRun) {
+      P2PRun run;
+      run.count = static_cast<size_t>(w[0] >> 1);
+      run.src = static_cast<uint32_t>(w[1] >> 32), run.dst = static_cast<uint32_t>(w[1]);
+      run.comm_tag = w[2], run.first = w[3];
+      run.values = reinterpret_cast<const int64_t*>(w + kRunHeader);
+      on_p2p(static_cast<const P2PRun&>(run));
+      w += kRunHeader + run.count;
+    } else {
+      CollectiveValue v;
+      v.comm = static_cast<uint32_t>(w[1] >> 32), v.process = static_cast<uint32_t>(w[1]);
+      v.sequence = w[2];
+      v.value = static_cast<int64_t>(w[3]), v.input = static_cast<int64_t>(w[4]);
+      on_collective(static_cast<const CollectiveValue&>(v));
+      w += kCollectiveWords;
+    }
+  }
+}
 
 // Every rank throws the message of the lowest rank that has one, preferring priority 0 messages
 // (a point-to-point wait explains more than the collectives blocked behind it). Ranks without a

@@ -154,6 +154,8 @@ struct ChannelTable {
   }
   // Existing channel or UINT32_MAX.
   uint32_t find(const ChannelKey& key);
+  // Existing stream or nullptr.
+  P2PStream* find_stream(uint64_t src, uint64_t dst, uint64_t comm_tag);
   P2PStream& stream(uint64_t src, uint64_t dst, uint64_t comm_tag);
   uint32_t p2p(P2PStream& stream, uint64_t sequence);
 
