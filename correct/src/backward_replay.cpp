@@ -67,7 +67,7 @@ private:
     const uint32_t id = m_.channels.find({ChannelType::Collective, v.comm, v.sequence, 0, 0});
     if (id == UINT32_MAX) return;
     Channel& ch = s_.channel(id);
-    if (ch.values != UINT32_MAX)
+    if (ch.slot != UINT32_MAX)
       s_.collective(ch).add_end(s_.member(v.process, ch), v.value, s_.ctx.latencies);
   }
 

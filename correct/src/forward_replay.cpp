@@ -103,9 +103,10 @@ private:
     for (;
          l < loc.links.size() && loc.links[l].event == i && loc.links[l].role == LinkRole::Receive;
          ++l) {
-      const Channel& ch = s_.channel(loc.links[l].channel);
+      Channel& ch = s_.channel(loc.links[l].channel);
       v = std::max(v, s_.receive_bound(loc, ch));
       if (!first) continue;
+      if (s_.ctx.size > 1) note_receiver(ch, loc, l);
       if (ch.type == ChannelType::P2P && !ch.has_contribution) note_never_sent(loc, i);
       const int64_t b = s_.receive_bound(loc, ch, /*input=*/true);
       if (b == kNoTime) continue;
@@ -163,8 +164,13 @@ private:
   }
 
   void first_pass() {
-    for (LocationModel& loc : m_.locations)
+    link_base_.assign(1, 0);
+    for (LocationModel& loc : m_.locations) {
       loc.link_lc.resize(loc.links.size());
+      if (link_base_.back() + loc.links.size() >= UINT32_MAX)
+        fail_together(s_.ctx.comm, "more than 2^32 logical-message links on one correction rank");
+      link_base_.push_back(link_base_.back() + static_cast<uint32_t>(loc.links.size()));
+    }
     std::vector<Cursor> cursors(m_.locations.size());
     for (size_t i = 0; i < m_.locations.size(); ++i)
       cursors[i].input = InputTimes::Reader(m_.locations[i].input, 0);
@@ -249,33 +255,52 @@ private:
   }
 
   // --- later rounds ------------------------------------------------------------------------------
-  // Receivers of every channel with a receive on this rank (CSR by channel id).
+  // A raised contribution re-evaluates the receives it now binds. Receives are numbered across
+  // this rank's locations (link_base_[location index] + link index) and noted by the first pass: a
+  // p2p channel's single receive in the channel itself (Channel::slot), the receives of the
+  // other channels (collectives, OpenMP: few) in a list indexed by channel key afterwards.
+  void note_receiver(Channel& ch, const LocationModel& loc, uint32_t link) {
+    const auto li = static_cast<size_t>(&loc - m_.locations.data());
+    const uint32_t number = link_base_[li] + link;
+    if (ch.type == ChannelType::P2P)
+      ch.slot = number;
+    else
+      noted_receivers_.emplace_back(ch.key, number);
+  }
+
+  // The noted receives of non-p2p channels by channel key (CSR).
   void build_receivers() {
-    const size_t n = m_.channels.channels.size();
+    const size_t n = m_.channels.keys.size();
     recv_begin_.assign(n + 1, 0);
-    for (const LocationModel& loc : m_.locations)
-      for (const Link& l : loc.links)
-        if (l.role == LinkRole::Receive) recv_begin_[l.channel + 1]++;
+    for (const auto& [key, number] : noted_receivers_)
+      recv_begin_[key + 1]++;
     for (size_t i = 0; i < n; ++i)
       recv_begin_[i + 1] += recv_begin_[i];
     receivers_.resize(recv_begin_[n]);
     std::vector<uint32_t> fill(recv_begin_.begin(), recv_begin_.end() - 1);
-    for (uint32_t li = 0; li < m_.locations.size(); ++li) {
-      const std::vector<Link>& links = m_.locations[li].links;
-      for (uint32_t k = 0; k < links.size(); ++k)
-        if (links[k].role == LinkRole::Receive) receivers_[fill[links[k].channel]++] = {li, k};
-    }
+    for (const auto& [key, number] : noted_receivers_)
+      receivers_[fill[key]++] = number;
+    noted_receivers_ = {};
   }
 
-  // A raised contribution: every receive it now binds is evaluated again.
   void mark_receivers(uint32_t channel) {
-    if (channel + 1 >= recv_begin_.size()) return;
     const Channel& ch = s_.channel(channel);
-    for (uint32_t k = recv_begin_[channel]; k < recv_begin_[channel + 1]; ++k) {
-      const auto [li, link] = receivers_[k];
-      const LocationModel& loc = m_.locations[li];
-      if (s_.receive_bound(loc, ch) > loc.link_lc[link]) dirty_.insert({li, loc.links[link].event});
+    if (ch.type == ChannelType::P2P) {
+      if (ch.slot != UINT32_MAX) mark_receiver(ch, ch.slot);
+      return;
     }
+    if (ch.key + 1 >= recv_begin_.size()) return;
+    for (uint32_t k = recv_begin_[ch.key]; k < recv_begin_[ch.key + 1]; ++k)
+      mark_receiver(ch, receivers_[k]);
+  }
+
+  // Marks receive `number` for re-evaluation if the channel's value now binds it more.
+  void mark_receiver(const Channel& ch, uint32_t number) {
+    const auto li = static_cast<uint32_t>(
+        std::upper_bound(link_base_.begin(), link_base_.end(), number) - link_base_.begin() - 1);
+    const LocationModel& loc = m_.locations[li];
+    const uint32_t link = number - link_base_[li];
+    if (s_.receive_bound(loc, ch) > loc.link_lc[link]) dirty_.insert({li, loc.links[link].event});
   }
 
   // Delivers what the other ranks posted: the contributions' input times (`input`, round 0) or
@@ -299,7 +324,7 @@ private:
                                               MessageKind::Collective);
           Channel& ch = s_.channel(id);
           if (input) ch.has_contribution = true;
-          if (ch.values == UINT32_MAX) return; // no member here: reported by check_matched
+          if (ch.slot == UINT32_MAX) return; // no member here: reported by check_matched
           CollectiveInstance& c = s_.collective(ch);
           if (input) c.begins_seen++;
           c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
@@ -377,10 +402,11 @@ private:
 
   ReplayState& s_;
   LocalModel& m_;
-  std::vector<uint32_t> recv_begin_;
-  std::vector<std::pair<uint32_t, uint32_t>> receivers_; // (location index, link index)
-  std::set<std::pair<uint32_t, uint32_t>> dirty_;        // (location index, event)
-  std::string never_sent_;                               // the first p2p receive without a send
+  std::vector<uint32_t> link_base_; // the number of each location's first link (see note_receiver)
+  std::vector<std::pair<uint32_t, uint32_t>> noted_receivers_; // (channel key, receive number)
+  std::vector<uint32_t> recv_begin_, receivers_;
+  std::set<std::pair<uint32_t, uint32_t>> dirty_; // (location index, event)
+  std::string never_sent_;                        // the first p2p receive without a send
   uint64_t cross_rank_values_ = 0; // contributions received on another correction rank
 };
 

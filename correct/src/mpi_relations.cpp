@@ -139,8 +139,8 @@ void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
     uint32_t id =
         m.channels.get({ChannelType::Collective, c.comm, seq, 0, 0}, MessageKind::Collective);
     Channel& ch = m.channels.channels[id];
-    if (ch.values == UINT32_MAX) {
-      ch.values = static_cast<uint32_t>(m.collectives.size());
+    if (ch.slot == UINT32_MAX) {
+      ch.slot = static_cast<uint32_t>(m.collectives.size());
       CollectiveInstance& inst = m.collectives.emplace_back();
       inst.pattern = collective_pattern(c.op);
       inst.root = c.root;

@@ -27,13 +27,13 @@ public:
   int owner(uint32_t process) const { return ctx.owner[process]; }
   bool local(uint32_t process) const { return ctx.owner[process] == ctx.rank; }
   ChannelKey key(const Channel& ch) const { return model.channels.key(ch); }
-  LocalValues& local_values(const Channel& ch) { return model.channels.local_values[ch.values]; }
+  LocalValues& local_values(const Channel& ch) { return model.channels.local_values[ch.slot]; }
   const LocalValues& local_values(const Channel& ch) const {
-    return model.channels.local_values[ch.values];
+    return model.channels.local_values[ch.slot];
   }
-  CollectiveInstance& collective(const Channel& ch) { return model.collectives[ch.values]; }
+  CollectiveInstance& collective(const Channel& ch) { return model.collectives[ch.slot]; }
   const CollectiveInstance& collective(const Channel& ch) const {
-    return model.collectives[ch.values];
+    return model.collectives[ch.slot];
   }
   // The member a process is in the channel's communicator.
   CollectiveMember member(uint32_t process, const Channel& ch) const;

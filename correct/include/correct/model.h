@@ -94,8 +94,10 @@ struct Channel {
   // Contributions from this correction rank; receivers wait until all of them arrived. Remote
   // contributions never block: they refine the value in later rounds (see forward_replay.cpp).
   int32_t expected = 0, arrived = 0;
-  // Collective: index into LocalModel::collectives; Local: index into ChannelTable::local_values.
-  uint32_t values = UINT32_MAX;
+  // Collective: index into LocalModel::collectives; Local: index into ChannelTable::local_values;
+  // P2P: its receive, numbered by the forward replay on several correction ranks (UINT32_MAX: none
+  // here).
+  uint32_t slot = UINT32_MAX;
   // P2P: the send's forward and input times and the latest time the send may move to (receive
   // time - l_min).
   int64_t value = kNoTime, input = kNoTime, limit = kNoTime;
@@ -174,7 +176,7 @@ private:
     Channel& ch = channels.emplace_back();
     ch.type = type, ch.kind = kind, ch.key = key, ch.seq = seq;
     if (type == ChannelType::Local) {
-      ch.values = static_cast<uint32_t>(local_values.size());
+      ch.slot = static_cast<uint32_t>(local_values.size());
       local_values.emplace_back();
     }
     return static_cast<uint32_t>(channels.size() - 1);
