@@ -41,7 +41,8 @@ uint32_t ChannelTable::p2p(P2PStream& s, uint64_t sequence) {
 }
 
 uint32_t ChannelTable::get_hashed(const ChannelKey& key, MessageKind kind) {
-  auto [it, inserted] = index.emplace(key, static_cast<uint32_t>(channels.size()));
+  // try_emplace: emplace would allocate a node even for a key that is there (most calls).
+  auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(channels.size()));
   if (inserted) {
     keys.emplace_back() = key;
     add(key.type, kind, static_cast<uint32_t>(keys.size() - 1), 0);

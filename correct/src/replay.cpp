@@ -15,7 +15,7 @@ CollectiveMember ReplayState::member(uint32_t process, const Channel& ch) const 
 }
 
 const std::vector<int>& ReplayState::remote_owners(uint64_t comm) {
-  auto [it, inserted] = remote_owners_.emplace(comm, std::vector<int>());
+  auto [it, inserted] = remote_owners_.try_emplace(comm);
   if (inserted) {
     std::set<int> ranks;
     for (uint32_t p : ctx.defs->comms.at(static_cast<OTF2_CommRef>(comm)).rank_process)
