@@ -315,8 +315,10 @@ private:
             const uint32_t id = m_.channels.p2p(stream, run.first + i);
             Channel& ch = s_.channel(id);
             ch.value = std::max(ch.value, run.values[i]);
-            if (input) ch.input = run.values[i], ch.has_contribution = true;
-            mark_receivers(id);
+            if (input)
+              ch.input = run.values[i], ch.has_contribution = true;
+            else // (round 0 comes before the first pass: nothing to re-evaluate yet)
+              mark_receivers(id);
           }
         },
         [&](const CollectiveValue& v) {
@@ -328,7 +330,7 @@ private:
           CollectiveInstance& c = s_.collective(ch);
           if (input) c.begins_seen++;
           c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
-          mark_receivers(id);
+          if (!input) mark_receivers(id);
         });
     return moved;
   }
@@ -378,24 +380,28 @@ private:
   // collective all its members.
   void check_matched() {
     std::string msg = never_sent_; // a missing send explains more than what waits behind it
-    for (size_t i = 0; i < m_.channels.channels.size() && msg.empty(); ++i) {
-      const Channel& ch = m_.channels.channels[i];
-      if (ch.type == ChannelType::P2P && ch.has_contribution && !ch.has_receiver &&
-          s_.local(m_.channels.dst(ch))) {
-        const ChannelKey key = s_.key(ch);
-        msg = "a point-to-point message from process " + std::to_string(key.a) + " to process " +
-              std::to_string(key.b) + " (sequence " + std::to_string(key.d) +
+    // The receives of a stream take its sequence numbers from 0 on, all on the rank that owns the
+    // destination: a message numbered beyond them is never received.
+    for (const P2PStream* st : m_.channels.stream_list) {
+      if (!msg.empty()) break;
+      if (!s_.local(static_cast<uint32_t>(st->dst))) continue;
+      for (size_t seq = st->receives; seq < st->channels.size(); ++seq) {
+        const uint32_t id = st->channels[seq];
+        if (id == UINT32_MAX || !s_.channel(id).has_contribution) continue;
+        msg = "a point-to-point message from process " + std::to_string(st->src) + " to process " +
+              std::to_string(st->dst) + " (sequence " + std::to_string(seq) +
               ") is never received (unmatched messages, e.g. from a truncated run)";
+        break;
       }
-      if (ch.type == ChannelType::Collective && ch.has_receiver) {
-        const ChannelKey key = s_.key(ch);
-        const CollectiveInstance& c = s_.collective(ch);
-        if (c.begins_seen < c.members)
-          msg = "collective number " + std::to_string(key.b) + " on communicator " +
-                std::to_string(key.a) + " was entered by " + std::to_string(c.begins_seen) +
-                " of " + std::to_string(c.members) +
-                " members (unmatched collectives, e.g. from a truncated run)";
-      }
+    }
+    for (size_t i = 0; i < m_.collectives.size() && msg.empty(); ++i) {
+      const CollectiveInstance& c = m_.collectives[i];
+      if (!s_.channel(c.channel).has_receiver || c.begins_seen >= c.members) continue;
+      const ChannelKey key = s_.key(s_.channel(c.channel));
+      msg = "collective number " + std::to_string(key.b) + " on communicator " +
+            std::to_string(key.a) + " was entered by " + std::to_string(c.begins_seen) + " of " +
+            std::to_string(c.members) +
+            " members (unmatched collectives, e.g. from a truncated run)";
     }
     check_together(s_.ctx.comm, msg, !never_sent_.empty() ? 0 : 1);
   }

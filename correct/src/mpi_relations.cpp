@@ -145,6 +145,7 @@ void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
       inst.pattern = collective_pattern(c.op);
       inst.root = c.root;
       inst.members = static_cast<uint32_t>(it->second.rank_process.size());
+      inst.channel = id;
     }
     add_link(r.loc_, c.begin, LinkRole::Contribute, id, m);
     if (end_waits(c)) add_link(r.loc_, c.end, LinkRole::Receive, id, m);

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Writes small archives for cases make_archive.py does not cover.
-Usage: make_special.py OUT_DIR cycle | taskwait-in-barrier | clock-offset
+Usage: make_special.py OUT_DIR cycle | unreceived | taskwait-in-barrier | clock-offset
   cycle: two processes, each receives the other's message before sending its own (contradictory
          message order: no correction exists, the tool must say so at every P).
+  unreceived: rank 0 sends two messages to rank 1, which receives only the first (a run cut
+         short): the tool must name the second at every P.
   taskwait-in-barrier: task C runs on thread 1 inside the team's implicit barrier, creates task D
          and waits for it; D runs on the master inside the barrier. Thread 1's timer lags 50 us, so
          C's taskwait appears to end before D completes.
@@ -37,6 +39,13 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
             w.mpi_recv(5 * US, 1 - r, world, 0, 8)
             w.mpi_send(6 * US, 1 - r, world, 0, 8)
             w.leave(9 * US, main)
+    elif kind == "unreceived":
+        locs, world, main = two_ranks(trace, node)
+        w0, w1 = (trace.event_writer_from_location(l) for l in locs)
+        w0.enter(1 * US, main); w1.enter(1 * US, main)
+        w0.mpi_send(2 * US, 1, world, 3, 8); w0.mpi_send(3 * US, 1, world, 3, 8)
+        w1.mpi_recv(4 * US, 0, world, 3, 8)
+        w0.leave(9 * US, main); w1.leave(9 * US, main)
     elif kind == "taskwait-in-barrier":
         proc = trace.definitions.location_group("rank 0", system_tree_parent=node)
         lm = trace.definitions.location("master 0", group=proc)

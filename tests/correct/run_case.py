@@ -299,6 +299,9 @@ def case_bad_input():
     cycle = build_special("cycle", "cycle")
     fails([cycle, out], "never sent", 1)  # each waits for the other
     fails([cycle, out], "cyclic relations across correction ranks", 2)
+    unreceived = build_special("unreceived", "unreceived")
+    for ranks in (1, 2):
+        fails([unreceived, out], "from process 0 to process 1 (sequence 1) is never received", ranks)
     missing_coll = build("missing_coll", "--missing-collective")
     for ranks in (1, 2, 3):
         fails([missing_coll, out], "entered by 2 of 3 members", ranks)

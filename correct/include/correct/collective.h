@@ -32,6 +32,7 @@ struct CollectiveInstance {
   uint32_t root = 0;        // communicator rank
   uint32_t members = 0;     // communicator size
   uint32_t begins_seen = 0; // members whose begin arrived (each counted once)
+  uint32_t channel = 0;     // its channel (ChannelTable::channels index)
   // Forward: begins, as corrected and as input, maxima by node and by process.
   Top2 begin_by_node, begin_by_process, input_by_node, input_by_process;
   int64_t root_begin = kNoTime, root_input = kNoTime;
