@@ -27,8 +27,8 @@ private:
     for (const LocationModel& loc : m_.locations)
       for (size_t k = 0; k < loc.links.size(); ++k) {
         const Link& link = loc.links[k];
-        if (link.role != LinkRole::Receive) continue;
-        Channel& ch = s_.channel(link.channel);
+        if (link.role() != LinkRole::Receive) continue;
+        Channel& ch = s_.channel(link.channel());
         const int64_t v = loc.link_lc[k];
         switch (ch.type) {
         case ChannelType::Local:
@@ -121,7 +121,7 @@ FinalTimes::FinalTimes(ReplayState& s, const LocationModel& loc) : s_(s), loc_(l
   std::vector<Bound> bounds;
   for (size_t k = 0; k < loc.links.size(); ++k) {
     const Link& link = loc.links[k];
-    if (link.role != LinkRole::Contribute) continue;
+    if (link.role() != LinkRole::Contribute) continue;
     const int64_t b = upper_bound(link);
     link_ub.push_back(b);
     if (!bounds.empty() && bounds.back().event == link.event)
@@ -144,14 +144,14 @@ FinalTimes::FinalTimes(ReplayState& s, const LocationModel& loc) : s_(s), loc_(l
   size_t c = 0;
   for (size_t l = 0; l < loc.links.size(); ++l) {
     const Link& link = loc.links[l];
-    if (link.role != LinkRole::Contribute) continue;
+    if (link.role() != LinkRole::Contribute) continue;
     if (at_links.final_time(link.event, loc.link_lc[l]) > link_ub[c++])
-      s_.stats.violations_after[static_cast<int>(s_.channel(link.channel).kind)]++;
+      s_.stats.violations_after[static_cast<int>(s_.channel(link.channel()).kind)]++;
   }
 }
 
 int64_t FinalTimes::upper_bound(const Link& link) const {
-  const Channel& ch = s_.channel(link.channel);
+  const Channel& ch = s_.channel(link.channel());
   if (ch.type == ChannelType::Collective)
     return s_.collective(ch).begin_upper_bound(s_.member(loc_.process, ch), s_.ctx.latencies);
   if (ch.type == ChannelType::P2P) return ch.limit == kNoTime ? kUnbounded : ch.limit;

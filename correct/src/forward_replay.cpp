@@ -61,9 +61,9 @@ private:
       run_controller(loc, cur, next_link); // events without logical messages
       if (next_link == n) break;
       for (uint32_t l = cur.link; l < loc.links.size() && loc.links[l].event == next_link &&
-                                  loc.links[l].role == LinkRole::Receive;
+                                  loc.links[l].role() == LinkRole::Receive;
            ++l)
-        if (!ready(s_.channel(loc.links[l].channel))) return cur.event > start;
+        if (!ready(s_.channel(loc.links[l].channel()))) return cur.event > start;
       const int64_t t = loc.presync.apply(cur.input.time());
       const int64_t unbound = next_link == 0 ? t : s_.step(cur.prev_lc, cur.prev_t, t);
       const uint32_t first_link = cur.link;
@@ -100,10 +100,10 @@ private:
     const uint32_t first_link = l;
     int64_t v = unbound, input_bound = kNoTime;
     int kind = -1;
-    for (;
-         l < loc.links.size() && loc.links[l].event == i && loc.links[l].role == LinkRole::Receive;
+    for (; l < loc.links.size() && loc.links[l].event == i &&
+           loc.links[l].role() == LinkRole::Receive;
          ++l) {
-      Channel& ch = s_.channel(loc.links[l].channel);
+      Channel& ch = s_.channel(loc.links[l].channel());
       v = std::max(v, s_.receive_bound(loc, ch));
       if (!first) continue;
       if (s_.ctx.size > 1) note_receiver(ch, loc, l);
@@ -188,7 +188,7 @@ private:
     for (size_t i = 0; i < m_.locations.size(); ++i) {
       const LocationModel& loc = m_.locations[i];
       if (cursors[i].event >= loc.input.size()) continue;
-      const Channel& ch = s_.channel(loc.links[cursors[i].link].channel);
+      const Channel& ch = s_.channel(loc.links[cursors[i].link].channel());
       const LocationInfo& li = s_.ctx.defs->locations[loc.location];
       return "location " + std::to_string(li.id) + " (" + li.name + "): event " +
              std::to_string(cursors[i].event) + " waits for a " +
@@ -222,8 +222,8 @@ private:
     for (const LocationModel& loc : m_.locations) {
       InputTimes::Reader in(loc.input, 0);
       for (const Link& link : loc.links) {
-        if (link.role != LinkRole::Contribute) continue;
-        const Channel& ch = s_.channel(link.channel);
+        if (link.role() != LinkRole::Contribute) continue;
+        const Channel& ch = s_.channel(link.channel());
         for_remote_receivers(ch, [&](int r) {
           in.skip_to(link.event);
           const int64_t t = loc.presync.apply(in.time());
@@ -237,7 +237,7 @@ private:
   // to other correction ranks when it differs from what they have (the input time, or an earlier
   // value).
   void contribute(const LocationModel& loc, const Link& link, int64_t v, int64_t t, bool first) {
-    Channel& ch = s_.channel(link.channel);
+    Channel& ch = s_.channel(link.channel());
     if (first) ch.arrived++, ch.has_contribution = true;
     if (ch.type == ChannelType::P2P) {
       ch.value = std::max(ch.value, v), ch.input = t;
@@ -251,7 +251,7 @@ private:
       c.add_begin(s_.member(loc.process, ch), v, t, s_.ctx.latencies);
     }
     if (v != t) post_remote(ch, loc.process, v, t);
-    if (!first) mark_receivers(link.channel);
+    if (!first) mark_receivers(link.channel());
   }
 
   // --- later rounds ------------------------------------------------------------------------------

@@ -157,7 +157,7 @@ void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
 // record order), so merging the runs beats sorting them.
 void sort_links(LocationModel& loc) {
   auto before = [](const Link& a, const Link& b) {
-    return a.event != b.event ? a.event < b.event : a.role < b.role;
+    return a.event != b.event ? a.event < b.event : a.role() < b.role();
   };
   std::vector<Link>& links = loc.links;
   std::vector<size_t> runs{0};

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -107,11 +108,22 @@ static_assert(sizeof(Channel) == 48, "one Channel per p2p message: keep it small
 // Receives sort first: an event takes its bounds before it passes its own time on.
 enum class LinkRole : uint8_t { Receive = 0, Contribute = 1 };
 
-struct Link {
+// 8 bytes (there is one per event and logical message, millions): the role is kept in the top bit
+// of the channel index.
+class Link {
+public:
+  Link(uint32_t event, LinkRole role, uint32_t channel)
+      : event(event), channel_role_(channel | static_cast<uint32_t>(role) << 31) {}
+  LinkRole role() const { return static_cast<LinkRole>(channel_role_ >> 31); }
+  uint32_t channel() const { return channel_role_ & kChannelMask; } // ChannelTable::channels index
+
+  static constexpr uint32_t kChannelMask = 0x7fffffff;
   uint32_t event;
-  LinkRole role;
-  uint32_t channel; // index into ChannelTable::channels
+
+private:
+  uint32_t channel_role_;
 };
+static_assert(sizeof(Link) == 8, "one Link per event with a logical message: keep it small");
 
 // Append-only sequence in fixed-size chunks: growth never moves or copies elements (there are
 // hundreds of thousands of channels), and indexing is a shift and a mask.
@@ -173,6 +185,8 @@ struct ChannelTable {
 private:
   uint32_t get_hashed(const ChannelKey& key, MessageKind kind);
   uint32_t add(ChannelType type, MessageKind kind, uint32_t key, uint32_t seq) {
+    if (channels.size() > Link::kChannelMask)
+      throw std::runtime_error("more than 2^31 logical messages on one correction rank");
     Channel& ch = channels.emplace_back();
     ch.type = type, ch.kind = kind, ch.key = key, ch.seq = seq;
     if (type == ChannelType::Local) {
