@@ -125,6 +125,7 @@ bool EventFileParser::next_slow(RawEvent& event) {
       // As for OTF2's reader, a record ends before the last byte of its chunk.
       if (size >= size_t(chunk_end_ - p_)) return fail("record crosses the end of its chunk");
       event.begin = attributes ? attributes : p_;
+      event.fields = p_ + (kinds_[id] == RecordKind::Singleton ? 1 : 1 + header);
       p_ += size;
       event.end = p_;
       event.time = time_;

@@ -8,8 +8,12 @@ Outputs, all in OUTPUT_DIR:
   record_tables.inc      copy/plain event callbacks, definition copy callbacks, name tables
   event_store.inc        store_<Name>(): one event record into an EventStoreSink (record_store.h)
   event_store_write.inc  store callbacks for every type and the switch writing stored records
-  sample_events.inc      write_sample_event(): each type with distinctive field values (tests)
+  sample_events.inc      write_sample_event(): each type with distinctive field values, and
+                         describe_decodable_events(): callbacks printing the fields (tests)
   event_layout.inc       which event types OTF2 encodes without a record length (event_file.cpp)
+  event_decode.inc       EventDecodeCallbacks: the types whose fields are all integers, decoded
+                         straight from an event file (event_decoder.cpp), and their callbacks
+  event_decode_switch.inc  decode_fields(): those fields from OTF2's encoding, then the callback
 Usage: generate_record_tables.py OTF2_INCLUDE_DIR OUTPUT_DIR
 """
 import re
@@ -104,8 +108,14 @@ def main():
     fields_of = [(name, split_fields(name, args[5:])) for name, args in events]
     write_file(out_dir + "/event_store.inc", event_store(fields_of))
     write_file(out_dir + "/event_store_write.inc", event_store_write(fields_of))
-    write_file(out_dir + "/sample_events.inc", sample_events(fields_of))
-    write_file(out_dir + "/event_layout.inc", event_layout(fields_of, integer_typedefs(inc)))
+    typedefs = integer_typedefs(inc)
+    decodable = [(i, name, fields) for i, (name, fields) in enumerate(fields_of)
+                 if all(decoded_integer(f, typedefs) for f in fields)]
+    write_file(out_dir + "/sample_events.inc", sample_events(fields_of) + describe_events(decodable))
+    since = {name: writer_since(evt_w, "OTF2_EvtWriter_" + name) for name, _ in fields_of}
+    write_file(out_dir + "/event_layout.inc", event_layout(fields_of, typedefs, since))
+    write_file(out_dir + "/event_decode.inc", event_decode(decodable))
+    write_file(out_dir + "/event_decode_switch.inc", event_decode_switch(decodable, typedefs))
 
 def write_file(path, lines):
     open(path, "w").write("\n".join(lines) + "\n")
@@ -237,8 +247,11 @@ def sample_events(fields_of):
     o = [GENERATED,
          "// write_sample_event(writer, type, attributes, time) writes one record of type `type` whose",
          "// fields all hold distinct values (arrays: 3 elements), so a dropped or swapped field shows.",
+         "#include \"event_decode.inc\"",
          "#include <cstdint>",
          "#include <otf2/otf2.h>",
+         "#include <string>",
+         "#include <vector>",
          "",
          "namespace sample_detail {",
          "// Distinct per (type, field) seed; 64-bit fields use their high half, int64 ones the sign.",
@@ -284,6 +297,32 @@ def sample_events(fields_of):
     o.append("}")
     return o
 
+def describe_events(decodable):
+    o = ["",
+         "// describe_decodable_events(cbs): a callback for every type in EventDecodeCallbacks that",
+         "// appends \"<Name> <time> <fields>\" to the std::vector<std::string>* passed as userData.",
+         "namespace describe_detail {",
+         "inline std::string fields() { return std::string(); }",
+         "template <class T, class... R> std::string fields(T v, R... rest) {",
+         "  return \" \" + std::to_string(static_cast<uint64_t>(v)) + fields(rest...);",
+         "}",
+         "} // namespace describe_detail",
+         ""]
+    for i, name, fields in decodable:
+        params = "".join(", %s %s" % (f.ctype, f.name) for f in fields)
+        o.append("static OTF2_CallbackCode describe_%s(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, "
+                 "void* userData, OTF2_AttributeList*%s) {" % (name, params))
+        args = "".join(", " + f.name for f in fields)
+        o.append("  static_cast<std::vector<std::string>*>(userData)->push_back(\"%s \" + std::to_string(time) + "
+                 "describe_detail::fields(%s));" % (name, args[2:]))
+        o.append("  return OTF2_CALLBACK_SUCCESS;")
+        o.append("}")
+    o.append("static void describe_decodable_events(htrace::correct::EventDecodeCallbacks& cbs) {")
+    for i, name, fields in decodable:
+        o.append("  cbs.%s = describe_%s;" % (name, name))
+    o.append("}")
+    return o
+
 def integer_typedefs(inc):
     """OTF2's typedef name -> the integer type it stands for, from every installed header."""
     import glob
@@ -293,10 +332,20 @@ def integer_typedefs(inc):
             out[name] = base
     return out
 
-def event_layout(fields_of, typedefs):
-    # OTF2 writes a record whose only field is a compressed unsigned integer (an id or a reference,
-    # not a timestamp) without a record-length byte: the "singleton" events. All others carry their
-    # length; ProgramEnd's signed exit status does too (checked by the correct_record_store test).
+def writer_since(text, func):
+    """The OTF2 version (major, minor) a writer function's documentation gives with @since."""
+    at = re.search(r"OTF2_ErrorCode\s+" + func + r"\s*\(", text)
+    versions = re.findall(r"@since Version (\d+)\.(\d+)", text[:at.start()]) if at else []
+    if not versions:
+        raise SystemExit("no @since version for " + func)
+    return tuple(int(v) for v in versions[-1])
+
+def event_layout(fields_of, typedefs, since):
+    # OTF2 writes a record of format version 1.0 whose only field is a compressed unsigned integer
+    # (an id or a reference, not a timestamp) without a record-length byte: the "singleton"
+    # events. All others carry their length, those of later versions even with one such field
+    # (RmaWinCreate, ThreadTeamBegin, ...), and ProgramEnd's signed exit status does too (checked by
+    # the correct_record_store test, whose decoder reads every field after the length).
     compressed = {"uint32_t", "uint64_t"}
     o = [GENERATED,
          "// Per event record type (numbering of record_tables.h): true if OTF2 encodes it as a singleton,",
@@ -304,10 +353,70 @@ def event_layout(fields_of, typedefs):
          "static const bool kSingletonEvent[] = {"]
     for name, fields in fields_of:
         single = False
-        if len(fields) == 1 and not fields[0].length and fields[0].ctype != "OTF2_TimeStamp":
+        if (len(fields) == 1 and not fields[0].length and fields[0].ctype != "OTF2_TimeStamp"
+                and since[name] == (1, 0)):
             single = typedefs.get(fields[0].ctype, fields[0].ctype) in compressed
         o.append("    %s, // %s" % ("true" if single else "false", name))
     o.append("};")
+    return o
+
+def decoded_integer(field, typedefs):
+    """The integer type a field is encoded as, if the decoder reads it: one raw byte (uint8_t) or a
+    compressed unsigned integer (uint32_t, uint64_t). Timestamps (8 raw bytes), signed and
+    floating-point fields and arrays are not needed by any relation and are left to OTF2."""
+    if field.length or field.ctype == "OTF2_TimeStamp":
+        return None
+    base = typedefs.get(field.ctype, field.ctype)
+    return base if base in ("uint8_t", "uint32_t", "uint64_t") else None
+
+def event_decode(decodable):
+    o = [GENERATED,
+         "// The event record types whose fields are all unsigned integers, which the event-file decoder",
+         "// reads itself (event_decoder.h), with a callback slot each (OTF2 reader signatures).",
+         "#ifndef HTRACE_CORRECT_EVENT_DECODE_INC",
+         "#define HTRACE_CORRECT_EVENT_DECODE_INC",
+         "#include <otf2/otf2.h>",
+         "",
+         "namespace htrace::correct {",
+         "",
+         "struct EventDecodeCallbacks {"]
+    for i, name, _ in decodable:
+        o.append("  OTF2_EvtReaderCallback_%s %s = nullptr;" % (name, name))
+    o.append("};")
+    o.append("")
+    o.append("// Registers the callbacks that are set with OTF2's reader as well.")
+    o.append("inline void register_with_otf2(const EventDecodeCallbacks& from, OTF2_EvtReaderCallbacks* to) {")
+    for i, name, _ in decodable:
+        o.append("  if (from.%s) OTF2_EvtReaderCallbacks_Set%sCallback(to, from.%s);" % (name, name, name))
+    o.append("}")
+    o.append("")
+    o.append("} // namespace htrace::correct")
+    o.append("#endif")
+    return o
+
+def event_decode_switch(decodable, typedefs):
+    o = [GENERATED,
+         "// Included by event_decoder.cpp, which defines DecodeStatus and read_field().",
+         "",
+         "// Decodes the fields of an event of `type` (record_tables.h numbering) in [p, end) and calls",
+         "// its callback; NoCallback for a type without one (or not decodable).",
+         "static DecodeStatus decode_fields(const EventDecodeCallbacks& cbs, int type, const uint8_t* p,",
+         "                                  const uint8_t* end, OTF2_LocationRef location, OTF2_TimeStamp time,",
+         "                                  uint64_t position, void* user) {",
+         "  switch (type) {"]
+    for i, name, fields in decodable:
+        o.append("  case %d: {" % i)
+        o.append("    if (!cbs.%s) return DecodeStatus::NoCallback;" % name)
+        for f in fields:
+            o.append("    %s %s;" % (f.ctype, f.name))
+            o.append("    if (!read_field(p, end, %s)) return DecodeStatus::Malformed;" % f.name)
+        args = "".join(", " + f.name for f in fields)
+        o.append("    return done(cbs.%s(location, time, position, user, nullptr%s));" % (name, args))
+        o.append("  }")
+    o.append("  default:")
+    o.append("    return DecodeStatus::NoCallback;")
+    o.append("  }")
+    o.append("}")
     return o
 
 main()

@@ -5,12 +5,16 @@
 //  - read into record stores and written back from them: the copy must print identically with
 //    otf2-print (the independent reader) and have byte-identical event files;
 //  - parsed directly (event_file.h): the parser must see exactly the events OTF2's reader sees,
-//    and files rewritten with new timestamps must print like the library's write of those times.
+//    and files rewritten with new timestamps must print like the library's write of those times;
+//  - decoded directly (event_decoder.h): every type it decodes must come with the fields OTF2's
+//    reader passes.
 #include "correct/archive_io.h"
+#include "correct/event_decoder.h"
 #include "correct/event_file.h"
 #include "correct/record_store.h"
 #include "correct/record_tables.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -82,6 +86,16 @@ uint64_t write_input_events(OTF2_Archive* ar) {
       fill_attributes(list, big);
       EXPECT_EQ(write_sample_event(w, t, list, 100000 + big / 2), OTF2_SUCCESS);
     }
+  // Fields at the ends of their compressed encodings: zero (no bytes) and all ones (0xff).
+  EXPECT_EQ(OTF2_EvtWriter_MpiSend(w, nullptr, 100000 + big / 2, 0, 0, 0, 0), OTF2_SUCCESS);
+  EXPECT_EQ(OTF2_EvtWriter_MpiIrecv(w, nullptr, 100000 + big / 2, UINT32_MAX, UINT32_MAX,
+                                    UINT32_MAX - 1, UINT64_MAX, UINT64_MAX - 1),
+            OTF2_SUCCESS);
+  // A record of a later format version with one compressed field carries its length: 9 here.
+  EXPECT_EQ(
+      OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, 100000 + big / 2, UINT64_MAX - 1),
+      OTF2_SUCCESS);
+  big += 3;
   std::vector<OTF2_StringRef> args(kHugeArguments);
   for (uint32_t i = 0; i < kHugeArguments; ++i)
     args[i] = i % 5;
@@ -366,6 +380,49 @@ TEST_F(RecordStoreArchive, RewrittenEventFilesPrintLikeTheLibrarysWrite) {
     if (retime == spread) EXPECT_GT(size("direct"), size("in"));
     if (retime == merge) EXPECT_LT(size("direct"), size("in"));
   }
+}
+
+// Every field the decoder reads itself, for every type it decodes: as OTF2's reader passes it.
+constexpr const char* kNotDecoded = "(not decoded)";
+TEST_F(RecordStoreArchive, DecoderPassesTheFieldsTheReaderPasses) {
+  EventDecodeCallbacks describe;
+  describe_decodable_events(describe);
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_with_otf2(describe, cbs);
+  OTF2_Reader* reader = OTF2_Reader_Open((dir_ / "in/traces.otf2").c_str());
+  ASSERT_NE(reader, nullptr);
+  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+  for (OTF2_LocationRef l : {kSamples, kEmpty, kBig})
+    OTF2_Reader_SelectLocation(reader, l);
+  OTF2_Reader_OpenEvtFiles(reader);
+  size_t decoded_types = 0;
+  for (OTF2_LocationRef l : {kSamples, kEmpty, kBig}) {
+    std::vector<std::string> by_reader, by_decoder;
+    OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l);
+    OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &by_reader);
+    uint64_t n = 0;
+    ASSERT_EQ(OTF2_Reader_ReadAllLocalEvents(reader, er, &n), OTF2_SUCCESS);
+    OTF2_Reader_CloseEvtReader(reader, er);
+
+    // The types it does not decode come back as markers.
+    const OtherEventFn other = [](void* user, OTF2_TimeStamp, int) {
+      static_cast<std::vector<std::string>*>(user)->push_back(kNotDecoded);
+    };
+    const std::string file = read_file(dir_ / "in/traces" / (std::to_string(l) + ".evt"));
+    const char* error = decode_event_file(reinterpret_cast<const uint8_t*>(file.data()),
+                                          file.size(), kChunkSize, describe, other, l, &by_decoder);
+    const auto not_decoded = std::count(by_decoder.begin(), by_decoder.end(), kNotDecoded);
+    by_decoder.erase(std::remove(by_decoder.begin(), by_decoder.end(), kNotDecoded),
+                     by_decoder.end());
+    EXPECT_EQ(error, nullptr) << l << ": " << (error ? error : "");
+    EXPECT_EQ(by_decoder, by_reader) << l;
+    EXPECT_EQ(by_decoder.size() + static_cast<size_t>(not_decoded), n) << "every event once: " << l;
+    if (l == kSamples) decoded_types = by_decoder.size();
+  }
+  OTF2_Reader_CloseEvtFiles(reader);
+  OTF2_Reader_Close(reader);
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+  EXPECT_GE(decoded_types, 22u); // at least the types relations are built from
 }
 
 TEST(EventFile, RefusesWhatItDoesNotKnow) {

@@ -51,6 +51,7 @@ private:
 struct RawEvent {
   const uint8_t* begin;
   const uint8_t* end;
+  const uint8_t* fields; // the event record's fields (after its id and length), up to `end`
   uint64_t time;
   int type; // record_tables.h numbering; >= event_record_type_count() for types OTF2 does not know
 };
@@ -82,7 +83,8 @@ public:
             kind == RecordKind::Sized ? next != 0xff : kind == RecordKind::Singleton && next <= 8;
         const size_t size = 2 + (next == 0xff ? 0 : next);
         if (!plain || size >= size_t(end - p)) break;
-        e = {p, p + size, time, id - kFirstEventId};
+        // A singleton's field is its compressed integer, right after the id.
+        e = {p, p + size, p + (kind == RecordKind::Singleton ? 1 : 2), time, id - kFirstEventId};
         p += size;
         if (!f(static_cast<const RawEvent&>(e))) {
           p_ = p, time_ = time;
