@@ -122,6 +122,26 @@ ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) {
   OTF2_Reader_GetCompression(reader_, &compression);
   if (substrate == OTF2_SUBSTRATE_POSIX && compression == OTF2_COMPRESSION_NONE)
     event_dir_ = fs::path(anchor).replace_extension().string();
+  uint8_t major = 0, minor = 0, bugfix = 0;
+  OTF2_Reader_GetVersion(reader_, &major, &minor, &bugfix);
+  known_format_ =
+      major < OTF2_VERSION_MAJOR || (major == OTF2_VERSION_MAJOR && minor <= OTF2_VERSION_MINOR);
+}
+
+namespace {
+// Local definitions that change what OTF2's reader passes for a location's events.
+OTF2_CallbackCode note_mapping_table(void* u, OTF2_MappingType, const OTF2_IdMap*) {
+  *static_cast<bool*>(u) = true;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode note_clock_offset(void* u, OTF2_TimeStamp, int64_t, double) {
+  *static_cast<bool*>(u) = true;
+  return OTF2_CALLBACK_SUCCESS;
+}
+} // namespace
+
+bool ArchiveReader::decodable(OTF2_LocationRef location) const {
+  return !event_dir_.empty() && known_format_ && rewritten_by_definitions_.count(location) == 0;
 }
 
 ArchiveReader::~ArchiveReader() {
@@ -139,18 +159,30 @@ void ArchiveReader::open_locations(const Definitions& defs,
   bool defs_open = OTF2_Reader_OpenDefFiles(reader_) == OTF2_SUCCESS;
   OTF2_Reader_OpenEvtFiles(reader_);
   evt_open_ = true;
+  OTF2_DefReaderCallbacks* cbs = OTF2_DefReaderCallbacks_New();
+  OTF2_DefReaderCallbacks_SetMappingTableCallback(cbs, note_mapping_table);
+  OTF2_DefReaderCallbacks_SetClockOffsetCallback(cbs, note_clock_offset);
   for (uint32_t p : processes)
     for (uint32_t li : defs.processes[p].locations) {
-      if (!defs_open) break;
-      OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader_, defs.locations[li].id);
+      const OTF2_LocationRef id = defs.locations[li].id;
+      if (!defs_open) {
+        rewritten_by_definitions_.insert(id); // unknown: leave the location to OTF2's reader
+        continue;
+      }
+      OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader_, id);
       if (!dr) continue;
+      bool rewritten = false;
+      OTF2_Reader_RegisterDefCallbacks(reader_, dr, cbs, &rewritten);
       uint64_t n = 0;
       OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(reader_, dr, &n);
       OTF2_Reader_CloseDefReader(reader_, dr);
-      if (rc != OTF2_SUCCESS)
-        throw std::runtime_error("location " + std::to_string(defs.locations[li].id) +
-                                 ": corrupt definition file");
+      if (rc != OTF2_SUCCESS) {
+        OTF2_DefReaderCallbacks_Delete(cbs);
+        throw std::runtime_error("location " + std::to_string(id) + ": corrupt definition file");
+      }
+      if (rewritten) rewritten_by_definitions_.insert(id);
     }
+  OTF2_DefReaderCallbacks_Delete(cbs);
   if (defs_open) OTF2_Reader_CloseDefFiles(reader_);
 }
 

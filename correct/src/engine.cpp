@@ -195,6 +195,9 @@ Report run(const Options& o, MPI_Comm comm) {
     ReadPlan plan;
     plan.rewrite = !o.check_only;
     plan.copy_event_files = !reader.event_dir().empty();
+    plan.decodable = [&](OTF2_LocationRef id) { return reader.decodable(id); };
+    plan.event_dir = reader.event_dir();
+    plan.chunk_size = reader.event_chunk_size();
     read_models(reader.get(), defs, mine, plan, model);
     return std::string();
   });

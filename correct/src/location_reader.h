@@ -7,6 +7,7 @@
 #ifndef HTRACE_CORRECT_LOCATION_READER_H
 #define HTRACE_CORRECT_LOCATION_READER_H
 
+#include "correct/event_decoder.h"
 #include "correct/model_reader.h"
 #include "correct/record_store.h"
 #include "event_store.inc"
@@ -193,10 +194,11 @@ inline uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) {
   return (static_cast<uint64_t>(comm) << 32) | tag;
 }
 
-// Set the callbacks of the records each kind of relation is built from (after the generated
-// store callbacks, which they override); each of them also stores its record (HT_RECORD).
-void register_mpi_relations(OTF2_EvtReaderCallbacks* callbacks);
-void register_openmp_relations(OTF2_EvtReaderCallbacks* callbacks);
+// The callbacks of the records each kind of relation is built from, for the event-file decoder
+// and for OTF2's reader (registered after the generated store callbacks, which they override);
+// each of them also stores its record (HT_RECORD).
+void register_mpi_relations(EventDecodeCallbacks& callbacks);
+void register_openmp_relations(EventDecodeCallbacks& callbacks);
 
 // Sequence numbers per process, over its locations in id order: sends per (dst, comm, tag),
 // receives per (src, comm, tag) in posting order, collectives per comm in issue order.

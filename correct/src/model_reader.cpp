@@ -3,9 +3,12 @@
 // nothing when the event file can be copied record by record, else every record (record store).
 #include "correct/model_reader.h"
 
+#include "correct/event_file.h"
 #include "correct/record_tables.h"
 #include "location_reader.h"
 
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -19,20 +22,71 @@ OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u
   return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_EvtReaderCallbacks* make_callbacks() {
-  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  register_store_events(cbs);
-  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
+// An event the decoder gives no callback: its time and type, as store_<Name> keeps them for a
+// location whose records are not kept (or one of a type unknown to this library, as on_unknown).
+void on_other_event(void* u, OTF2_TimeStamp time, int type) {
+  LocationReader* r = self(u);
+  if (type >= event_record_type_count()) {
+    r->unknown++;
+    return;
+  }
+  r->times->push_back(static_cast<int64_t>(time));
+  ++r->counts[type];
+}
+
+EventDecodeCallbacks relation_callbacks() {
+  EventDecodeCallbacks cbs;
   register_mpi_relations(cbs);
   register_openmp_relations(cbs);
   return cbs;
+}
+
+OTF2_EvtReaderCallbacks* make_callbacks(const EventDecodeCallbacks& relations) {
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_store_events(cbs);
+  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
+  register_with_otf2(relations, cbs);
+  return cbs;
+}
+
+// Reads a location's events with the decoder; false if the file cannot be opened or parsed at all
+// (before any event), which leaves it to OTF2's reader. Throws on malformed data after that.
+bool decode_location(const ReadPlan& plan, const LocationInfo& info,
+                     const EventDecodeCallbacks& relations, LocationReader& r,
+                     const std::string& where) {
+  std::optional<MappedFile> file;
+  try {
+    file.emplace(event_file_path(plan.event_dir, info.id));
+  } catch (const std::runtime_error&) {
+    return false; // (OTF2's reader says what is wrong, naming the location)
+  }
+  const char* error = decode_event_file(file->data(), file->size(), plan.chunk_size, relations,
+                                        on_other_event, info.id, static_cast<EventStoreSink*>(&r));
+  if (!error) return true;
+  if (r.times->empty() && r.unknown == 0) return false;
+  throw std::runtime_error(where + ": corrupt event file (" + error + ")");
+}
+
+void read_with_otf2(OTF2_Reader* reader, const LocationInfo& info, OTF2_EvtReaderCallbacks* cbs,
+                    LocationReader& r, const std::string& where) {
+  OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, info.id);
+  if (!er) throw std::runtime_error(where + ": cannot open its event file");
+  OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, static_cast<EventStoreSink*>(&r));
+  uint64_t n = 0;
+  OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
+  OTF2_Reader_CloseEvtReader(reader, er);
+  if (rc != OTF2_SUCCESS)
+    throw std::runtime_error(where + ": corrupt event file (" + OTF2_Error_GetDescription(rc) +
+                             ")");
 }
 
 } // namespace
 
 void read_models(OTF2_Reader* reader, const Definitions& defs,
                  const std::vector<uint32_t>& processes, const ReadPlan& plan, LocalModel& model) {
-  OTF2_EvtReaderCallbacks* cbs = make_callbacks();
+  const EventDecodeCallbacks relations = relation_callbacks();
+  const std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cbs(
+      make_callbacks(relations), OTF2_EvtReaderCallbacks_Delete);
   const size_t types = static_cast<size_t>(event_record_type_count());
   model.event_counts.assign(types, 0);
   std::vector<uint64_t> counts(types);
@@ -56,15 +110,11 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       r.model_index = model.locations.size() - 1;
       const std::string where = "location " + std::to_string(info.id) + " (" + info.name + ")";
       if (info.declared_events > 0) {
-        OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, info.id);
-        if (!er) throw std::runtime_error(where + ": cannot open its event file");
-        OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, static_cast<EventStoreSink*>(&r));
-        uint64_t n = 0;
-        OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
-        OTF2_Reader_CloseEvtReader(reader, er);
-        if (rc != OTF2_SUCCESS)
-          throw std::runtime_error(where + ": corrupt event file (" +
-                                   OTF2_Error_GetDescription(rc) + ")");
+        // A location whose records are kept is read through OTF2 (the record store's callbacks).
+        const bool decoded = (try_copy || !plan.rewrite) && plan.decodable &&
+                             plan.decodable(info.id) &&
+                             decode_location(plan, info, relations, r, where);
+        if (!decoded) read_with_otf2(reader, info, cbs.get(), r, where);
         model.unknown_events += r.unknown;
         if (loc.input.size() + r.unknown != info.declared_events)
           throw std::runtime_error(where + ": " + std::to_string(loc.input.size()) +
@@ -85,7 +135,6 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
     }
     join_tasks(tasks, p, model);
   }
-  OTF2_EvtReaderCallbacks_Delete(cbs);
 }
 
 void read_records(OTF2_Reader* reader, const LocationInfo& location, size_t events,

@@ -180,18 +180,18 @@ void sort_links(LocationModel& loc) {
   }
 }
 
-void register_mpi_relations(OTF2_EvtReaderCallbacks* cbs) {
-  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, on_send);
-  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, on_isend);
-  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, on_isend_complete);
-  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, on_recv);
-  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cbs, on_irecv_request);
-  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cbs, on_irecv);
-  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, on_cancelled);
-  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, on_coll_begin);
-  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, on_coll_end);
-  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, on_nbc_request);
-  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, on_nbc_complete);
+void register_mpi_relations(EventDecodeCallbacks& cbs) {
+  cbs.MpiSend = on_send;
+  cbs.MpiIsend = on_isend;
+  cbs.MpiIsendComplete = on_isend_complete;
+  cbs.MpiRecv = on_recv;
+  cbs.MpiIrecvRequest = on_irecv_request;
+  cbs.MpiIrecv = on_irecv;
+  cbs.MpiRequestCancelled = on_cancelled;
+  cbs.MpiCollectiveBegin = on_coll_begin;
+  cbs.MpiCollectiveEnd = on_coll_end;
+  cbs.NonBlockingCollectiveRequest = on_nbc_request;
+  cbs.NonBlockingCollectiveComplete = on_nbc_complete;
 }
 
 } // namespace htrace::correct

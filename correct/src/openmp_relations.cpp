@@ -225,18 +225,18 @@ void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
     sort_links(model.locations[l]);
 }
 
-void register_openmp_relations(OTF2_EvtReaderCallbacks* cbs) {
-  OTF2_EvtReaderCallbacks_SetThreadForkCallback(cbs, on_fork);
-  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cbs, on_team_begin);
-  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cbs, on_team_end);
-  OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cbs, on_join);
-  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, on_enter);
-  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, on_leave);
-  OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cbs, on_acquire);
-  OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cbs, on_release);
-  OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback(cbs, on_task_create);
-  OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback(cbs, on_task_switch);
-  OTF2_EvtReaderCallbacks_SetThreadTaskCompleteCallback(cbs, on_task_complete);
+void register_openmp_relations(EventDecodeCallbacks& cbs) {
+  cbs.ThreadFork = on_fork;
+  cbs.ThreadTeamBegin = on_team_begin;
+  cbs.ThreadTeamEnd = on_team_end;
+  cbs.ThreadJoin = on_join;
+  cbs.Enter = on_enter;
+  cbs.Leave = on_leave;
+  cbs.ThreadAcquireLock = on_acquire;
+  cbs.ThreadReleaseLock = on_release;
+  cbs.ThreadTaskCreate = on_task_create;
+  cbs.ThreadTaskSwitch = on_task_switch;
+  cbs.ThreadTaskComplete = on_task_complete;
 }
 
 } // namespace htrace::correct

@@ -14,6 +14,7 @@
 #include <otf2/otf2.h>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 
 namespace htrace::correct {
 
@@ -55,7 +56,13 @@ public:
   uint64_t def_chunk_size() const { return def_chunk_; }
   // Where the event files can be read directly (event_file.h); empty if they cannot.
   const std::string& event_dir() const { return event_dir_; }
+  // Selects the locations of `processes` and reads their local definitions.
   void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
+  // After open_locations: whether a location's events may be decoded straight from its event
+  // file (event_decoder.h). Not if its local definitions hold mapping tables or clock offsets
+  // (OTF2's reader applies them), nor for files the parser cannot read or an archive of a newer
+  // OTF2 format than this library's (its records may be laid out differently).
+  bool decodable(OTF2_LocationRef location) const;
   // After the write: a copy that turns out impossible reads its location again.
   void close_events();
 
@@ -64,6 +71,8 @@ private:
   bool evt_open_ = false;
   uint64_t event_chunk_ = 0, def_chunk_ = 0;
   std::string event_dir_;
+  bool known_format_ = false;
+  std::unordered_set<OTF2_LocationRef> rewritten_by_definitions_; // mapping tables, clock offsets
 };
 
 // Writes every owned location's records with the timestamps `times` produces, then (rank 0) the

@@ -9,7 +9,9 @@
 #include "correct/model.h"
 
 #include <deque>
+#include <functional>
 #include <otf2/otf2.h>
+#include <string>
 
 namespace htrace::correct {
 
@@ -28,6 +30,12 @@ struct ReadPlan {
   // The input's event files can be copied record by record (event_file.h): an uncompressed
   // POSIX archive. The copy itself is checked while it is written.
   bool copy_event_files = false;
+  // Whose events are decoded straight from the event file (event_decoder.h) instead of through
+  // OTF2's reader, which decodes every field of every record (ArchiveReader::decodable): the
+  // locations this returns true for, in event_dir with the archive's event chunk size.
+  std::function<bool(OTF2_LocationRef)> decodable;
+  std::string event_dir;
+  uint64_t chunk_size = 0;
 };
 
 // Reads all locations of `processes` through `reader` (event files already open). To rewrite, a
