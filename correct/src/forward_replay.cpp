@@ -165,12 +165,14 @@ private:
 
   void first_pass() {
     link_base_.assign(1, 0);
+    std::string too_many;
     for (LocationModel& loc : m_.locations) {
       loc.link_lc.resize(loc.links.size());
       if (link_base_.back() + loc.links.size() >= UINT32_MAX)
-        fail_together(s_.ctx.comm, "more than 2^32 logical-message links on one correction rank");
+        too_many = "more than 2^32 logical-message links on one correction rank";
       link_base_.push_back(link_base_.back() + static_cast<uint32_t>(loc.links.size()));
     }
+    check_together(s_.ctx.comm, too_many);
     std::vector<Cursor> cursors(m_.locations.size());
     for (size_t i = 0; i < m_.locations.size(); ++i)
       cursors[i].input = InputTimes::Reader(m_.locations[i].input, 0);
