@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <system_error>
@@ -159,9 +160,10 @@ void ArchiveReader::open_locations(const Definitions& defs,
   bool defs_open = OTF2_Reader_OpenDefFiles(reader_) == OTF2_SUCCESS;
   OTF2_Reader_OpenEvtFiles(reader_);
   evt_open_ = true;
-  OTF2_DefReaderCallbacks* cbs = OTF2_DefReaderCallbacks_New();
-  OTF2_DefReaderCallbacks_SetMappingTableCallback(cbs, note_mapping_table);
-  OTF2_DefReaderCallbacks_SetClockOffsetCallback(cbs, note_clock_offset);
+  const std::unique_ptr<OTF2_DefReaderCallbacks, void (*)(OTF2_DefReaderCallbacks*)> cbs(
+      OTF2_DefReaderCallbacks_New(), OTF2_DefReaderCallbacks_Delete);
+  OTF2_DefReaderCallbacks_SetMappingTableCallback(cbs.get(), note_mapping_table);
+  OTF2_DefReaderCallbacks_SetClockOffsetCallback(cbs.get(), note_clock_offset);
   for (uint32_t p : processes)
     for (uint32_t li : defs.processes[p].locations) {
       const OTF2_LocationRef id = defs.locations[li].id;
@@ -172,17 +174,14 @@ void ArchiveReader::open_locations(const Definitions& defs,
       OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader_, id);
       if (!dr) continue;
       bool rewritten = false;
-      OTF2_Reader_RegisterDefCallbacks(reader_, dr, cbs, &rewritten);
+      OTF2_Reader_RegisterDefCallbacks(reader_, dr, cbs.get(), &rewritten);
       uint64_t n = 0;
       OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(reader_, dr, &n);
       OTF2_Reader_CloseDefReader(reader_, dr);
-      if (rc != OTF2_SUCCESS) {
-        OTF2_DefReaderCallbacks_Delete(cbs);
+      if (rc != OTF2_SUCCESS)
         throw std::runtime_error("location " + std::to_string(id) + ": corrupt definition file");
-      }
       if (rewritten) rewritten_by_definitions_.insert(id);
     }
-  OTF2_DefReaderCallbacks_Delete(cbs);
   if (defs_open) OTF2_Reader_CloseDefFiles(reader_);
 }
 
