@@ -40,19 +40,22 @@ void Exchange::reserve(int rank, size_t values, size_t runs) {
 
 uint64_t Exchange::run() {
   in_.clear();
-  uint64_t moved = posted_;
+  // The values posted on all ranks, and how many ranks have more words for one peer than an
+  // MPI count holds: then every rank throws, none waits in the exchange.
+  uint64_t totals[2] = {posted_, 0};
   posted_ = 0;
-  if (size_ == 1) return moved;
-  MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_UINT64_T, MPI_SUM, comm_);
+  if (size_ == 1) return totals[0];
+  for (const Outbox& o : out_)
+    if (o.words.size() > static_cast<size_t>(INT_MAX)) totals[1] = 1;
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_UINT64_T, MPI_SUM, comm_);
+  if (totals[1] > 0)
+    throw std::runtime_error("more than 2^31 words of values for one correction rank");
+  const uint64_t moved = totals[0];
   if (moved == 0) return 0;
   // Counts first, then every peer's words straight from its outbox into one receive buffer.
   std::vector<int> send_counts(size_), recv_counts(size_);
-  for (int r = 0; r < size_; ++r) {
-    const size_t n = out_[static_cast<size_t>(r)].words.size();
-    if (n > static_cast<size_t>(INT_MAX))
-      throw std::runtime_error("more than 2^31 words of values for one correction rank");
-    send_counts[r] = static_cast<int>(n);
-  }
+  for (int r = 0; r < size_; ++r)
+    send_counts[r] = static_cast<int>(out_[static_cast<size_t>(r)].words.size());
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm_);
   size_t total = 0;
   for (int c : recv_counts)

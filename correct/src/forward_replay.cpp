@@ -310,30 +310,37 @@ private:
   // nothing was posted anywhere).
   uint64_t deliver_all(bool input) {
     const uint64_t moved = s_.exchange.run();
-    s_.exchange.for_each_received(
-        [&](const P2PRun& run) {
-          P2PStream& stream = m_.channels.stream(run.src, run.dst, run.comm_tag);
-          for (size_t i = 0; i < run.count; ++i) {
-            const uint32_t id = m_.channels.p2p(stream, run.first + i);
+    // A rank that fails here (its channel table full) must not leave the others waiting in the
+    // next exchange.
+    std::string error;
+    try {
+      s_.exchange.for_each_received(
+          [&](const P2PRun& run) {
+            P2PStream& stream = m_.channels.stream(run.src, run.dst, run.comm_tag);
+            for (size_t i = 0; i < run.count; ++i) {
+              const uint32_t id = m_.channels.p2p(stream, run.first + i);
+              Channel& ch = s_.channel(id);
+              ch.value = std::max(ch.value, run.values[i]);
+              if (input)
+                ch.input = run.values[i], ch.has_contribution = true;
+              else // (round 0 comes before the first pass: nothing to re-evaluate yet)
+                mark_receivers(id);
+            }
+          },
+          [&](const CollectiveValue& v) {
+            const uint32_t id = m_.channels.get({ChannelType::Collective, v.comm, v.sequence, 0, 0},
+                                                MessageKind::Collective);
             Channel& ch = s_.channel(id);
-            ch.value = std::max(ch.value, run.values[i]);
-            if (input)
-              ch.input = run.values[i], ch.has_contribution = true;
-            else // (round 0 comes before the first pass: nothing to re-evaluate yet)
-              mark_receivers(id);
-          }
-        },
-        [&](const CollectiveValue& v) {
-          const uint32_t id = m_.channels.get({ChannelType::Collective, v.comm, v.sequence, 0, 0},
-                                              MessageKind::Collective);
-          Channel& ch = s_.channel(id);
-          if (input) ch.has_contribution = true;
-          if (ch.slot == UINT32_MAX) return; // no member here: reported by check_matched
-          CollectiveInstance& c = s_.collective(ch);
-          if (input) c.begins_seen++;
-          c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
-          if (!input) mark_receivers(id);
-        });
+            if (ch.slot == UINT32_MAX) return; // no member here: reported by check_matched
+            CollectiveInstance& c = s_.collective(ch);
+            if (input) c.begins_seen++;
+            c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
+            if (!input) mark_receivers(id);
+          });
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    check_together(s_.ctx.comm, error);
     return moved;
   }
 
@@ -360,19 +367,17 @@ private:
         l = evaluate(loc, i, l, t, unbound, /*first=*/false);
         s_.stats.reevaluated++;
         if (loc.link_lc[first_link] == old) break; // later events follow unchanged
-        // The controller up to the next event with links, whose time it changes.
         const uint32_t next = l < loc.links.size() ? loc.links[l].event : n;
-        int64_t prev_lc = loc.link_lc[first_link], prev_t = t;
-        for (in.next(); in.index() < next; in.next()) {
-          const int64_t tk = ps.apply(in.time());
-          prev_lc = s_.step(prev_lc, prev_t, tk);
-          prev_t = tk;
-        }
         s_.stats.reevaluated += next - i - 1;
-        if (next == n) break;
+        if (next == n) break; // no later event with links: no kept time depends on these
+        // The controller up to the next event with links, whose time it changes.
+        in.next();
+        Cursor cur{i + 1, 0, loc.link_lc[first_link], t, in};
+        run_controller(loc, cur, next);
+        in = cur.input;
         i = next;
         dirty_.erase({li, i});
-        unbound = s_.step(prev_lc, prev_t, ps.apply(in.time()));
+        unbound = s_.step(cur.prev_lc, cur.prev_t, ps.apply(in.time()));
       }
     }
   }

@@ -40,7 +40,7 @@ uint32_t ChannelTable::p2p(P2PStream& s, uint64_t sequence) {
   return id;
 }
 
-uint32_t ChannelTable::get_hashed(const ChannelKey& key, MessageKind kind) {
+uint32_t ChannelTable::get(const ChannelKey& key, MessageKind kind) {
   // try_emplace: emplace would allocate a node even for a key that is there (most calls).
   auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(channels.size()));
   if (inserted) {
@@ -50,13 +50,9 @@ uint32_t ChannelTable::get_hashed(const ChannelKey& key, MessageKind kind) {
   return it->second;
 }
 
-uint32_t ChannelTable::find(const ChannelKey& key) {
-  if (key.type != ChannelType::P2P) {
-    auto it = index.find(key);
-    return it == index.end() ? UINT32_MAX : it->second;
-  }
-  const P2PStream* s = find_stream(key.a, key.b, key.c);
-  return s && key.d < s->channels.size() ? s->channels[key.d] : UINT32_MAX;
+uint32_t ChannelTable::find(const ChannelKey& key) const {
+  auto it = index.find(key);
+  return it == index.end() ? UINT32_MAX : it->second;
 }
 
 P2PStream* ChannelTable::find_stream(uint64_t src, uint64_t dst, uint64_t comm_tag) {

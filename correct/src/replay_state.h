@@ -46,7 +46,8 @@ public:
 
   // Room in the exchange for a value per p2p message that crosses correction ranks: for the
   // receivers of this rank's sends, or for the senders of its receives. There are hundreds of
-  // thousands; queues grown step by step would copy and fault in their memory repeatedly.
+  // thousands; queues grown step by step would copy and fault in their memory repeatedly. (One
+  // run header per stream is counted: where streams interleave, the queue grows beyond that.)
   void reserve_p2p_values(bool to_receivers);
 
   // Earliest time a receive of `loc` may take place because of `ch` (kNoTime: unconstrained);

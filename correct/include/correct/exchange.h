@@ -36,8 +36,9 @@ public:
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
-  // A p2p message's value for `rank`. Messages of one stream posted in sequence order share one
-  // header: there are hundreds of thousands per round, and most cost their 8 bytes only.
+  // A p2p message's value for `rank`. Messages of one stream posted one after another in
+  // sequence order share one header (8 bytes each then); a message posted after another
+  // stream's starts a run of its own (40 bytes).
   void post(int rank, const P2PStream& stream, uint64_t sequence, int64_t value);
   void post(int rank, const CollectiveValue& v);
   // Room for `values` more p2p values in `runs` runs to `rank`.
@@ -85,14 +86,14 @@ void Exchange::for_each_received(OnP2P&& on_p2p, OnCollective&& on_collective) c
       run.src = static_cast<uint32_t>(w[1] >> 32), run.dst = static_cast<uint32_t>(w[1]);
       run.comm_tag = w[2], run.first = w[3];
       run.values = reinterpret_cast<const int64_t*>(w + kRunHeader);
-      on_p2p(static_cast<const P2PRun&>(run));
+      on_p2p(run);
       w += kRunHeader + run.count;
     } else {
       CollectiveValue v;
       v.comm = static_cast<uint32_t>(w[1] >> 32), v.process = static_cast<uint32_t>(w[1]);
       v.sequence = w[2];
       v.value = static_cast<int64_t>(w[3]), v.input = static_cast<int64_t>(w[4]);
-      on_collective(static_cast<const CollectiveValue&>(v));
+      on_collective(v);
       w += kCollectiveWords;
     }
   }

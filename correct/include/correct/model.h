@@ -162,12 +162,10 @@ struct ChannelTable {
   std::unordered_map<ChannelKey, P2PStream, ChannelKeyHash> streams;
   std::vector<P2PStream*> stream_list; // by P2PStream::id (unordered_map values never move)
 
-  uint32_t get(const ChannelKey& key, MessageKind kind) {
-    if (key.type == ChannelType::P2P) return p2p(stream(key.a, key.b, key.c), key.d);
-    return get_hashed(key, kind);
-  }
-  // Existing channel or UINT32_MAX.
-  uint32_t find(const ChannelKey& key);
+  // A collective or OpenMP channel by its key, created on first use (p2p channels: p2p()).
+  uint32_t get(const ChannelKey& key, MessageKind kind);
+  // An existing collective or OpenMP channel, or UINT32_MAX.
+  uint32_t find(const ChannelKey& key) const;
   // Existing stream or nullptr.
   P2PStream* find_stream(uint64_t src, uint64_t dst, uint64_t comm_tag);
   P2PStream& stream(uint64_t src, uint64_t dst, uint64_t comm_tag);
@@ -183,7 +181,6 @@ struct ChannelTable {
   uint32_t dst(const Channel& ch) const { return static_cast<uint32_t>(stream_list[ch.key]->dst); }
 
 private:
-  uint32_t get_hashed(const ChannelKey& key, MessageKind kind);
   uint32_t add(ChannelType type, MessageKind kind, uint32_t key, uint32_t seq) {
     if (channels.size() > Link::kChannelMask)
       throw std::runtime_error("more than 2^31 logical messages on one correction rank");

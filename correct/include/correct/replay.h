@@ -2,8 +2,8 @@
 //
 // Inside a correction rank, locations are cursors: a location that waits for a message from
 // another owned location yields to the others. Messages from other correction ranks never block:
-// the forward replay first assumes they impose nothing, then exchanges all cross-rank values in
-// bulk and re-evaluates, from the affected event on, only the locations whose receives a value
+// the forward replay first takes their input times as lower bounds (round 0), then exchanges
+// the values that moved in bulk and re-evaluates, from the affected event on, only the locations whose receives a value
 // actually moves; this repeats until no value changes. The clock condition is monotone, so this
 // converges to exactly the sequential result (output identical for every P), in as many rounds
 // as the longest chain of binding cross-rank messages, usually two or three.
@@ -25,7 +25,7 @@ namespace htrace::correct {
 struct ReplayStats {
   std::array<uint64_t, kMessageKinds> messages{}, violations_before{}, violations_after{};
   uint64_t jumps = 0;
-  uint64_t rounds = 0;      // forward exchange rounds (1 when everything is on one rank)
+  uint64_t rounds = 0;      // forward exchange rounds (0 when everything is on one rank)
   uint64_t reevaluated = 0; // events evaluated again in later rounds
   uint64_t presynced_locations = 0;
 };
