@@ -292,48 +292,65 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
   std::vector<char> copied(model.locations.size()); // event file copied record by record
   int64_t last = 0; // the latest corrected timestamp, for the clock properties
   const std::string out_events = (fs::path(out.dir) / out.name).string();
+  // OTF2 opens and closes event and definition files collectively: every rank reaches those
+  // calls, and a failure in between is thrown after them, on every rank (agree).
   agree(comm, [&] {
-    std::error_code ec;
-    fs::create_directories(out_events, ec);
-    if (ec) throw std::runtime_error("'" + out_events + "': cannot create: " + ec.message());
+    std::string failed;
+    const auto attempt = [&](auto&& step) {
+      if (!failed.empty()) return;
+      try {
+        step();
+      } catch (const std::exception& e) {
+        failed = e.what();
+      }
+    };
+    attempt([&] {
+      std::error_code ec;
+      fs::create_directories(out_events, ec);
+      if (ec) throw std::runtime_error("'" + out_events + "': cannot create: " + ec.message());
+    });
     OTF2_Archive_OpenEvtFiles(archive);
-    for (size_t i = 0; i < model.locations.size(); ++i) {
-      const LocationModel& loc = model.locations[i];
-      const LocationInfo& info = defs.locations[loc.location];
-      times.begin(i);
-      std::optional<int64_t> loc_last;
-      if (loc.copy_file) {
-        loc_last = rewrite_event_file(event_file_path(reader.event_dir(), info.id),
-                                      event_file_path(out_events, info.id),
-                                      reader.event_chunk_size(), times, loc.type_counts);
-        copied[i] = loc_last.has_value();
-      }
-      if (!loc_last) {
-        // A copy that turned out impossible is written from the records, read again for it.
-        RecordStore reread;
+    for (size_t i = 0; i < model.locations.size(); ++i)
+      attempt([&] {
+        const LocationModel& loc = model.locations[i];
+        const LocationInfo& info = defs.locations[loc.location];
+        times.begin(i);
+        std::optional<int64_t> loc_last;
         if (loc.copy_file) {
-          read_records(reader.get(), info, loc.input.size(), reread);
-          times.begin(i);
+          loc_last = rewrite_event_file(event_file_path(reader.event_dir(), info.id),
+                                        event_file_path(out_events, info.id),
+                                        reader.event_chunk_size(), times, loc.type_counts);
+          copied[i] = loc_last.has_value();
         }
-        OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, info.id);
-        loc_last =
-            write_stored_location(loc.copy_file ? reread : loc.records, times, w, written.data());
-        OTF2_Archive_CloseEvtWriter(archive, w);
-      }
-      if (*loc_last < 0)
-        throw std::runtime_error("location " + std::to_string(info.id) + ": writing events failed");
-      last = std::max(last, *loc_last);
-    }
+        if (!loc_last) {
+          // A copy that turned out impossible is written from the records, read again for it.
+          RecordStore reread;
+          if (loc.copy_file) {
+            read_records(reader.get(), info, loc.input.size(), reread);
+            times.begin(i);
+          }
+          OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, info.id);
+          loc_last =
+              write_stored_location(loc.copy_file ? reread : loc.records, times, w, written.data());
+          OTF2_Archive_CloseEvtWriter(archive, w);
+        }
+        if (*loc_last < 0)
+          throw std::runtime_error("location " + std::to_string(info.id) +
+                                   ": writing events failed");
+        last = std::max(last, *loc_last);
+      });
     OTF2_Archive_CloseEvtFiles(archive);
     // Every location gets a local definition file: records written through the library carry
     // global ids (an empty file), copied ones keep the input's file with its mapping tables.
     OTF2_Archive_OpenDefFiles(archive);
-    for (size_t i = 0; i < model.locations.size(); ++i) {
-      const OTF2_LocationRef id = defs.locations[model.locations[i].location].id;
-      if (!copied[i] || !copy_local_definitions(reader.event_dir(), out_events, id))
-        OTF2_Archive_CloseDefWriter(archive, OTF2_Archive_GetDefWriter(archive, id));
-    }
+    for (size_t i = 0; i < model.locations.size(); ++i)
+      attempt([&] {
+        const OTF2_LocationRef id = defs.locations[model.locations[i].location].id;
+        if (!copied[i] || !copy_local_definitions(reader.event_dir(), out_events, id))
+          OTF2_Archive_CloseDefWriter(archive, OTF2_Archive_GetDefWriter(archive, id));
+      });
     OTF2_Archive_CloseDefFiles(archive);
+    if (!failed.empty()) throw std::runtime_error(failed);
     return std::string();
   });
 

@@ -194,7 +194,6 @@ Report run(const Options& o, MPI_Comm comm) {
     reader.open_locations(defs, mine);
     ReadPlan plan;
     plan.rewrite = !o.check_only;
-    plan.copy_event_files = !reader.event_dir().empty();
     plan.decodable = [&](OTF2_LocationRef id) { return reader.decodable(id); };
     plan.event_dir = reader.event_dir();
     plan.chunk_size = reader.event_chunk_size();

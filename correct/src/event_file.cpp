@@ -17,7 +17,8 @@ namespace {
 
 // Buffer records of the OTF2 format (see event_file.h). Event type ids start at kFirstEventId and
 // follow the order of the OTF2 reader's callbacks (checked by the correct_record_store test, and
-// for every copied file by rewrite_event_file's per-type counts).
+// for every file copied after a read through OTF2's reader by rewrite_event_file's per-type
+// counts).
 constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6;
 constexpr uint8_t kTimestamp = EventFileParser::kTimestamp;
 constexpr uint8_t kFirstEventId = EventFileParser::kFirstEventId;

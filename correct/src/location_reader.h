@@ -184,7 +184,8 @@ private:
 inline LocationReader* self(void* u) {
   return static_cast<LocationReader*>(static_cast<EventStoreSink*>(u));
 }
-// Every callback first keeps the record (time and, unless --check, the record itself).
+// Every callback first keeps the record (its time and, for a location re-encoded through the
+// library, the record itself).
 #define HT_RECORD(u, t, Name, ...)                                                                 \
   LocationReader* r = self(u);                                                                     \
   const uint32_t ev = r->index();                                                                  \

@@ -15,6 +15,16 @@
 namespace htrace::correct {
 namespace {
 
+using EvtCallbacks = std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)>;
+
+// How errors name a location.
+std::string location_label(const LocationInfo& info) {
+  return "location " + std::to_string(info.id) + " (" + info.name + ")";
+}
+
+// This library's event record types: the decoder reports others too (on_other_event).
+const int kKnownEventTypes = event_record_type_count();
+
 // A record of a type newer than this OTF2 library: it cannot be carried, only counted.
 OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
                              OTF2_AttributeList*) {
@@ -26,7 +36,7 @@ OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u
 // location whose records are not kept (or one of a type unknown to this library, as on_unknown).
 void on_other_event(void* u, OTF2_TimeStamp time, int type) {
   LocationReader* r = self(u);
-  if (type >= event_record_type_count()) {
+  if (type >= kKnownEventTypes) {
     r->unknown++;
     return;
   }
@@ -41,19 +51,17 @@ EventDecodeCallbacks relation_callbacks() {
   return cbs;
 }
 
-OTF2_EvtReaderCallbacks* make_callbacks(const EventDecodeCallbacks& relations) {
-  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  register_store_events(cbs);
-  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
-  register_with_otf2(relations, cbs);
+// The store callbacks of every event type, for OTF2's reader (userData: an EventStoreSink).
+EvtCallbacks store_callbacks() {
+  EvtCallbacks cbs(OTF2_EvtReaderCallbacks_New(), OTF2_EvtReaderCallbacks_Delete);
+  register_store_events(cbs.get());
   return cbs;
 }
 
 // Reads a location's events with the decoder; false if the file cannot be opened or parsed at all
 // (before any event), which leaves it to OTF2's reader. Throws on malformed data after that.
 bool decode_location(const ReadPlan& plan, const LocationInfo& info,
-                     const EventDecodeCallbacks& relations, LocationReader& r,
-                     const std::string& where) {
+                     const EventDecodeCallbacks& relations, LocationReader& r) {
   std::optional<MappedFile> file;
   try {
     file.emplace(event_file_path(plan.event_dir, info.id));
@@ -64,20 +72,21 @@ bool decode_location(const ReadPlan& plan, const LocationInfo& info,
                                         on_other_event, info.id, static_cast<EventStoreSink*>(&r));
   if (!error) return true;
   if (r.times->empty() && r.unknown == 0) return false;
-  throw std::runtime_error(where + ": corrupt event file (" + error + ")");
+  throw std::runtime_error(location_label(info) + ": corrupt event file (" + error + ")");
 }
 
+// Reads every event of a location through OTF2's reader into `sink`.
 void read_with_otf2(OTF2_Reader* reader, const LocationInfo& info, OTF2_EvtReaderCallbacks* cbs,
-                    LocationReader& r, const std::string& where) {
+                    EventStoreSink* sink) {
   OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, info.id);
-  if (!er) throw std::runtime_error(where + ": cannot open its event file");
-  OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, static_cast<EventStoreSink*>(&r));
+  if (!er) throw std::runtime_error(location_label(info) + ": cannot open its event file");
+  OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, sink);
   uint64_t n = 0;
   OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
   OTF2_Reader_CloseEvtReader(reader, er);
   if (rc != OTF2_SUCCESS)
-    throw std::runtime_error(where + ": corrupt event file (" + OTF2_Error_GetDescription(rc) +
-                             ")");
+    throw std::runtime_error(location_label(info) + ": corrupt event file (" +
+                             OTF2_Error_GetDescription(rc) + ")");
 }
 
 } // namespace
@@ -85,8 +94,9 @@ void read_with_otf2(OTF2_Reader* reader, const LocationInfo& info, OTF2_EvtReade
 void read_models(OTF2_Reader* reader, const Definitions& defs,
                  const std::vector<uint32_t>& processes, const ReadPlan& plan, LocalModel& model) {
   const EventDecodeCallbacks relations = relation_callbacks();
-  const std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cbs(
-      make_callbacks(relations), OTF2_EvtReaderCallbacks_Delete);
+  const EvtCallbacks cbs = store_callbacks(); // (userData: a LocationReader)
+  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs.get(), on_unknown);
+  register_with_otf2(relations, cbs.get());
   const size_t types = static_cast<size_t>(event_record_type_count());
   model.event_counts.assign(types, 0);
   std::vector<uint64_t> counts(types);
@@ -102,19 +112,18 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       loc.process = p;
       loc.input.reserve(info.declared_events);
       // Copying the file is tried first: its records need not be kept then.
-      const bool try_copy = plan.rewrite && plan.copy_event_files && info.declared_events > 0;
+      const bool try_copy = plan.rewrite && !plan.event_dir.empty() && info.declared_events > 0;
       LocationReader r(defs, model, loc, plan.rewrite && !try_copy, raw);
       counts.assign(types, 0);
       r.counts = counts.data();
       r.tasks = &tasks;
       r.model_index = model.locations.size() - 1;
-      const std::string where = "location " + std::to_string(info.id) + " (" + info.name + ")";
+      const std::string where = location_label(info);
       if (info.declared_events > 0) {
         // A location whose records are kept is read through OTF2 (the record store's callbacks).
-        const bool decoded = (try_copy || !plan.rewrite) && plan.decodable &&
-                             plan.decodable(info.id) &&
-                             decode_location(plan, info, relations, r, where);
-        if (!decoded) read_with_otf2(reader, info, cbs.get(), r, where);
+        const bool decoded = !r.store && plan.decodable && plan.decodable(info.id) &&
+                             decode_location(plan, info, relations, r);
+        if (!decoded) read_with_otf2(reader, info, cbs.get(), &r);
         model.unknown_events += r.unknown;
         if (loc.input.size() + r.unknown != info.declared_events)
           throw std::runtime_error(where + ": " + std::to_string(loc.input.size()) +
@@ -139,22 +148,13 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
 
 void read_records(OTF2_Reader* reader, const LocationInfo& location, size_t events,
                   RecordStore& records) {
-  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  register_store_events(cbs);
   InputTimes times; // known already
   EventStoreSink sink{&times, &records};
-  OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, location.id);
-  OTF2_ErrorCode rc = OTF2_ERROR_INVALID;
-  if (er) {
-    OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &sink);
-    uint64_t n = 0;
-    rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
-    OTF2_Reader_CloseEvtReader(reader, er);
-  }
-  OTF2_EvtReaderCallbacks_Delete(cbs);
-  if (rc != OTF2_SUCCESS || times.size() != events)
-    throw std::runtime_error("location " + std::to_string(location.id) + " (" + location.name +
-                             "): reading its events again failed");
+  read_with_otf2(reader, location, store_callbacks().get(), &sink);
+  if (times.size() != events)
+    throw std::runtime_error(location_label(location) + ": reading its events again found " +
+                             std::to_string(times.size()) + " events, not " +
+                             std::to_string(events));
 }
 
 } // namespace htrace::correct

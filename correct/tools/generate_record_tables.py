@@ -16,6 +16,7 @@ Outputs, all in OUTPUT_DIR:
   event_decode_switch.inc  decode_fields(): those fields from OTF2's encoding, then the callback
 Usage: generate_record_tables.py OTF2_INCLUDE_DIR OUTPUT_DIR
 """
+import glob
 import re
 import sys
 
@@ -115,7 +116,7 @@ def main():
     since = {name: writer_since(evt_w, "OTF2_EvtWriter_" + name) for name, _ in fields_of}
     write_file(out_dir + "/event_layout.inc", event_layout(fields_of, typedefs, since))
     write_file(out_dir + "/event_decode.inc", event_decode(decodable))
-    write_file(out_dir + "/event_decode_switch.inc", event_decode_switch(decodable, typedefs))
+    write_file(out_dir + "/event_decode_switch.inc", event_decode_switch(decodable))
 
 def write_file(path, lines):
     open(path, "w").write("\n".join(lines) + "\n")
@@ -325,7 +326,6 @@ def describe_events(decodable):
 
 def integer_typedefs(inc):
     """OTF2's typedef name -> the integer type it stands for, from every installed header."""
-    import glob
     out = {}
     for path in glob.glob(inc + "/*.h"):
         for base, name in re.findall(r"typedef\s+(u?int(?:8|16|32|64)_t)\s+(\w+)\s*;", open(path).read()):
@@ -352,10 +352,8 @@ def event_layout(fields_of, typedefs, since):
          "// one compressed integer and no record-length byte.",
          "static const bool kSingletonEvent[] = {"]
     for name, fields in fields_of:
-        single = False
-        if (len(fields) == 1 and not fields[0].length and fields[0].ctype != "OTF2_TimeStamp"
-                and since[name] == (1, 0)):
-            single = typedefs.get(fields[0].ctype, fields[0].ctype) in compressed
+        single = (len(fields) == 1 and since[name] == (1, 0)
+                  and decoded_integer(fields[0], typedefs) in compressed)
         o.append("    %s, // %s" % ("true" if single else "false", name))
     o.append("};")
     return o
@@ -394,7 +392,7 @@ def event_decode(decodable):
     o.append("#endif")
     return o
 
-def event_decode_switch(decodable, typedefs):
+def event_decode_switch(decodable):
     o = [GENERATED,
          "// Included by event_decoder.cpp, which defines DecodeStatus and read_field().",
          "",

@@ -60,8 +60,8 @@ public:
   void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
   // After open_locations: whether a location's events may be decoded straight from its event
   // file (event_decoder.h). Not if its local definitions hold mapping tables or clock offsets
-  // (OTF2's reader applies them), nor for files the parser cannot read or an archive of a newer
-  // OTF2 format than this library's (its records may be laid out differently).
+  // (OTF2's reader applies them), nor for archives that are not uncompressed POSIX ones or are
+  // of a newer OTF2 format than this library's (their records may be laid out differently).
   bool decodable(OTF2_LocationRef location) const;
   // After the write: a copy that turns out impossible reads its location again.
   void close_events();

@@ -1,9 +1,10 @@
 // Direct reading and rewriting of OTF2 event files (POSIX substrate) for a correction that changes
 // timestamps only. Through the OTF2 library every record must be decoded and encoded again; here
 // each record's bytes are copied as they are and only the timestamp records are written anew. A
-// copy is kept only if this parser and the library's reader agreed on every event of the file
-// (rewrite_event_file checks it on the way); otherwise the engine reads the location's records
-// again and writes them through the library (record_store.h).
+// copy is kept only if this parser agrees with the read of the location on every event of the
+// file (rewrite_event_file checks it on the way: OTF2's reader's view, or for a location the
+// event-file decoder read, the file as it was then); otherwise the engine reads the location's
+// records again and writes them through the library (record_store.h).
 //
 // The layout, as the OTF2 library writes and reads it (format version 2, unchanged since OTF2 1.0):
 //  - The file is a sequence of chunks of the archive's event chunk size; the last one is cut short.
@@ -127,8 +128,8 @@ private:
 // or the output's).
 std::string event_file_path(const std::string& dir, uint64_t id);
 
-// How many events of each record type (record_tables.h numbering) the OTF2 reader saw in one
-// location; types without events are left out.
+// How many events of each record type (record_tables.h numbering) the read of one location saw;
+// types without events are left out.
 using TypeCounts = std::vector<std::pair<int, uint64_t>>;
 
 // Writes an event file chunk by chunk from records and their (new) timestamps.
@@ -175,9 +176,9 @@ private:
 
 // Copies the event file `in` to `out` with the timestamps `times` produces for the location it
 // has begun. Returns the last timestamp written (0 for none), or nothing, with `out` removed, if
-// the file does not hold exactly the events the OTF2 reader saw: as many, with the input times of
+// the file does not hold exactly the events the read saw: as many, with the input times of
 // `times` in the same order, and as many of each type as `expected` (a layout this parser does
-// not know, clock offsets the reader applied, or a file that changed). Throws std::runtime_error
+// not know, clock offsets OTF2's reader applied, or a file that changed). Throws std::runtime_error
 // naming the file if it cannot be read or `out` cannot be written.
 std::optional<int64_t> rewrite_event_file(const std::string& in, const std::string& out,
                                           size_t chunk_size, TimeSource& times,

@@ -27,18 +27,18 @@ struct LocalModel {
 // What the read keeps for writing the corrected archive.
 struct ReadPlan {
   bool rewrite = true; // false (--check): only the times
-  // The input's event files can be copied record by record (event_file.h): an uncompressed
-  // POSIX archive. The copy itself is checked while it is written.
-  bool copy_event_files = false;
-  // Whose events are decoded straight from the event file (event_decoder.h) instead of through
-  // OTF2's reader, which decodes every field of every record (ArchiveReader::decodable): the
-  // locations this returns true for, in event_dir with the archive's event chunk size.
-  std::function<bool(OTF2_LocationRef)> decodable;
+  // Where the input's event files are (ArchiveReader::event_dir), with the archive's event chunk
+  // size; empty if the archive does not allow reading them directly. Then they can be copied
+  // record by record (event_file.h; the copy itself is checked while it is written), and the
+  // events of the locations `decodable` returns true for are decoded straight from their files
+  // (event_decoder.h) instead of through OTF2's reader, which decodes every field of every record.
   std::string event_dir;
   uint64_t chunk_size = 0;
+  std::function<bool(OTF2_LocationRef)> decodable;
 };
 
-// Reads all locations of `processes` through `reader` (event files already open). To rewrite, a
+// Reads all locations of `processes`, with the event-file decoder where `plan` allows it, else
+// through `reader` (event files already open). To rewrite, a
 // location's event file is to be copied directly where the archive allows it
 // (LocationModel::copy_file, with the counts the copy is checked against); otherwise its records
 // are kept in LocationModel::records. Throws std::runtime_error naming the location on a read

@@ -3,10 +3,10 @@
 // Inside a correction rank, locations are cursors: a location that waits for a message from
 // another owned location yields to the others. Messages from other correction ranks never block:
 // the forward replay first takes their input times as lower bounds (round 0), then exchanges
-// the values that moved in bulk and re-evaluates, from the affected event on, only the locations whose receives a value
-// actually moves; this repeats until no value changes. The clock condition is monotone, so this
-// converges to exactly the sequential result (output identical for every P), in as many rounds
-// as the longest chain of binding cross-rank messages, usually two or three.
+// the values that moved in bulk and re-evaluates, from the affected event on, only the locations
+// whose receives a value actually moves; this repeats until no value changes. The clock condition
+// is monotone, so this converges to exactly the sequential result (output identical for every P),
+// in as many rounds as the longest chain of binding cross-rank messages, usually two or three.
 #ifndef HTRACE_CORRECT_REPLAY_H
 #define HTRACE_CORRECT_REPLAY_H
 
