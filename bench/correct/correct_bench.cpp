@@ -5,7 +5,7 @@
 #include "correct/archive_io.h"
 #include "correct/engine.h"
 #include "correct/record_tables.h"
-#include "measure.h"
+#include "process_stats.h"
 
 #define OTF2_MPI_UINT64_T MPI_UINT64_T
 #define OTF2_MPI_INT64_T MPI_INT64_T
@@ -20,7 +20,7 @@
 
 namespace {
 
-using namespace htrace::bench;
+using namespace htrace::bench_stats;
 using namespace htrace::correct;
 
 // The baseline: every record read per location and written unchanged, work split like the engine.

@@ -8,7 +8,7 @@
 #include "correct/archive_io.h"
 #include "correct/record_store.h"
 #include "correct/record_tables.h"
-#include "measure.h"
+#include "process_stats.h"
 
 #include <algorithm>
 #include <chrono>
@@ -21,7 +21,7 @@
 
 namespace {
 
-using namespace htrace::bench;
+using namespace htrace::bench_stats;
 using namespace htrace::correct;
 
 struct Times {

@@ -13,13 +13,13 @@ bool write_file_atomically(const std::string& path, const std::string& text, std
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!(out << text) || !out.flush()) {
-      error = std::strerror(errno);
+      error = std::string("cannot write: ") + std::strerror(errno);
       std::remove(temporary.c_str());
       return false;
     }
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    error = std::strerror(errno);
+    error = std::string("cannot rename the written file into place: ") + std::strerror(errno);
     std::remove(temporary.c_str());
     return false;
   }

@@ -6,8 +6,8 @@
 
 namespace htrace {
 
-/// Writes `text` to `path` atomically; false and the system's reason in `error` on failure (the
-/// temporary file is removed then).
+/// Writes `text` to `path` atomically; false and what failed, with the system's reason, in
+/// `error` on failure (the temporary file is removed then).
 bool write_file_atomically(const std::string& path, const std::string& text, std::string& error);
 
 } // namespace htrace

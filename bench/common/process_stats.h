@@ -1,12 +1,12 @@
 // Measurement helpers shared by the benchmarks of htrace-correct.
-#ifndef HTRACE_BENCH_MEASURE_H
-#define HTRACE_BENCH_MEASURE_H
+#ifndef HTRACE_BENCH_PROCESS_STATS_H
+#define HTRACE_BENCH_PROCESS_STATS_H
 
 #include <algorithm>
 #include <sys/resource.h>
 #include <vector>
 
-namespace htrace::bench {
+namespace htrace::bench_stats {
 
 // User plus system CPU time of this process so far.
 inline double cpu_seconds() {
@@ -29,5 +29,5 @@ inline double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-} // namespace htrace::bench
+} // namespace htrace::bench_stats
 #endif
