@@ -21,4 +21,11 @@
 #define HTRACE_LPROP_FINAL_OFFSET "HTRACE::CLOCK::FINAL_OFFSET"
 #define HTRACE_LPROP_FINAL_UNCERTAINTY "HTRACE::CLOCK::FINAL_UNCERTAINTY"
 
+/* Clock domain: the world rank of the process whose timestamps this process's timestamps equal
+ * exactly (same base clock, and with TIMEBASE=global the same clock model), as verified by a
+ * measurement at MPI_Init; a process that was not verified to share another's clock names itself.
+ * Processes of one domain carry identical INIT/FINAL offsets, and the latency a message between
+ * them shows in the trace is its true latency. */
+#define HTRACE_LPROP_CLOCK_DOMAIN "HTRACE::CLOCK::DOMAIN"
+
 #endif
