@@ -262,7 +262,8 @@ bool copy_local_definitions(const std::string& event_dir, const std::string& out
 
 } // namespace
 
-void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model,
+void write_corrected(ArchiveReader& reader, const Definitions& defs,
+                     const std::map<std::string, std::string>& properties, const LocalModel& model,
                      TimeSource& times, const TempOutput& out, MPI_Comm comm, Report& report) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -280,11 +281,8 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs, const Local
     OTF2_MPI_Archive_SetCollectiveCallbacks(archive, comm, MPI_COMM_NULL);
   else
     OTF2_Archive_SetSerialCollectiveCallbacks(archive);
-  // The corrected events are on the global (pre-synchronized, CLC-corrected) time base: a second
-  // run must not apply the clock measurements again.
-  for (const auto& [name, value] : defs.archive_properties)
-    OTF2_Archive_SetProperty(archive, name.c_str(),
-                             name == HTRACE_PROP_TIMEBASE ? "global" : value.c_str(), true);
+  for (const auto& [name, value] : properties)
+    OTF2_Archive_SetProperty(archive, name.c_str(), value.c_str(), true);
   OTF2_Archive_SetCreator(archive, "htrace-correct");
 
   // The records were counted by type while reading; the writer's own count is not needed.

@@ -70,6 +70,13 @@ void CollectiveInstance::add_begin(const CollectiveMember& m, int64_t begin, int
   }
 }
 
+void CollectiveInstance::add_input(const CollectiveMember& m, int64_t input, const Latencies& l) {
+  input_by_node.add(input, node_of(m, l));
+  input_by_process.add(input, m.process);
+  if (m.rank == root) root_input = input, root_process = m.process;
+  if (pattern == CollectivePattern::Prefix) prefix_entry(m).input = input;
+}
+
 void CollectiveInstance::add_end(const CollectiveMember& m, int64_t end, const Latencies& l) {
   end_neg_by_node.add(-end, node_of(m, l));
   end_neg_by_process.add(-end, m.process);

@@ -212,6 +212,18 @@ void assemble(Collector& c, Definitions& d) {
       li.init_uncertainty = v;
     else if (name == HTRACE_LPROP_FINAL_UNCERTAINTY)
       li.final_uncertainty = v;
+    else if (name == HTRACE_LPROP_CLOCK_DOMAIN && v >= 0)
+      li.clock_domain = v;
+  }
+  // A process is in a domain when all its locations say so (htrace writes the same on each).
+  for (ProcessInfo& p : d.processes) {
+    int64_t domain = LocationInfo::kNoClockDomain;
+    for (size_t k = 0; k < p.locations.size(); ++k) {
+      const int64_t v = d.locations[p.locations[k]].clock_domain;
+      if (k == 0) domain = v;
+      if (v != domain) domain = LocationInfo::kNoClockDomain;
+    }
+    p.clock_domain = domain;
   }
 }
 

@@ -48,16 +48,49 @@ Latencies choose_latencies(const Options& o, const Definitions& d, Report& rep) 
   }
   if (o.lmin_intra_ns >= 0 || o.lmin_inter_ns >= 0 || o.lmin_omp_ns >= 0)
     rep.lmin_source = "command line";
-  rep.lmin_intra = l.intra, rep.lmin_inter = l.inter, rep.lmin_omp = l.omp;
+  rep.lmin_base = {l.intra, l.inter, l.omp};
   return l;
+}
+
+// The latencies used, lowered to what the trace shows unless the command line fixed them.
+void report_latencies(const Options& o, const Replay& replay, Report& rep) {
+  const Latencies& used = replay.latencies();
+  const ObservedLatencies& seen = replay.stats().observed;
+  rep.lmin_intra = used.intra, rep.lmin_inter = used.inter, rep.lmin_omp = used.omp;
+  rep.lmin_observed = {seen.intra, seen.inter, seen.omp};
+  const bool lowered =
+      (o.lmin_intra_ns < 0 && seen.intra != kNoTime && seen.intra < rep.lmin_base[0]) ||
+      (o.lmin_inter_ns < 0 && seen.inter != kNoTime && seen.inter < rep.lmin_base[1]) ||
+      (o.lmin_omp_ns < 0 && seen.omp != kNoTime && seen.omp < rep.lmin_base[2]);
+  if (lowered) rep.lmin_source += ", lowered to what the trace shows";
+}
+
+// The input's archive properties, with the time base marked as corrected (a second correction
+// must not apply the clock measurements again) and the latencies used (a second correction of the
+// output then finds nothing to do: its observed latencies are at least these).
+std::map<std::string, std::string> output_properties(const Definitions& defs, const Report& rep) {
+  std::map<std::string, std::string> p = defs.archive_properties;
+  if (p.count(HTRACE_PROP_TIMEBASE)) p[HTRACE_PROP_TIMEBASE] = "corrected";
+  p[HTRACE_PROP_MIN_LATENCY_INTRA] = std::to_string(rep.lmin_intra);
+  p[HTRACE_PROP_MIN_LATENCY_INTER] = std::to_string(rep.lmin_inter);
+  return p;
 }
 
 // Displacement of every event and the deviation classes of every local interval (the hybrid
 // paper's Fig. 6), taken from the final times on their way to the writer (one integer pass per
 // chunk: it runs over every event of the trace).
+// Per location, it also compares what the CLC moved (final minus pre-synchronized input time) with
+// the clock error the measurements bound: a move beyond that error is no clock artefact.
 class SummarizingTimes final : public TimeSource {
 public:
-  explicit SummarizingTimes(TimeSource& inner) : inner_(inner) {}
+  SummarizingTimes(TimeSource& inner, const LocalModel& model, const Definitions& defs)
+      : inner_(inner), model_(model), clocks_(model.locations.size()) {
+    for (size_t i = 0; i < clocks_.size(); ++i) {
+      const Presync& ps = model.locations[i].presync;
+      clocks_[i].location = defs.locations[model.locations[i].location].id;
+      clocks_[i].clock_error = ps.measured ? ps.error : -1;
+    }
+  }
 
   void begin(size_t index) override {
     inner_.begin(index);
@@ -66,6 +99,8 @@ public:
       totals_ = before_location_;
     else
       before_location_ = totals_, current_ = index;
+    LocationClock& c = clocks_[index];
+    c.max_move = 0, c.moved = c.moved_beyond_error = 0;
   }
 
   size_t next(int64_t* out, int64_t* input, size_t max) override {
@@ -99,6 +134,7 @@ public:
       prev_in = in, prev_d = d;
     }
     prev_in_ = prev_in, prev_d_ = prev_d;
+    summarize_moves(out, input, n);
     totals_.shifted += shifted;
     totals_.max_disp = max_disp;
     totals_.sum_disp += double(sum);
@@ -119,9 +155,41 @@ public:
     rep.max_displacement = t.max_disp;
     rep.mean_displacement = rep.events ? t.sum_disp / double(rep.events) : 0;
     rep.deviation_time = t.dev;
+    gather_clocks(comm, rep);
   }
 
 private:
+  void summarize_moves(const int64_t* out, const int64_t* input, size_t n) {
+    LocationClock& c = clocks_[current_];
+    const Presync& ps = model_.locations[current_].presync;
+    const int64_t error = c.clock_error < 0 ? 0 : c.clock_error;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t move = out[i] - ps.apply(input[i]);
+      c.max_move = std::max(c.max_move, move);
+      c.moved += move != 0;
+      c.moved_beyond_error += move > error;
+    }
+  }
+
+  // Every rank's locations, in location order, on every rank (rank 0 prints them).
+  void gather_clocks(MPI_Comm comm, Report& rep) {
+    static_assert(sizeof(LocationClock) == 5 * sizeof(int64_t), "sent as int64 words");
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    const int mine = static_cast<int>(clocks_.size() * 5);
+    std::vector<int> counts(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
+    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+    int total = 0;
+    for (int r = 0; r < size; ++r)
+      displs[static_cast<size_t>(r)] = total, total += counts[static_cast<size_t>(r)];
+    rep.clocks.resize(static_cast<size_t>(total / 5));
+    MPI_Allgatherv(clocks_.data(), mine, MPI_INT64_T, rep.clocks.data(), counts.data(),
+                   displs.data(), MPI_INT64_T, comm);
+    std::sort(
+        rep.clocks.begin(), rep.clocks.end(),
+        [](const LocationClock& a, const LocationClock& b) { return a.location < b.location; });
+  }
+
   struct Totals {
     double sum_disp = 0;
     uint64_t shifted = 0;
@@ -129,6 +197,8 @@ private:
     std::array<double, 5> dev{};
   };
   TimeSource& inner_;
+  const LocalModel& model_;
+  std::vector<LocationClock> clocks_; // per owned location
   size_t done_ = 0;
   int64_t prev_in_ = 0, prev_d_ = 0; // of the last event seen
   Totals totals_;
@@ -213,7 +283,8 @@ Report run(const Options& o, MPI_Comm comm) {
   progress(o, rank, "replaying (controlled logical clock)");
   Replay replay(ctx, model);
   replay.run();
-  SummarizingTimes times(replay);
+  report_latencies(o, replay, rep);
+  SummarizingTimes times(replay, model, defs);
   if (o.check_only) {
     drain(times, model);
     rep.replay_seconds = lap();
@@ -222,7 +293,7 @@ Report run(const Options& o, MPI_Comm comm) {
     // The backward amortization's ramps are applied location by location as the events are
     // written, so no corrected timestamp per event is ever held.
     progress(o, rank, "writing corrected archive");
-    write_corrected(reader, defs, model, times, out, comm, rep);
+    write_corrected(reader, defs, output_properties(defs, rep), model, times, out, comm, rep);
     reader.close_events();
     agree(comm, [&] {
       commit_output(out, o, comm);

@@ -21,6 +21,7 @@ public:
       cross_rank_values_ = deliver_all(/*input=*/true);
       s_.stats.rounds = 1;
     }
+    observe_latencies(s_);
     first_pass();
     check_matched();
     if (s_.ctx.size > 1) {

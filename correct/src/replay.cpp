@@ -69,24 +69,33 @@ int64_t ReplayState::receive_bound(const LocationModel& loc, const Channel& ch, 
 
 namespace {
 
-// Linear interpolation between the INIT and FINAL offsets when both are trustworthy, a constant
-// offset when only one is, nothing otherwise.
+// The residual offsets htrace measured at MPI_Init and MPI_Finalize, interpolated linearly. They
+// apply in both time bases: with `local` they are the whole clock offsets, with `global` what the
+// synchronization left, drift included. Every measurement is used unless the user set a limit on
+// its uncertainty: the midpoint of a SKaMPI bound is far better than the bound's half-width, and
+// the CLC repairs what an offset leaves wrong. htrace-correct's own output ("corrected") already
+// has them applied.
 uint64_t set_up_presync(const ReplayContext& ctx, LocalModel& model) {
   auto tb = ctx.defs->archive_properties.find(HTRACE_PROP_TIMEBASE);
-  const bool local_timebase = tb != ctx.defs->archive_properties.end() && tb->second == "local";
-  if (!ctx.options->presync || !local_timebase) return 0;
+  const bool measured_base =
+      tb != ctx.defs->archive_properties.end() && (tb->second == "local" || tb->second == "global");
+  if (!ctx.options->presync || !measured_base) return 0;
   const int64_t max_unc = ctx.options->presync_max_uncertainty_ns;
+  const auto usable = [&](bool has, int64_t unc) { return has && (max_unc < 0 || unc <= max_unc); };
   uint64_t presynced = 0;
   for (LocationModel& loc : model.locations) {
     const LocationInfo& li = ctx.defs->locations[loc.location];
-    const bool init = li.has_init && li.init_uncertainty <= max_unc;
-    const bool fin = li.has_final && li.final_uncertainty <= max_unc;
+    const bool init = usable(li.has_init, li.init_uncertainty);
+    const bool fin = usable(li.has_final, li.final_uncertainty);
     if (!init && !fin) continue;
     Presync p;
     p.t0 = init ? li.init_time : li.final_time;
     p.o0 = init ? li.init_offset : li.final_offset;
     if (init && fin && li.final_time != li.init_time)
       p.slope = double(li.final_offset - li.init_offset) / double(li.final_time - li.init_time);
+    // Between two measurements the interpolation errs by at most the larger of their errors.
+    p.error = std::max(init ? li.init_uncertainty : 0, fin ? li.final_uncertainty : 0);
+    p.measured = true;
     p.active = p.o0 != 0 || p.slope != 0;
     loc.presync = p;
     if (p.active) presynced++;
@@ -105,6 +114,10 @@ void Replay::run() {
   stats_.presynced_locations = set_up_presync(state_->ctx, model_);
   forward_replay(*state_);
   backward_limits(*state_);
+}
+
+const Latencies& Replay::latencies() const {
+  return state_->ctx.latencies;
 }
 
 void Replay::begin(size_t index) {

@@ -17,7 +17,7 @@ public:
   ReplayState(const ReplayContext& c, LocalModel& m, ReplayStats& s)
       : ctx(c), model(m), stats(s), exchange(c.comm) {}
 
-  const ReplayContext& ctx;
+  ReplayContext ctx; // its latencies are final once observe_latencies has run
   LocalModel& model;
   ReplayStats& stats;
   Exchange exchange;
@@ -56,8 +56,10 @@ public:
 
   // One step of the controller: the forward time of an event from its predecessor's.
   int64_t step(int64_t prev_lc, int64_t prev_t, int64_t t) const {
-    // Events of one location stay at least delta apart, even where the input had equal times.
-    int64_t v = t > prev_lc + delta_ ? t : prev_lc + delta_;
+    // Events of one location keep their order, at least delta apart where the input had them
+    // apart. Equal input times stay equal: only a relation may pull them apart.
+    const int64_t gap = t > prev_t ? delta_ : 0;
+    int64_t v = t > prev_lc + gap ? t : prev_lc + gap;
     // No offset carried over (most events): the controller term, at most prev_t + (t - prev_t),
     // cannot exceed v, so the floating-point step is skipped without changing any result.
     if (prev_lc == prev_t) return v;
@@ -71,6 +73,9 @@ private:
   std::unordered_map<uint64_t, std::vector<int>> remote_owners_;
 };
 
+// The latencies the input shows (observed_latencies.cpp), after round 0 and before the first pass;
+// lowers the context's l_min where the command line did not fix it.
+void observe_latencies(ReplayState& state);
 void forward_replay(ReplayState& state);
 // The receives' bounds on their senders (ub = receive time - l_min), across correction ranks.
 void backward_limits(ReplayState& state);

@@ -1,5 +1,6 @@
 #include "correct/report.h"
 
+#include <algorithm>
 #include <iomanip>
 
 namespace htrace::correct {
@@ -20,6 +21,37 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
+std::string json_ns(int64_t v) {
+  return v == kNoTime ? std::string("null") : std::to_string(v);
+}
+
+std::string observed(int64_t v) {
+  return v == kNoTime ? std::string("-") : std::to_string(v) + " ns";
+}
+
+// The clock measurements' error bound against what the CLC moved, in one line, and the locations
+// moved beyond their bound (the first few).
+void print_clocks(const Report& r, std::ostream& out) {
+  int64_t worst_error = -1;
+  uint64_t measured = 0, beyond = 0;
+  for (const LocationClock& c : r.clocks) {
+    if (c.clock_error >= 0) measured++, worst_error = std::max(worst_error, c.clock_error);
+    if (c.moved_beyond_error > 0) beyond++;
+  }
+  out << "  clock measurements: " << measured << " of " << r.clocks.size()
+      << " locations pre-synchronized";
+  if (measured) out << ", estimated clock error at most " << worst_error << " ns";
+  out << "; the CLC moved events beyond it on " << beyond << " location(s)\n";
+  int shown = 0;
+  for (const LocationClock& c : r.clocks) {
+    if (c.moved_beyond_error == 0 || shown++ == 8) continue;
+    out << "    location " << c.location << ": " << c.moved_beyond_error
+        << " events moved by more than the clock error ("
+        << (c.clock_error < 0 ? std::string("unknown") : std::to_string(c.clock_error) + " ns")
+        << "), up to " << c.max_move << " ns\n";
+  }
+}
+
 } // namespace
 
 void print_text(const Report& r, std::ostream& out) {
@@ -32,8 +64,11 @@ void print_text(const Report& r, std::ostream& out) {
     out << "  parallel replay: " << r.rounds << " exchange round(s), " << r.reevaluated
         << " events evaluated again\n";
   out << "  minimum latency (" << r.lmin_source << "): MPI intra-node " << r.lmin_intra
-      << " ns, inter-node " << r.lmin_inter << " ns, OpenMP " << r.lmin_omp
-      << " ns; pre-synchronized locations: " << r.presynced_locations << "\n";
+      << " ns, inter-node " << r.lmin_inter << " ns, OpenMP " << r.lmin_omp << " ns\n";
+  out << "    the trace shows at most: intra-node " << observed(r.lmin_observed[0])
+      << ", inter-node " << observed(r.lmin_observed[1]) << ", OpenMP "
+      << observed(r.lmin_observed[2]) << "\n";
+  print_clocks(r, out);
   out << "  logical messages / violations before / after:\n";
   for (int k = 0; k < kMessageKinds; ++k)
     out << "    " << std::left << std::setw(11) << kMessageKindNames[k] << std::right
@@ -74,7 +109,19 @@ void print_json(const Report& r, std::ostream& out) {
       << ", \"replay\": " << r.replay_seconds << ", \"write\": " << r.write_seconds << "}"
       << ",\n  \"lmin_ns\": {\"mpi_intra\": " << r.lmin_intra << ", \"mpi_inter\": " << r.lmin_inter
       << ", \"openmp\": " << r.lmin_omp << ", \"source\": \"" << r.lmin_source
-      << "\"},\n  \"presynced_locations\": " << r.presynced_locations << ",\n";
+      << "\", \"observed_bound\": {\"mpi_intra\": " << json_ns(r.lmin_observed[0])
+      << ", \"mpi_inter\": " << json_ns(r.lmin_observed[1])
+      << ", \"openmp\": " << json_ns(r.lmin_observed[2])
+      << "}},\n  \"presynced_locations\": " << r.presynced_locations << ",\n";
+  out << "  \"location_clocks\": [";
+  for (size_t i = 0; i < r.clocks.size(); ++i) {
+    const LocationClock& c = r.clocks[i];
+    out << (i ? ",\n    " : "\n    ") << "{\"location\": " << c.location
+        << ", \"clock_error_ns\": " << (c.clock_error < 0 ? "null" : std::to_string(c.clock_error))
+        << ", \"max_clc_move_ns\": " << c.max_move << ", \"events_moved\": " << c.moved
+        << ", \"events_moved_beyond_error\": " << c.moved_beyond_error << "}";
+  }
+  out << "],\n";
   const char* keys[3] = {"messages", "violations_before", "violations_after"};
   const std::array<uint64_t, kMessageKinds>* arrays[3] = {&r.messages, &r.violations_before,
                                                           &r.violations_after};

@@ -4,11 +4,14 @@
 #define HTRACE_ARCHIVE_PROPERTIES_H
 
 /* Archive properties (OTF2_Archive_SetProperty / OTF2_Reader_GetProperty), string values. */
-#define HTRACE_PROP_TIMEBASE "HTRACE::CLOCK::TIMEBASE"         /* "global": events on the synced clock; "local": raw */
+/* "global": events on the synced clock; "local": raw; "corrected": htrace-correct's output, the
+ * clock measurements below already applied (a second correction must not apply them again). */
+#define HTRACE_PROP_TIMEBASE "HTRACE::CLOCK::TIMEBASE"
 #define HTRACE_PROP_SYNC_CONFIG "HTRACE::CLOCK::SYNC"          /* configuration string actually used */
 #define HTRACE_PROP_BASE_CLOCK "HTRACE::CLOCK::BASE"           /* monotonic | monotonic_raw | tsc */
 #define HTRACE_PROP_MIN_LATENCY_INTRA "HTRACE::CLOCK::MIN_LATENCY_INTRA_NS" /* decimal ns, one-way */
 #define HTRACE_PROP_MIN_LATENCY_INTER "HTRACE::CLOCK::MIN_LATENCY_INTER_NS" /* decimal ns, one-way */
+/* htrace-correct's output holds the minimum latencies it used in the two properties above. */
 
 /* Location properties (OTF2 LocationProperty definitions), one set per location; thread locations
  * carry their process's values. Times are in trace ticks (ns, same time base as the events).

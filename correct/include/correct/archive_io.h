@@ -10,6 +10,7 @@
 #include "correct/time_source.h"
 
 #include <functional>
+#include <map>
 #include <mpi.h>
 #include <otf2/otf2.h>
 #include <stdexcept>
@@ -76,8 +77,9 @@ private:
 };
 
 // Writes every owned location's records with the timestamps `times` produces, then (rank 0) the
-// global definitions. The reader's event files must still be open.
-void write_corrected(ArchiveReader& reader, const Definitions& defs, const LocalModel& model,
+// global definitions and the archive `properties`. The reader's event files must still be open.
+void write_corrected(ArchiveReader& reader, const Definitions& defs,
+                     const std::map<std::string, std::string>& properties, const LocalModel& model,
                      TimeSource& times, const TempOutput& out, MPI_Comm comm, Report& report);
 
 } // namespace htrace::correct

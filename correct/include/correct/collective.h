@@ -47,6 +47,8 @@ struct CollectiveInstance {
   std::vector<PrefixEntry> prefix; // Prefix pattern only
 
   void add_begin(const CollectiveMember& m, int64_t begin, int64_t input, const Latencies& l);
+  // A begin's input time alone (the forward value comes later with add_begin).
+  void add_input(const CollectiveMember& m, int64_t input, const Latencies& l);
   void add_end(const CollectiveMember& m, int64_t end, const Latencies& l);
   // Earliest allowed end of member m (kNoTime: unconstrained); `input` uses input begins.
   int64_t end_bound(const CollectiveMember& m, const Latencies& l, bool input = false) const;

@@ -22,6 +22,8 @@ struct LocationInfo {
   bool has_init = false, has_final = false;
   int64_t init_time = 0, init_offset = 0, final_time = 0, final_offset = 0;
   int64_t init_uncertainty = 0, final_uncertainty = 0; // ns; 0 when not recorded
+  int64_t clock_domain = kNoClockDomain;               // HTRACE::CLOCK::DOMAIN, an opaque label
+  static constexpr int64_t kNoClockDomain = -1;
 };
 
 struct ProcessInfo {
@@ -29,6 +31,9 @@ struct ProcessInfo {
   uint64_t node = 0; // system-tree node of class "node" (else the parent): intra-node latency
   std::vector<uint32_t> locations; // indices into Definitions::locations, ascending id
   uint64_t events = 0;
+  // Processes with the same known clock domain have mutually exact timestamps (htrace's
+  // HTRACE::CLOCK::DOMAIN); LocationInfo::kNoClockDomain when the archive does not say.
+  int64_t clock_domain = LocationInfo::kNoClockDomain;
 };
 
 struct CommInfo {
@@ -66,6 +71,12 @@ struct Definitions {
   bool has_clock_properties = false;
 
   uint32_t process_of_location(OTF2_LocationRef loc) const;
+  // Whether the timestamps of two processes come from one verified clock, so that the latency a
+  // message between them shows in the trace is its true latency.
+  bool share_clock(uint32_t process_a, uint32_t process_b) const {
+    const int64_t a = processes[process_a].clock_domain;
+    return a != LocationInfo::kNoClockDomain && a == processes[process_b].clock_domain;
+  }
 };
 
 // Reads the global definitions through an open reader. Throws std::runtime_error on failure.

@@ -212,8 +212,10 @@ struct Jump {
 // Linear clock-offset model of one location (pre-synchronization): t' = t - (o0 + slope (t - t0)).
 struct Presync {
   bool active = false;
+  bool measured = false; // the archive holds usable clock measurements for the location
   int64_t t0 = 0, o0 = 0;
   double slope = 0;
+  int64_t error = 0; // bound of the model's error (the measurements' uncertainty), if measured
   int64_t apply(int64_t t) const {
     return active ? t - (o0 + static_cast<int64_t>(std::llround(slope * double(t - t0)))) : t;
   }

@@ -18,9 +18,9 @@ struct Options {
   int64_t lmin_inter_ns = -1;
   int64_t lmin_omp_ns = -1;
   bool presync = true; // linear drift interpolation from htrace's INIT/FINAL offsets
-  // A measurement whose recorded uncertainty exceeds this is not used for pre-synchronization
-  // (a noisy offset would add more error than it removes; the CLC repairs what is left).
-  int64_t presync_max_uncertainty_ns = 50000;
+  // A measurement whose recorded uncertainty exceeds this is not used for pre-synchronization;
+  // negative: every measurement is used (the default: the CLC repairs what an offset leaves).
+  int64_t presync_max_uncertainty_ns = -1;
   bool check_only = false; // report only, write nothing
   bool json = false;
   bool force = false;

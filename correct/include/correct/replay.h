@@ -17,10 +17,17 @@
 #include "correct/time_source.h"
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <mpi.h>
 
 namespace htrace::correct {
+
+// The smallest latencies the input shows that bound l_min (observed_latencies.cpp); kNoTime where
+// the trace proves nothing.
+struct ObservedLatencies {
+  int64_t intra = std::numeric_limits<int64_t>::min(), inter = intra, omp = intra;
+};
 
 struct ReplayStats {
   std::array<uint64_t, kMessageKinds> messages{}, violations_before{}, violations_after{};
@@ -28,6 +35,7 @@ struct ReplayStats {
   uint64_t rounds = 0;      // forward exchange rounds (0 when everything is on one rank)
   uint64_t reevaluated = 0; // events evaluated again in later rounds
   uint64_t presynced_locations = 0;
+  ObservedLatencies observed;
 };
 
 struct ReplayContext {
@@ -62,6 +70,8 @@ public:
 
   // violations_after is complete once every location has begun.
   const ReplayStats& stats() const { return stats_; }
+  // The minimum latencies used: the context's, lowered to what the trace shows (after run()).
+  const Latencies& latencies() const;
 
 private:
   ReplayStats stats_;
