@@ -14,7 +14,7 @@
 //   length 0 in IN that are not 0 in OUT);
 //   truth (when given): err = OUT - truth - shift, shift = the median of OUT - truth over world
 //   rank 0's own location; |err| median / p99 / max over all truth points, and the largest
-//   per-location median.
+//   per-location median; truth_in: the same for IN (the error before correction).
 // --truth-probes FILE: lines "RANK TRUTH_NS"; the k-th line of a rank is the truth of the k-th
 // Enter of --probe-region (default MPI_Barrier) on that rank's own location.
 // Exit code 0, or 1 with a message on stderr if the archives do not correspond.
@@ -267,8 +267,10 @@ struct TruthStats {
   Distribution error; // |OUT - truth - shift|
   int64_t worst_location_median = 0;
   int worst_location_rank = -1;
+  std::map<int, int64_t> signed_medians; // per rank's own location: median of OUT - truth - shift
 };
 
+// `out` is the archive judged: the corrected one, or the input itself for the error before.
 TruthStats truth_stats(const Trace& in, const Trace& out, const std::vector<TruthPoint>& points) {
   auto signed_error = [&](const TruthPoint& p) {
     return int64_t(out.locations[p.location].times[p.position]) - p.truth;
@@ -281,11 +283,12 @@ TruthStats truth_stats(const Trace& in, const Trace& out, const std::vector<Trut
   TruthStats s;
   s.shift = percentile(rank0, 0.5);
   std::vector<int64_t> all;
-  std::map<size_t, std::vector<int64_t>> per_location;
+  std::map<size_t, std::vector<int64_t>> per_location, signed_per_location;
   for (const auto& p : points) {
-    const int64_t e = std::llabs(signed_error(p) - s.shift);
-    all.push_back(e);
-    per_location[p.location].push_back(e);
+    const int64_t e = signed_error(p) - s.shift;
+    all.push_back(std::llabs(e));
+    per_location[p.location].push_back(std::llabs(e));
+    signed_per_location[p.location].push_back(e);
   }
   s.error = distribution(std::move(all));
   for (auto& [l, errors] : per_location) {
@@ -294,8 +297,25 @@ TruthStats truth_stats(const Trace& in, const Trace& out, const std::vector<Trut
       s.worst_location_median = median;
       s.worst_location_rank = in.locations[l].world_rank;
     }
+    if (in.locations[l].master)
+      s.signed_medians[in.locations[l].world_rank] = percentile(signed_per_location[l], 0.5);
   }
   return s;
+}
+
+std::string json(const TruthStats& t, size_t points) {
+  std::string medians;
+  for (const auto& [rank, median] : t.signed_medians)
+    medians += (medians.empty() ? "\"" : ", \"") + std::to_string(rank) +
+               "\": " + std::to_string(median);
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "{\"points\": %zu, \"shift_ns\": %" PRId64
+                ", \"abs_error_ns\": %s, \"worst_location_median_ns\": %" PRId64
+                ", \"worst_location_rank\": %d, \"signed_median_by_rank_ns\": {",
+                points, t.shift, json(t.error).c_str(), t.worst_location_median,
+                t.worst_location_rank);
+  return text + medians + "}}";
 }
 
 void print_report(const Options& o, const Trace& in, const Trace& out,
@@ -316,12 +336,9 @@ void print_report(const Options& o, const Trace& in, const Trace& out,
               dev.time_ns[0], dev.time_ns[1], dev.time_ns[2], dev.time_ns[3], dev.time_ns[4]);
   std::printf("  \"split_equal_timestamps\": %" PRIu64, dev.split_equal);
   if (truth) {
-    const TruthStats t = truth_stats(in, out, *truth);
-    std::printf(",\n  \"truth\": {\"points\": %zu, \"shift_ns\": %" PRId64
-                ", \"abs_error_ns\": %s, \"worst_location_median_ns\": %" PRId64
-                ", \"worst_location_rank\": %d}",
-                truth->size(), t.shift, json(t.error).c_str(), t.worst_location_median,
-                t.worst_location_rank);
+    std::printf(",\n  \"truth\": %s,\n  \"truth_in\": %s",
+                json(truth_stats(in, out, *truth), truth->size()).c_str(),
+                json(truth_stats(in, in, *truth), truth->size()).c_str());
   }
   std::printf("\n}\n");
 }

@@ -1,0 +1,378 @@
+"""The fidelity cases of issue 15, shared by bench/fidelity/run.py (the table) and tests/fidelity
+(the asserted bounds): each case traces a program with a given build of htrace, corrects the
+archive with that build's htrace-correct --json, and compares input, output and ground truth with
+fidelity_compare (bench/fidelity, an independent OTF2 reader that shares no code with correct/).
+
+Ground truth:
+- HTRACE_SYNC=none on the emulated cluster: each event's timestamp is its node's namespace clock;
+  its true time is that minus the node's offset (exact, every event).
+- drift: fidelity_probe reads the node's (shimmed) CLOCK_MONOTONIC right before every MPI_Barrier;
+  reading = t (1 + rate) with t the node's namespace clock, so the truth of that barrier's Enter is
+  reading / (1 + rate) - offset.
+- consistent single-host traces: the input itself (nothing needs correction).
+All errors are taken after removing one common shift (the median on world rank 0's location):
+a corrected trace is on some global clock, not necessarily the truth's origin.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+HPCC = "/usr/bin/hpcc"
+HPCC_INPUT = "/usr/share/doc/hpcc/examples/_hpccinf.txt"
+SKIP = 77  # the ctest skip code: time namespaces or hpcc unavailable
+
+
+class Skip(Exception):
+    """The case cannot run here (no time namespaces, no hpcc)."""
+
+
+class CaseError(Exception):
+    """Tracing, correcting or comparing failed."""
+
+
+@dataclass
+class Build:
+    """The htrace build under test and the build that holds the fidelity tools (often the same)."""
+    dir: str
+    tools: str
+
+    def path(self, *parts, tools=False):
+        return os.path.join(self.tools if tools else self.dir, *parts)
+
+    @property
+    def lib(self):
+        return self.path("libtrace", "libhtrace.so")
+
+    @property
+    def correct(self):
+        return self.path("tools", "htrace-correct", "htrace-correct")
+
+    @property
+    def cluster_run(self):
+        return self.path("tests", "cluster", "htrace-cluster-run")
+
+    @property
+    def shim(self):
+        return self.path("tests", "clock", "libclock_rate_shim.so")
+
+    @property
+    def copy_bench(self):
+        return self.path("bench", "correct", "correct_bench")
+
+    def tool(self, name):
+        return self.path("bench", "fidelity", name, tools=True)
+
+    def check(self):
+        needed = [self.lib, self.correct, self.cluster_run, self.tool("fidelity_compare"),
+                  self.tool("fidelity_pingpong"), self.tool("fidelity_probe")]
+        missing = [p for p in needed if not os.path.exists(p)]
+        if missing:
+            raise CaseError("not built: " + ", ".join(missing))
+
+
+@dataclass
+class Result:
+    """One case's measurements: the correction report, the comparison and timings."""
+    case: str
+    description: str
+    report: dict = field(default_factory=dict)
+    compare: dict = field(default_factory=dict)
+    correct_exit: int = 0
+    trace_seconds: float = 0.0
+    correct_seconds: float = 0.0
+    copy: dict = field(default_factory=dict)  # correct_bench medians, when asked for
+
+
+def run(cmd, *, env=None, cwd=None, timeout=300, what="command"):
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if done.returncode == SKIP:
+        raise Skip(f"{what}: {done.stderr.strip()[-300:]}")
+    if done.returncode != 0:
+        raise CaseError(f"{what} failed ({done.returncode}): {' '.join(map(str, cmd))}\n"
+                        f"{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+    return done
+
+
+def trace_env(build, archive, sync=None, preload=None):
+    """Environment for a traced run: the archive's place and name, the sync, the preloads."""
+    env = dict(os.environ, HTRACE_ARCHIVE_DIR=os.path.dirname(archive),
+               HTRACE_ARCHIVE_NAME=os.path.basename(archive), HTRACE_OVERWRITE="1",
+               LD_PRELOAD=":".join((preload or []) + [build.lib]),
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env.pop("HTRACE_SYNC", None)
+    if sync:
+        env["HTRACE_SYNC"] = sync
+    return env
+
+
+FORWARDED = ["LD_PRELOAD", "HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME", "HTRACE_OVERWRITE",
+             "HTRACE_SYNC", "HTRACE_TEST_CLOCK_RATES"]
+
+
+def trace_one_host(build, archive, np, program, sync=None, cwd=None, timeout=300):
+    """np ranks on this host (one shared clock)."""
+    env = trace_env(build, archive, sync)
+    # LD_PRELOAD reaches the ranks only (-x NAME=VALUE), not mpirun itself.
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(np),
+           "-x", "LD_PRELOAD=" + env.pop("LD_PRELOAD")]
+    for name in FORWARDED:
+        if name in env:
+            cmd += ["-x", name]
+    return run(cmd + program, env=env, cwd=cwd, timeout=timeout, what="traced run")
+
+
+def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=None, cwd=None,
+                  timeout=300):
+    """The emulated cluster: node i's CLOCK_MONOTONIC is offsets[i] s ahead of node 0's; with rates,
+    the clock-rate shim (loaded before libhtrace) makes node i's clock run rates[i] fast."""
+    preload = [build.shim] if rates else []
+    env = trace_env(build, archive, sync, preload)
+    if rates:
+        env["HTRACE_TEST_CLOCK_RATES"] = ",".join(repr(r) for r in rates)
+    # The forwarded LD_PRELOAD only reaches the ranks, not the runner's own mpirun and daemons.
+    preloads = env.pop("LD_PRELOAD")
+    env["MPIRUN_EXTRA"] = f"-x LD_PRELOAD={preloads} " + " ".join(
+        f"-x {n}" for n in FORWARDED if n in env)
+    cmd = [build.cluster_run, "--offsets", ",".join(repr(o) for o in offsets),
+           "--ranks-per-node", str(per_node), "--"] + program
+    return run(cmd, env=env, cwd=cwd, timeout=timeout, what="traced run on the emulated cluster")
+
+
+def correct(build, archive, out):
+    """htrace-correct --json; its report, exit code (1: violations remain) and wall time."""
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = time.monotonic()
+    done = subprocess.run([build.correct, "--json", "--no-progress", archive, out],
+                          capture_output=True, text=True, timeout=300)
+    seconds = time.monotonic() - t0
+    if done.returncode not in (0, 1) or not done.stdout.strip():
+        raise CaseError(f"htrace-correct failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout), done.returncode, seconds
+
+
+def compare(build, archive, out, lmin, truth_offsets=None, truth_probes=None):
+    cmd = [build.tool("fidelity_compare"), archive, out, "--lmin", str(lmin)]
+    if truth_offsets is not None:
+        cmd += ["--truth-offsets", ",".join(str(o) for o in truth_offsets)]
+    if truth_probes is not None:
+        cmd += ["--truth-probes", truth_probes]
+    return json.loads(run(cmd, timeout=300, what="fidelity_compare").stdout)
+
+
+def copy_bench(build, archive, work, repeats=3):
+    """The build's own bench/correct: a plain OTF2 copy and the correction, alternated (medians)."""
+    if not os.path.exists(build.copy_bench):
+        return {}
+    text = run([build.copy_bench, archive, os.path.join(work, "copy-bench"), str(repeats)],
+               timeout=600, what="correct_bench").stdout
+    shutil.rmtree(os.path.join(work, "copy-bench"), ignore_errors=True)
+    copy = re.search(r"plain copy\s+median ([\d.]+) s", text)
+    corr = re.search(r"correction\s+median ([\d.]+) s", text)
+    if not copy or not corr:
+        return {}
+    return {"copy_s": float(copy.group(1)), "correct_s": float(corr.group(1)),
+            "ratio": float(corr.group(1)) / float(copy.group(1))}
+
+
+def lmin_of(report):
+    """The smallest MPI l_min the correction used (the l of the message check)."""
+    lmin = report.get("lmin_ns", {})
+    values = [lmin[k] for k in ("mpi_intra", "mpi_inter") if k in lmin]
+    return int(min(values)) if values else 0
+
+
+def hpcc_input(ranks):
+    """Debian's example input shrunk to N=200, NB=40 (all of HPCC in a few seconds) on a P x Q grid
+    of `ranks` processes."""
+    if not (os.path.exists(HPCC) and os.path.exists(HPCC_INPUT)):
+        raise Skip("Debian's hpcc is not installed")
+    p = 2 if ranks >= 4 else 1
+    with open(HPCC_INPUT) as f:
+        lines = f.read().splitlines()
+    lines[5], lines[7], lines[10], lines[11] = "200 Ns", "40 NBs", f"{p} Ps", f"{ranks // p} Qs"
+    return "\n".join(lines) + "\n"
+
+
+def hpcc_program(work, ranks):
+    with open(os.path.join(work, "hpccinf.txt"), "w") as f:
+        f.write(hpcc_input(ranks))
+    return [HPCC]
+
+
+def check_hpcc_output(work):
+    with open(os.path.join(work, "hpccoutf.txt")) as f:
+        if "Success=1" not in f.read():
+            raise CaseError("hpcc's own result check failed under the tracer")
+
+
+def node_offsets_ns(offsets, per_node, ranks):
+    """Per world rank: its node's clock offset from node 0 in ns (the cluster runner's placement)."""
+    return [round((offsets[r // per_node] - offsets[0]) * 1e9) for r in range(ranks)]
+
+
+def probe_truth(probe_dir, ranks, offsets, per_node, rates, path):
+    """Turns fidelity_probe's readings into true times on node 0's clock: the shim reads
+    t + rate * t (t: the node's namespace clock), and the namespace is offset s ahead."""
+    with open(path, "w") as out:
+        for r in range(ranks):
+            node = r // per_node
+            rate, offset_ns = rates[node], round((offsets[node] - offsets[0]) * 1e9)
+            with open(os.path.join(probe_dir, f"probe.{r}")) as f:
+                for line in f:
+                    rank, reading = line.split()
+                    reading = int(reading)
+                    true_local = reading - round(reading * rate / (1 + rate))
+                    out.write(f"{rank} {true_local - offset_ns}\n")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# The cases. Each takes (build, work directory, options) and returns a Result.
+
+OFFSETS = [0.0, 0.0015]  # the README demo's: node 1 is 1.5 ms ahead
+PER_NODE = 2
+
+
+def finish(result, build, archive, work, truth_offsets=None, truth_probes=None, with_copy=False):
+    out = archive + "-corrected"
+    result.report, result.correct_exit, result.correct_seconds = correct(build, archive, out)
+    result.compare = compare(build, archive, out, lmin_of(result.report), truth_offsets,
+                             truth_probes)
+    if with_copy:
+        result.copy = copy_bench(build, archive, work)
+    return result
+
+
+def case_pingpong_1host(build, work, opts):
+    result = Result("pingpong_1host", "1 host, 2 ranks, 0-byte ping-pong, 1 M messages, default sync")
+    archive = os.path.join(work, "pingpong")
+    t0 = time.monotonic()
+    trace_one_host(build, archive, 2, [build.tool("fidelity_pingpong"), str(opts.get("messages", 1_000_000))])
+    result.trace_seconds = time.monotonic() - t0
+    return finish(result, build, archive, work, with_copy=opts.get("copy", False))
+
+
+def case_demo_ring(build, work, opts):
+    result = Result("demo_ring", "README demo: pingpong-ring 3, 2 nodes x 2 ranks (0, 1.5 ms), default sync")
+    archive = os.path.join(work, "demo")
+    t0 = time.monotonic()
+    trace_cluster(build, archive, OFFSETS, PER_NODE,
+                  [build.path("examples", "pingpong-ring", "pingpong-ring"), "3"])
+    result.trace_seconds = time.monotonic() - t0
+    return finish(result, build, archive, work)
+
+
+def case_ring_none(build, work, opts):
+    result = Result("ring_none", "pingpong-ring 20, 2 nodes x 2 ranks (0, 1.5 ms), HTRACE_SYNC=none")
+    archive = os.path.join(work, "ring-none")
+    t0 = time.monotonic()
+    trace_cluster(build, archive, OFFSETS, PER_NODE,
+                  [build.path("examples", "pingpong-ring", "pingpong-ring"), "20"], sync="none")
+    result.trace_seconds = time.monotonic() - t0
+    return finish(result, build, archive, work,
+                  truth_offsets=node_offsets_ns(OFFSETS, PER_NODE, 2 * PER_NODE))
+
+
+def case_hpcc_none(build, work, opts):
+    result = Result("hpcc_none", "hpcc N=200, 2 nodes x 2 ranks (0, 1.5 ms), HTRACE_SYNC=none")
+    archive = os.path.join(work, "hpcc-none")
+    run_dir = os.path.join(work, "hpcc-none-run")
+    os.makedirs(run_dir, exist_ok=True)
+    t0 = time.monotonic()
+    trace_cluster(build, archive, OFFSETS, PER_NODE, hpcc_program(run_dir, 2 * PER_NODE),
+                  sync="none", cwd=run_dir)
+    result.trace_seconds = time.monotonic() - t0
+    check_hpcc_output(run_dir)
+    return finish(result, build, archive, work,
+                  truth_offsets=node_offsets_ns(OFFSETS, PER_NODE, 2 * PER_NODE))
+
+
+DRIFT_RATES = [0.0, 20e-6]  # node 1's clock runs 20 ppm fast
+
+
+def case_drift(build, work, opts):
+    seconds = opts.get("drift_seconds", 10)
+    result = Result("drift", f"probe {seconds} s, 2 nodes x 2 ranks (0, 1.5 ms), node 1 20 ppm fast, "
+                    "default sync")
+    if not os.path.exists(build.shim):
+        raise CaseError(f"not built: {build.shim}")
+    archive = os.path.join(work, "drift")
+    probe_dir = os.path.join(work, "drift-probes")
+    shutil.rmtree(probe_dir, ignore_errors=True)
+    os.makedirs(probe_dir)
+    t0 = time.monotonic()
+    trace_cluster(build, archive, OFFSETS, PER_NODE,
+                  [build.tool("fidelity_probe"), probe_dir, str(seconds)], rates=DRIFT_RATES)
+    result.trace_seconds = time.monotonic() - t0
+    truth = probe_truth(probe_dir, 2 * PER_NODE, OFFSETS, PER_NODE, DRIFT_RATES,
+                        os.path.join(work, "drift-truth.txt"))
+    return finish(result, build, archive, work, truth_probes=truth)
+
+
+def case_hpcc_1host(build, work, opts):
+    result = Result("hpcc_1host", "hpcc N=200, 1 host, 4 ranks, default sync")
+    archive = os.path.join(work, "hpcc-1host")
+    run_dir = os.path.join(work, "hpcc-1host-run")
+    os.makedirs(run_dir, exist_ok=True)
+    t0 = time.monotonic()
+    trace_one_host(build, archive, 4, hpcc_program(run_dir, 4), cwd=run_dir)
+    result.trace_seconds = time.monotonic() - t0
+    check_hpcc_output(run_dir)
+    return finish(result, build, archive, work, with_copy=opts.get("copy", False))
+
+
+CASES = {
+    "pingpong_1host": case_pingpong_1host,
+    "demo_ring": case_demo_ring,
+    "ring_none": case_ring_none,
+    "hpcc_none": case_hpcc_none,
+    "drift": case_drift,
+    "hpcc_1host": case_hpcc_1host,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 15's bounds, per case: a list of (what, holds). The tests assert them; the bench shows them.
+
+def violations(report, key):
+    return sum(report.get(key, {}).values())
+
+
+def bounds(result):
+    r, c = result.report, result.compare
+    truth = c.get("truth", {})
+    err = truth.get("abs_error_ns", {})
+    checks = []
+    if result.case in ("pingpong_1host", "hpcc_1host"):
+        checks += [
+            (f"the input has no receive before its send (fidelity_compare: "
+             f"{c['p2p_in']['receive_before_send']})", c["p2p_in"]["receive_before_send"] == 0),
+            (f"no message reported violated: violations_before {r.get('violations_before')}",
+             violations(r, "violations_before") == 0),
+            (f"max displacement {c['displacement_ns']['max']} ns <= 1000 ns",
+             c["displacement_ns"]["max"] <= 1000),
+        ]
+        if result.case == "pingpong_1host":
+            checks.append((f">= 1 M messages: {c['messages']}", c["messages"] >= 1_000_000))
+    if result.case in ("ring_none", "hpcc_none"):
+        checks += [
+            (f"htrace-correct exit 0 (got {result.correct_exit}) and violations_after all zero: "
+             f"{r.get('violations_after')}", result.correct_exit == 0 and violations(r, "violations_after") == 0),
+            (f"no receive before its send after correction (fidelity_compare: "
+             f"{c['p2p_out']['receive_before_send']})", c["p2p_out"]["receive_before_send"] == 0),
+            (f"error vs truth p99 {err.get('p99')} ns <= 10000 ns", err.get("p99", 1 << 62) <= 10_000),
+            (f"error vs truth max {err.get('max')} ns <= 50000 ns", err.get("max", 1 << 62) <= 50_000),
+        ]
+    if result.case == "drift":
+        checks += [
+            (f"median error at the probes {err.get('median')} ns <= 2000 ns",
+             err.get("median", 1 << 62) <= 2000),
+            (f"every rank's median error <= 2000 ns (worst: rank {truth.get('worst_location_rank')}, "
+             f"{truth.get('worst_location_median_ns')} ns)",
+             truth.get("worst_location_median_ns", 1 << 62) <= 2000),
+        ]
+    return checks

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""bench/fidelity: trace, correct and compare issue 15's cases with one build of htrace and print
+one table row per case (see README.md).
+
+usage: run.py --build DIR [--tools DIR] [--cases a,b,...] [--work DIR] [--copy] [--json FILE]
+  --build  the htrace build under test (libhtrace, htrace-correct, the cluster runner, the shim)
+  --tools  the build holding bench/fidelity's programs (default: --build); lets an older build,
+           which has no fidelity tools, be measured with the same instrument
+  --cases  comma-separated subset of: pingpong_1host, demo_ring, ring_none, hpcc_none, drift,
+           hpcc_1host (default: all)
+  --copy   also time the correction against a plain OTF2 copy (the build's bench/correct) on the
+           single-host cases
+  --json   write every case's raw measurements (report, comparison) to FILE
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import shutil
+import dataclasses
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fidelity_cases as fc  # noqa: E402
+
+
+def us(ns):
+    return "-" if ns is None else f"{ns / 1000:.3g}"
+
+
+def deviation_percent(compare):
+    dev = compare["deviation_time_ns"]
+    total = sum(dev.values()) or 1
+    return "/".join(f"{100 * dev[k] / total:.3g}" for k in ("0", "<1%", "1-10%", "10-100%", ">100%"))
+
+
+def row(result):
+    r, c = result.report, result.compare
+    err = c.get("truth", {}).get("abs_error_ns", {})
+    disp = c["displacement_ns"]
+    moved = f"{c['events_moved']} ({100 * c['events_moved'] / max(c['events'], 1):.3g} %)"
+    viol = f"{fc.violations(r, 'violations_before')} / {fc.violations(r, 'violations_after')}"
+    errors = f"{us(err.get('median'))} / {us(err.get('p99'))} / {us(err.get('max'))}" if err else "-"
+    copy = f"{result.copy['ratio']:.2f}x" if result.copy else "-"
+    checks = fc.bounds(result)
+    ok = "-" if not checks else ("pass" if all(h for _, h in checks) else
+                                 "FAIL " + str(sum(not h for _, h in checks)))
+    return [result.case, f"{c['events']}", f"{c['messages']}",
+            f"{c['p2p_in']['receive_before_send']}", viol, moved,
+            f"{us(disp['max'])} / {us(disp['p99'])}", errors, deviation_percent(c),
+            f"{c['split_equal_timestamps']}", f"{result.correct_seconds:.2f}", copy, ok]
+
+
+HEADER = ["case", "events", "p2p msgs", "recv<send in IN", "violations before / after",
+          "events moved", "max / p99 displacement us", "error vs truth median / p99 / max us",
+          "interval deviation % of time (0/<1/1-10/10-100/>100 %)", "equal stamps split",
+          "correct s", "correct/copy", "issue bounds"]
+
+
+def print_table(rows):
+    print("| " + " | ".join(HEADER) + " |")
+    print("|" + "---|" * len(HEADER))
+    for cells in rows:
+        print("| " + " | ".join(cells) + " |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--tools")
+    ap.add_argument("--cases", default=",".join(fc.CASES))
+    ap.add_argument("--work")
+    ap.add_argument("--copy", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--drift-seconds", type=float, default=10)
+    args = ap.parse_args()
+
+    build = fc.Build(os.path.abspath(args.build), os.path.abspath(args.tools or args.build))
+    build.check()
+    work = args.work or tempfile.mkdtemp(prefix="htrace-fidelity-")
+    os.makedirs(work, exist_ok=True)
+    opts = {"copy": args.copy, "drift_seconds": args.drift_seconds}
+    rows, raw = [], []
+    for name in args.cases.split(","):
+        print(f"fidelity: {name} ...", file=sys.stderr, flush=True)
+        try:
+            result = fc.CASES[name](build, work, opts)
+        except fc.Skip as why:
+            print(f"fidelity: {name} skipped: {why}", file=sys.stderr)
+            continue
+        except fc.CaseError as why:
+            print(f"fidelity: {name} failed: {why}", file=sys.stderr)
+            rows.append([name] + ["error"] * (len(HEADER) - 1))
+            continue
+        print(f"  traced in {result.trace_seconds:.1f} s, corrected in {result.correct_seconds:.1f} s",
+              file=sys.stderr)
+        rows.append(row(result))
+        raw.append(dataclasses.asdict(result))
+        for what, holds in fc.bounds(result):
+            print(f"  {'ok  ' if holds else 'FAIL'} {what}", file=sys.stderr)
+    print(f"build {build.dir} (tools {build.tools}), work {work}")
+    print_table(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(raw, f, indent=1)
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
