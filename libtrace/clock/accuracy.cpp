@@ -9,6 +9,8 @@
 namespace htrace::clock {
 
 SyncRun synchronize_on(Transport& t, const SyncConfig& config, TimeSource base, SyncContext ctx) {
+  if (ctx.self < 0) ctx.self = t.rank();
+  if (ctx.stats.domain < 0) ctx.stats.domain = ctx.self;
   t.barrier();
   const auto start = std::chrono::steady_clock::now();
   GlobalClock input(std::move(base));

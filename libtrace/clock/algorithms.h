@@ -4,6 +4,7 @@
 #pragma once
 
 #include "clock/global_clock.h"
+#include "clock/offset.h"
 #include "clock/sync_config.h"
 #include "clock/transport.h"
 
@@ -20,6 +21,9 @@ struct SyncStats {
   std::int64_t min_rtt_inter_ns = kUnknown; ///< ... between nodes
   std::int64_t min_rtt_other_ns = kUnknown; ///< ... in flat algorithms (placement unknown)
   bool clockprop_fallback = false;          ///< this rank failed the shared-clock check
+  /// Clock domain: SyncContext::self of the rank whose global clock this rank's equals exactly
+  /// (verified by ClockPropSync's check); this rank's own id once it has a model of its own.
+  int domain = -1;
 };
 
 enum class Level { Flat, Inter, Intra };
@@ -27,6 +31,9 @@ enum class Level { Flat, Inter, Intra };
 struct SyncContext {
   SyncStats stats;
   Level level = Level::Flat;
+  /// This rank's id for SyncStats::domain (the tracer: the world rank); synchronize_on sets it
+  /// to the rank in its transport when negative.
+  int self = -1;
   /// Socket (package) of the calling process, for H3HCA; default asks hwloc.
   std::function<int()> socket_id;
   void note_rtt(std::int64_t rtt);
@@ -48,6 +55,23 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
 GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
                        SyncContext& ctx);
 GlobalClock sync_h3hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
+                       SyncContext& ctx);
+
+/// ClockPropSync's check, member side: measures this rank's base clock `base` against the
+/// leader's (rank 0 of `group`) with SKaMPI and tells the leader whether 0 lies inside the bounds
+/// (plus `tolerance_ns`), i.e. whether both read one clock, and the member can use that (`usable`:
+/// false forces a failed verdict). Returns that verdict; `measured` gets the measurement. Each
+/// member calls it once; the leader calls serve_shared_clock_check for each member in turn.
+bool check_shared_clock(Transport& group, const GlobalClock& base, int pingpongs,
+                        std::int64_t tolerance_ns, SyncContext& ctx, OffsetMeasurement* measured,
+                        bool usable = true);
+/// The leader's side of `member`'s check; returns the member's verdict.
+bool serve_shared_clock_check(Transport& group, int member, const GlobalClock& base);
+
+/// For HTRACE_SYNC=none (no model anywhere): the ranks on one host (by host name) run
+/// ClockPropSync's check against the host's lowest rank with `c`'s check parameters; those that
+/// pass join its domain (ctx.stats.domain), the others keep their own. Collective over `t`.
+void find_clock_domain(Transport& t, const GlobalClock& input, const SyncConfig& c,
                        SyncContext& ctx);
 
 /// Runs the algorithm `config` selects. Collective over `t`.

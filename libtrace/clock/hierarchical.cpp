@@ -11,49 +11,71 @@
 
 namespace htrace::clock {
 
+bool check_shared_clock(Transport& group, const GlobalClock& base, int pingpongs,
+                        std::int64_t tolerance_ns, SyncContext& ctx, OffsetMeasurement* measured,
+                        bool usable) {
+  // SKaMPI bounds the true offset rigorously, so a shared clock always has 0 inside the bounds;
+  // a different clock passes only if it happens to lie within the bound's width of the leader's.
+  const OffsetMeasurement m =
+      measure_offset_client(group, 0, base, OffsetMethod::Skampi, pingpongs);
+  ctx.note_rtt(m.min_rtt_ns);
+  const bool shared = usable && std::llabs(m.offset_ns) <= m.uncertainty_ns + tolerance_ns;
+  group.send_i64(0, shared ? 1 : 0);
+  if (measured) *measured = m;
+  return shared;
+}
+
+bool serve_shared_clock_check(Transport& group, int member, const GlobalClock& base) {
+  serve_offset(group, member, base);
+  return group.recv_i64(member) != 0;
+}
+
 GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncConfig& c,
                            SyncContext& ctx) {
   // The leader's whole model chain travels as bytes; members rebuild it over their own base clock,
-  // which is only right if that base clock IS the leader's. So each member first measures its base
-  // clock against the leader's: SKaMPI bounds the true offset, and a shared clock must have 0
-  // inside the bounds. Members that fail are synchronized individually against the leader.
+  // which is only right if that base clock IS the leader's. So each member first checks that it
+  // reads the leader's base clock; members that fail are synchronized individually. The leader's
+  // clock domain travels with the chain: a member that passes shares it exactly.
   const GlobalClock leader_base(input.base());
   std::vector<std::uint8_t> bytes;
-  std::int64_t size = 0;
+  std::int64_t header[2] = {0, ctx.stats.domain}; // chain bytes, leader's domain
   if (t.rank() == 0) {
     bytes = input.flatten();
-    size = static_cast<std::int64_t>(bytes.size());
+    header[0] = static_cast<std::int64_t>(bytes.size());
   }
-  t.broadcast(&size, sizeof size, 0);
-  bytes.resize(static_cast<std::size_t>(size));
+  t.broadcast(header, sizeof header, 0);
+  bytes.resize(static_cast<std::size_t>(header[0]));
   t.broadcast(bytes.data(), bytes.size(), 0);
   const PairParams& fallback = c.fallback ? c.fallback->pair : PairParams{};
 
   if (t.rank() == 0) {
-    for (int m = 1; m < t.size() && c.check; ++m) {
-      serve_offset(t, m, leader_base);
-      if (t.recv_i64(m) == 0) learn_clock_model(t, 0, m, input, fallback, ctx);
-    }
+    for (int m = 1; m < t.size() && c.check; ++m)
+      if (!serve_shared_clock_check(t, m, leader_base))
+        learn_clock_model(t, 0, m, input, fallback, ctx);
     return input;
   }
   GlobalClock result(input.base());
   std::string error;
   const bool ok = GlobalClock::unflatten(bytes, input.base(), result, error);
+  if (!ok) log::error("clock: ClockPropSync: %s", error.c_str());
   if (!c.check) {
-    if (!ok) log::error("clock: ClockPropSync: %s", error.c_str());
+    // Adopted without verification: not known to equal the leader's clock, so its own domain.
+    ctx.stats.domain = ctx.self;
     return ok ? result : input;
   }
-  const OffsetMeasurement m = measure_offset_client(t, 0, GlobalClock(input.base()),
-                                                    OffsetMethod::Skampi, c.check_pingpongs);
-  ctx.note_rtt(m.min_rtt_ns);
-  const bool shared = ok && std::llabs(m.offset_ns) <= m.uncertainty_ns + c.tolerance_ns;
-  t.send_i64(0, shared ? 1 : 0);
-  if (shared) return result;
+  OffsetMeasurement m;
+  if (check_shared_clock(t, leader_base, c.check_pingpongs, c.tolerance_ns, ctx, &m, ok)) {
+    ctx.stats.domain = static_cast<int>(header[1]);
+    return result;
+  }
   ctx.stats.clockprop_fallback = true;
-  log::warning("clock: this rank's clock differs from its node leader's by %lld ns (+-%lld ns): it "
-               "does not share that time source, so it is synchronized individually instead of by "
-               "ClockPropSync",
-               static_cast<long long>(m.offset_ns), static_cast<long long>(m.uncertainty_ns));
+  if (ok) {
+    log::warning(
+        "clock: this rank's clock differs from its node leader's by %lld ns (+-%lld ns): it "
+        "does not share that time source, so it is synchronized individually instead of by "
+        "ClockPropSync",
+        static_cast<long long>(m.offset_ns), static_cast<long long>(m.uncertainty_ns));
+  }
   return input.with(learn_clock_model(t, 0, t.rank(), input, fallback, ctx));
 }
 
@@ -86,6 +108,24 @@ std::unique_ptr<Transport> node_leaders(Transport& t, Transport& node) {
   return std::make_unique<SubsetTransport>(t, members, nodes);
 }
 } // namespace
+
+void find_clock_domain(Transport& t, const GlobalClock& input, const SyncConfig& c,
+                       SyncContext& ctx) {
+  auto host = host_subset(t);
+  if (host->size() < 2) return;
+  std::int64_t leader_domain = ctx.stats.domain;
+  host->broadcast(&leader_domain, sizeof leader_domain, 0);
+  const Level outer = ctx.level;
+  ctx.level = Level::Intra;
+  if (host->rank() == 0) {
+    for (int m = 1; m < host->size(); ++m)
+      (void)serve_shared_clock_check(*host, m, GlobalClock(input.base()));
+  } else if (check_shared_clock(*host, GlobalClock(input.base()), c.check_pingpongs, c.tolerance_ns,
+                                ctx, nullptr)) {
+    ctx.stats.domain = static_cast<int>(leader_domain);
+  }
+  ctx.level = outer;
+}
 
 GlobalClock sync_h2hca(Transport& t, const GlobalClock& input, const SyncConfig& c,
                        SyncContext& ctx) {

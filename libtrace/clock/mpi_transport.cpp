@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sched.h>
 #include <thread>
 
 namespace htrace::clock {
@@ -24,14 +25,19 @@ void MpiTransport::send(int peer, const void* data, std::size_t bytes) {
 }
 
 namespace {
-// Spin briefly (a ping-pong partner answers within microseconds), then back off with sleeps:
+// Spin for `spin` (a ping-pong partner answers within microseconds), then back off with sleeps:
 // ranks that merely wait for their turn (JK, later tree rounds, members waiting for their node
 // leader) must not steal the CPU from the pair that is measuring when ranks outnumber cores.
-void wait_politely(MPI_Request& request) {
+// While spinning, the waiter yields after each poll: where ranks outnumber cores the partner it
+// waits for may be queued on this very core, and a plain spin would hold it off for a whole
+// time slice (milliseconds). With nothing else runnable sched_yield returns at once.
+void wait_for(MPI_Request& request, std::chrono::microseconds spin) {
   int done = 0;
-  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-  while (!done && std::chrono::steady_clock::now() < spin_until)
+  const auto spin_until = std::chrono::steady_clock::now() + spin;
+  while (!done && std::chrono::steady_clock::now() < spin_until) {
     PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (!done) sched_yield();
+  }
   std::chrono::microseconds nap(10);
   while (!done) {
     std::this_thread::sleep_for(nap);
@@ -39,12 +45,25 @@ void wait_politely(MPI_Request& request) {
     PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
   }
 }
+void wait_politely(MPI_Request& request) {
+  wait_for(request, std::chrono::microseconds(50));
+}
+// A timed exchange: a sleeping receiver wakes tens of microseconds late, which lands in the
+// round trip and widens the offset bound. Spinning is bounded so that a partner that lost its
+// core (oversubscribed nodes) gets it back instead of waiting for the spinner's time slice.
+constexpr std::chrono::microseconds kHotSpin(2000);
 } // namespace
 
 void MpiTransport::recv(int peer, void* data, std::size_t bytes) {
   MPI_Request request;
   PMPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_, &request);
   wait_politely(request);
+}
+
+void MpiTransport::recv_hot(int peer, void* data, std::size_t bytes) {
+  MPI_Request request;
+  PMPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_, &request);
+  wait_for(request, kHotSpin);
 }
 
 std::unique_ptr<Transport> MpiTransport::split(int color, int key) {

@@ -20,6 +20,7 @@ public:
   int size() const override { return size_; }
   void send(int peer, const void* data, std::size_t bytes) override;
   void recv(int peer, void* data, std::size_t bytes) override;
+  void recv_hot(int peer, void* data, std::size_t bytes) override;
   std::unique_ptr<Transport> split(int color, int key) override;
   /// The node communicator is created once per transport; the result borrows it (it must not
   /// outlive this transport).

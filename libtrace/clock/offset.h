@@ -4,8 +4,10 @@
 //    is their midpoint, and half their distance bounds the error if the two directions are fair.
 //  - Mean-RTT-Offset (Algorithm 8, Jones & Koenig): mean round trip first, then the median of
 //    (local - reference - rtt/2).
-// Protocol (both methods): the client sends the number of exchanges it will make, then for each
-// exchange one int64 ping; the reference answers each ping with its clock reading.
+// Protocol (both methods): the client sends the number of exchanges it will make and waits for
+// the reference's go (both wait politely: either may have to wait for its turn); then for each
+// exchange one int64 ping, answered with the reference's clock reading, and both partners spin
+// (Transport::recv_hot) so that no wake-up latency lands in a round trip.
 #pragma once
 
 #include "clock/global_clock.h"
@@ -19,7 +21,7 @@ namespace htrace::clock {
 struct OffsetMeasurement {
   std::int64_t time_ns = 0;        ///< client clock at the measurement
   std::int64_t offset_ns = 0;      ///< client clock minus reference clock
-  std::int64_t uncertainty_ns = 0; ///< half width of the bound (SKaMPI) or rtt/2 (Mean-RTT)
+  std::int64_t uncertainty_ns = 0; ///< half width of the bound, rounded up (SKaMPI) or rtt/2
   std::int64_t min_rtt_ns = 0;     ///< fastest round trip seen
 };
 

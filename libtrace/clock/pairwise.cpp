@@ -34,6 +34,8 @@ LinearModel learn_clock_model(Transport& t, int reference, int client, const Glo
       serve_offset(t, client, clock);
     return {};
   }
+  // The client's clock gets a model of its own: it is its own clock domain from now on.
+  ctx.stats.domain = ctx.self;
   (void)measure_offset_client(t, reference, clock, p.offset, p.pingpongs);
   std::vector<FitPoint> points;
   std::vector<std::int64_t> uncertainty;

@@ -4,6 +4,7 @@
 #include "clock/accuracy.h"
 #include "clock/base_clock.h"
 #include "clock/mpi_transport.h"
+#include "clock/residual.h"
 #include "clock/sync.h"
 #include "common/host_name.h"
 #include "common/log.h"
@@ -17,64 +18,65 @@
 namespace htrace::clock {
 namespace {
 
-constexpr int kResidualPingpongs = 10;
-
 // What MPI_Finalize needs from MPI_Init. Set once in sync_at_init (single-threaded MPI_Init).
 struct TracerClockState {
   bool active = false;
   GlobalTimeMap map;
   // Kept from MPI_Init to MPI_Finalize so the node communicator is created only once.
   std::unique_ptr<MpiTransport> world;
+  DomainLayout layout; ///< who measures for whom, in both measurements
+  SyncStats stats;     ///< fastest round trips so far (sync and residual measurements)
 };
 TracerClockState& state() {
   static TracerClockState s;
   return s;
 }
 
-/// Whether this rank runs on rank 0's host (by host name: cheaper than a node communicator).
-bool on_root_host(Transport& world) {
-  const std::int64_t mine = host_name_hash();
-  std::int64_t root = mine;
-  world.broadcast(&root, sizeof root, 0);
-  return root == mine;
-}
-
-void store_residual(Transport& world, const GlobalClock& global, bool init, SyncStats stats) {
-  const std::int64_t started = now();
-  // Which ranks share rank 0's node decides whether a round trip counts as intra or inter.
-  const bool on_root_node = on_root_host(world);
-  std::vector<int> ranks;
-  for (int r = 1; r < world.size(); ++r)
-    ranks.push_back(r);
-  OffsetMeasurement mine;
-  const auto all = measure_offsets_to_root(world, global, ranks, kResidualPingpongs, &mine);
-  if (world.rank() != 0) {
-    std::int64_t& slot = on_root_node ? stats.min_rtt_intra_ns : stats.min_rtt_inter_ns;
-    slot = std::min(slot, mine.min_rtt_ns);
-  }
-  record::set_process_property(init ? HTRACE_LPROP_INIT_TIME : HTRACE_LPROP_FINAL_TIME,
-                               mine.time_ns);
-  record::set_process_property(init ? HTRACE_LPROP_INIT_OFFSET : HTRACE_LPROP_FINAL_OFFSET,
-                               mine.offset_ns);
-  record::set_process_property(
-      init ? HTRACE_LPROP_INIT_UNCERTAINTY : HTRACE_LPROP_FINAL_UNCERTAINTY, mine.uncertainty_ns);
+void store_min_latencies(Transport& world, SyncStats& stats) {
   const std::int64_t intra = world.allreduce_min(stats.min_rtt_intra_ns);
   const std::int64_t inter = world.allreduce_min(stats.min_rtt_inter_ns);
-  if (init) {
-    if (intra != SyncStats::kUnknown)
-      record::set_archive_property(HTRACE_PROP_MIN_LATENCY_INTRA, std::to_string(intra / 2));
-    if (inter != SyncStats::kUnknown)
-      record::set_archive_property(HTRACE_PROP_MIN_LATENCY_INTER, std::to_string(inter / 2));
+  if (intra != SyncStats::kUnknown)
+    record::set_archive_property(HTRACE_PROP_MIN_LATENCY_INTRA, std::to_string(intra / 2));
+  if (inter != SyncStats::kUnknown)
+    record::set_archive_property(HTRACE_PROP_MIN_LATENCY_INTER, std::to_string(inter / 2));
+}
+
+/// Members of a domain take their leader's time map itself: each rank collapsed the same model
+/// chain at its own origin, and with a slope the rounding may differ by a nanosecond; with one
+/// map the domain's timestamps are equal exactly, as HTRACE::CLOCK::DOMAIN promises.
+void share_domain_map(Transport& world, const DomainLayout& layout, GlobalTimeMap& map) {
+  const int leader = layout.domain[static_cast<std::size_t>(world.rank())];
+  if (leader != world.rank()) {
+    world.recv(leader, &map, sizeof map);
+    return;
   }
-  if (world.rank() == 0) {
-    std::int64_t worst = 0;
-    for (const auto& m : all)
-      worst = std::max<std::int64_t>(worst, std::llabs(m.offset_ns));
-    log::debug(
-        "clock: %s residual offsets: max |offset| %lld ns over %d ranks, measured in %.3f ms",
-        init ? "initial" : "final", static_cast<long long>(worst), world.size(),
-        static_cast<double>(now() - started) * 1e-6);
-  }
+  for (int r = 0; r < world.size(); ++r)
+    if (r != leader && layout.domain[static_cast<std::size_t>(r)] == leader)
+      world.send(r, &map, sizeof map);
+}
+
+void store_residual(Transport& world, const GlobalClock& global, bool init) {
+  TracerClockState& s = state();
+  const std::int64_t started = now();
+  const Residual r = measure_residuals(world, global, s.layout);
+  std::int64_t& slot = r.intra ? s.stats.min_rtt_intra_ns : s.stats.min_rtt_inter_ns;
+  slot = std::min(slot, r.m.min_rtt_ns);
+  // TIME is the domain leader's global clock at its measurement: one instant on the clock all
+  // members of the domain read, so the whole tuple is identical within a domain.
+  record::set_process_property(init ? HTRACE_LPROP_INIT_TIME : HTRACE_LPROP_FINAL_TIME,
+                               r.m.time_ns);
+  record::set_process_property(init ? HTRACE_LPROP_INIT_OFFSET : HTRACE_LPROP_FINAL_OFFSET,
+                               r.m.offset_ns);
+  record::set_process_property(
+      init ? HTRACE_LPROP_INIT_UNCERTAINTY : HTRACE_LPROP_FINAL_UNCERTAINTY, r.m.uncertainty_ns);
+  const double elapsed_ms = static_cast<double>(now() - started) * 1e-6;
+  store_min_latencies(world, s.stats);
+  log::debug("clock: %s residual offset %lld ns +- %lld ns (domain %d), measured in %.3f ms over "
+             "%zu domains in %d rounds",
+             init ? "initial" : "final", static_cast<long long>(r.m.offset_ns),
+             static_cast<long long>(r.m.uncertainty_ns),
+             s.layout.domain[static_cast<std::size_t>(world.rank())], elapsed_ms,
+             s.layout.leaders.size(), s.layout.rounds());
 }
 
 } // namespace
@@ -96,17 +98,38 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
     return false;
   }
   const std::string canonical = to_string(parsed.config);
-  const SyncRun run = synchronize_on(world, parsed.config, [] { return now(); });
+  SyncContext ctx;
+  ctx.self = world.rank();
+  const SyncRun run = synchronize_on(
+      world, parsed.config, [] { return now(); }, ctx);
   s.map = run.clock.to_time_map(now());
   s.active = true;
-  record::set_global_time_map(s.map);
+  s.stats = run.stats;
   const bool synced = parsed.config.algorithm != Algorithm::None;
+  if (!synced) {
+    // No model anywhere, but ranks that read one base clock still form a domain.
+    SyncContext check;
+    check.self = world.rank();
+    check.stats = s.stats;
+    find_clock_domain(world, GlobalClock([] { return now(); }), SyncConfig{}, check);
+    s.stats = check.stats;
+  }
+  s.layout = DomainLayout::gather(world, s.stats.domain, host_name_hash());
+  share_domain_map(world, s.layout, s.map);
+  record::set_global_time_map(s.map);
+  // Tests compare the residual offsets with the namespace truth, which needs the model.
+  log::debug("clock: global = local - (%lld ns + %.6e * (local - %lld))",
+             static_cast<long long>(s.map.offset_at_origin_ns), s.map.slope,
+             static_cast<long long>(s.map.origin_ns));
+  // Every location of this process carries it (the recorder copies process properties).
+  record::set_process_property(HTRACE_LPROP_CLOCK_DOMAIN,
+                               s.layout.domain[static_cast<std::size_t>(world.rank())]);
   record::set_archive_property(HTRACE_PROP_TIMEBASE, synced ? "global" : "local");
   record::set_archive_property(HTRACE_PROP_SYNC_CONFIG, canonical);
   record::set_archive_property(HTRACE_PROP_BASE_CLOCK, base_clock_name(current_base_clock()));
   const GlobalClock global([] { return now(); },
                            {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
-  store_residual(world, global, true, run.stats);
+  store_residual(world, global, true);
   if (world.rank() == 0)
     log::debug("clock: %s synchronization took %.3f ms (base clock %s)",
                algorithm_name(parsed.config.algorithm), static_cast<double>(run.duration_ns) * 1e-6,
@@ -123,7 +146,7 @@ void measure_at_finalize(MPI_Comm comm, const Options& options) {
   MpiTransport& world = kept && kept->comm() == comm ? *kept : fresh;
   const GlobalClock global([] { return now(); },
                            {LinearModel{s.map.origin_ns, s.map.offset_at_origin_ns, s.map.slope}});
-  store_residual(world, global, false, SyncStats{});
+  store_residual(world, global, false);
 }
 
 } // namespace htrace::clock

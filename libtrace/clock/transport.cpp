@@ -55,6 +55,10 @@ void SubsetTransport::recv(int peer, void* data, std::size_t bytes) {
   parent_.recv(members_[static_cast<std::size_t>(peer)], data, bytes);
 }
 
+void SubsetTransport::recv_hot(int peer, void* data, std::size_t bytes) {
+  parent_.recv_hot(members_[static_cast<std::size_t>(peer)], data, bytes);
+}
+
 std::vector<int> Transport::split_order(int color, int key) {
   const auto colors = allgather(color);
   const auto keys = allgather(key);

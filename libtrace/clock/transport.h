@@ -18,6 +18,9 @@ public:
   virtual int size() const = 0;
   virtual void send(int peer, const void* data, std::size_t bytes) = 0;
   virtual void recv(int peer, void* data, std::size_t bytes) = 0;
+  /// recv() for a timed exchange whose partner answers within microseconds: the receiver keeps
+  /// its core (spins) instead of sleeping, whose wake-up latency would widen every bound.
+  virtual void recv_hot(int peer, void* data, std::size_t bytes) { recv(peer, data, bytes); }
 
   /// Sub-groups: ranks with the same color form one group, ordered by (key, rank). A negative
   /// color returns nullptr for the caller. Collective.
@@ -35,6 +38,11 @@ public:
   std::int64_t recv_i64(int peer) {
     std::int64_t v = 0;
     recv(peer, &v, sizeof v);
+    return v;
+  }
+  std::int64_t recv_hot_i64(int peer) {
+    std::int64_t v = 0;
+    recv_hot(peer, &v, sizeof v);
     return v;
   }
   std::int64_t allreduce_min(std::int64_t value);
@@ -56,6 +64,7 @@ public:
   int size() const override { return static_cast<int>(members_.size()); }
   void send(int peer, const void* data, std::size_t bytes) override;
   void recv(int peer, void* data, std::size_t bytes) override;
+  void recv_hot(int peer, void* data, std::size_t bytes) override;
   std::unique_ptr<Transport> split(int color, int key) override;
   std::unique_ptr<Transport> split_node() override;
 
