@@ -27,6 +27,12 @@ int64_t smaller(int64_t a, int64_t b) {
   return std::min(a, b);
 }
 
+// A negative latency bounds nothing: it is a violation whatever l_min is (clocks that are not as
+// exact as declared, or a recording-order artefact), and the CLC repairs it.
+int64_t bound_from(int64_t latency) {
+  return latency >= 0 ? latency : kNone;
+}
+
 class LatencyObserver {
 public:
   explicit LatencyObserver(ReplayState& s) : s_(s), m_(s.model), defs_(*s.ctx.defs) {
@@ -77,7 +83,7 @@ private:
           break;
         case ChannelType::Local: {
           const int64_t v = s_.local_values(ch).original.excluding(loc.location);
-          if (v != kNone) omp_ = smaller(omp_, t - v);
+          if (v != kNone) omp_ = smaller(omp_, bound_from(t - v));
           break;
         }
         case ChannelType::Collective:
@@ -96,7 +102,7 @@ private:
     const uint64_t node = defs_.processes[loc.process].node;
     if (c.input_by_node.excluding(node) != kNone) return;
     const int64_t bound = c.end_bound(s_.member(loc.process, ch), zero_, /*input=*/true);
-    if (bound != kNone) collective_ = smaller(collective_, t - bound);
+    if (bound != kNone) collective_ = smaller(collective_, bound_from(t - bound));
   }
 
   void note_pair(uint32_t src, uint32_t dst, int64_t latency) {
@@ -131,10 +137,10 @@ private:
       const auto src = static_cast<uint32_t>(key >> 32), dst = static_cast<uint32_t>(key);
       int64_t bound = kNone;
       if (defs_.share_clock(src, dst)) {
-        bound = latency;
+        bound = bound_from(latency);
       } else if (src < dst) { // each round trip once
         auto back = pairs.find(uint64_t(dst) << 32 | src);
-        if (back != pairs.end()) bound = (latency + back->second) / 2;
+        if (back != pairs.end()) bound = bound_from((latency + back->second) / 2);
       }
       int64_t& cls = s_.ctx.latencies.same_node(src, dst) ? o.intra : o.inter;
       cls = smaller(cls, bound);

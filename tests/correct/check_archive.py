@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Independent checker for htrace-correct (shares no code with it): reads an OTF2 archive with the
 python otf2 module, matches logical messages itself and counts clock-condition violations.
-Usage: check_archive.py ARCHIVE_ANCHOR [--lmin-mpi NS] [--lmin-omp NS] [--expect-zero] [--strict-order]
+Usage: check_archive.py ARCHIVE_ANCHOR [--lmin-mpi NS] [--lmin-omp NS] [--expect-zero] [--order-of INPUT]
        [--json]  (prints {"p2p": n, "collective": n, "OpenMP": n, "order": n, "events": n, "times": {...}})"""
 import argparse
 import collections
@@ -16,7 +16,9 @@ ap.add_argument("anchor")
 ap.add_argument("--lmin-mpi", type=int, default=1000)
 ap.add_argument("--lmin-omp", type=int, default=10)
 ap.add_argument("--expect-zero", action="store_true")
-ap.add_argument("--strict-order", action="store_true")
+# A corrected archive against its input: events of a location keep their order, those apart in the
+# input stay apart, equal ones may stay equal (only a relation pulls them apart).
+ap.add_argument("--order-of", metavar="INPUT_ANCHOR")
 ap.add_argument("--json", action="store_true")
 ap.add_argument("--dump-times", action="store_true")
 a = ap.parse_args()
@@ -25,6 +27,11 @@ per_loc = collections.defaultdict(list)
 with otf2.reader.open(a.anchor) as trace:
     for loc, ev in trace.events:
         per_loc[loc].append(ev)
+input_times = {}
+if a.order_of:
+    with otf2.reader.open(a.order_of) as trace:
+        for loc, ev in trace.events:
+            input_times.setdefault((loc.group.name, loc.name), []).append(ev.time)
 
 
 def is_neighborhood(region_name):
@@ -53,8 +60,10 @@ created_in, task_creator, group_done = {}, {}, []
 
 for loc, evs in per_loc.items():
     prev = None
-    for ev in evs:
-        if prev is not None and (ev.time < prev or (a.strict_order and ev.time <= prev)):
+    inp = input_times.get((loc.group.name, loc.name))
+    for i, ev in enumerate(evs):
+        apart = inp is not None and i > 0 and inp[i] > inp[i - 1]
+        if prev is not None and (ev.time < prev or (apart and ev.time <= prev)):
             order += 1
         prev = ev.time
     coll_seq = collections.Counter()
