@@ -6,7 +6,8 @@
 //
 // IN is an archive, OUT its corrected copy (same events in the same order per location, only
 // timestamps differ). Prints one JSON object:
-//   events, events_moved, displacement_ns {min, median, p99, max} (OUT - IN over all events);
+//   events, events_moved, displacement_ns {min, median, p99, max} (OUT - IN over all events) and
+//   abs_displacement_ns (the same of |OUT - IN|);
 //   messages (p2p, matched from the records) and, for IN and OUT, how many are received before
 //   their send + 0 and + --lmin, and the smallest send->receive gap;
 //   deviation_time_ns: time covered by local intervals (weighted by their IN length) whose length
@@ -136,22 +137,25 @@ void require_same_shape(const Trace& in, const Trace& out) {
 
 struct DisplacementStats {
   uint64_t events = 0, moved = 0;
-  Distribution displacement;
+  Distribution displacement; // OUT - IN
+  Distribution magnitude;    // |OUT - IN|: a move backward counts as much as one forward
 };
 
 DisplacementStats displacement(const Trace& in, const Trace& out) {
   DisplacementStats s;
-  std::vector<int64_t> all;
+  std::vector<int64_t> all, magnitudes;
   for (size_t l = 0; l < in.locations.size(); ++l) {
     const auto &a = in.locations[l].times, &b = out.locations[l].times;
     for (size_t i = 0; i < a.size(); ++i) {
       const int64_t d = int64_t(b[i] - a[i]);
       all.push_back(d);
+      magnitudes.push_back(std::llabs(d));
       s.moved += d != 0;
     }
   }
   s.events = all.size();
   s.displacement = distribution(std::move(all));
+  s.magnitude = distribution(std::move(magnitudes));
   return s;
 }
 
@@ -306,8 +310,8 @@ TruthStats truth_stats(const Trace& in, const Trace& out, const std::vector<Trut
 std::string json(const TruthStats& t, size_t points) {
   std::string medians;
   for (const auto& [rank, median] : t.signed_medians)
-    medians += (medians.empty() ? "\"" : ", \"") + std::to_string(rank) +
-               "\": " + std::to_string(median);
+    medians +=
+        (medians.empty() ? "\"" : ", \"") + std::to_string(rank) + "\": " + std::to_string(median);
   char text[400];
   std::snprintf(text, sizeof text,
                 "{\"points\": %zu, \"shift_ns\": %" PRId64
@@ -323,8 +327,9 @@ void print_report(const Options& o, const Trace& in, const Trace& out,
   const DisplacementStats disp = displacement(in, out);
   const Deviation dev = deviation(in, out);
   std::printf("{\n  \"locations\": %zu,\n  \"events\": %" PRIu64 ",\n  \"events_moved\": %" PRIu64
-              ",\n  \"displacement_ns\": %s,\n",
-              in.locations.size(), disp.events, disp.moved, json(disp.displacement).c_str());
+              ",\n  \"displacement_ns\": %s,\n  \"abs_displacement_ns\": %s,\n",
+              in.locations.size(), disp.events, disp.moved, json(disp.displacement).c_str(),
+              json(disp.magnitude).c_str());
   std::printf("  \"messages\": %zu,\n  \"unmatched_p2p\": %" PRIu64
               ",\n  \"unresolved_p2p\": %" PRIu64 ",\n  \"lmin_ns\": %" PRId64 ",\n",
               in.messages.size(), in.unmatched, in.unresolved, o.lmin);

@@ -37,7 +37,7 @@ def deviation_percent(compare):
 def row(result):
     r, c = result.report, result.compare
     err = c.get("truth", {}).get("abs_error_ns", {})
-    disp = c["displacement_ns"]
+    disp = c["abs_displacement_ns"]
     moved = f"{c['events_moved']} ({100 * c['events_moved'] / max(c['events'], 1):.3g} %)"
     viol = f"{fc.violations(r, 'violations_before')} / {fc.violations(r, 'violations_after')}"
     errors = f"{us(err.get('median'))} / {us(err.get('p99'))} / {us(err.get('max'))}" if err else "-"
@@ -52,7 +52,7 @@ def row(result):
 
 
 HEADER = ["case", "events", "p2p msgs", "recv<send in IN", "violations before / after",
-          "events moved", "max / p99 displacement us", "error vs truth median / p99 / max us",
+          "events moved", "max / p99 abs. displacement us", "error vs truth median / p99 / max us",
           "interval deviation % of time (0/<1/1-10/10-100/>100 %)", "equal stamps split",
           "correct s", "correct/copy", "issue bounds"]
 
