@@ -3,6 +3,7 @@
 // Simulated ranks share one host name, so hierarchical configurations use nodes=shared, which
 // the simulated transport models.
 #include "clock/accuracy.h"
+#include "clock/residual.h"
 #include "simulated_cluster.h"
 
 #include <gtest/gtest.h>
@@ -119,6 +120,22 @@ TEST(Hierarchical, H2hcaPropagatesInsideNodes) {
   EXPECT_LT(std::llabs(o.error_ns[2] - o.error_ns[3]), 2'000);
   EXPECT_NE(o.stats[1].min_rtt_intra_ns, SyncStats::kUnknown);
   EXPECT_NE(o.stats[2].min_rtt_inter_ns, SyncStats::kUnknown); // rank 0 only serves
+  // Clock domains: members that passed the check share their node leader's clock.
+  const std::vector<int> domains{0, 0, 2, 2};
+  for (std::size_t r = 0; r < 4; ++r)
+    EXPECT_EQ(o.stats[r].domain, domains[r]) << "rank " << r;
+}
+
+TEST(Domains, PairwiseAlgorithmsGiveEveryRankItsOwn) {
+  SimulatedCluster cluster(two_nodes_two_ranks());
+  for (const char* config : {"hca3", "jk", "hca2", "h2hca(nodes=shared,intra=hca3)"}) {
+    const Outcome o = run(cluster, config);
+    for (std::size_t r = 0; r < 4; ++r)
+      EXPECT_EQ(o.stats[r].domain, static_cast<int>(r)) << config << " rank " << r;
+  }
+  // Adopted without the check: not verified, so not the leader's domain either.
+  const Outcome o = run(cluster, "h2hca(nodes=shared,intra=clockprop(check=0))");
+  EXPECT_EQ(o.stats[3].domain, 3);
 }
 
 TEST(Hierarchical, ClockPropChecksThatRanksShareTheClock) {
@@ -131,6 +148,8 @@ TEST(Hierarchical, ClockPropChecksThatRanksShareTheClock) {
   EXPECT_TRUE(o.stats[3].clockprop_fallback);
   EXPECT_FALSE(o.stats[2].clockprop_fallback);
   EXPECT_FALSE(o.stats[1].clockprop_fallback);
+  EXPECT_EQ(o.stats[3].domain, 3); // synchronized individually: a domain of its own
+  EXPECT_EQ(o.stats[1].domain, 0);
   for (std::size_t r = 0; r < 4; ++r)
     EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
 
@@ -159,4 +178,87 @@ TEST(Drift, FittedSlopeMatchesTheInjectedDrift) {
   EXPECT_LT(std::llabs(o.error_ns[1]), kBoundNs);
   // slope=off ignores the drift: the model's slope is exactly 0.
   EXPECT_EQ(run(cluster, "hca3(fitpoints=4,slope=off)").slope[1], 0.0);
+}
+
+namespace {
+
+struct ResidualOutcome {
+  std::vector<Residual> residual;
+  std::vector<int> domain; // as found by find_clock_domain
+};
+
+/// find_clock_domain on base clocks (HTRACE_SYNC=none: simulated ranks share one host name), then
+/// the residual measurement on the layout it gives, or on `domains` when given.
+ResidualOutcome measure_unsynced(SimulatedCluster& cluster, std::vector<int> domains = {}) {
+  ResidualOutcome out;
+  const auto n = static_cast<std::size_t>(cluster.size());
+  out.residual.resize(n);
+  out.domain.resize(n);
+  cluster.run([&](Transport& t) {
+    const GlobalClock base([&cluster, r = t.rank()] { return cluster.local_now(r); });
+    SyncContext ctx;
+    ctx.self = t.rank();
+    ctx.stats.domain = t.rank();
+    find_clock_domain(t, base, SyncConfig{}, ctx);
+    const int domain = domains.empty() ? ctx.stats.domain : domains[std::size_t(t.rank())];
+    const DomainLayout layout = DomainLayout::gather(t, domain, 1);
+    ResidualParams p;
+    p.pause = std::chrono::microseconds(100);
+    out.residual[static_cast<std::size_t>(t.rank())] = measure_residuals(t, base, layout, p);
+    out.domain[static_cast<std::size_t>(t.rank())] = layout.domain[std::size_t(t.rank())];
+    EXPECT_EQ(layout.domain[std::size_t(t.rank())], domain);
+  });
+  return out;
+}
+
+} // namespace
+
+std::vector<SimulatedRank> six_ranks_four_clocks() {
+  return {{0, 0, 0},
+          {0, 0, 0},
+          {1'500'000, 0, 0},
+          {-2'000'000'000, 0, 0},
+          {-2'000'000'000, 0, 0},
+          {700'000'123, 0, 0}};
+}
+
+TEST(Domains, UnsyncedRanksJoinTheirHostLeadersDomainOnlyIfTheyShareItsClock) {
+  // Ranks 3 and 4 read one clock, but the check is against the host's leader (rank 0) only.
+  SimulatedCluster cluster(six_ranks_four_clocks());
+  EXPECT_EQ(measure_unsynced(cluster).domain, (std::vector<int>{0, 0, 2, 3, 4, 5}));
+}
+
+TEST(Residuals, OneMeasurementPerDomainComposedAlongTheTree) {
+  // Ranks 0,1 share a clock, 2 and 5 are on their own, 3,4 share one: four domains, so leader 5
+  // (tree index 3) composes two edges (5 -> 2 -> 0).
+  SimulatedCluster cluster(six_ranks_four_clocks());
+  const ResidualOutcome o = measure_unsynced(cluster, {0, 0, 2, 3, 3, 5});
+  for (int r = 0; r < cluster.size(); ++r) {
+    const OffsetMeasurement& m = o.residual[static_cast<std::size_t>(r)].m;
+    const std::int64_t truth = cluster.rank_info(r).offset_ns - cluster.rank_info(0).offset_ns;
+    // SKaMPI's bounds are rigorous and composition adds them: the truth lies within.
+    EXPECT_LE(std::llabs(m.offset_ns - truth), m.uncertainty_ns) << "rank " << r;
+    EXPECT_LT(m.uncertainty_ns, kBoundNs) << "rank " << r;
+    // Members carry their leader's values, all of them.
+    const OffsetMeasurement& lead = o.residual[static_cast<std::size_t>(o.domain[r])].m;
+    EXPECT_EQ(m.offset_ns, lead.offset_ns) << "rank " << r;
+    EXPECT_EQ(m.uncertainty_ns, lead.uncertainty_ns) << "rank " << r;
+    EXPECT_EQ(m.time_ns, lead.time_ns) << "rank " << r;
+  }
+  EXPECT_EQ(o.residual[0].m.offset_ns, 0);
+  EXPECT_EQ(o.residual[0].m.uncertainty_ns, 0);
+  // Rank 5 measured against rank 2, whose bound it inherits: the composed bound is wider.
+  EXPECT_GT(o.residual[5].m.uncertainty_ns, o.residual[2].m.uncertainty_ns);
+  // Leaders below the root measured something; members and the root did not.
+  EXPECT_NE(o.residual[3].m.min_rtt_ns, SyncStats::kUnknown);
+  EXPECT_EQ(o.residual[4].m.min_rtt_ns, SyncStats::kUnknown);
+}
+
+TEST(Residuals, LayoutTrustsOnlyLeadersThatLeadThemselves) {
+  // Rank 0 always leads; rank 4 names a rank that does not exist; rank 5 names 1, which names 0
+  // (not a leader): both become their own.
+  const DomainLayout l = DomainLayout::from({3, 0, 3, 3, 9, 1}, std::vector<std::int64_t>(6, 0));
+  EXPECT_EQ(l.domain, (std::vector<int>{0, 0, 3, 3, 4, 5}));
+  EXPECT_EQ(l.leaders, (std::vector<int>{0, 3, 4, 5}));
+  EXPECT_EQ(l.rounds(), 2);
 }
