@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 namespace htrace::correct {
 
@@ -82,9 +83,17 @@ uint64_t set_up_presync(const ReplayContext& ctx, LocalModel& model) {
   if (!ctx.options->presync || !measured_base) return 0;
   const int64_t max_unc = ctx.options->presync_max_uncertainty_ns;
   const auto usable = [&](bool has, int64_t unc) { return has && (max_unc < 0 || unc <= max_unc); };
+  // The processes of one clock domain read one clock: they take the same model, the first one's
+  // (htrace records the same values for all of them; this keeps their latencies exact anyway).
+  std::unordered_map<int64_t, uint32_t> domain_location;
+  for (const ProcessInfo& p : ctx.defs->processes)
+    if (p.clock_domain != LocationInfo::kNoClockDomain && !p.locations.empty())
+      domain_location.try_emplace(p.clock_domain, p.locations.front());
   uint64_t presynced = 0;
   for (LocationModel& loc : model.locations) {
-    const LocationInfo& li = ctx.defs->locations[loc.location];
+    auto d = domain_location.find(ctx.defs->processes[loc.process].clock_domain);
+    const LocationInfo& li =
+        ctx.defs->locations[d != domain_location.end() ? d->second : loc.location];
     const bool init = usable(li.has_init, li.init_uncertainty);
     const bool fin = usable(li.has_final, li.final_uncertainty);
     if (!init && !fin) continue;
