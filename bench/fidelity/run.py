@@ -41,18 +41,22 @@ def row(result):
     moved = f"{c['events_moved']} ({100 * c['events_moved'] / max(c['events'], 1):.3g} %)"
     viol = f"{fc.violations(r, 'violations_before')} / {fc.violations(r, 'violations_after')}"
     errors = f"{us(err.get('median'))} / {us(err.get('p99'))} / {us(err.get('max'))}" if err else "-"
+    before = c.get("truth_in", {}).get("abs_error_ns", {})
+    errors_in = (f"{us(before.get('median'))} / {us(before.get('p99'))} / {us(before.get('max'))}"
+                 if before else "-")
     copy = f"{result.copy['ratio']:.2f}x" if result.copy else "-"
     checks = fc.bounds(result)
     ok = "-" if not checks else ("pass" if all(h for _, h in checks) else
                                  "FAIL " + str(sum(not h for _, h in checks)))
     return [result.case, f"{c['events']}", f"{c['messages']}",
-            f"{c['p2p_in']['receive_before_send']}", viol, moved,
-            f"{us(disp['max'])} / {us(disp['p99'])}", errors, deviation_percent(c),
+            f"{c['p2p_in']['receive_before_send']}", f"{r.get('presynced_locations', '-')}", viol, moved,
+            f"{us(disp['max'])} / {us(disp['p99'])}", errors_in, errors, deviation_percent(c),
             f"{c['split_equal_timestamps']}", f"{result.correct_seconds:.2f}", copy, ok]
 
 
-HEADER = ["case", "events", "p2p msgs", "recv<send in IN", "violations before / after",
-          "events moved", "max / p99 abs. displacement us", "error vs truth median / p99 / max us",
+HEADER = ["case", "events", "p2p msgs", "recv<send in IN", "presynced", "violations before / after",
+          "events moved", "max / p99 abs. displacement us", "IN error vs truth median / p99 / max us",
+          "OUT error vs truth median / p99 / max us",
           "interval deviation % of time (0/<1/1-10/10-100/>100 %)", "equal stamps split",
           "correct s", "correct/copy", "issue bounds"]
 

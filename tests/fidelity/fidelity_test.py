@@ -10,9 +10,43 @@ sys.path.insert(0, os.path.join(os.environ["HTRACE_SOURCE_DIR"], "bench", "fidel
 import fidelity_cases as fc  # noqa: E402
 
 
+def instrument(build, work):
+    """The instrument itself: an archive compared with itself moves nothing, keeps every message's
+    order, and against a truth that puts rank 1 7 us ahead it is off by exactly 7 us on every
+    event of rank 1 and by 0 on rank 0 (the common shift)."""
+    archive = os.path.join(work, "small")
+    fc.trace_one_host(build, archive, 2, [build.tool("fidelity_pingpong"), "2000"])
+    c = fc.compare(build, archive, archive, 0, truth_offsets=[0, 7000])
+    err, per_rank = c["truth"]["abs_error_ns"], c["truth"]["signed_median_by_rank_ns"]
+    checks = [
+        (f"2000 messages matched, none unmatched: {c['messages']}, {c['unmatched_p2p']}",
+         c["messages"] == 2000 and c["unmatched_p2p"] == 0 and c["unresolved_p2p"] == 0),
+        (f"nothing moved: {c['events_moved']}", c["events_moved"] == 0),
+        (f"one clock: no receive before its send: {c['p2p_in']}", c["p2p_in"]["receive_before_send"] == 0
+         and c["p2p_in"] == c["p2p_out"]),
+        (f"truth arithmetic: shift 0, rank 1 exactly 7000 ns off: {c['truth']}",
+         c["truth"]["shift_ns"] == 0 and per_rank == {"0": 0, "1": 7000} and err["max"] == 7000),
+        (f"unchanged intervals only: {c['deviation_time_ns']}, split {c['split_equal_timestamps']}",
+         all(v == 0 for k, v in c["deviation_time_ns"].items() if k != "0")
+         and c["split_equal_timestamps"] == 0),
+    ]
+    failed = 0
+    for what, holds in checks:
+        print(f"  {'ok  ' if holds else 'FAIL'} {what}")
+        failed += not holds
+    print(("FAIL " if failed else "PASS ") + "instrument")
+    return 1 if failed else 0
+
+
 def main(case):
     build = fc.Build(os.environ["HTRACE_BUILD_DIR"], os.environ["HTRACE_BUILD_DIR"])
     build.check()
+    if case == "instrument":
+        work = tempfile.mkdtemp(prefix="htrace-fidelity-instrument-")
+        try:
+            return instrument(build, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     work = tempfile.mkdtemp(prefix=f"htrace-fidelity-{case}-")
     keep = os.environ.get("HTRACE_FIDELITY_KEEP") == "1"
     try:
