@@ -9,11 +9,16 @@ Usage: make_special.py OUT_DIR cycle | unreceived | taskwait-in-barrier | clock-
          and waits for it; D runs on the master inside the barrier. Thread 1's timer lags 50 us, so
          C's taskwait appears to end before D completes.
   clock-offset: rank 0 sends to rank 1, whose local definitions hold ClockOffset records (+800 ns,
-         applied by OTF2's reader): its receive at 1500 is read as 2300, 300 ns after the send."""
+         applied by OTF2's reader): its receive at 1500 is read as 2300, 300 ns after the send.
+  latencies-domain: 20 ping-pongs between two processes of one clock domain (HTRACE::CLOCK::DOMAIN)
+         with true latencies of 300 to 870 ns, while the archive's MIN_LATENCY_INTRA_NS says 1000;
+         each receive and the Leave after it share a timestamp. Consistent: nothing may move.
+  latencies-offset: the same without domains, rank 1's clock 2000 ns ahead: every reply arrives
+         before it was sent, but the round trips still show the 300 ns minimum."""
 import sys
 import _otf2
 import otf2
-from otf2.enums import Paradigm, GroupType, RegionRole
+from otf2.enums import Paradigm, GroupType, RegionRole, Type
 
 out, kind = sys.argv[1], sys.argv[2]
 US = 1000
@@ -84,5 +89,29 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
         dw = _otf2.Archive_GetDefWriter(trace.handle, 1)
         _otf2.DefWriter_WriteClockOffset(dw, 0, 800, 0.0)
         _otf2.DefWriter_WriteClockOffset(dw, 10 * US, 800, 0.0)
+    elif kind.startswith("latencies-"):
+        locs, world, main = two_ranks(trace, node)
+        send, recv = (trace.definitions.region(n, paradigm=Paradigm.MPI) for n in ("MPI_Send", "MPI_Recv"))
+        w = [trace.event_writer_from_location(l) for l in locs]
+        ahead = [0, 2000 if kind == "latencies-offset" else 0]
+        R = lambda r, t: 100 * US + t + ahead[r]  # recorded time of process r at true time t
+        for r in range(2):
+            w[r].enter(R(r, 0), main)
+        t = 1 * US
+        for i in range(20):
+            for src in (0, 1):  # a message src -> 1 - src with latency 300 + 30 i
+                dst, lat = 1 - src, 300 + 30 * i
+                w[src].enter(R(src, t), send); w[src].mpi_send(R(src, t + 10), dst, world, 0, 8)
+                w[src].leave(R(src, t + 20), send)
+                w[dst].enter(R(dst, t - 500), recv); w[dst].mpi_recv(R(dst, t + 10 + lat), src, world, 0, 8)
+                w[dst].leave(R(dst, t + 10 + lat), recv)
+                t += 2 * US
+        for r in range(2):
+            w[r].leave(R(r, t), main)
+        _otf2.Archive_SetProperty(trace.handle, "HTRACE::CLOCK::TIMEBASE", "global", False)
+        _otf2.Archive_SetProperty(trace.handle, "HTRACE::CLOCK::MIN_LATENCY_INTRA_NS", "1000", False)
+        if kind == "latencies-domain":
+            for l in locs:
+                trace.definitions.location_property(l, "HTRACE::CLOCK::DOMAIN", type_id=Type.INT64, value=0)
     else:
         sys.exit("unknown kind " + kind)

@@ -288,6 +288,34 @@ def case_copy_paths():
                "local definitions of rank %d" % r)
 
 
+def case_observed_latencies():
+    """l_min is never above a latency the trace shows: exact inside a clock domain, from round
+    trips across clocks; equal timestamps stay equal, also next to a moved receive."""
+    archive = build_special("lat-domain", "latencies-domain")
+    out = os.path.join(work, "out-domain")
+    rep = json.loads(run([TOOL, "--json", archive, out]).stdout)
+    expect(rep["lmin_ns"]["mpi_intra"] == 300 and rep["lmin_ns"]["observed_bound"]["mpi_intra"] == 300,
+           "one clock domain: l_min is the smallest latency (300 ns), not the archive's 1000: %s" % rep["lmin_ns"])
+    expect(sum(rep["violations_before"].values()) == 0 and rep["events_shifted"] == 0 and rep["jumps"] == 0,
+           "a consistent trace needs no correction: %s" % rep)
+    expect(check(out)["times"] == check(archive)["times"], "timestamps unchanged")
+
+    archive = build_special("lat-offset", "latencies-offset")
+    before = check(archive, "--lmin-mpi", "300")
+    out = os.path.join(work, "out-offset")
+    rep = json.loads(run([TOOL, "--json", archive, out]).stdout)
+    expect(rep["lmin_ns"]["observed_bound"]["mpi_intra"] == 300 and rep["lmin_ns"]["mpi_intra"] == 300,
+           "two clocks: the round trips bound l_min at 300 ns: %s" % rep["lmin_ns"])
+    expect(rep["violations_before"]["p2p"] == before["p2p"] == 20 and sum(rep["violations_after"].values()) == 0,
+           "every reply arrives before it was sent, none after: %s" % rep)
+    after = check(out, *order_of(archive), "--lmin-mpi", "300")
+    expect(after["p2p"] == after["order"] == 0, "zero violations after: %s" % after)
+    inp, res = before["times"]["rank 0:master 0"], after["times"]["rank 0:master 0"]
+    pairs = [i for i in range(1, len(inp)) if inp[i] == inp[i - 1]]
+    expect(len(pairs) == 20 and all(res[i] == res[i - 1] for i in pairs),
+           "each moved receive and its Leave keep one timestamp: %s" % [(res[i - 1], res[i]) for i in pairs])
+
+
 def case_bad_input():
     out = os.path.join(work, "out")
     def fails(args, text, ranks=1):
