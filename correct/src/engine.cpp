@@ -163,12 +163,21 @@ private:
     LocationClock& c = clocks_[current_];
     const Presync& ps = model_.locations[current_].presync;
     const int64_t error = c.clock_error < 0 ? 0 : c.clock_error;
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t move = out[i] - ps.apply(input[i]);
-      c.max_move = std::max(c.max_move, move);
-      c.moved += move != 0;
-      c.moved_beyond_error += move > error;
-    }
+    // Locals in the loop (it runs over every event); the pre-synchronization decided once.
+    int64_t max_move = c.max_move, moved = 0, beyond = 0;
+    const auto sweep = [&](auto presynced) {
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t move = out[i] - presynced(input[i]);
+        max_move = move > max_move ? move : max_move;
+        moved += move != 0;
+        beyond += move > error;
+      }
+    };
+    if (ps.active)
+      sweep([&](int64_t t) { return ps.apply(t); });
+    else
+      sweep([](int64_t t) { return t; });
+    c.max_move = max_move, c.moved += moved, c.moved_beyond_error += beyond;
   }
 
   // Every rank's locations, in location order, on every rank (rank 0 prints them).

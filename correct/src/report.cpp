@@ -38,8 +38,7 @@ void print_clocks(const Report& r, std::ostream& out) {
     if (c.clock_error >= 0) measured++, worst_error = std::max(worst_error, c.clock_error);
     if (c.moved_beyond_error > 0) beyond++;
   }
-  out << "  clock measurements: " << measured << " of " << r.clocks.size()
-      << " locations pre-synchronized";
+  out << "  clock measurements: " << measured << " of " << r.clocks.size() << " locations measured";
   if (measured) out << ", estimated clock error at most " << worst_error << " ns";
   out << "; the CLC moved events beyond it on " << beyond << " location(s)\n";
   int shown = 0;
