@@ -15,7 +15,7 @@ int highest_bit(int i) {
 }
 
 /// The tightest of `bursts` SKaMPI measurements, both partners sleeping `pause` in between: one
-/// burst lasts about a millisecond, less than a scheduler time slice, so a busy core can delay
+/// burst lasts about half a millisecond, less than a scheduler time slice, so a busy core can delay
 /// every exchange of a burst; after a sleep the pair is scheduled promptly again. Taking the best
 /// burst (not intersecting them) keeps the bound rigorous whatever the drift between bursts.
 OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock,

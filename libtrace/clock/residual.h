@@ -49,7 +49,7 @@ struct Residual {
 struct ResidualParams {
   int bursts = 4;
   int pingpongs = 32;
-  std::chrono::microseconds pause{1000};
+  std::chrono::microseconds pause{300};
 };
 
 /// Measures the residual of every domain on `clock` and hands each leader's result to its
