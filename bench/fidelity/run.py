@@ -25,7 +25,11 @@ import fidelity_cases as fc  # noqa: E402
 
 
 def us(ns):
-    return "-" if ns is None else f"{ns / 1000:.3g}"
+    """Microseconds, without exponents: 17100, 9.85, 0.004."""
+    if ns is None:
+        return "-"
+    v = ns / 1000
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}" if abs(v) >= 1 else f"{v:.3f}".rstrip("0").rstrip(".") or "0"
 
 
 def deviation_percent(compare):

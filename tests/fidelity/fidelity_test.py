@@ -1,6 +1,8 @@
 """fidelity_test.py CASE: runs one of bench/fidelity's cases with this build and asserts issue 15's
-bounds for it (bench/fidelity/fidelity_cases.py: bounds()). Exit 0 pass, 1 fail, 77 skip (no time
-namespaces or no hpcc). HTRACE_FIDELITY_KEEP=1 keeps the archives (their path is printed)."""
+bounds for it (bench/fidelity/fidelity_cases.py: bounds()), or checks the instrument itself
+(CASE = instrument). Exit 0 pass, 1 fail, 77 skip (no time namespaces or no hpcc).
+HTRACE_FIDELITY_KEEP=1 keeps the archives (their path is printed); HTRACE_FIDELITY_TOOLS=DIR takes
+bench/fidelity's programs from another build (to run these tests against an older htrace build)."""
 import os
 import shutil
 import sys
@@ -39,7 +41,8 @@ def instrument(build, work):
 
 
 def main(case):
-    build = fc.Build(os.environ["HTRACE_BUILD_DIR"], os.environ["HTRACE_BUILD_DIR"])
+    build = fc.Build(os.environ["HTRACE_BUILD_DIR"],
+                     os.environ.get("HTRACE_FIDELITY_TOOLS", os.environ["HTRACE_BUILD_DIR"]))
     build.check()
     if case == "instrument":
         work = tempfile.mkdtemp(prefix="htrace-fidelity-instrument-")
