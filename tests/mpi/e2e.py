@@ -296,13 +296,19 @@ def demo():
     done = subprocess.run([script, os.environ["HTRACE_BUILD_DIR"], out], capture_output=True, text=True,
                           timeout=120)
     require(done.returncode == 0, f"htrace-demo failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    archives = sorted(e for e in os.listdir(out) if not e.endswith("-corrected"))
-    require(len(archives) == 1, f"htrace-demo should leave one archive in {out}: {os.listdir(out)}")
-    require("vite -f" in done.stdout, f"htrace-demo does not say how to view the trace:\n{done.stdout}")
-    check_clean(os.path.join(out, archives[0]), expect_locations=4, expect_processes=4)
-    for entry in os.listdir(out):
-        if entry.endswith("-corrected"):
-            check_clean(os.path.join(out, entry), expect_locations=4)
+    entries = os.listdir(out)
+    archives = sorted(e for e in entries if not e.endswith(("-corrected", "-correction.json")))
+    require(len(archives) == 1, f"htrace-demo should leave one archive in {out}: {entries}")
+    name = archives[0]
+    require(sorted(entries) == sorted([name, name + "-corrected", name + "-correction.json"]),
+            f"htrace-demo should leave the archive, its correction and the report: {entries}")
+    require(f"vite {os.path.join(out, name)}-corrected/traces.otf2" in done.stdout,
+            f"htrace-demo does not say how to view the corrected trace:\n{done.stdout}")
+    for said in ("what htrace-correct changed, and why", "violations before -> after: p2p",
+                 "the controlled logical clock moved"):
+        require(said in done.stdout, f"htrace-demo does not say {said!r}:\n{done.stdout}")
+    check_clean(os.path.join(out, name), expect_locations=4, expect_processes=4)
+    check_clean(os.path.join(out, name + "-corrected"), expect_locations=4)
     shutil.rmtree(out, ignore_errors=True)
 
 
