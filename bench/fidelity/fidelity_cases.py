@@ -277,6 +277,20 @@ def case_ring_none(build, work, opts):
                   truth_offsets=node_offsets_ns(OFFSETS, PER_NODE, 2 * PER_NODE))
 
 
+OFFSETS_4 = [0.0, 0.0015, -0.0023, 0.0007]  # 4 nodes, one behind node 0
+
+
+def case_ring_none_4nodes(build, work, opts):
+    result = Result("ring_none_4nodes", "pingpong-ring 20, 4 nodes x 1 rank (0, 1.5, -2.3, 0.7 ms), "
+                    "HTRACE_SYNC=none")
+    archive = os.path.join(work, "ring-none-4")
+    t0 = time.monotonic()
+    trace_cluster(build, archive, OFFSETS_4, 1,
+                  [build.path("examples", "pingpong-ring", "pingpong-ring"), "20"], sync="none")
+    result.trace_seconds = time.monotonic() - t0
+    return finish(result, build, archive, work, truth_offsets=node_offsets_ns(OFFSETS_4, 1, 4))
+
+
 def case_hpcc_none(build, work, opts):
     result = Result("hpcc_none", "hpcc N=200, 2 nodes x 2 ranks (0, 1.5 ms), HTRACE_SYNC=none")
     archive = os.path.join(work, "hpcc-none")
@@ -329,6 +343,7 @@ CASES = {
     "pingpong_1host": case_pingpong_1host,
     "demo_ring": case_demo_ring,
     "ring_none": case_ring_none,
+    "ring_none_4nodes": case_ring_none_4nodes,
     "hpcc_none": case_hpcc_none,
     "drift": case_drift,
     "hpcc_1host": case_hpcc_1host,
@@ -358,7 +373,7 @@ def bounds(result):
         ]
         if result.case == "pingpong_1host":
             checks.append((f">= 1 M messages: {c['messages']}", c["messages"] >= 1_000_000))
-    if result.case in ("ring_none", "hpcc_none"):
+    if result.case in ("ring_none", "ring_none_4nodes", "hpcc_none"):
         checks += [
             (f"htrace-correct exit 0 (got {result.correct_exit}) and violations_after all zero: "
              f"{r.get('violations_after')}", result.correct_exit == 0 and violations(r, "violations_after") == 0),

@@ -6,8 +6,8 @@ usage: run.py --build DIR [--tools DIR] [--cases a,b,...] [--work DIR] [--copy] 
   --build  the htrace build under test (libhtrace, htrace-correct, the cluster runner, the shim)
   --tools  the build holding bench/fidelity's programs (default: --build); lets an older build,
            which has no fidelity tools, be measured with the same instrument
-  --cases  comma-separated subset of: pingpong_1host, demo_ring, ring_none, hpcc_none, drift,
-           hpcc_1host (default: all)
+  --cases  comma-separated subset of: pingpong_1host, demo_ring, ring_none, ring_none_4nodes,
+           hpcc_none, drift, hpcc_1host (default: all)
   --copy   also time the correction against a plain OTF2 copy (the build's bench/correct) on the
            single-host cases
   --json   write every case's raw measurements (report, comparison) to FILE
