@@ -148,8 +148,6 @@ struct Channel {
 
 struct ReadState {
   const Definitions* defs;
-  const ReadOptions* options;
-  std::string archive;
   std::vector<Location>* locations;
   uint32_t current = 0; // index of the location being read
   std::unordered_map<OTF2_RegionRef, bool> is_probe;
@@ -341,7 +339,7 @@ Trace read_trace(const std::string& archive, const ReadOptions& options) {
     trace.locations.push_back({id});
   assign_world_ranks(defs, trace.locations);
 
-  ReadState state{&defs, &options, archive, &trace.locations};
+  ReadState state{&defs, &trace.locations};
   for (const auto& [region, name] : defs.region_names) {
     auto text = defs.strings.find(name);
     state.is_probe[region] = text != defs.strings.end() && text->second == options.probe_region;
