@@ -2,6 +2,7 @@
 
 #include "correct/archive_io.h"
 #include "correct/definitions.h"
+#include "correct/exchange.h"
 #include "correct/model_reader.h"
 #include "correct/partition.h"
 #include "correct/replay.h"
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -182,18 +184,12 @@ private:
 
   // Every rank's locations, in location order, on every rank (rank 0 prints them).
   void gather_clocks(MPI_Comm comm, Report& rep) {
-    static_assert(sizeof(LocationClock) == 5 * sizeof(int64_t), "sent as int64 words");
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    const int mine = static_cast<int>(clocks_.size() * 5);
-    std::vector<int> counts(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
-    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-    int total = 0;
-    for (int r = 0; r < size; ++r)
-      displs[static_cast<size_t>(r)] = total, total += counts[static_cast<size_t>(r)];
-    rep.clocks.resize(static_cast<size_t>(total / 5));
-    MPI_Allgatherv(clocks_.data(), mine, MPI_INT64_T, rep.clocks.data(), counts.data(),
-                   displs.data(), MPI_INT64_T, comm);
+    constexpr size_t kWords = sizeof(LocationClock) / sizeof(int64_t);
+    static_assert(sizeof(LocationClock) == kWords * sizeof(int64_t), "sent as int64 words");
+    const std::vector<int64_t> all = allgather_words(
+        comm, reinterpret_cast<const int64_t*>(clocks_.data()), clocks_.size() * kWords);
+    rep.clocks.resize(all.size() / kWords);
+    std::memcpy(rep.clocks.data(), all.data(), all.size() * sizeof(int64_t));
     std::sort(
         rep.clocks.begin(), rep.clocks.end(),
         [](const LocationClock& a, const LocationClock& b) { return a.location < b.location; });

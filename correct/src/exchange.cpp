@@ -106,4 +106,18 @@ void check_together(MPI_Comm comm, const std::string& msg, int priority) {
   if (any) fail_together(comm, msg, priority);
 }
 
+std::vector<int64_t> allgather_words(MPI_Comm comm, const int64_t* mine, size_t count) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int n = static_cast<int>(count);
+  std::vector<int> counts(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  int total = 0;
+  for (int r = 0; r < size; ++r)
+    displs[static_cast<size_t>(r)] = total, total += counts[static_cast<size_t>(r)];
+  std::vector<int64_t> all(static_cast<size_t>(total));
+  MPI_Allgatherv(mine, n, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T, comm);
+  return all;
+}
+
 } // namespace htrace::correct

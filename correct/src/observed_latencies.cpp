@@ -128,7 +128,7 @@ private:
     mine.reserve(pairs_.size() * 2);
     for (const auto& [key, latency] : pairs_)
       mine.push_back(static_cast<int64_t>(key)), mine.push_back(latency);
-    const std::vector<int64_t> all = allgather(mine);
+    const std::vector<int64_t> all = allgather_words(s_.ctx.comm, mine.data(), mine.size());
     std::unordered_map<uint64_t, int64_t> pairs;
     for (size_t i = 0; i + 1 < all.size(); i += 2)
       pairs.emplace(static_cast<uint64_t>(all[i]), all[i + 1]);
@@ -148,20 +148,6 @@ private:
     o.intra = smaller(o.intra, allreduce_min(collective_));
     o.omp = allreduce_min(omp_);
     return o;
-  }
-
-  std::vector<int64_t> allgather(const std::vector<int64_t>& mine) const {
-    const int size = s_.ctx.size;
-    std::vector<int> counts(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
-    int n = static_cast<int>(mine.size());
-    MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, s_.ctx.comm);
-    int total = 0;
-    for (int r = 0; r < size; ++r)
-      displs[static_cast<size_t>(r)] = total, total += counts[static_cast<size_t>(r)];
-    std::vector<int64_t> all(static_cast<size_t>(total));
-    MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(),
-                   MPI_INT64_T, s_.ctx.comm);
-    return all;
   }
 
   int64_t allreduce_min(int64_t v) const {

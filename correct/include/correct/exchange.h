@@ -106,5 +106,8 @@ void Exchange::for_each_received(OnP2P&& on_p2p, OnCollective&& on_collective) c
 // Collective: throws like fail_together if any rank passes a non-empty message.
 void check_together(MPI_Comm comm, const std::string& message, int priority = 0);
 
+// Collective: every rank's words, concatenated in rank order, on every rank.
+std::vector<int64_t> allgather_words(MPI_Comm comm, const int64_t* mine, size_t count);
+
 } // namespace htrace::correct
 #endif
