@@ -314,6 +314,13 @@ def case_observed_latencies():
     pairs = [i for i in range(1, len(inp)) if inp[i] == inp[i - 1]]
     expect(len(pairs) == 20 and all(res[i] == res[i - 1] for i in pairs),
            "each moved receive and its Leave keep one timestamp: %s" % [(res[i - 1], res[i]) for i in pairs])
+    # Without clock measurements every move is beyond the (unknown) clock error; the report says
+    # which location moved how far.
+    moves = [b - a for a, b in zip(inp, res)]
+    clocks = {c["location"]: c for c in rep["location_clocks"]}
+    expect(clocks[0]["clock_error_ns"] is None and clocks[0]["max_clc_move_ns"] == max(moves)
+           and clocks[0]["events_moved"] == clocks[0]["events_moved_beyond_error"] == sum(m != 0 for m in moves),
+           "per-location report of rank 0's moves %s: %s" % (max(moves), clocks[0]))
 
 
 def case_bad_input():
