@@ -15,9 +15,8 @@ import sys
 import tempfile
 from collections import defaultdict, deque
 
-import _otf2
 import otf2
-from otf2.enums import GroupType, Paradigm
+from clock_archive import clock_properties
 from otf2.events import MpiRecv, MpiSend
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
@@ -63,17 +62,7 @@ def read(anchor):
 def read_archive(anchor):
     sends, recvs = defaultdict(deque), defaultdict(deque)
     with otf2.reader.open(anchor) as trace:
-        props = {name: _otf2.Reader_GetProperty(trace.handle, name)
-                 for name in _otf2.Reader_GetPropertyNames(trace.handle)}
-        locprops = defaultdict(dict)
-        for p in trace.definitions.location_properties:
-            locprops[p.location._ref][p.name] = p.value
-        # World rank of each location: its position in the MPI COMM_LOCATIONS group.
-        rank = {}
-        for group in trace.definitions.groups:
-            if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
-                for r, location in enumerate(group.members):
-                    rank[location._ref] = r
+        props, locprops, rank = clock_properties(trace)
         for location, event in trace.events:
             if isinstance(event, MpiSend):
                 sends[(rank[location._ref], event.receiver, event.msg_tag)].append(event.time)

@@ -20,8 +20,7 @@ import tempfile
 from collections import defaultdict
 
 import otf2
-import _otf2
-from otf2.enums import GroupType, Paradigm
+from clock_archive import clock_properties
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 CLUSTER = os.environ["HTRACE_CLUSTER_RUN"]
@@ -73,16 +72,7 @@ def traced_run(sync):
 def read_properties(anchor):
     """Archive properties and, per world rank, its locations' clock properties."""
     with otf2.reader.open(anchor) as trace:
-        props = {name: _otf2.Reader_GetProperty(trace.handle, name)
-                 for name in _otf2.Reader_GetPropertyNames(trace.handle)}
-        per_location = defaultdict(dict)
-        for p in trace.definitions.location_properties:
-            per_location[p.location._ref][p.name] = p.value
-        rank = {}
-        for group in trace.definitions.groups:
-            if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
-                for r, location in enumerate(group.members):
-                    rank[location._ref] = r
+        props, per_location, rank = clock_properties(trace)
     per_rank = defaultdict(list)
     for location, values in per_location.items():
         per_rank[rank[location]].append(values)
