@@ -17,7 +17,6 @@
 #include "correct/time_source.h"
 
 #include <array>
-#include <limits>
 #include <memory>
 #include <mpi.h>
 
@@ -26,7 +25,7 @@ namespace htrace::correct {
 // The smallest latencies the input shows that bound l_min (observed_latencies.cpp); kNoTime where
 // the trace proves nothing.
 struct ObservedLatencies {
-  int64_t intra = std::numeric_limits<int64_t>::min(), inter = intra, omp = intra;
+  int64_t intra = kNoTime, inter = kNoTime, omp = kNoTime;
 };
 
 struct ReplayStats {
