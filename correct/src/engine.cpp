@@ -7,6 +7,7 @@
 #include "correct/partition.h"
 #include "correct/replay.h"
 #include "htrace/archive_properties.h"
+#include "htrace/version.h"
 
 #include <chrono>
 #include <cmath>
@@ -75,6 +76,7 @@ std::map<std::string, std::string> output_properties(const Definitions& defs, co
   if (p.count(HTRACE_PROP_TIMEBASE)) p[HTRACE_PROP_TIMEBASE] = "corrected";
   p[HTRACE_PROP_MIN_LATENCY_INTRA] = std::to_string(rep.lmin_intra);
   p[HTRACE_PROP_MIN_LATENCY_INTER] = std::to_string(rep.lmin_inter);
+  p[HTRACE_PROP_CORRECT_VERSION] = HTRACE_VERSION_STRING;
   return p;
 }
 

@@ -12,6 +12,10 @@
 #define HTRACE_PROP_MIN_LATENCY_INTRA "HTRACE::CLOCK::MIN_LATENCY_INTRA_NS" /* decimal ns, one-way */
 #define HTRACE_PROP_MIN_LATENCY_INTER "HTRACE::CLOCK::MIN_LATENCY_INTER_NS" /* decimal ns, one-way */
 /* htrace-correct's output holds the minimum latencies it used in the two properties above. */
+/* Version of the libhtrace that wrote the archive (HTRACE_VERSION_STRING of <htrace/version.h>). */
+#define HTRACE_PROP_VERSION "HTRACE::VERSION"
+/* Version of the htrace-correct that wrote a corrected archive (the writer's stays in VERSION). */
+#define HTRACE_PROP_CORRECT_VERSION "HTRACE::CORRECT::VERSION"
 
 /* Location properties (OTF2 LocationProperty definitions), one set per location; thread locations
  * carry their process's values. Times are in trace ticks (ns, same time base as the events).

@@ -8,6 +8,9 @@
 #include "record/global_defs.h"
 #include "record/location_writer.h"
 
+#include <htrace/archive_properties.h>
+#include <htrace/version.h>
+
 #include <cstdlib>
 #include <ctime>
 #include <sys/stat.h>
@@ -128,6 +131,7 @@ bool start(void* mpi_comm_handle, const Options& options) {
     return false;
   }
   s.archive_path = path;
+  set_archive_property(HTRACE_PROP_VERSION, HTRACE_VERSION_STRING);
 
   if (!existing_thread_location()) thread(); // the caller becomes thread 0 even without events
   assign_location_ids(s);
