@@ -27,18 +27,17 @@ int keyval() {
 } // namespace
 
 HarmonizeSettings settings_from_environment() {
-  const OptionsResult parsed = parse_options_from_environment();
-  if (!parsed.ok())
-    log::warning("MPIX_Harmonize: %s; using the default options", parsed.error.c_str());
-  const Options o = parsed.ok() ? parsed.options : default_options();
-  HarmonizeSettings s; // out-of-range values keep its defaults
-  if (o.harmonize_expiry_ms > 0) s.expiry_ns = o.harmonize_expiry_ms * 1000000;
+  // The process's one parse: the table bounds every value, and a bad one leaves the defaults
+  // (MPI_Init reports it), so the application's MPIX_Harmonize keeps working.
+  const Options& o = run_options().options;
+  HarmonizeSettings s;
+  s.expiry_ns = o.harmonize_expiry_ms * 1000000;
   s.slack.initial_ns = o.harmonize_slack_us > 0 ? o.harmonize_slack_us * 1000 : 0;
   s.slack.grow_factor = static_cast<double>(o.harmonize_grow_percent) / 100.0;
   s.slack.shrink_factor = static_cast<double>(o.harmonize_shrink_percent) / 100.0;
   s.slack.shrink_after = o.harmonize_shrink_after;
   s.sync_config = o.harmonize_sync;
-  if (o.harmonize_spin_us >= 0) s.spin_ns = o.harmonize_spin_us * 1000;
+  s.spin_ns = o.harmonize_spin_us * 1000;
   s.verbosity = static_cast<int>(o.verbose);
   return s;
 }

@@ -32,20 +32,45 @@ std::int64_t monotonic_ns() {
   return clock::posix_now(CLOCK_MONOTONIC);
 }
 
+// Reports the options' problems once per run and decides, the same on every rank, whether to
+// trace. The recorder's start is collective, so one rank with a bad value (an MPMD run can give
+// ranks different environments) or with HTRACE_ENABLE=0 turns tracing off on all of them; the
+// lowest such rank names the value, in one line.
+bool agree_to_trace(const OptionsResult& run, int rank) {
+  int size = 1;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int enable = run.options.enable ? 1 : 0;
+  // One MIN reduction: the first rank with a bad value, whether all ranks enable tracing and
+  // (negated) whether any does.
+  int local[3] = {run.ok() ? size : rank, enable, -enable};
+  int global[3] = {0, 0, 0};
+  PMPI_Allreduce(local, global, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rank == 0)
+    for (const std::string& warning : run.warnings)
+      log::warning("%s", warning.c_str());
+  if (global[0] == rank)
+    log::error("%s; tracing is off for this run (htrace-config lists the options)",
+               run.error.c_str());
+  if (global[0] < size) return false;
+  if (global[1] == 0 && global[2] == -1 && rank == 0)
+    log::warning("HTRACE_ENABLE differs between ranks; tracing is off for this run");
+  return global[1] == 1;
+}
+
 // Everything after PMPI_Init succeeded. Any failure leaves tracing off; the application runs on.
 void start_tracing(FunctionId init_function, std::int64_t init_began) {
   Lifecycle& l = lifecycle();
-  OptionsResult parsed = parse_options_from_environment();
+  const OptionsResult& run = run_options();
   int rank = -1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   log::set_rank(rank);
-  if (!parsed.ok()) {
-    log::error("%s; tracing disabled", parsed.error.c_str());
+  l.options = run.options;
+  log::configure(static_cast<int>(l.options.verbose));
+  if (!agree_to_trace(run, rank)) {
+    l.options.enable = false;
+    record::configure(l.options); // events buffered before MPI_Init (OMPT) are dropped now
     return;
   }
-  l.options = parsed.options;
-  log::configure(static_cast<int>(l.options.verbose));
-  if (!l.options.enable) return;
 
   PMPI_Comm_dup(MPI_COMM_WORLD, &l.private_comm);
   PMPI_Comm_set_name(l.private_comm, "htrace private");

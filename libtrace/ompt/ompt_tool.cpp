@@ -67,9 +67,9 @@ void finalize(ompt_data_t*) {
 extern "C" __attribute__((visibility("default"))) ompt_start_tool_result_t*
 ompt_start_tool(unsigned int omp_version, const char* runtime_version) {
   using namespace htrace;
-  OptionsResult parsed = parse_options_from_environment();
-  // A malformed option is reported by the MPI side; without valid options nothing is traced.
-  if (!parsed.ok() || !parsed.options.enable || !parsed.options.ompt) return nullptr;
+  // The process's one parse; with a bad value it has tracing off (MPI_Init reports it).
+  const Options& options = run_options().options;
+  if (!options.enable || !options.ompt) return nullptr;
   log::debug("OMPT tool active (OpenMP %u, %s)", omp_version,
              runtime_version ? runtime_version : "?");
   static ompt_start_tool_result_t result{&ompt::initialize, &ompt::finalize, ompt_data_t{}};

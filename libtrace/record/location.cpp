@@ -32,9 +32,8 @@ void State::fail(const std::string& reason) {
 
 void ensure_configured_locked(State& s) {
   if (s.configured) return;
-  const OptionsResult parsed = parse_options_from_environment();
-  // The MPI_Init wrapper reports option errors; here we only fall back to the defaults.
-  s.options = parsed.ok() ? parsed.options : default_options();
+  // The process's one parse; with a bad value it has tracing off (MPI_Init reports it).
+  s.options = run_options().options;
   s.configured = true;
   if (!s.options.enable) {
     s.phase = Phase::Disabled;
