@@ -244,12 +244,15 @@ Report run(const Options& o, MPI_Comm comm) {
   rep.input = o.input, rep.output = o.output, rep.correction_ranks = size;
 
   std::string anchor = agree(comm, [&] { return find_anchor(o.input); });
-  TempOutput out;
+  TempOutput out; // removed again on any failure
   if (!o.check_only)
-    agree(comm, [&] {
-      out = prepare_output(o, comm);
-      return std::string();
-    });
+    agree(
+        comm,
+        [&] {
+          out = prepare_output(o, comm);
+          return std::string();
+        },
+        ErrorKind::Output);
 
   ArchiveReader reader(anchor, comm);
   Definitions defs = agree_value(comm, [&] { return read_definitions(reader.get()); });
@@ -302,10 +305,7 @@ Report run(const Options& o, MPI_Comm comm) {
     progress(o, rank, "writing corrected archive");
     write_corrected(reader, defs, output_properties(defs, rep), model, times, out, comm, rep);
     reader.close_events();
-    agree(comm, [&] {
-      commit_output(out, o, comm);
-      return std::string();
-    });
+    out.commit(o);
     rep.written = true;
     rep.write_seconds = lap();
   }
@@ -333,10 +333,11 @@ Report correct_archive(const Options& o, MPI_Comm comm) {
   OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
   try {
     return run(o, comm);
-  } catch (const std::runtime_error& e) {
-    std::string msg = e.what();
+  } catch (const Error& e) {
+    // Messages that name no path are about the input.
+    const std::string msg = e.what();
     if (!msg.empty() && msg[0] == '\'') throw;
-    throw std::runtime_error("'" + o.input + "': " + msg);
+    throw Error(e.kind(), "'" + o.input + "': " + msg, e.agreed());
   }
 }
 

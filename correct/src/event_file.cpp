@@ -1,5 +1,7 @@
 #include "correct/event_file.h"
 
+#include "correct/error.h"
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -37,18 +39,18 @@ std::string io_error(const std::string& what, const std::string& path) {
 
 MappedFile::MappedFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(io_error("cannot open", path));
+  if (fd < 0) throw input_error(io_error("cannot open", path));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
-    throw std::runtime_error(io_error("cannot stat", path));
+    throw input_error(io_error("cannot stat", path));
   }
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0) {
     void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       ::close(fd);
-      throw std::runtime_error(io_error("cannot map", path));
+      throw input_error(io_error("cannot map", path));
     }
     data_ = static_cast<uint8_t*>(p);
   }
@@ -168,9 +170,9 @@ std::string event_file_path(const std::string& dir, uint64_t id) {
 EventFileWriter::EventFileWriter(const std::string& path, size_t chunk_size)
     : path_(path), chunk_(chunk_size) {
   if (chunk_size <= kChunkHeaderSize + kTimestampSize + 2)
-    throw std::runtime_error("'" + path + "': invalid chunk size");
+    throw input_error("'" + path + "': invalid chunk size");
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(io_error("cannot create", path));
+  if (fd_ < 0) throw output_error(io_error("cannot create", path));
   start_chunk();
 }
 
@@ -191,7 +193,7 @@ void EventFileWriter::start_chunk() {
 
 void EventFileWriter::add_in_next_chunk(int64_t time, const uint8_t* record, size_t size) {
   if (kChunkHeaderSize + kTimestampSize + size + 2 > chunk_.size())
-    throw std::runtime_error("'" + path_ + "': an event is larger than the chunk size");
+    throw input_error("'" + path_ + "': an event is larger than the chunk size");
   std::memcpy(chunk_.data() + kLastEventOffset, &events_, 8);
   std::memset(chunk_.data() + pos_, kEndOfChunk, chunk_.size() - pos_);
   write_chunk(chunk_.size());
@@ -204,7 +206,9 @@ void EventFileWriter::write_chunk(size_t bytes) {
   while (bytes > 0) {
     const ssize_t n = ::write(fd_, p, bytes);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(io_error("cannot write", path_));
+    // (0 bytes written: a full device that set no errno)
+    if (n == 0) errno = ENOSPC;
+    if (n <= 0) throw output_error(io_error("cannot write", path_));
     p += n, bytes -= static_cast<size_t>(n);
   }
 }
@@ -216,7 +220,8 @@ void EventFileWriter::finish() {
   write_chunk(pos_);
   const int fd = fd_;
   fd_ = -1;
-  if (::close(fd) != 0) throw std::runtime_error(io_error("cannot write", path_));
+  // close() reports what a network or delayed-allocation file system could not write.
+  if (::close(fd) != 0) throw output_error(io_error("cannot write", path_));
 }
 
 std::optional<int64_t> rewrite_event_file(const std::string& in, const std::string& out,

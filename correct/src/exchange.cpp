@@ -49,7 +49,8 @@ uint64_t Exchange::run() {
     if (o.words.size() > static_cast<size_t>(INT_MAX)) totals[1] = 1;
   MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_UINT64_T, MPI_SUM, comm_);
   if (totals[1] > 0)
-    throw std::runtime_error("more than 2^31 words of values for one correction rank");
+    fail_together(comm_, "more than 2^31 words of values for one correction rank", 0,
+                  ErrorKind::Internal);
   const uint64_t moved = totals[0];
   if (moved == 0) return 0;
   // Counts first, then every peer's words straight from its outbox into one receive buffer.
@@ -82,7 +83,21 @@ uint64_t Exchange::run() {
   return moved;
 }
 
-void fail_together(MPI_Comm comm, std::string msg, int priority) {
+namespace {
+bool g_unwinding_together = false;
+} // namespace
+
+bool unwinding_together() {
+  return g_unwinding_together;
+}
+
+ErrorKind error_kind(const std::exception& e, ErrorKind fallback) {
+  if (const auto* error = dynamic_cast<const Error*>(&e)) return error->kind();
+  if (dynamic_cast<const std::runtime_error*>(&e)) return fallback;
+  return ErrorKind::Internal; // std::bad_alloc, std::logic_error: nothing the user can fix
+}
+
+void fail_together(MPI_Comm comm, std::string msg, int priority, ErrorKind kind) {
   int size = 1, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
@@ -90,20 +105,22 @@ void fail_together(MPI_Comm comm, std::string msg, int priority) {
     int mine = msg.empty() ? 2 * size : priority * size + rank, first = mine;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
     first %= size;
-    int len = static_cast<int>(msg.size());
-    MPI_Bcast(&len, 1, MPI_INT, first, comm);
-    msg.resize(static_cast<size_t>(len));
-    MPI_Bcast(msg.data(), len, MPI_CHAR, first, comm);
+    int head[2] = {static_cast<int>(msg.size()), static_cast<int>(kind)};
+    MPI_Bcast(head, 2, MPI_INT, first, comm);
+    msg.resize(static_cast<size_t>(head[0]));
+    MPI_Bcast(msg.data(), head[0], MPI_CHAR, first, comm);
+    kind = static_cast<ErrorKind>(head[1]);
   }
-  throw std::runtime_error(msg);
+  g_unwinding_together = true;
+  throw Error(kind, msg, /*agreed=*/true);
 }
 
-void check_together(MPI_Comm comm, const std::string& msg, int priority) {
+void check_together(MPI_Comm comm, const std::string& msg, int priority, ErrorKind kind) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   int bad = msg.empty() ? 0 : 1, any = bad;
   if (size > 1) MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any) fail_together(comm, msg, priority);
+  if (any) fail_together(comm, msg, priority, kind);
 }
 
 std::vector<int64_t> allgather_words(MPI_Comm comm, const int64_t* mine, size_t count) {

@@ -173,7 +173,7 @@ private:
         too_many = "more than 2^32 logical-message links on one correction rank";
       link_base_.push_back(link_base_.back() + static_cast<uint32_t>(loc.links.size()));
     }
-    check_together(s_.ctx.comm, too_many);
+    check_together(s_.ctx.comm, too_many, 0, ErrorKind::Internal);
     std::vector<Cursor> cursors(m_.locations.size());
     for (size_t i = 0; i < m_.locations.size(); ++i)
       cursors[i].input = InputTimes::Reader(m_.locations[i].input, 0);
@@ -314,6 +314,7 @@ private:
     // A rank that fails here (its channel table full) must not leave the others waiting in the
     // next exchange.
     std::string error;
+    ErrorKind kind = ErrorKind::Input;
     try {
       s_.exchange.for_each_received(
           [&](const P2PRun& run) {
@@ -340,8 +341,9 @@ private:
           });
     } catch (const std::exception& e) {
       error = e.what();
+      kind = error_kind(e, ErrorKind::Input);
     }
-    check_together(s_.ctx.comm, error);
+    check_together(s_.ctx.comm, error, 0, kind);
     return moved;
   }
 

@@ -34,7 +34,7 @@ uint32_t ChannelTable::p2p(P2PStream& s, uint64_t sequence) {
     s.channels.resize(std::max<size_t>(sequence + 1, s.channels.size() * 2), UINT32_MAX);
   uint32_t& id = s.channels[sequence];
   if (id == UINT32_MAX) {
-    if (sequence > UINT32_MAX) throw std::runtime_error("more than 2^32 messages in one stream");
+    if (sequence > UINT32_MAX) throw internal_error("more than 2^32 messages in one stream");
     id = add(ChannelType::P2P, MessageKind::P2P, s.id, static_cast<uint32_t>(sequence));
   }
   return id;

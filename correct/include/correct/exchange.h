@@ -4,6 +4,7 @@
 #ifndef HTRACE_CORRECT_EXCHANGE_H
 #define HTRACE_CORRECT_EXCHANGE_H
 
+#include "correct/error.h"
 #include "correct/model.h"
 
 #include <cstddef>
@@ -100,11 +101,13 @@ void Exchange::for_each_received(OnP2P&& on_p2p, OnCollective&& on_collective) c
 }
 
 // Every rank throws the message of the lowest rank that has one, preferring priority 0 messages
-// (a point-to-point wait explains more than the collectives blocked behind it). Ranks without a
-// message pass "".
-[[noreturn]] void fail_together(MPI_Comm comm, std::string message, int priority = 0);
+// (a point-to-point wait explains more than the collectives blocked behind it), as an Error of
+// that rank's kind marked agreed. Ranks without a message pass "".
+[[noreturn]] void fail_together(MPI_Comm comm, std::string message, int priority = 0,
+                                ErrorKind kind = ErrorKind::Input);
 // Collective: throws like fail_together if any rank passes a non-empty message.
-void check_together(MPI_Comm comm, const std::string& message, int priority = 0);
+void check_together(MPI_Comm comm, const std::string& message, int priority = 0,
+                    ErrorKind kind = ErrorKind::Input);
 
 // Collective: every rank's words, concatenated in rank order, on every rank.
 std::vector<int64_t> allgather_words(MPI_Comm comm, const int64_t* mine, size_t count);

@@ -4,6 +4,7 @@
 #ifndef HTRACE_CORRECT_MODEL_H
 #define HTRACE_CORRECT_MODEL_H
 
+#include "correct/error.h"
 #include "correct/event_array.h"
 #include "correct/event_file.h"
 #include "correct/input_times.h"
@@ -183,7 +184,7 @@ struct ChannelTable {
 private:
   uint32_t add(ChannelType type, MessageKind kind, uint32_t key, uint32_t seq) {
     if (channels.size() > Link::kChannelMask)
-      throw std::runtime_error("more than 2^31 logical messages on one correction rank");
+      throw internal_error("more than 2^31 logical messages on one correction rank");
     Channel& ch = channels.emplace_back();
     ch.type = type, ch.kind = kind, ch.key = key, ch.seq = seq;
     if (type == ChannelType::Local) {
