@@ -2,6 +2,7 @@
 // logical clock. Thin driver over the correct/ library; works standalone or under mpirun.
 #include "correct/engine.h"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -106,28 +107,43 @@ bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must fail the write that crosses it, reported like a full disk,
+  // not kill the process with SIGXFSZ halfway through the output.
+  std::signal(SIGXFSZ, SIG_IGN);
   MPI_Init(&argc, &argv);
-  int rank = 0;
+  int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   htrace::correct::Options options;
   if (!parse(argc, argv, rank, options)) {
     MPI_Finalize();
     return 0;
   }
-  int status = 0;
+  using namespace htrace::correct;
+  // Exit codes (error.h): every error is raised on all ranks together, so all exit alike.
+  int status = kExitSuccess;
   try {
-    htrace::correct::Report report = htrace::correct::correct_archive(options, MPI_COMM_WORLD);
+    Report report = correct_archive(options, MPI_COMM_WORLD);
     if (rank == 0) {
       if (options.json)
-        htrace::correct::print_json(report, std::cout);
+        print_json(report, std::cout);
       else
-        htrace::correct::print_text(report, std::cout);
+        print_text(report, std::cout);
     }
     for (uint64_t v : report.violations_after)
-      if (v) status = 1;
+      if (v) status = kExitViolations;
   } catch (const std::exception& e) {
+    const auto* error = dynamic_cast<const Error*>(&e);
+    if (!error || !error->agreed()) {
+      // Rank-local (out of memory, a bug): the other ranks may wait in a collective for this
+      // one, so the job ends here.
+      std::fprintf(stderr, "htrace-correct: internal error on rank %d: %s\n", rank, e.what());
+      if (size > 1) MPI_Abort(MPI_COMM_WORLD, kExitInternal);
+      MPI_Finalize();
+      return kExitInternal;
+    }
     if (rank == 0) std::fprintf(stderr, "htrace-correct: error: %s\n", e.what());
-    status = 1;
+    status = error->exit_code();
   }
   MPI_Finalize();
   return status;
