@@ -71,8 +71,8 @@ def aliases(name):
 
 def entry(name, params, body):
     lower = name.lower()
-    out = [f'extern "C" void {lower}_({params}) {{\n  {body}\n}}']
-    out += [f'extern "C" void {a}({params}) __attribute__((alias("{lower}_")));' for a in aliases(name)]
+    out = [f'HTRACE_ENTRY_POINT void {lower}_({params}) {{\n  {body}\n}}']
+    out += [f'HTRACE_ENTRY_POINT void {a}({params}) __attribute__((alias("{lower}_")));' for a in aliases(name)]
     return "\n".join(out) + "\n"
 
 
@@ -97,7 +97,7 @@ def wrapper(family, skeleton, p):
 
 
 def generate(rows):
-    out = ['#include "mpi/fortran_support.h"\n',
+    out = ['#include "mpi/entry_point.h"\n#include "mpi/fortran_support.h"\n',
            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n']
     covered = []
     for family, skeleton, p in rows:

@@ -99,7 +99,7 @@ def param_list(p):
 def wrapper(family, skeleton, p):
     fid = p.name[4:]
     args = ", ".join(x.name for x in p.params)
-    head = f'extern "C" {p.ret} {p.name}({param_list(p)}) {{\n  {NS}Call call({NS}FunctionId::{fid});\n'
+    head = f'HTRACE_ENTRY_POINT {p.ret} {p.name}({param_list(p)}) {{\n  {NS}Call call({NS}FunctionId::{fid});\n'
     if SKELETONS[skeleton] is None:
         return head + f"  return P{p.name}({args});\n}}\n"
     names = [x.name for x in p.params]
@@ -110,11 +110,14 @@ def wrapper(family, skeleton, p):
                 newcomm=next((x.name for x in reversed(p.params) if x.type == "MPI_Comm *"), ""),
                 create_kind={"Comm_idup": "DuplicateOfParent", "Comm_create_group": "OverNewGroup"}.get(fid, "OverParent"))
     before, after = (s.format(**fill) for s in SKELETONS[skeleton])
+    # The completion time ends the region (Leave) whether or not the snippet needs it as T.
+    completed = ("const htrace::record::LocalTime T = call.completed();" if re.search(r"\bT\b", after)
+                 else "call.completed();")
     return (head + f"  if (!call.traced()) return P{p.name}({args});\n"
             f"  htrace::record::Location& L = call.location();\n"
             + (f"  {before}" if before else "")
             + f"  const int rc = P{p.name}({args});\n"
-            + (f"  const htrace::record::LocalTime T = call.completed();\n  {after}" if after else "")
+            + (f"  {completed}\n  {after}" if after else "")
             + "  return rc;\n}\n")
 
 
@@ -143,7 +146,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     files = {
         "function_ids.gen.h": function_ids(rows, stamp),
-        "wrappers.gen.cpp": stamp + '#include "mpi/wrapper_call.h"\n#include "mpi/p2p_events.h"\n'
+        "wrappers.gen.cpp": stamp + '#include "mpi/entry_point.h"\n#include "mpi/wrapper_call.h"\n'
+        '#include "mpi/p2p_events.h"\n'
         '#include "mpi/collective_info.h"\n#include "mpi/comm_registry.h"\n\n'
         '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
         + "\n".join(wrapper(f, s, p) for f, s, p in rows if s not in UNWRAPPED),

@@ -52,7 +52,9 @@ for name, skeleton in expect.items():
 wrappers = open(os.path.join(gen_dir, "wrappers.gen.cpp")).read()
 if not wrappers.startswith("// generated from mpi_functions.txt by gen_wrappers.py; do not edit"):
     failures.append("wrappers.gen.cpp lacks the 'generated from' stamp")
-defined = set(re.findall(r'^extern "C" \S+ (MPI_\w+)\(', wrappers, re.M))
+# Entry points are exported with HTRACE_ENTRY_POINT (libtrace/mpi/entry_point.h: extern "C", default visibility).
+ENTRY = r'^(?:extern "C"|HTRACE_ENTRY_POINT) '
+defined = set(re.findall(ENTRY + r'\S+ (MPI_\w+)\(', wrappers, re.M))
 for name, (family, skeleton, _) in table.items():
     wanted = skeleton not in ("none", "special")
     if wanted != (name in defined):
@@ -65,7 +67,7 @@ for name in ("mpi_init_", "mpi_send_", "mpi_irecv_", "mpi_waitall_", "mpi_allred
 
 for f in failures:
     print("FAIL:", f)
-entry_points = len(re.findall(r'^extern "C" void mpi_\w*[a-z0-9]_\(', fortran, re.M))
+entry_points = len(re.findall(ENTRY + r'void mpi_\w*[a-z0-9]_\(', fortran, re.M))
 print(f"{len(table)} table rows, {len(header)} prototypes in mpi.h, {len(defined)} C wrappers, "
       f"{entry_points} Fortran entry points")
 sys.exit(1 if failures else 0)

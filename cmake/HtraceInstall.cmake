@@ -1,0 +1,98 @@
+# Everything `cmake --install` puts into a prefix, in one place (included last by the top-level
+# CMakeLists.txt, after every target exists):
+#   bin/                        the tools (RPATH $ORIGIN/../<libdir> plus the link path)
+#   <libdir>/libhtrace.so       the preload library
+#   include/htrace/             the public C headers and the generated version.h
+#   <libdir>/cmake/htrace/      CMake package: find_package(htrace CONFIG) -> htrace::htrace, htrace::<tool>
+#   <libdir>/pkgconfig/htrace.pc  pkg-config; `pkg-config --variable=htrace_lib htrace` is the preload path
+#   share/modulefiles/htrace/<version>  Tcl environment module (PATH, LD_LIBRARY_PATH, MANPATH,
+#                               PKG_CONFIG_PATH, CMAKE_PREFIX_PATH, HTRACE_LIB)
+#   share/man/man1, man7        one short page per tool and htrace(7); the option lists themselves
+#                               stay in each tool's --help and in htrace-config, so they cannot drift
+#   share/doc/htrace/           the README files the man pages point to
+# Paths that depend on the prefix (.pc, module file) are written at install time, so
+# `cmake --install build --prefix P` and the .deb (prefix /usr) both get correct absolute paths.
+include(CMakePackageConfigHelpers)
+
+set(HTRACE_TOOLS htrace-correct htrace-clockcheck htrace-bench htrace-config)
+set(HTRACE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/htrace)
+set(HTRACE_INSTALL_MODULEFILEDIR ${CMAKE_INSTALL_DATADIR}/modulefiles CACHE STRING
+    "Directory (relative to the prefix) for the environment-modules file htrace/<version>")
+
+set(_installed_tools)
+foreach(tool IN LISTS HTRACE_TOOLS)
+  if(TARGET ${tool})
+    list(APPEND _installed_tools ${tool})
+  endif()
+endforeach()
+
+install(TARGETS htrace ${_installed_tools} EXPORT htraceTargets
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${HTRACE_VERSION_HEADER} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/htrace)
+
+# CMake package. The version file accepts any request with the same major.minor: before 1.0 a
+# minor release may change the API.
+install(EXPORT htraceTargets NAMESPACE htrace:: DESTINATION ${HTRACE_INSTALL_CMAKEDIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/templates/htraceConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/package/htraceConfig.cmake INSTALL_DESTINATION ${HTRACE_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/htraceConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/package/htraceConfig.cmake
+              ${PROJECT_BINARY_DIR}/package/htraceConfigVersion.cmake
+        DESTINATION ${HTRACE_INSTALL_CMAKEDIR})
+
+# Man pages: one per tool from one template (name, purpose, where the options are documented).
+set(HTRACE_MAN_htrace-correct_SUMMARY "remove clock-condition violations from an OTF2 trace")
+set(HTRACE_MAN_htrace-correct_SYNOPSIS "[mpirun -np P] htrace-correct [options] IN OUT")
+set(HTRACE_MAN_htrace-correct_TEXT
+    "reads any OTF2 archive IN, applies the clock measurements htrace stored in it and the controlled logical clock, and writes OUT, in which only timestamps differ. IN is never modified; an existing OUT is refused without --force. Run it serially or under mpirun: the output is the same for every process count.")
+set(HTRACE_MAN_htrace-clockcheck_SUMMARY "measure the accuracy of htrace's clock synchronization")
+set(HTRACE_MAN_htrace-clockcheck_SYNOPSIS "mpirun -np P htrace-clockcheck [options]")
+set(HTRACE_MAN_htrace-clockcheck_TEXT
+    "synchronizes the clocks of all ranks with each configuration given (the grammar of HTRACE_SYNC), measures every rank's offset on the global clock right after the synchronization and again after a wait, and reports the maximum and median offsets and the synchronization's duration.")
+set(HTRACE_MAN_htrace-bench_SUMMARY "collective latency with synchronized processes")
+set(HTRACE_MAN_htrace-bench_SYNOPSIS "mpirun -np P htrace-bench [options]")
+set(HTRACE_MAN_htrace-bench_TEXT
+    "measures the latency of MPI collectives on the global clock with barrier, window-based, Round-Time or MPIX_Harmonize process synchronization, and compares result sets with a Wilcoxon rank-sum test.")
+set(HTRACE_MAN_htrace-config_SUMMARY "list and check libhtrace's HTRACE_* options")
+set(HTRACE_MAN_htrace-config_SYNOPSIS "htrace-config [options]")
+set(HTRACE_MAN_htrace-config_TEXT
+    "prints every HTRACE_* environment variable libhtrace reads, with its kind, default, current value and meaning, and with --check validates the current environment with libhtrace's own parser.")
+string(TIMESTAMP HTRACE_MAN_DATE "%Y-%m-%d" UTC)
+foreach(tool IN LISTS _installed_tools)
+  set(TOOL ${tool})
+  set(SUMMARY "${HTRACE_MAN_${tool}_SUMMARY}")
+  set(SYNOPSIS "${HTRACE_MAN_${tool}_SYNOPSIS}")
+  set(TEXT "${HTRACE_MAN_${tool}_TEXT}")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/tool.1.in ${PROJECT_BINARY_DIR}/man/${tool}.1 @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/man/${tool}.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+endforeach()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/htrace.7.in ${PROJECT_BINARY_DIR}/man/htrace.7 @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/man/htrace.7 DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+foreach(readme correct libtrace/clock libtrace/mpi libtrace/ompt libtrace/record tools/htrace-bench)
+  string(REPLACE "/" "-" name ${readme})
+  install(FILES ${PROJECT_SOURCE_DIR}/${readme}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
+          RENAME README-${name}.md)
+endforeach()
+
+# pkg-config file and module file: generated at install time for the prefix actually used.
+install(CODE "
+  set(HTRACE_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  set(HTRACE_VERSION \"${PROJECT_VERSION}\")
+  set(HTRACE_BINDIR \"${CMAKE_INSTALL_BINDIR}\")
+  set(HTRACE_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
+  set(HTRACE_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
+  set(HTRACE_MANDIR \"${CMAKE_INSTALL_MANDIR}\")
+  set(HTRACE_LIBRARY_NAME \"$<TARGET_FILE_NAME:htrace>\")
+  configure_file(\"${PROJECT_SOURCE_DIR}/cmake/templates/htrace.pc.in\"
+                 \"${PROJECT_BINARY_DIR}/package/install/htrace.pc\" @ONLY)
+  configure_file(\"${PROJECT_SOURCE_DIR}/cmake/templates/modulefile.in\"
+                 \"${PROJECT_BINARY_DIR}/package/install/${PROJECT_VERSION}\" @ONLY)
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\" TYPE FILE
+       FILES \"${PROJECT_BINARY_DIR}/package/install/htrace.pc\")
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${HTRACE_INSTALL_MODULEFILEDIR}/htrace\" TYPE FILE
+       FILES \"${PROJECT_BINARY_DIR}/package/install/${PROJECT_VERSION}\")
+")
