@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -154,10 +155,34 @@ bool may_clean_up_together() {
   return std::uncaught_exceptions() == 0 || unwinding_together();
 }
 
-std::string otf2_cause(OTF2_ErrorCode rc) {
-  return std::string(OTF2_Error_GetName(rc)) + ": " + OTF2_Error_GetDescription(rc);
+} // namespace
+
+namespace {
+// The first OTF2 diagnostic not yet reported (OTF2 calls the handler on the failing thread).
+thread_local std::string t_first_otf2_error;
+
+OTF2_ErrorCode note_otf2_error(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
+                               const char* format, va_list args) {
+  if (t_first_otf2_error.empty() && format) {
+    std::array<char, 512> text{};
+    std::vsnprintf(text.data(), text.size(), format, args);
+    // For a failed POSIX call the code is errno's (OTF2_ERROR_ENOSPC: "No space left on device").
+    t_first_otf2_error = std::string(text.data()) + " (" + OTF2_Error_GetDescription(code) + ")";
+  }
+  return code;
 }
 } // namespace
+
+void quiet_otf2_errors() {
+  OTF2_Error_RegisterCallback(note_otf2_error, nullptr);
+}
+
+std::string otf2_cause(OTF2_ErrorCode rc) {
+  std::string cause = std::string(OTF2_Error_GetName(rc)) + ": " + OTF2_Error_GetDescription(rc);
+  if (!t_first_otf2_error.empty()) cause += "; first: " + t_first_otf2_error;
+  t_first_otf2_error.clear();
+  return cause;
+}
 
 std::string agree(MPI_Comm comm, const std::function<std::string()>& fn, ErrorKind kind) {
   std::string result, error;
@@ -538,10 +563,18 @@ public:
   OTF2_Archive* get() const { return archive_; }
   // Collective: writes what is left (the anchor file) and closes every file.
   void close(const std::string& where) {
-    const OTF2_ErrorCode rc = OTF2_Archive_Close(std::exchange(archive_, nullptr));
+    // OTF2_Archive_Close returns success when writing the anchor file fails (seen on a full
+    // disk: an empty traces.otf2): any diagnostic OTF2 gives while closing counts as failure.
+    t_first_otf2_error.clear();
+    OTF2_ErrorCode rc = OTF2_Archive_Close(std::exchange(archive_, nullptr));
+    if (rc == OTF2_SUCCESS && !t_first_otf2_error.empty()) rc = OTF2_ERROR_PROCESSED_WITH_FAULTS;
     check_together(comm_,
-                   rc == OTF2_SUCCESS ? "" : where + ": cannot close (" + otf2_cause(rc) + ")", 0,
-                   ErrorKind::Output);
+                   rc == OTF2_SUCCESS ? ""
+                                      : where +
+                                            ": cannot write the global definitions or the "
+                                            "anchor file (" +
+                                            otf2_cause(rc) + ")",
+                   0, ErrorKind::Output);
   }
 
 private:
@@ -693,6 +726,9 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
         uint64_t n = 0;
         OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), gr, &n);
         OTF2_Reader_CloseGlobalDefReader(reader.get(), gr);
+        // Flushes the global definitions: a write error shows here, not in Archive_Close.
+        const OTF2_ErrorCode closed = OTF2_Archive_CloseGlobalDefWriter(archive, gw);
+        if (copy.error == OTF2_SUCCESS) copy.error = closed;
         if (copy.error != OTF2_SUCCESS)
           throw output_error("'" + out_defs + "': cannot write (" + otf2_cause(copy.error) + ")");
         if (rc != OTF2_SUCCESS)
@@ -703,7 +739,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
       },
       ErrorKind::Output);
   // The global definitions are written and the anchor file created here.
-  output.close("'" + out_anchor + "'");
+  output.close("'" + out.dir() + "'");
 
   std::vector<uint64_t> counts = model.event_counts;
   MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,

@@ -11,7 +11,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -229,12 +228,6 @@ void progress(const Options& o, int rank, const char* phase) {
     std::fprintf(stderr, "\rhtrace-correct: %-40s", phase), std::fflush(stderr);
 }
 
-// OTF2 prints its own diagnostics; ours name the path and the location instead.
-OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
-                          const char*, va_list) {
-  return code;
-}
-
 Report run(const Options& o, MPI_Comm comm) {
   auto start = std::chrono::steady_clock::now();
   int rank = 0, size = 1;
@@ -330,7 +323,7 @@ Report run(const Options& o, MPI_Comm comm) {
 } // namespace
 
 Report correct_archive(const Options& o, MPI_Comm comm) {
-  OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
+  quiet_otf2_errors();
   try {
     return run(o, comm);
   } catch (const Error& e) {

@@ -43,6 +43,13 @@ auto agree_value(MPI_Comm comm, F fn, ErrorKind kind = ErrorKind::Input) -> decl
   return value;
 }
 
+// OTF2 prints its own diagnostics; ours name the path and the location instead. The first one
+// after an OTF2 call that fails is kept as its cause (errno's text for a full disk: the error code
+// OTF2 returns at the end of the chain says less).
+void quiet_otf2_errors();
+// "NAME: description" of `rc`, with the first OTF2 diagnostic since the last call (if any).
+std::string otf2_cause(OTF2_ErrorCode rc);
+
 // IN may be the archive directory or its .otf2 anchor file; returns the anchor path.
 std::string find_anchor(const std::string& input);
 

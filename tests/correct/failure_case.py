@@ -1,0 +1,307 @@
+#!/usr/bin/python3
+"""One failure of htrace-correct per ctest (correct_fail_<CASE>). Usage: failure_case.py CASE.
+
+Every case asserts, at each P it runs: the exact exit code (3 bad input, 4 output, 2 usage), that
+no signal ended a process, the one error line and its text, that IN is byte-identical afterwards,
+that OUT is absent (or the previous OUT intact) and that no temporary is left next to it.
+Cases that need a mount (a full or read-only file system) use a small tmpfs when run as root, and
+exit 77 (skipped) where mounting is not allowed (a read-only directory serves a non-root user).
+Needs HTRACE_BUILD_DIR and MPIRUN; runs under /usr/bin/python3."""
+import contextlib
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ["HTRACE_BUILD_DIR"]
+TOOL = os.path.join(BUILD, "tools", "htrace-correct", "htrace-correct")
+MPIRUN = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
+PY = "/usr/bin/python3"
+SKIP = 77
+EXIT_USAGE, EXIT_INPUT, EXIT_OUTPUT = 2, 3, 4
+work = tempfile.mkdtemp(prefix="htrace-correct-fail-")
+
+
+def expect(cond, msg):
+    if not cond:
+        sys.exit("FAIL: " + msg)
+
+
+def tree_digest(path):
+    """sha256 of every file under `path` (anchor included), or None if it does not exist."""
+    if not os.path.lexists(path):
+        return None
+    if os.path.isfile(path):
+        return hashlib.sha256(open(path, "rb").read()).hexdigest()
+    out = {}
+    for root, dirs, files in os.walk(path):
+        for d in dirs:
+            out[os.path.relpath(os.path.join(root, d), path) + "/"] = "dir"
+        for f in files:
+            full = os.path.join(root, f)
+            out[os.path.relpath(full, path)] = hashlib.sha256(open(full, "rb").read()).hexdigest()
+    return out
+
+
+def build(name, *args):
+    path = os.path.join(work, name)
+    subprocess.run([PY, os.path.join(HERE, "make_archive.py"), path] + list(args), check=True,
+                   capture_output=True)
+    return path
+
+
+def build_special(name, kind):
+    path = os.path.join(work, name)
+    subprocess.run([PY, os.path.join(HERE, "make_special.py"), path, kind], check=True,
+                   capture_output=True)
+    return path
+
+
+def command(args, ranks):
+    return ([TOOL] if ranks == 1 else MPIRUN + ["-np", str(ranks), TOOL]) + args
+
+
+def leftovers(out):
+    parent = os.path.dirname(os.path.abspath(out))
+    return [f for f in os.listdir(parent) if ".htrace-correct-" in f] if os.path.isdir(parent) else []
+
+
+def fails(args, code, text, ranks=(1, 2), inp=None, out=None):
+    """Runs htrace-correct `args` at each P in `ranks` and checks the failure (see the module
+    doc). `inp`/`out` default to the first/second positional argument; an existing OUT must
+    come through unchanged."""
+    positional = [a for a in args if not a.startswith("-")]
+    inp = inp if inp is not None else (positional[0] if positional else None)
+    out = out if out is not None else (positional[1] if len(positional) > 1 else None)
+    for p in ranks:
+        before_in = tree_digest(inp) if inp else None
+        before_out = tree_digest(out) if out else None
+        proc = subprocess.run(command(args, p), capture_output=True, text=True, timeout=120)
+        what = "%s at P=%d" % (args, p)
+        detail = "\nstdout:\n%s\nstderr:\n%s" % (proc.stdout[-3000:], proc.stderr[-3000:])
+        # A signal shows as a negative code (serial), as 128+n from a shell, or in mpirun's words.
+        expect(proc.returncode >= 0, "%s: killed by signal %d%s" % (what, -proc.returncode, detail))
+        expect("signal" not in proc.stderr.lower(), "%s: a process ended on a signal%s" % (what, detail))
+        expect(proc.returncode == code, "%s: exit %d, expected %d%s" % (what, proc.returncode, code, detail))
+        errors = [l for l in proc.stderr.splitlines() if l.startswith("htrace-correct: error:")]
+        expect(len(errors) == 1, "%s: one error line (rank 0's), got %s%s" % (what, errors, detail))
+        expect(text in errors[0], "%s: message %r not in %r" % (what, text, errors[0]))
+        if inp:
+            expect(tree_digest(inp) == before_in, "%s: the input changed" % what)
+        if out:
+            expect(tree_digest(out) == before_out, "%s: OUT %s" % (
+                what, "left behind" if before_out is None else "changed"))
+            expect(not leftovers(out), "%s: temporary left behind: %s" % (what, leftovers(out)))
+
+
+@contextlib.contextmanager
+def tmpfs(path, options):
+    """A tmpfs at `path` (yields True), or a plain directory (yields False) where mounting is not
+    allowed."""
+    os.makedirs(path, exist_ok=True)
+    mounted = os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", path], capture_output=True).returncode == 0
+    try:
+        yield mounted
+    finally:
+        if mounted:
+            subprocess.run(["umount", "-l", path], check=False)
+
+
+def fill(directory, leave):
+    """Fills the file system of `directory` until about `leave` bytes are free."""
+    st = os.statvfs(directory)
+    free = st.f_bavail * st.f_frsize
+    with open(os.path.join(directory, "filler"), "wb") as f:
+        f.write(b"\0" * max(0, free - leave))
+
+
+def case_missing_path():
+    fails([os.path.join(work, "missing"), os.path.join(work, "out")], EXIT_INPUT, "no such file")
+
+
+def case_not_an_archive():
+    os.makedirs(os.path.join(work, "notarchive"))
+    fails([os.path.join(work, "notarchive"), os.path.join(work, "out")], EXIT_INPUT,
+          "not an OTF2 archive")
+
+
+def case_damaged_anchor():
+    archive = build("anchor")
+    anchor = os.path.join(archive, "traces.otf2")
+    data = open(anchor, "rb").read()
+    open(anchor, "wb").write(data[: len(data) // 2])
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "cannot open as an OTF2 archive")
+
+
+def case_truncated_event_file():
+    archive = build("truncated", "--shift", "8000")
+    evt = os.path.join(archive, "traces", "1.evt")
+    data = open(evt, "rb").read()
+    open(evt, "wb").write(data[: len(data) // 2])
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 1")
+
+
+def case_corrupt_event_file():
+    archive = build("corrupt", "--shift", "8000")
+    evt = os.path.join(archive, "traces", "0.evt")
+    data = bytearray(open(evt, "rb").read())
+    data[40:] = b"\xff" * (len(data) - 40)
+    open(evt, "wb").write(bytes(data))
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
+
+
+def case_missing_event_file():
+    archive = build("missing_events", "--shift", "8000")
+    os.remove(os.path.join(archive, "traces", "2.evt"))
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 2")
+
+
+def case_deleted_local_definitions():
+    """traces/N.def holds the location's id mappings; OTF2 reads a missing one as empty."""
+    archive = build("deleted_def", "--shift", "8000")
+    os.remove(os.path.join(archive, "traces", "1.def"))
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "1.def': missing local definition file")
+    fails(["--check", archive], EXIT_INPUT, "missing local definition file")
+
+
+def case_emptied_local_definitions():
+    archive = build("empty_def", "--shift", "8000")
+    open(os.path.join(archive, "traces", "2.def"), "wb").close()
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "2.def': empty local definition file")
+
+
+def case_corrupt_local_definitions():
+    archive = build("corrupt_def", "--shift", "8000")
+    path = os.path.join(archive, "traces", "0.def")
+    data = bytearray(open(path, "rb").read())
+    data[2:] = b"\x77" * (len(data) - 2)
+    open(path, "wb").write(bytes(data))
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
+
+
+def case_unmatched():
+    fails([build("unmatched", "--unmatched"), os.path.join(work, "out")], EXIT_INPUT, "unmatched")
+
+
+def case_unreceived():
+    fails([build_special("unreceived", "unreceived"), os.path.join(work, "out")], EXIT_INPUT,
+          "from process 0 to process 1 (sequence 1) is never received")
+
+
+def case_missing_collective():
+    fails([build("missing_coll", "--missing-collective"), os.path.join(work, "out")], EXIT_INPUT,
+          "entered by 2 of 3 members", ranks=(1, 2, 3))
+
+
+def case_cycle():
+    cycle = build_special("cycle", "cycle")
+    out = os.path.join(work, "out")
+    fails([cycle, out], EXIT_INPUT, "never sent", ranks=(1,))  # each waits for the other
+    fails([cycle, out], EXIT_INPUT, "cyclic relations across correction ranks", ranks=(2,))
+
+
+def case_unknown_option():
+    archive = build("ok")
+    fails(["--bogus", archive, os.path.join(work, "out")], EXIT_USAGE, "--bogus")
+
+
+def case_bad_option_value():
+    archive = build("ok")
+    out = os.path.join(work, "out")
+    fails(["--delta", "0", archive, out], EXIT_USAGE, "--delta must be at least 1")
+    fails(["--gamma", "abc", archive, out], EXIT_USAGE, "--gamma")
+    fails(["--lmin-intra", "-5", archive, out], EXIT_USAGE, "--lmin-intra")
+
+
+def case_existing_output():
+    archive = build("ok")
+    out = os.path.join(work, "out")
+    os.makedirs(os.path.join(out, "keep"))
+    open(os.path.join(out, "keep", "file"), "w").write("previous")
+    fails([archive, out], EXIT_OUTPUT, "output exists (use --force to replace it)")
+    fails([archive, archive], EXIT_OUTPUT, "output exists", inp=archive, out=None)
+    fails(["--force", archive, archive], EXIT_OUTPUT, "output is the input archive", out=None)
+    fails([archive, os.path.join(work, "no", "such", "dir")], EXIT_OUTPUT,
+          "parent directory does not exist")
+
+
+def case_force_replaces():
+    """--force: the new archive takes OUT's place, the old one is gone, nothing else is left."""
+    archive = build("skewed", "--shift", "8000")
+    out = os.path.join(work, "out")
+    os.makedirs(os.path.join(out, "old"))
+    for p in (1, 2):
+        before = tree_digest(archive)
+        proc = subprocess.run(command(["--force", archive, out], p), capture_output=True, text=True,
+                              timeout=120)
+        expect(proc.returncode == 0, "--force at P=%d: exit %d\n%s" % (p, proc.returncode, proc.stderr))
+        expect(tree_digest(archive) == before, "input unchanged")
+        expect(os.path.exists(os.path.join(out, "traces.otf2")) and not os.path.exists(
+            os.path.join(out, "old")), "OUT replaced by the new archive")
+        expect(not leftovers(out), "nothing left next to OUT: %s" % leftovers(out))
+        shutil.rmtree(out)
+        os.makedirs(os.path.join(out, "old"))
+
+
+def full_disk(force):
+    """OUT on a file system that fills up at every point of the write in turn (copied event
+    files, local definitions, global definitions, anchor file): exit 4 naming the cause, nothing
+    left behind, and with --force the previous OUT intact. The free space grows a page at a time
+    until the write succeeds."""
+    archive = build("skewed", "--shift", "8000")
+    disk = os.path.join(work, "disk")
+    with tmpfs(disk, "size=512k") as mounted:
+        if not mounted:
+            # (ulimit -f is no substitute: Open MPI's own files in MPI_Init exceed it)
+            print("SKIP: cannot mount a tmpfs")
+            sys.exit(SKIP)
+        out = os.path.join(disk, "out")
+        args = (["--force"] if force else []) + [archive, out]
+        failed = 0
+        for leave in range(0, 256 * 1024, 4096):
+            if force:
+                os.makedirs(os.path.join(out, "old"), exist_ok=True)
+                open(os.path.join(out, "old", "data"), "w").write("the previous archive")
+            fill(disk, leave)
+            probe = subprocess.run([TOOL] + args, capture_output=True, text=True, timeout=120)
+            if probe.returncode == 0:
+                break
+            failed += 1
+            fails(args, EXIT_OUTPUT, "No space left on device", inp=archive, out=out)
+            os.remove(os.path.join(disk, "filler"))
+        expect(failed >= 4, "the write failed at %d fill levels only" % failed)
+        expect(probe.returncode == 0 and os.path.exists(os.path.join(out, "traces.otf2")) and not
+               os.path.exists(os.path.join(out, "old")), "with room, the archive is written")
+        expect(not leftovers(out), "nothing left next to OUT: %s" % leftovers(out))
+        print("write failed cleanly at %d fill levels" % failed)
+
+
+def case_full_disk():
+    full_disk(force=False)
+
+
+def case_force_keeps_old_output():
+    full_disk(force=True)
+
+
+def case_unwritable_directory():
+    archive = build("ok")
+    ro = os.path.join(work, "readonly")
+    with tmpfs(ro, "ro,size=64k") as mounted:
+        if not mounted:
+            os.chmod(ro, 0o555)
+            if os.geteuid() == 0:
+                print("SKIP: root ignores permissions and may not mount a read-only tmpfs")
+                sys.exit(SKIP)
+        text = "Read-only file system" if mounted else "Permission denied"
+        fails([archive, os.path.join(ro, "out")], EXIT_OUTPUT, text)
+
+
+globals()["case_" + sys.argv[1]]()
+shutil.rmtree(work, ignore_errors=True)
+print("PASS", sys.argv[1])
