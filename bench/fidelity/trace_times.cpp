@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace fidelity {
 namespace {
@@ -147,8 +148,8 @@ struct Channel {
 };
 
 struct ReadState {
-  const Definitions* defs;
-  std::vector<Location>* locations;
+  const Definitions* defs = nullptr;
+  std::vector<Location>* locations = nullptr;
   uint32_t current = 0; // index of the location being read
   std::unordered_map<OTF2_RegionRef, bool> is_probe;
   std::unordered_map<uint64_t, uint64_t> irecv_posted; // request id -> position (current location)
@@ -335,11 +336,16 @@ Trace read_trace(const std::string& archive, const ReadOptions& options) {
   const Definitions defs = read_definitions(reader, archive);
 
   Trace trace;
-  for (const auto& [id, group] : defs.location_group)
-    trace.locations.push_back({id});
+  for (const auto& [id, group] : defs.location_group) {
+    Location location;
+    location.id = id;
+    trace.locations.push_back(std::move(location));
+  }
   assign_world_ranks(defs, trace.locations);
 
-  ReadState state{&defs, &trace.locations};
+  ReadState state;
+  state.defs = &defs;
+  state.locations = &trace.locations;
   for (const auto& [region, name] : defs.region_names) {
     auto text = defs.strings.find(name);
     state.is_probe[region] = text != defs.strings.end() && text->second == options.probe_region;

@@ -23,20 +23,19 @@ static void expect(int condition, const char* what) {
 /* Runs the blocking (nonblocking == 0) or non-blocking form of every collective on WORLD. */
 static void world_collectives(int nonblocking) {
   enum { kMax = 16 };
-  int send[kMax], recv[kMax], counts[kMax], displs[kMax], wcounts[kMax], wdispls[kMax];
+  int send[kMax], counts[kMax], displs[kMax], wcounts[kMax], wdispls[kMax];
   MPI_Datatype types[kMax];
   MPI_Request req[32];
   int n = 0;
   for (int i = 0; i < kMax; i++) {
     send[i] = rank * 100 + i;
-    recv[i] = -1;
     counts[i] = 1;
     displs[i] = i;
     wcounts[i] = 1;
     wdispls[i] = i * (int)sizeof(int);
     types[i] = MPI_INT;
   }
-  int value = rank + 1, result = 0, inplace[kMax];
+  int value = rank + 1, inplace[kMax];
   int scan_result = 0, exscan_result = 0, bcast_value = rank == 0 ? 7 : 0;
   int gather_buf[kMax], gatherv_buf[kMax], allgather_buf[kMax], allgatherv_buf[kMax];
   int a2a[kMax], a2av[kMax], a2aw[kMax], scatter_one = -1, scatterv_one = -1, rs = 0, rsb = 0;

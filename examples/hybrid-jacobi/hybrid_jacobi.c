@@ -42,10 +42,10 @@ static void exchange_halos(double* grid, int rows, int cols, int rank, int size,
   int up = rank > 0 ? rank - 1 : MPI_PROC_NULL;
   int down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
   /* first owned row -> up's bottom halo; last owned row -> down's top halo */
-  MPI_Sendrecv(&grid[1 * cols], cols, MPI_DOUBLE, up, 1, &grid[(rows + 1) * cols], cols, MPI_DOUBLE, down, 1,
+  MPI_Sendrecv(&grid[1 * cols], cols, MPI_DOUBLE, up, 1, &grid[(rows + 1) * cols], cols, MPI_DOUBLE,
+               down, 1, comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&grid[rows * cols], cols, MPI_DOUBLE, down, 2, &grid[0], cols, MPI_DOUBLE, up, 2,
                comm, MPI_STATUS_IGNORE);
-  MPI_Sendrecv(&grid[rows * cols], cols, MPI_DOUBLE, down, 2, &grid[0], cols, MPI_DOUBLE, up, 2, comm,
-               MPI_STATUS_IGNORE);
 }
 
 static double row_checksum(const double* row, int cols) {
@@ -113,13 +113,11 @@ int main(int argc, char** argv) {
 #pragma omp for reduction(max : local_change)
       for (int i = 1; i <= rows; ++i) {
         for (int j = 1; j < cols - 1; ++j) {
-          double v = 0.25 * (grid[(i - 1) * cols + j] + grid[(i + 1) * cols + j] + grid[i * cols + j - 1] +
-                             grid[i * cols + j + 1]);
+          double v = 0.25 * (grid[(i - 1) * cols + j] + grid[(i + 1) * cols + j] +
+                             grid[i * cols + j - 1] + grid[i * cols + j + 1]);
           double d = fabs(v - grid[i * cols + j]);
-          if (d > local_change)
-            local_change = d;
-          if (d > my_change)
-            my_change = d;
+          if (d > local_change) local_change = d;
+          if (d > my_change) my_change = d;
           next[i * cols + j] = v;
         }
         ++my_rows;
@@ -129,15 +127,15 @@ int main(int argc, char** argv) {
       omp_unset_lock(&count_lock);
 
       omp_set_nest_lock(&stats_lock);
-      omp_set_nest_lock(&stats_lock); /* re-acquired by its owner: only the outer pair is a lock event */
+      /* re-acquired by its owner: only the outer pair is a lock event */
+      omp_set_nest_lock(&stats_lock);
       ++nest_updates;
       omp_unset_nest_lock(&stats_lock);
       omp_unset_nest_lock(&stats_lock);
 
 #pragma omp critical(worst_row)
       {
-        if (my_change >= local_change && worst_row < 0)
-          worst_row = omp_get_thread_num();
+        if (my_change >= local_change && worst_row < 0) worst_row = omp_get_thread_num();
       }
 
 #pragma omp single
@@ -158,8 +156,7 @@ int main(int argc, char** argv) {
 #pragma omp barrier
 #pragma omp masked
       {
-        if (it % 5 == 0)
-          nested += nested_checksum(next, rows, cols);
+        if (it % 5 == 0) nested += nested_checksum(next, rows, cols);
       }
     }
     double* swap = grid;
@@ -172,10 +169,10 @@ int main(int argc, char** argv) {
   double total = 0.0;
   MPI_Reduce(&checksum, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("hybrid-jacobi: %d ranks x %d threads, %d iterations, change %.6e, checksum %.6e, nested %.3e, "
-           "updates %ld, nest-lock updates %ld, thread reductions %ld\n",
-           size, omp_get_max_threads(), iterations, global_change, total, nested, updates, nest_updates,
-           thread_reductions);
+    printf("hybrid-jacobi: %d ranks x %d threads, %d iterations, change %.6e, checksum %.6e, "
+           "nested %.3e, updates %ld, nest-lock updates %ld, thread reductions %ld\n",
+           size, omp_get_max_threads(), iterations, global_change, total, nested, updates,
+           nest_updates, thread_reductions);
   omp_destroy_lock(&count_lock);
   omp_destroy_nest_lock(&stats_lock);
   free(grid);

@@ -7,10 +7,11 @@
 /* "global": events on the synced clock; "local": raw; "corrected": htrace-correct's output, the
  * clock measurements below already applied (a second correction must not apply them again). */
 #define HTRACE_PROP_TIMEBASE "HTRACE::CLOCK::TIMEBASE"
-#define HTRACE_PROP_SYNC_CONFIG "HTRACE::CLOCK::SYNC"          /* configuration string actually used */
-#define HTRACE_PROP_BASE_CLOCK "HTRACE::CLOCK::BASE"           /* monotonic | monotonic_raw | tsc */
-#define HTRACE_PROP_MIN_LATENCY_INTRA "HTRACE::CLOCK::MIN_LATENCY_INTRA_NS" /* decimal ns, one-way */
-#define HTRACE_PROP_MIN_LATENCY_INTER "HTRACE::CLOCK::MIN_LATENCY_INTER_NS" /* decimal ns, one-way */
+#define HTRACE_PROP_SYNC_CONFIG "HTRACE::CLOCK::SYNC" /* configuration string actually used */
+#define HTRACE_PROP_BASE_CLOCK "HTRACE::CLOCK::BASE"  /* monotonic | monotonic_raw | tsc */
+/* Minimum one-way latencies inside a node and between nodes, decimal ns. */
+#define HTRACE_PROP_MIN_LATENCY_INTRA "HTRACE::CLOCK::MIN_LATENCY_INTRA_NS"
+#define HTRACE_PROP_MIN_LATENCY_INTER "HTRACE::CLOCK::MIN_LATENCY_INTER_NS"
 /* htrace-correct's output holds the minimum latencies it used in the two properties above. */
 /* Version of the libhtrace that wrote the archive (HTRACE_VERSION_STRING of <htrace/version.h>). */
 #define HTRACE_PROP_VERSION "HTRACE::VERSION"

@@ -29,11 +29,17 @@ void emit(const char* level, const char* format, va_list args) {
 
 } // namespace
 
-void configure(int verbosity) { g_verbosity = verbosity; }
-void set_rank(int world_rank) { g_rank = world_rank; }
-bool enabled(Level level) { return static_cast<int>(level) <= g_verbosity.load(); }
+void configure(int verbosity) {
+  g_verbosity = verbosity;
+}
+void set_rank(int world_rank) {
+  g_rank = world_rank;
+}
+bool enabled(Level level) {
+  return static_cast<int>(level) <= g_verbosity.load();
+}
 
-#define HTRACE_LOG_FUNCTION(name, level, label)                                                   \
+#define HTRACE_LOG_FUNCTION(name, level, label)                                                    \
   void name(const char* format, ...) {                                                             \
     if (!enabled(level)) return;                                                                   \
     va_list args;                                                                                  \

@@ -7,11 +7,12 @@
 #include "clock/base_clock.h"
 #include "clock/sync.h"
 #include "common/log.h"
+#include "common/median.h"
 #include "harmonize/communicator_state.h"
 #include "harmonize/global_wait.h"
 
-#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace htrace::harmonize {
@@ -36,8 +37,7 @@ std::int64_t measure_round_trip(const CommunicatorState& s) {
     PMPI_Reduce(&value, &sink, 1, MPI_INT, MPI_MAX, 0, s.private_comm);
     samples.push_back(clock::now() - begin);
   }
-  std::nth_element(samples.begin(), samples.begin() + kRoundTripSamples / 2, samples.end());
-  return samples[kRoundTripSamples / 2];
+  return median(std::move(samples));
 }
 
 int resynchronize(CommunicatorState& s) {

@@ -113,8 +113,11 @@ def wrapper(family, skeleton, p):
     # The completion time ends the region (Leave) whether or not the snippet needs it as T.
     completed = ("const htrace::record::LocalTime T = call.completed();" if re.search(r"\bT\b", after)
                  else "call.completed();")
+    # L (the caller's Location) only where a snippet records through it.
+    location = ("  htrace::record::Location& L = call.location();\n"
+                if re.search(r"\bL\b", before + after) else "")
     return (head + f"  if (!call.traced()) return P{p.name}({args});\n"
-            f"  htrace::record::Location& L = call.location();\n"
+            + location
             + (f"  {before}" if before else "")
             + f"  const int rc = P{p.name}({args});\n"
             + (f"  {completed}\n  {after}" if after else "")

@@ -8,11 +8,10 @@
 #include "record/global_defs.h"
 #include "record/location_writer.h"
 
-#include <htrace/archive_properties.h>
-#include <htrace/version.h>
-
 #include <cstdlib>
 #include <ctime>
+#include <htrace/archive_properties.h>
+#include <htrace/version.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -1,9 +1,11 @@
 // Statistics of htrace-bench against values computed by hand, by brute-force enumeration of the
 // null distribution, and against R's documented wilcox.test example.
+#include "common/median.h"
 #include "stats.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <vector>
 
@@ -17,6 +19,15 @@ TEST(Quantile, MatchesType7) {
   EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(mean({1, 2, 3, 6}), 3);
   EXPECT_TRUE(std::isnan(median({})));
+}
+
+// htrace::median (libtrace/common/median.h), which stats::median and the tracer share.
+TEST(Median, IntegersOddEvenEmpty) {
+  EXPECT_EQ(htrace::median<std::int64_t>({9, 1, 5}), 5);
+  EXPECT_EQ(htrace::median<std::int64_t>({4, 1, 3, 2}), 2); // (2 + 3) / 2 toward the lower
+  EXPECT_EQ(htrace::median<std::int64_t>({-7, 7}), 0);
+  EXPECT_EQ(htrace::median<std::int64_t>({INT64_MAX - 2, INT64_MAX}), INT64_MAX - 1); // no overflow
+  EXPECT_EQ(htrace::median<std::int64_t>({}), 0);
 }
 
 TEST(Tukey, RemovesValuesBeyondTheFences) {

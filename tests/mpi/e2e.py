@@ -145,14 +145,16 @@ def communicators():
                 f"no communicator with world ranks {expected}: {report.comms}")
 
 
-def fortran(program):
+def fortran(program, *regions):
+    """ring_mpif (mpif.h, blocking) and ring_usempi (use mpi, non-blocking with request and status
+    arrays): every message with its real source, the program's own calls as regions."""
     def test():
         np = 3
         run, report = traced_ok(example(f"fortran/{program}"), np=np, expect_locations=np)
         require(len(report.messages) == run.output_field("messages"),
                 f"{len(report.messages)} messages in the trace, the program sent {run.output_field('messages')}")
         check_wildcard_sources(report, np, per_sender=1)
-        check_mpi_regions(report, "MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Bcast", "MPI_Comm_split")
+        check_mpi_regions(report, "MPI_Allreduce", "MPI_Bcast", *regions)
         world = report.collectives.get("MPI_COMM_WORLD", {})
         require(world.get("BCAST") == {str(r): 1 for r in range(np)}, f"Fortran MPI_Bcast: {world}")
     return test
@@ -320,8 +322,9 @@ TESTS = {
     "pingpong_ring_np4": pingpong_ring(4),
     "collectives": collectives,
     "communicators": communicators,
-    "fortran_mpif": fortran("ring_mpif"),
-    "fortran_usempi": fortran("ring_usempi"),
+    "fortran_mpif": fortran("ring_mpif", "MPI_Send", "MPI_Recv", "MPI_Comm_split"),
+    "fortran_usempi": fortran("ring_usempi", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Waitany",
+                              "MPI_Ssend", "MPI_Comm_dup", "MPI_Barrier"),
     "threads": threads,
     "plain_preload": plain_preload,
     "archive_naming": archive_naming,

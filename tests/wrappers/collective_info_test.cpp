@@ -102,7 +102,7 @@ TEST(CollectiveInfo, AlltoallwUsesEachType) {
 }
 
 TEST(CollectiveInfo, ExscanRankZeroReceivesNothing) {
-  int buf[4];
+  int buf[4] = {0, 0, 0, 0}; // Exscan takes a const send buffer: the compiler wants it set
   const CollectiveInfo i = coll::Exscan(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   expect(i, OTF2_COLLECTIVE_OP_EXSCAN, kNoRank, 16, rank_of(MPI_COMM_WORLD) == 0 ? 0 : 16);
 }

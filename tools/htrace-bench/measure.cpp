@@ -1,11 +1,13 @@
 #include "measure.h"
 
 #include "clock/base_clock.h"
+#include "common/median.h"
 #include "harmonize/global_wait.h"
 #include "htrace/mpix_harmonize.h"
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace htrace::bench {
 namespace {
@@ -65,9 +67,9 @@ std::int64_t pilot_window(const Context& c, Buffers& buffers, Op op) {
     buffers.run(op, c.comm);
     d.push_back(clock::now() - t0);
   }
-  std::nth_element(d.begin(), d.begin() + 4, d.end());
+  const std::int64_t typical = median(std::move(d));
   std::int64_t slowest = 0;
-  MPI_Allreduce(&d[4], &slowest, 1, MPI_INT64_T, MPI_MAX, c.comm);
+  MPI_Allreduce(&typical, &slowest, 1, MPI_INT64_T, MPI_MAX, c.comm);
   return 2 * slowest + c.bcast_latency_ns;
 }
 
@@ -82,8 +84,7 @@ std::int64_t estimate_bcast_latency(MPI_Comm comm) {
     MPI_Reduce(&value, &sink, 1, MPI_INT64_T, MPI_MAX, 0, comm);
     samples.push_back(clock::now() - t0);
   }
-  std::nth_element(samples.begin(), samples.begin() + 10, samples.end());
-  std::int64_t latency = samples[10];
+  std::int64_t latency = median(std::move(samples));
   MPI_Bcast(&latency, 1, MPI_INT64_T, 0, comm);
   return latency;
 }

@@ -1,5 +1,7 @@
 #include "stats.h"
 
+#include "common/median.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,7 +20,7 @@ double quantile(std::vector<double> values, double p) {
 }
 
 double median(const std::vector<double>& values) {
-  return quantile(values, 0.5);
+  return htrace::median(values);
 }
 
 double mean(const std::vector<double>& values) {

@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   if (MPIX_Harmonize(MPI_COMM_WORLD, &flag) != MPI_SUCCESS) ok = 0;
   int all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (rank == 0) printf("consumer: htrace %s (%d.%d.%d) %s\n", htrace_version(), HTRACE_VERSION_MAJOR,
-                        HTRACE_VERSION_MINOR, HTRACE_VERSION_PATCH, all ? "OK" : "FAILED");
+  if (rank == 0)
+    printf("consumer: htrace %s (%d.%d.%d) %s\n", htrace_version(), HTRACE_VERSION_MAJOR,
+           HTRACE_VERSION_MINOR, HTRACE_VERSION_PATCH, all ? "OK" : "FAILED");
   MPI_Finalize();
   return all ? 0 : 1;
 }
