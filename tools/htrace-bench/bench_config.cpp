@@ -1,28 +1,16 @@
 #include "bench_config.h"
 
-#include <algorithm>
+#include "cli.h"
+
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
-#include <iterator>
 #include <sstream>
 
 namespace htrace::bench {
 
-const char* const kUsage =
-    "usage: htrace-bench [options]                 (run under mpirun)\n"
-    "       htrace-bench compare A.csv B.csv [-o OUT.csv]\n"
-    "  --ops LIST         barrier,bcast,reduce,allreduce,allgather,alltoall (default: all)\n"
-    "  --sizes LIST       message sizes in bytes per rank, k/M suffixes (default 8,1024,16k)\n"
-    "  --sync METHOD      barrier | window | roundtime | harmonize (default roundtime)\n"
-    "  --budget SECONDS   measuring time per operation and size (default 0.5)\n"
-    "  --max-reps N       at most N measurements per operation and size (default 100000)\n"
-    "  --window-us US     window length for --sync window (default: from a pilot run)\n"
-    "  --slack-factor B   Round-Time start = now + B x broadcast latency (default 2)\n"
-    "  --seed N           seed of the shuffled experiment order (default: random)\n"
-    "  --clock-sync CFG   clock synchronization, HTRACE_SYNC grammar (default hca3)\n"
-    "  --csv FILE         summary per operation and size\n"
-    "  --raw FILE         every measurement (the input of 'compare')\n"
-    "  compare            Wilcoxon rank-sum test per operation and size of two --raw files\n";
+const char* const kDescription =
+    "Collective latency on the global clock; run it under mpirun (tools/htrace-bench/README.md).";
 
 const char* op_name(Op op) {
   switch (op) {
@@ -83,13 +71,6 @@ bool parse_bytes(const std::string& text, std::size_t& out) {
   return true;
 }
 
-bool parse_positive(const std::string& text, double& out) {
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtod(text.c_str(), &end);
-  return !text.empty() && *end == '\0' && errno == 0 && out > 0;
-}
-
 bool parse_op(const std::string& name, Op& op) {
   for (Op o : {Op::Barrier, Op::Bcast, Op::Reduce, Op::Allreduce, Op::Allgather, Op::Alltoall})
     if (name == op_name(o)) return op = o, true;
@@ -103,78 +84,100 @@ bool parse_sync(const std::string& name, SyncMethod& method) {
   return false;
 }
 
+// The lists and names given as text, turned into the configuration once CLI11 has parsed.
+struct ListArgs {
+  std::string ops, sizes, sync;
+};
+
+std::string apply_lists(const ListArgs& text, const CLI::App& app, BenchConfig& c) {
+  if (app.count("--ops") > 0) {
+    c.ops.clear();
+    for (const std::string& name : split(text.ops)) {
+      Op op;
+      if (!parse_op(name, op)) return "unknown operation '" + name + "'";
+      c.ops.push_back(op);
+    }
+    if (c.ops.empty()) return "--ops needs at least one operation";
+  }
+  if (app.count("--sizes") > 0) {
+    c.sizes.clear();
+    for (const std::string& item : split(text.sizes)) {
+      std::size_t bytes = 0;
+      if (!parse_bytes(item, bytes))
+        return "bad message size '" + item + "' (bytes, k or M suffix, <= 1G)";
+      c.sizes.push_back(bytes);
+    }
+    if (c.sizes.empty()) return "--sizes needs at least one size";
+  }
+  if (app.count("--sync") > 0 && !parse_sync(text.sync, c.sync))
+    return "unknown --sync '" + text.sync + "' (barrier, window, roundtime, harmonize)";
+  return "";
+}
+
+// `compare` works on files only: benchmark options with it are a mistake, not something to ignore.
+std::string check_compare(const CLI::App& app, const CommandLine& line) {
+  for (const CLI::Option* option : app.get_options())
+    if (option->count() > 0)
+      return "compare takes no benchmark option (" + option->get_name() + ")";
+  if (line.compare_a.empty() || line.compare_b.empty())
+    return "compare needs two --raw files: compare A.csv B.csv [-o OUT.csv]";
+  return "";
+}
+
 } // namespace
 
-ParseResult parse_command_line(const std::vector<std::string>& args) {
-  ParseResult r;
-  BenchConfig& c = r.config;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      r.help = true;
-      return r;
-    }
-    static const char* const kValued[] = {
-        "--ops",          "--sizes", "--sync",       "--budget", "--max-reps", "--window-us",
-        "--slack-factor", "--seed",  "--clock-sync", "--csv",    "--raw"};
-    if (std::find(std::begin(kValued), std::end(kValued), a) == std::end(kValued)) {
-      r.error =
-          a.rfind("-", 0) == 0 ? "unknown option '" + a + "'" : "unexpected argument '" + a + "'";
-      return r;
-    }
-    if (i + 1 >= args.size()) {
-      r.error = "option '" + a + "' needs a value";
-      return r;
-    }
-    const std::string& v = args[++i];
-    double number = 0;
-    if (a == "--ops") {
-      c.ops.clear();
-      for (const std::string& name : split(v)) {
-        Op op;
-        if (!parse_op(name, op)) return r.error = "unknown operation '" + name + "'", r;
-        c.ops.push_back(op);
-      }
-      if (c.ops.empty()) return r.error = "--ops needs at least one operation", r;
-    } else if (a == "--sizes") {
-      c.sizes.clear();
-      for (const std::string& item : split(v)) {
-        std::size_t bytes = 0;
-        if (!parse_bytes(item, bytes))
-          return r.error = "bad message size '" + item + "' (bytes, k or M suffix, <= 1G)", r;
-        c.sizes.push_back(bytes);
-      }
-      if (c.sizes.empty()) return r.error = "--sizes needs at least one size", r;
-    } else if (a == "--sync") {
-      if (!parse_sync(v, c.sync))
-        return r.error = "unknown --sync '" + v + "' (barrier, window, roundtime, harmonize)", r;
-    } else if (a == "--budget") {
-      if (!parse_positive(v, c.budget_s)) return r.error = "--budget needs seconds > 0", r;
-    } else if (a == "--max-reps") {
-      if (!parse_positive(v, number) || number != static_cast<long>(number))
-        return r.error = "--max-reps needs a positive integer", r;
-      c.max_reps = static_cast<long>(number);
-    } else if (a == "--window-us") {
-      if (!parse_positive(v, c.window_us)) return r.error = "--window-us needs microseconds > 0", r;
-    } else if (a == "--slack-factor") {
-      if (!parse_positive(v, c.slack_factor) || c.slack_factor < 1)
-        return r.error = "--slack-factor needs a number >= 1", r;
-    } else if (a == "--seed") {
-      if (!parse_positive(v, number) || number != static_cast<double>(static_cast<long>(number)))
-        return r.error = "--seed needs a positive integer", r;
-      c.seed = static_cast<std::uint64_t>(number);
-    } else if (a == "--clock-sync") {
-      c.clock_sync = v;
-    } else if (a == "--csv") {
-      c.csv_path = v;
-    } else if (a == "--raw") {
-      c.raw_path = v;
-    } else {
-      r.error = "unknown option '" + a + "'";
-      return r;
-    }
-  }
-  return r;
+CommandLine parse_command_line(int argc, const char* const* argv) {
+  CommandLine line;
+  BenchConfig& c = line.config;
+  ListArgs lists;
+  CLI::App app(kDescription, "htrace-bench");
+  cli::configure(app);
+  app.add_option("--ops", lists.ops,
+                 "barrier,bcast,reduce,allreduce,allgather,alltoall (default: all)")
+      ->type_name("LIST");
+  app.add_option("--sizes", lists.sizes,
+                 "message sizes in bytes per rank, k/M suffixes (default 8,1024,16k)")
+      ->type_name("LIST");
+  app.add_option("--sync", lists.sync,
+                 "barrier | window | roundtime | harmonize (default roundtime)")
+      ->type_name("METHOD");
+  app.add_option("--budget", c.budget_s, "measuring time per operation and size (default 0.5)")
+      ->check(cli::number("a number of seconds > 0", [](double v) { return v > 0; }))
+      ->type_name("SECONDS");
+  app.add_option("--max-reps", c.max_reps,
+                 "at most N measurements per operation and size (default 100000)")
+      ->check(cli::integer(1, 1000000000))
+      ->type_name("N");
+  app.add_option("--window-us", c.window_us,
+                 "window length for --sync window (default: from a pilot run)")
+      ->check(cli::number("a number of microseconds > 0", [](double v) { return v > 0; }))
+      ->type_name("US");
+  app.add_option("--slack-factor", c.slack_factor,
+                 "Round-Time start = now + B x broadcast latency (default 2)")
+      ->check(cli::number("a number >= 1", [](double v) { return v >= 1; }))
+      ->type_name("B");
+  app.add_option("--seed", c.seed, "seed of the shuffled experiment order (default: random)")
+      ->check(cli::integer(1, LONG_MAX))
+      ->type_name("N");
+  app.add_option("--clock-sync", c.clock_sync,
+                 "clock synchronization, HTRACE_SYNC grammar (default hca3)")
+      ->type_name("CFG");
+  app.add_option("--csv", c.csv_path, "summary per operation and size")->type_name("FILE");
+  app.add_option("--raw", c.raw_path, "every measurement (the input of 'compare')")
+      ->type_name("FILE");
+
+  CLI::App* compare = app.add_subcommand(
+      "compare", "two --raw files: Wilcoxon rank-sum test per operation and size");
+  compare->add_option("A", line.compare_a, "raw file of the first run")->type_name("A.csv");
+  compare->add_option("B", line.compare_b, "raw file of the second run")->type_name("B.csv");
+  compare->add_option("-o,--output", line.compare_output, "the result (default: stdout)")
+      ->type_name("OUT.csv");
+
+  line.outcome = cli::parse(app, argc, argv, [&]() -> std::string {
+    return compare->parsed() ? check_compare(app, line) : apply_lists(lists, app, c);
+  });
+  line.compare = compare->parsed();
+  return line;
 }
 
 } // namespace htrace::bench

@@ -1,6 +1,8 @@
 // Command line of htrace-bench: what to measure and how to synchronize the processes.
 #pragma once
 
+#include "outcome.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,13 +31,14 @@ struct BenchConfig {
   std::string raw_path;            ///< one row per measurement (input of `compare`)
 };
 
-struct ParseResult {
+/// The command line: a benchmark run (under mpirun) or `compare` of two raw files (serial).
+struct CommandLine {
+  cli::Outcome outcome; ///< Run, or the help, version or usage error to report
+  bool compare = false;
   BenchConfig config;
-  std::string error; ///< usage error (exit 2) when not empty
-  bool help = false;
+  std::string compare_a, compare_b, compare_output;
 };
 
-ParseResult parse_command_line(const std::vector<std::string>& args);
-extern const char* const kUsage;
+CommandLine parse_command_line(int argc, const char* const* argv);
 
 } // namespace htrace::bench

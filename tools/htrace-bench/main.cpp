@@ -3,27 +3,21 @@
 #include "bench_run.h"
 #include "report.h"
 
-#include <cstdio>
 #include <mpi.h>
-#include <string>
-#include <vector>
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] == "compare")
-    return htrace::bench::run_compare({args.begin() + 1, args.end()});
-  const htrace::bench::ParseResult parsed = htrace::bench::parse_command_line(args);
-  if (parsed.help) {
-    std::fputs(htrace::bench::kUsage, stdout);
-    return 0;
-  }
-  if (!parsed.error.empty()) {
-    std::fprintf(stderr, "htrace-bench: error: %s\n%s", parsed.error.c_str(),
-                 htrace::bench::kUsage);
-    return 2;
-  }
+  const htrace::bench::CommandLine line = htrace::bench::parse_command_line(argc, argv);
+  // compare is a serial analysis of two files, run where the files are: no MPI.
+  if (line.compare)
+    return line.outcome.run()
+               ? htrace::bench::run_compare(line.compare_a, line.compare_b, line.compare_output)
+               : htrace::cli::report(line.outcome);
   MPI_Init(&argc, &argv);
-  const int status = htrace::bench::run_benchmark(parsed.config);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Help and usage errors come from rank 0 only, and every rank finalizes MPI before it exits.
+  const int status = line.outcome.run() ? htrace::bench::run_benchmark(line.config)
+                                        : htrace::cli::report(line.outcome, rank == 0);
   MPI_Finalize();
   return status;
 }

@@ -97,27 +97,8 @@ bool read_raw(const std::string& path, Samples& samples, std::string& sync, std:
 
 } // namespace
 
-int run_compare(const std::vector<std::string>& args) {
-  std::vector<std::string> files;
-  std::string output;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-o" || args[i] == "--output") {
-      if (i + 1 >= args.size()) {
-        std::fprintf(stderr, "htrace-bench: error: '%s' needs a file name\n", args[i].c_str());
-        return 2;
-      }
-      output = args[++i];
-    } else if (args[i].rfind("-", 0) == 0) {
-      std::fprintf(stderr, "htrace-bench: error: unknown compare option '%s'\n", args[i].c_str());
-      return 2;
-    } else {
-      files.push_back(args[i]);
-    }
-  }
-  if (files.size() != 2) {
-    std::fprintf(stderr, "usage: htrace-bench compare A.csv B.csv [-o OUT.csv]\n");
-    return 2;
-  }
+int run_compare(const std::string& file_a, const std::string& file_b, const std::string& output) {
+  const std::string files[2] = {file_a, file_b};
   Samples a, b;
   std::string sync_a, sync_b, error;
   for (int i = 0; i < 2; ++i) {

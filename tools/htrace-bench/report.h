@@ -29,7 +29,8 @@ std::string summary_row(const Summary& s);
 void print_table_header(std::FILE* out);
 void print_table_row(std::FILE* out, const Summary& s);
 
-/// `htrace-bench compare`: returns the process exit code; messages go to stdout/stderr.
-int run_compare(const std::vector<std::string>& args);
+/// `htrace-bench compare A B [-o OUTPUT]` (command line in bench_config): returns the process
+/// exit code; messages go to stdout/stderr.
+int run_compare(const std::string& file_a, const std::string& file_b, const std::string& output);
 
 } // namespace htrace::bench

@@ -3,6 +3,7 @@
 // sample's) offset on the global clock right after the sync and again after --wait seconds, and
 // prints max and median |offset| and the sync duration per configuration. On the emulated cluster
 // (HTRACE_CLUSTER_OFFSETS) it also reports the error against the known true offsets.
+#include "cli.h"
 #include "clock/accuracy.h"
 #include "clock/base_clock.h"
 #include "clock/mpi_transport.h"
@@ -23,15 +24,9 @@ namespace {
 using namespace htrace::clock;
 using htrace::clockcheck::GroundTruth;
 
-const char* kUsage =
-    "usage: mpirun ... htrace-clockcheck [options]\n"
-    "  --algorithms LIST  ';'-separated HTRACE_SYNC configurations (default \"h2hca\")\n"
-    "  --wait SECONDS     measure again after this wait (default 0: once, right after the sync)\n"
-    "  --sample N         measure N evenly spaced ranks instead of all (default: all)\n"
-    "  --pingpongs N      ping-pongs per offset measurement (default 20)\n"
-    "  --clock NAME       base clock: monotonic, monotonic_raw or tsc (default monotonic)\n"
-    "  --csv FILE         one row per configuration and check time\n"
-    "  --per-rank FILE    one row per rank, configuration and check time (model, offset, truth)\n";
+const char* const kDescription =
+    "The accuracy check of Hunold & Carpen-Amarie (Algorithm 6); run it under mpirun:\n"
+    "  mpirun ... htrace-clockcheck [OPTIONS]";
 
 struct Args {
   std::vector<std::string> configs{"h2hca"};
@@ -42,54 +37,48 @@ struct Args {
   std::string csv, per_rank;
 };
 
-// Returns 0 on success, 2 (usage) with `error` otherwise.
-int parse_args(int argc, char** argv, Args& a, std::string& error) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string opt = argv[i];
-    if (opt == "-h" || opt == "--help") {
-      error = "";
-      return 3;
-    }
-    if (i + 1 >= argc) {
-      error = "option '" + opt + "' needs a value";
-      return 2;
-    }
-    const std::string v = argv[++i];
-    char* end = nullptr;
-    if (opt == "--algorithms") {
-      a.configs.clear();
-      std::stringstream in(v);
-      for (std::string item; std::getline(in, item, ';');)
-        if (item.find_first_not_of(" \t") != std::string::npos) a.configs.push_back(item);
-      if (a.configs.empty()) {
-        error = "--algorithms '" + v + "' names no configuration";
-        return 2;
-      }
-    } else if (opt == "--wait") {
-      a.wait_s = std::strtod(v.c_str(), &end);
-      if (*end || !(a.wait_s >= 0) || a.wait_s > 3600) {
-        error = "--wait '" + v + "' is not a number of seconds in 0..3600";
-        return 2;
-      }
-    } else if (opt == "--sample" || opt == "--pingpongs") {
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (*end || n < (opt == "--sample" ? 0 : 1) || n > 1000000) {
-        error = opt + " '" + v + "' is not a suitable integer";
-        return 2;
-      }
-      (opt == "--sample" ? a.sample : a.pingpongs) = static_cast<int>(n);
-    } else if (opt == "--clock") {
-      a.clock = v;
-    } else if (opt == "--csv") {
-      a.csv = v;
-    } else if (opt == "--per-rank") {
-      a.per_rank = v;
-    } else {
-      error = "unknown option '" + opt + "'";
-      return 2;
-    }
-  }
-  return 0;
+// ';'-separated configurations; blank items are skipped.
+std::vector<std::string> split_configs(const std::string& list) {
+  std::vector<std::string> configs;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ';');)
+    if (item.find_first_not_of(" \t") != std::string::npos) configs.push_back(item);
+  return configs;
+}
+
+// Parses on every rank and prints nothing (rank 0 reports the outcome).
+htrace::cli::Outcome parse_args(int argc, char** argv, Args& a) {
+  CLI::App app(kDescription, "htrace-clockcheck");
+  htrace::cli::configure(app);
+  std::string algorithms;
+  app.add_option("--algorithms", algorithms,
+                 "';'-separated HTRACE_SYNC configurations (default \"h2hca\")")
+      ->type_name("LIST");
+  app.add_option("--wait", a.wait_s,
+                 "measure again after this wait (default 0: once, right after the sync)")
+      ->check(htrace::cli::number("a number of seconds in 0..3600",
+                                  [](double v) { return v >= 0 && v <= 3600; }))
+      ->type_name("SECONDS");
+  app.add_option("--sample", a.sample,
+                 "measure N evenly spaced ranks instead of all (default: all)")
+      ->check(htrace::cli::integer(0, 1000000))
+      ->type_name("N");
+  app.add_option("--pingpongs", a.pingpongs, "ping-pongs per offset measurement (default 20)")
+      ->check(htrace::cli::integer(1, 1000000))
+      ->type_name("N");
+  app.add_option("--clock", a.clock,
+                 "base clock: monotonic, monotonic_raw or tsc (default monotonic)")
+      ->type_name("NAME");
+  app.add_option("--csv", a.csv, "one row per configuration and check time")->type_name("FILE");
+  app.add_option("--per-rank", a.per_rank,
+                 "one row per rank, configuration and check time (model, offset, truth)")
+      ->type_name("FILE");
+  CLI::Option* algorithms_given = app.get_option("--algorithms");
+  return htrace::cli::parse(app, argc, argv, [&]() -> std::string {
+    if (algorithms_given->count() == 0) return "";
+    a.configs = split_configs(algorithms);
+    return a.configs.empty() ? "--algorithms '" + algorithms + "' names no configuration" : "";
+  });
 }
 
 std::vector<int> measured_ranks(int size, int sample) {
@@ -144,17 +133,9 @@ int main(int argc, char** argv) {
   };
 
   Args args;
+  const htrace::cli::Outcome outcome = parse_args(argc, argv, args);
+  if (!outcome.run()) return finish(htrace::cli::report(outcome, rank == 0));
   std::string error;
-  const int arg_status = parse_args(argc, argv, args, error);
-  if (arg_status != 0) {
-    if (rank == 0) {
-      if (arg_status == 3)
-        std::fputs(kUsage, stdout);
-      else
-        std::fprintf(stderr, "htrace-clockcheck: error: %s\n%s", error.c_str(), kUsage);
-    }
-    return finish(arg_status == 3 ? 0 : 2);
-  }
   std::vector<SyncConfig> configs;
   for (const auto& text : args.configs) {
     const SyncConfigResult parsed = parse_sync_config(text);

@@ -1,61 +1,68 @@
 // htrace-config: prints libhtrace's run-time options (from the one option table) and checks the
-// current environment against them.
+// current environment against them with libhtrace's own parser.
+#include "cli.h"
+#include "common/options.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "common/options.h"
-
 namespace {
-
-constexpr const char* kUsage =
-    "usage: htrace-config [--check | --markdown | --help]\n"
-    "  (no option)  list every HTRACE_* variable with its default and current value\n"
-    "  --check      parse the current environment; exit 1 with the reason if it is invalid\n"
-    "  --markdown   print the option table as Markdown (the README's table)\n";
 
 void print_list() {
   for (const htrace::OptionSpec& spec : htrace::option_specs()) {
     const char* current = std::getenv(spec.env_name);
-    std::printf("%-26s %-6s default '%s'%s%s%s\n    %s\n", spec.env_name, spec.kind,
-                spec.default_value, current ? ", set to '" : "", current ? current : "",
-                current ? "'" : "", spec.help);
+    std::printf("%-32s %-13s default '%s'%s%s%s\n    %s\n", spec.env_name,
+                spec.kind_label().c_str(), spec.default_value, current ? ", set to '" : "",
+                current ? current : "", current ? "'" : "", spec.help);
   }
 }
 
 void print_markdown() {
   std::printf("| variable | kind | default | meaning |\n| --- | --- | --- | --- |\n");
   for (const htrace::OptionSpec& spec : htrace::option_specs())
-    std::printf("| `%s` | %s | `%s` | %s |\n", spec.env_name, spec.kind, spec.default_value,
-                spec.help);
+    std::printf("| `%s` | %s | `%s` | %s |\n", spec.env_name, spec.kind_label().c_str(),
+                spec.default_value, spec.help);
+}
+
+// What libhtrace would say about this environment, in this tool's voice.
+void print_diagnostics(const htrace::OptionsResult& parsed, const char* error_label) {
+  for (const std::string& warning : parsed.warnings)
+    std::fprintf(stderr, "htrace-config: warning: %s\n", warning.c_str());
+  if (!parsed.ok())
+    std::fprintf(stderr, "htrace-config: %s: %s; a traced run would have tracing off\n",
+                 error_label, parsed.error.c_str());
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "";
-  if (argc > 2 || (!mode.empty() && mode != "--check" && mode != "--markdown" && mode != "--help")) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
-  if (mode == "--help") {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (mode == "--markdown") {
+  CLI::App app("Lists libhtrace's HTRACE_* options with their defaults and current values.",
+               "htrace-config");
+  htrace::cli::configure(app);
+  bool check = false, markdown = false;
+  app.add_flag("--check", check,
+               "parse the environment as libhtrace does; exit 1 if it is invalid");
+  app.add_flag("--markdown", markdown, "print the option table as Markdown (the README's table)");
+  app.footer("Without an option: every HTRACE_* variable with its default and current value.\n"
+             "Exit status: 0 success, 1 invalid environment (--check), 2 usage error.");
+  const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
+    return check && markdown ? "--check and --markdown exclude each other" : "";
+  });
+  if (!outcome.run()) return htrace::cli::report(outcome);
+
+  if (markdown) {
     print_markdown();
     return 0;
   }
   const htrace::OptionsResult parsed = htrace::parse_options_from_environment();
-  if (mode == "--check") {
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "htrace-config: error: %s\n", parsed.error.c_str());
-      return 1;
-    }
+  if (check) {
+    print_diagnostics(parsed, "error");
+    if (!parsed.ok()) return 1;
     std::puts("htrace-config: environment OK");
     return 0;
   }
   print_list();
-  if (!parsed.ok()) std::fprintf(stderr, "htrace-config: warning: %s\n", parsed.error.c_str());
+  print_diagnostics(parsed, "warning");
   return 0;
 }

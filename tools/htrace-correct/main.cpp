@@ -1,5 +1,6 @@
 // htrace-correct: removes clock-condition violations from an OTF2 archive with the controlled
 // logical clock. Thin driver over the correct/ library; works standalone or under mpirun.
+#include "cli.h"
 #include "correct/engine.h"
 
 #include <csignal>
@@ -14,93 +15,76 @@
 
 namespace {
 
-const char* const kUsage =
-    "usage: htrace-correct [options] IN OUT\n"
-    "       mpirun -np P htrace-correct [options] IN OUT\n"
-    "  IN   OTF2 archive directory or its .otf2 anchor file (never modified)\n"
-    "  OUT  new archive directory (written atomically)\n"
-    "options:\n"
-    "  --check              report violations only, write nothing (OUT not needed)\n"
-    "  --json               print the report as JSON\n"
-    "  --force              replace an existing OUT\n"
-    "  --lmin-intra NS      minimum MPI latency inside a node (default: the archive's value, else\n"
-    "                       1000, lowered to what the trace shows)\n"
-    "  --lmin-inter NS      minimum MPI latency between nodes (default: as --lmin-intra)\n"
-    "  --lmin-omp NS        minimum OpenMP hand-over latency (default 10, lowered to what the\n"
-    "                       trace shows)\n"
-    "  --gamma G            forward controller (default 0.99999)\n"
-    "  --delta NS           minimum spacing of events of one location (default 1)\n"
-    "  --slope M            backward amortization slope (default 0.01)\n"
-    "  --no-presync         skip the interpolation of htrace's clock measurements\n"
-    "  --presync-max-uncertainty NS  ignore clock measurements less certain than this (default:\n"
-    "                       use every measurement)\n"
-    "  --no-progress        no progress display on a terminal\n"
-    "  -h, --help           this text\n";
+// The usage text is CLI11's, from these descriptions (tools/common/cli.h: the tools' convention).
+const char* const kDescription =
+    "Removes clock-condition violations from an OTF2 archive with the controlled logical clock.\n"
+    "Serial, or in parallel under 'mpirun -np P' (the same output for every P).";
 
-[[noreturn]] void usage_error(int rank, const std::string& msg) {
-  if (rank == 0) std::fprintf(stderr, "htrace-correct: error: %s\n%s", msg.c_str(), kUsage);
-  MPI_Finalize();
-  std::exit(2);
+// Cross-option rules, in the order a user fixes them; "" if the command line is usable.
+std::string check_options(const htrace::correct::Options& o, const std::string& in,
+                          const std::string& out) {
+  // --check takes IN, and ignores an OUT given anyway.
+  if (in.empty() || (!o.check_only && out.empty()))
+    return o.check_only ? "expected IN" : "expected IN and OUT";
+  if (o.gamma <= 0 || o.gamma > 1) return "--gamma must be in (0, 1]";
+  if (o.slope <= 0) return "--slope must be positive";
+  // Events of one location must stay strictly ordered; the ramps divide by their spacing.
+  if (o.delta_ns < 1) return "--delta must be at least 1 (ns)";
+  return "";
 }
 
+// Fills `o` from the command line. Help and --version are printed by rank 0 and return false; a
+// usage error is printed by rank 0 and ends every rank with exit code 2 after MPI_Finalize.
 bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
-  std::vector<std::string> positional;
-  bool progress = true;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(rank, "option " + a + " needs a value");
-      return argv[++i];
-    };
-    auto number = [&](const std::string& v) -> double {
-      char* end = nullptr;
-      double d = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || d < 0)
-        usage_error(rank, "option " + a + ": '" + v + "' is not a non-negative number");
-      return d;
-    };
-    if (a == "-h" || a == "--help") {
-      if (rank == 0) std::fputs(kUsage, stdout);
-      return false;
-    } else if (a == "--check")
-      o.check_only = true;
-    else if (a == "--json")
-      o.json = true;
-    else if (a == "--force")
-      o.force = true;
-    else if (a == "--no-presync")
-      o.presync = false;
-    else if (a == "--no-progress")
-      progress = false;
-    else if (a == "--lmin-intra")
-      o.lmin_intra_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--lmin-inter")
-      o.lmin_inter_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--lmin-omp")
-      o.lmin_omp_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--presync-max-uncertainty")
-      o.presync_max_uncertainty_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--gamma")
-      o.gamma = number(value());
-    else if (a == "--delta")
-      o.delta_ns = static_cast<int64_t>(number(value()));
-    else if (a == "--slope")
-      o.slope = number(value());
-    else if (a.size() > 1 && a[0] == '-')
-      usage_error(rank, "unknown option '" + a + "'");
-    else
-      positional.push_back(a);
+  CLI::App app(kDescription, "htrace-correct");
+  htrace::cli::configure(app);
+  const CLI::Validator non_negative =
+      htrace::cli::number("a non-negative number", [](double v) { return v >= 0; });
+  // Nanosecond options accept any non-negative number (1e3 too) and keep its integer part.
+  auto nanoseconds = [&](const char* name, int64_t& target, const char* help) {
+    app.add_option_function<double>(
+           name, [&target](double v) { target = static_cast<int64_t>(v); }, help)
+        ->check(non_negative)
+        ->type_name("NS");
+  };
+  std::string in, out;
+  bool no_presync = false, no_progress = false;
+  app.add_option("IN", in, "OTF2 archive directory or its .otf2 anchor file (never modified)");
+  app.add_option("OUT", out, "new archive directory (written atomically)");
+  app.add_flag("--check", o.check_only, "report violations only, write nothing (OUT not needed)");
+  app.add_flag("--json", o.json, "print the report as JSON");
+  app.add_flag("--force", o.force, "replace an existing OUT");
+  nanoseconds("--lmin-intra", o.lmin_intra_ns,
+              "minimum MPI latency inside a node (default: the archive's value, else 1000, "
+              "lowered to what the trace shows)");
+  nanoseconds("--lmin-inter", o.lmin_inter_ns,
+              "minimum MPI latency between nodes (default: as --lmin-intra)");
+  nanoseconds("--lmin-omp", o.lmin_omp_ns,
+              "minimum OpenMP hand-over latency (default 10, lowered to what the trace shows)");
+  app.add_option("--gamma", o.gamma, "forward controller, in (0, 1] (default 0.99999)")
+      ->check(non_negative)
+      ->type_name("G");
+  nanoseconds("--delta", o.delta_ns, "minimum spacing of events of one location (default 1)");
+  app.add_option("--slope", o.slope, "backward amortization slope, > 0 (default 0.01)")
+      ->check(non_negative)
+      ->type_name("M");
+  app.add_flag("--no-presync", no_presync, "skip the interpolation of htrace's clock measurements");
+  nanoseconds("--presync-max-uncertainty", o.presync_max_uncertainty_ns,
+              "ignore clock measurements less certain than this (default: use every one)");
+  app.add_flag("--no-progress", no_progress, "no progress display on a terminal");
+
+  const htrace::cli::Outcome outcome =
+      htrace::cli::parse(app, argc, argv, [&] { return check_options(o, in, out); });
+  if (!outcome.run()) {
+    const int code = htrace::cli::report(outcome, rank == 0);
+    if (code == 0) return false;
+    MPI_Finalize();
+    std::exit(code);
   }
-  // --check takes IN, and ignores an OUT given anyway.
-  const bool counts_ok = positional.size() == 2 || (o.check_only && positional.size() == 1);
-  if (!counts_ok) usage_error(rank, o.check_only ? "expected IN" : "expected IN and OUT");
-  if (o.gamma <= 0 || o.gamma > 1) usage_error(rank, "--gamma must be in (0, 1]");
-  if (o.slope <= 0) usage_error(rank, "--slope must be positive");
-  // Events of one location must stay strictly ordered; the ramps divide by their spacing.
-  if (o.delta_ns < 1) usage_error(rank, "--delta must be at least 1 (ns)");
-  o.input = positional[0];
-  if (positional.size() > 1) o.output = positional[1];
-  o.progress = progress && isatty(STDERR_FILENO);
+  o.input = in;
+  o.output = out;
+  o.presync = !no_presync;
+  o.progress = !no_progress && isatty(STDERR_FILENO);
   return true;
 }
 
