@@ -477,7 +477,7 @@ namespace {
 class DefCopy final : public DefSink {
 public:
   DefCopy(OTF2_GlobalDefWriter* w, uint64_t last_time)
-      : w_(w), last_(last_time), counts(def_record_type_count()) {}
+      : counts(def_record_type_count()), w_(w), last_(last_time) {}
   OTF2_GlobalDefWriter* writer() override { return w_; }
   void count(int type) override { counts[static_cast<size_t>(type)]++; }
   OTF2_CallbackCode result(OTF2_ErrorCode rc) override {

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace fs = std::filesystem;
 
@@ -190,7 +191,8 @@ private:
     const std::vector<int64_t> all = allgather_words(
         comm, reinterpret_cast<const int64_t*>(clocks_.data()), clocks_.size() * kWords);
     rep.clocks.resize(all.size() / kWords);
-    std::memcpy(rep.clocks.data(), all.data(), all.size() * sizeof(int64_t));
+    static_assert(std::is_trivially_copyable_v<LocationClock>, "copied as words");
+    std::memcpy(static_cast<void*>(rep.clocks.data()), all.data(), all.size() * sizeof(int64_t));
     std::sort(
         rep.clocks.begin(), rep.clocks.end(),
         [](const LocationClock& a, const LocationClock& b) { return a.location < b.location; });

@@ -22,8 +22,6 @@ namespace {
 // for every file copied after a read through OTF2's reader by rewrite_event_file's per-type
 // counts).
 constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6;
-constexpr uint8_t kTimestamp = EventFileParser::kTimestamp;
-constexpr uint8_t kFirstEventId = EventFileParser::kFirstEventId;
 constexpr size_t kTimestampSize = EventFileParser::kTimestampSize;
 constexpr size_t kChunkHeaderSize = 18, kLastEventOffset = 10;
 // OTF2's mark for little-endian data; files in another byte order are left to the library.

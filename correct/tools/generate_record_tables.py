@@ -217,11 +217,12 @@ def event_store_write(fields_of):
         o.append("  OTF2_EvtReaderCallbacks_Set%sCallback(cbs, store_event_%s);" % (name, name))
     o.append("}")
     o.append("")
-    o.append("// Decodes the record of type `type` (without the flag) at p, advances p past it and writes it.")
-    o.append("static OTF2_ErrorCode write_stored_record(uint8_t type, bool has_attributes, const uint8_t*& p,")
+    # record_type, not type: some OTF2 records have a field named type (a local of its case).
+    o.append("// Decodes the record of type `record_type` (without the flag) at p, advances p past it and writes it.")
+    o.append("static OTF2_ErrorCode write_stored_record(uint8_t record_type, bool has_attributes, const uint8_t*& p,")
     o.append("                                          OTF2_EvtWriter* writer, OTF2_AttributeList* list,")
     o.append("                                          OTF2_TimeStamp time, StoredArrays& arrays) {")
-    o.append("  switch (type) {")
+    o.append("  switch (record_type) {")
     for i, (name, fields) in enumerate(fields_of):
         o.append("  case %d: {" % i)
         for f in fields:
@@ -265,9 +266,9 @@ def sample_events(fields_of):
          "}",
          "} // namespace sample_detail",
          "",
-         "static OTF2_ErrorCode write_sample_event(OTF2_EvtWriter* writer, int type,",
+         "static OTF2_ErrorCode write_sample_event(OTF2_EvtWriter* writer, int record_type,",
          "                                         OTF2_AttributeList* attributes, OTF2_TimeStamp time) {",
-         "  switch (type) {"]
+         "  switch (record_type) {"]
     for i, (name, fields) in enumerate(fields_of):
         o.append("  case %d: {" % i)
         args = []
@@ -396,12 +397,12 @@ def event_decode_switch(decodable):
     o = [GENERATED,
          "// Included by event_decoder.cpp, which defines DecodeStatus and read_field().",
          "",
-         "// Decodes the fields of an event of `type` (record_tables.h numbering) in [p, end) and calls",
-         "// its callback; NoCallback for a type without one (or not decodable).",
-         "static DecodeStatus decode_fields(const EventDecodeCallbacks& cbs, int type, const uint8_t* p,",
+         "// Decodes the fields of an event of `record_type` (record_tables.h numbering) in [p, end) and",
+         "// calls its callback; NoCallback for a type without one (or not decodable).",
+         "static DecodeStatus decode_fields(const EventDecodeCallbacks& cbs, int record_type, const uint8_t* p,",
          "                                  const uint8_t* end, OTF2_LocationRef location, OTF2_TimeStamp time,",
          "                                  uint64_t position, void* user) {",
-         "  switch (type) {"]
+         "  switch (record_type) {"]
     for i, name, fields in decodable:
         o.append("  case %d: {" % i)
         o.append("    if (!cbs.%s) return DecodeStatus::NoCallback;" % name)

@@ -41,7 +41,9 @@ void write_archive(const fs::path& dir) {
       EXPECT_EQ(OTF2_DefWriter_WriteMappingTable(w, OTF2_MAPPING_REGION, map), OTF2_SUCCESS);
       OTF2_IdMap_Free(map);
     }
-    if (l == kOffset) EXPECT_EQ(OTF2_DefWriter_WriteClockOffset(w, 0, 800, 0.0), OTF2_SUCCESS);
+    if (l == kOffset) {
+      EXPECT_EQ(OTF2_DefWriter_WriteClockOffset(w, 0, 800, 0.0), OTF2_SUCCESS);
+    }
     OTF2_Archive_CloseDefWriter(ar, w);
   }
   OTF2_Archive_CloseDefFiles(ar);

@@ -347,8 +347,9 @@ TEST_F(RecordStoreArchive, EventFileParserSeesWhatTheReaderSees) {
     longer.push_back(t.back());
     EXPECT_FALSE(copies(counts, longer, kChunkSize)) << l;
     EXPECT_FALSE(copies(counts, std::vector<int64_t>(t.begin(), t.end() - 1), kChunkSize)) << l;
-    if (l == kBig) // crosses chunks: a wrong chunk size cuts records
+    if (l == kBig) { // crosses chunks: a wrong chunk size cuts records
       EXPECT_FALSE(copies(counts, t, kChunkSize / 2));
+    }
   }
   EXPECT_GT(fs::file_size(dir_ / "in/traces/2.evt"), kChunkSize); // several chunks
 }
@@ -377,8 +378,12 @@ TEST_F(RecordStoreArchive, RewrittenEventFilesPrintLikeTheLibrarysWrite) {
     EXPECT_EQ(direct == in, retime == unchanged);
     // Split timestamps need more room, merged ones less: records move to other chunks.
     const auto size = [&](const char* d) { return fs::file_size(dir_ / d / "traces/2.evt"); };
-    if (retime == spread) EXPECT_GT(size("direct"), size("in"));
-    if (retime == merge) EXPECT_LT(size("direct"), size("in"));
+    if (retime == spread) {
+      EXPECT_GT(size("direct"), size("in"));
+    }
+    if (retime == merge) {
+      EXPECT_LT(size("direct"), size("in"));
+    }
   }
 }
 

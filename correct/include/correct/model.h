@@ -113,8 +113,8 @@ enum class LinkRole : uint8_t { Receive = 0, Contribute = 1 };
 // of the channel index.
 class Link {
 public:
-  Link(uint32_t event, LinkRole role, uint32_t channel)
-      : event(event), channel_role_(channel | static_cast<uint32_t>(role) << 31) {}
+  Link(uint32_t event_index, LinkRole role, uint32_t channel)
+      : event(event_index), channel_role_(channel | static_cast<uint32_t>(role) << 31) {}
   LinkRole role() const { return static_cast<LinkRole>(channel_role_ >> 31); }
   uint32_t channel() const { return channel_role_ & kChannelMask; } // ChannelTable::channels index
 
