@@ -180,8 +180,12 @@ TEST(Options, ProcessEnvironmentListsTheNamesSet) {
 
 TEST(Options, KindLabelShowsTheRange) {
   for (const htrace::OptionSpec& spec : htrace::option_specs()) {
-    if (std::string(spec.env_name) == "HTRACE_VERBOSE") EXPECT_EQ(spec.kind_label(), "Int 0..2");
-    if (std::string(spec.env_name) == "HTRACE_ENABLE") EXPECT_EQ(spec.kind_label(), "Bool");
+    if (std::string(spec.env_name) == "HTRACE_VERBOSE") {
+      EXPECT_EQ(spec.kind_label(), "Int 0..2");
+    }
+    if (std::string(spec.env_name) == "HTRACE_ENABLE") {
+      EXPECT_EQ(spec.kind_label(), "Bool");
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include "clock/base_clock.h"
 #include "clock/mpi_transport.h"
 #include "common/atomic_file.h"
+#include "common/median.h"
 #include "ground_truth.h"
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <mpi.h>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -102,9 +104,8 @@ Summary summarize(std::vector<std::int64_t> v) {
   if (v.empty()) return s;
   for (auto& x : v)
     x = std::llabs(x);
-  std::sort(v.begin(), v.end());
-  s.max = v.back();
-  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  s.max = *std::max_element(v.begin(), v.end());
+  s.median = htrace::median(std::move(v));
   return s;
 }
 
