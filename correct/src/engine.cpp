@@ -111,7 +111,8 @@ public:
     const size_t n = inner_.next(out, input, max);
     if (n == 0) return 0;
     // Locals, not members, in the loop: it runs over every event of the trace.
-    int64_t sum = 0, max_disp = totals_.max_disp;
+    uint64_t sum = 0; // (unsigned: wraps without harm where the check below discards it)
+    int64_t max_disp = totals_.max_disp;
     uint64_t shifted = 0;
     std::array<int64_t, 5> dev{};
     // An interval's change is the change of the displacement d = out - in across it.
@@ -121,7 +122,7 @@ public:
       const int64_t d = out[i] - in;
       const int64_t ad = d < 0 ? -d : d;
       shifted += d != 0;
-      sum += ad; // at most kChunk values: never overflows
+      sum += static_cast<uint64_t>(ad); // exact while every |d| < 2^50 (kChunk values)
       max_disp = ad > max_disp ? ad : max_disp;
       const int64_t before = in - prev_in;
       if (before > 0 && (done_ + i) > 0) {
@@ -141,7 +142,13 @@ public:
     summarize_moves(out, input, n);
     totals_.shifted += shifted;
     totals_.max_disp = max_disp;
-    totals_.sum_disp += double(sum);
+    if (max_disp < (int64_t(1) << 50)) {
+      totals_.sum_disp += double(sum);
+    } else {
+      // Moves that large come only from damaged timestamps: summed exactly enough in double.
+      for (size_t i = 0; i < n; ++i)
+        totals_.sum_disp += std::fabs(double(out[i]) - double(input[i]));
+    }
     for (int c = 0; c < 5; ++c)
       totals_.dev[c] += double(dev[c]);
     done_ += n;

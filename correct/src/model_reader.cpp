@@ -125,6 +125,9 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
                              decode_location(plan, info, relations, r);
         if (!decoded) read_with_otf2(reader, info, cbs.get(), &r);
         model.unknown_events += r.unknown;
+        if (!loc.input.in_range())
+          throw input_error(where + ": a timestamp is negative, above 2^62 ns or 2^56 ns away "
+                                    "from its predecessor (corrupt event file?)");
         if (loc.input.size() + r.unknown != info.declared_events)
           throw std::runtime_error(where + ": " + std::to_string(loc.input.size()) +
                                    " events read, the definitions declare " +

@@ -30,9 +30,20 @@ public:
     } else {
       deltas_.push_back(kApart);
       apart_.emplace_back(static_cast<uint32_t>(i), t);
+      // (Only here: every time that is not kept apart is within 4.29 s of an in-range one.)
+      const int64_t gap = i > 0 ? (t > last_ ? t - last_ : last_ - t) : 0;
+      if (t < 0 || t > kMaxTime || gap > kMaxGap) in_range_ = false;
     }
     last_ = t;
   }
+  // Bounds that keep the engine's arithmetic (times plus moves, interval lengths times 100) far
+  // from overflow. A time beyond them is a damaged trace, not a measurement: 2^62 ns are 146
+  // years since the clock's epoch, 2^56 ns 2.3 years between two events of one location.
+  static constexpr int64_t kMaxTime = int64_t(1) << 62;
+  static constexpr int64_t kMaxGap = int64_t(1) << 56;
+  // False if a time pushed so far is negative, above kMaxTime, or further than kMaxGap from its
+  // predecessor.
+  bool in_range() const { return in_range_; }
   size_t size() const { return deltas_.size(); }
   bool empty() const { return deltas_.empty(); }
   int64_t at(uint32_t i) const { return Reader(*this, i).time(); } // i < size()
@@ -83,6 +94,7 @@ private:
   std::vector<std::pair<uint32_t, int64_t>> apart_; // (event, time), ascending event
   std::vector<int64_t> checkpoints_;                // time of event k * kCheckpoint
   int64_t last_ = 0;
+  bool in_range_ = true;
 };
 
 } // namespace htrace::correct
