@@ -31,8 +31,11 @@ public:
       deltas_.push_back(kApart);
       apart_.emplace_back(static_cast<uint32_t>(i), t);
       // (Only here: every time that is not kept apart is within 4.29 s of an in-range one.)
-      const int64_t gap = i > 0 ? (t > last_ ? t - last_ : last_ - t) : 0;
-      if (t < 0 || t > kMaxTime || gap > kMaxGap) in_range_ = false;
+      // (The distance of two int64 values always fits in uint64.)
+      const uint64_t gap = i == 0      ? 0
+                           : t > last_ ? static_cast<uint64_t>(t) - static_cast<uint64_t>(last_)
+                                       : static_cast<uint64_t>(last_) - static_cast<uint64_t>(t);
+      if (t < 0 || t > kMaxTime || gap > static_cast<uint64_t>(kMaxGap)) in_range_ = false;
     }
     last_ = t;
   }
