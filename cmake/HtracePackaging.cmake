@@ -12,6 +12,8 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "MPI and OpenMP tracing into OTF2 with syn
 set(CPACK_PACKAGE_DESCRIPTION
     "libhtrace.so records every MPI call and OpenMP event (OMPT) of an unmodified program into one OTF2 archive (LD_PRELOAD), with all ranks' clocks synchronized in MPI_Init. htrace-correct removes clock-condition violations from OTF2 archives. Also: MPIX_Harmonize, htrace-clockcheck, htrace-bench, htrace-config; CMake and pkg-config files and an environment-modules file.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# Stripped like any Debian package: a RelWithDebInfo build would otherwise ship ~55 MB of debug info.
+set(CPACK_STRIP_FILES ON)
 
 # Debian version from the build's version string: "0.1.0-3-gabc1234-dirty" -> "0.1.0+3.gabc1234.dirty"
 # (a '-' would start the Debian revision).
