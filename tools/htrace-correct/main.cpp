@@ -20,6 +20,13 @@ const char* const kDescription =
     "Removes clock-condition violations from an OTF2 archive with the controlled logical clock.\n"
     "Serial, or in parallel under 'mpirun -np P' (the same output for every P).";
 
+// The same on every rank; documented in correct/README.md (correct/include/correct/error.h).
+const char* const kExitCodes =
+    "Exit codes: 0 success; 1 violations remain after correction; 2 usage error; 3 bad input\n"
+    "(IN unreadable, corrupt or inconsistent; nothing written); 4 output error (OUT exists, "
+    "cannot\n"
+    "be created or written, disk full; IN untouched, a previous OUT unchanged); 5 internal error.";
+
 // Cross-option rules, in the order a user fixes them; "" if the command line is usable.
 std::string check_options(const htrace::correct::Options& o, const std::string& in,
                           const std::string& out) {
@@ -38,6 +45,7 @@ std::string check_options(const htrace::correct::Options& o, const std::string& 
 bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
   CLI::App app(kDescription, "htrace-correct");
   htrace::cli::configure(app);
+  app.footer(kExitCodes);
   const CLI::Validator non_negative =
       htrace::cli::number("a non-negative number", [](double v) { return v >= 0; });
   // Nanosecond options accept any non-negative number (1e3 too) and keep its integer part.
