@@ -22,10 +22,10 @@ const char* const kDescription =
 
 // The same on every rank; documented in correct/README.md (correct/include/correct/error.h).
 const char* const kExitCodes =
-    "Exit codes: 0 success; 1 violations remain after correction; 2 usage error; 3 bad input\n"
-    "(IN unreadable, corrupt or inconsistent; nothing written); 4 output error (OUT exists, "
-    "cannot\n"
-    "be created or written, disk full; IN untouched, a previous OUT unchanged); 5 internal error.";
+    "Exit codes: 0 success; 1 violations remain after correction; 2 usage error;\n"
+    "3 bad input (IN unreadable, corrupt or inconsistent; nothing written);\n"
+    "4 output error (OUT exists, cannot be created or written, disk full; IN untouched,\n"
+    "  a previous OUT unchanged); 5 internal error.";
 
 // Cross-option rules, in the order a user fixes them; "" if the command line is usable.
 std::string check_options(const htrace::correct::Options& o, const std::string& in,
