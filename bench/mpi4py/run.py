@@ -35,14 +35,24 @@ def parse_args():
     return ap.parse_args()
 
 
-def outcome(output):
-    """The suite's verdict per rank, e.g. 'Ran 1362 OK (skipped=180)'; identical ranks once."""
-    verdicts = re.findall(r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK.*|FAILED.*)$", output, re.M)
-    return " | ".join(sorted(set("Ran %s %s" % (n, v.strip()) for n, v in verdicts))) or "no verdict"
+def outcome(output_dir):
+    """The suite's verdict per rank, e.g. 'Ran 1362 OK (skipped=180)', identical ranks once. Each
+    rank's output is its own file (mpirun --output-filename): in a shared stream the ranks'
+    partial lines interleave."""
+    verdicts = set()
+    for root, _, files in os.walk(output_dir):
+        text = "".join(open(os.path.join(root, f), errors="replace").read() for f in sorted(files))
+        ran = re.findall(r"^Ran (\d+) tests? in", text, re.M)
+        result = re.findall(r"^(OK|FAILED)\b(.*)$", text, re.M)
+        if ran and result:
+            verdicts.add("Ran %s %s%s" % (ran[-1], result[-1][0], result[-1][1].rstrip()))
+    return " | ".join(sorted(verdicts)) or "no verdict"
 
 
 def run_once(args, traced, work):
-    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", str(args.ranks)]
+    output_dir = os.path.join(work, "output")
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--output-filename", output_dir,
+           "-n", str(args.ranks)]
     env = dict(os.environ)
     if traced:
         cmd += ["-x", "LD_PRELOAD=" + os.path.abspath(args.lib), "-x", "HTRACE_ARCHIVE_DIR=" + work]
@@ -57,7 +67,7 @@ def run_once(args, traced, work):
                             cwd=work, start_new_session=True)
     try:
         out, _ = proc.communicate(timeout=args.timeout)
-        return {"hung": False, "status": proc.returncode, "outcome": outcome(out),
+        return {"hung": False, "status": proc.returncode, "outcome": outcome(output_dir),
                 "seconds": time.monotonic() - start, "tail": out[-2000:]}
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
