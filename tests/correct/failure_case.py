@@ -138,6 +138,13 @@ def case_damaged_anchor():
     fails([archive, os.path.join(work, "out")], EXIT_INPUT, "cannot open as an OTF2 archive")
 
 
+def overwrite_from(path, offset, byte):
+    """Overwrites the file from `offset` to its end with `byte` (a damaged file of the same size)."""
+    data = bytearray(open(path, "rb").read())
+    data[offset:] = byte * (len(data) - offset)
+    open(path, "wb").write(bytes(data))
+
+
 def case_truncated_event_file():
     archive = build("truncated", "--shift", "8000")
     evt = os.path.join(archive, "traces", "1.evt")
@@ -149,9 +156,7 @@ def case_truncated_event_file():
 def case_corrupt_event_file():
     archive = build("corrupt", "--shift", "8000")
     evt = os.path.join(archive, "traces", "0.evt")
-    data = bytearray(open(evt, "rb").read())
-    data[40:] = b"\xff" * (len(data) - 40)
-    open(evt, "wb").write(bytes(data))
+    overwrite_from(evt, 40, b"\xff")
     fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
 
 
@@ -178,9 +183,7 @@ def case_emptied_local_definitions():
 def case_corrupt_local_definitions():
     archive = build("corrupt_def", "--shift", "8000")
     path = os.path.join(archive, "traces", "0.def")
-    data = bytearray(open(path, "rb").read())
-    data[2:] = b"\x77" * (len(data) - 2)
-    open(path, "wb").write(bytes(data))
+    overwrite_from(path, 2, b"\x77")
     fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
 
 
