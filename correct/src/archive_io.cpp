@@ -2,6 +2,7 @@
 
 #include "correct/event_file.h"
 #include "correct/exchange.h"
+#include "correct/interrupt_cleanup.h"
 #include "correct/record_store.h"
 #include "correct/record_tables.h"
 #include "htrace/archive_properties.h"
@@ -218,6 +219,45 @@ std::string find_anchor(const std::string& input) {
 }
 
 namespace {
+// fsync of a directory, so that the names in it (a rename, new files) are durable too.
+void sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd); // best effort: some file systems refuse fsync of a directory
+  ::close(fd);
+}
+
+// Every rank syncs its share of the files under `dir` (the k-th file in a sorted walk belongs to
+// rank k mod size), so P ranks sync in parallel; rank 0 also syncs the directories. Returns the
+// first failure ("" if none), naming the file: a full disk can surface only here.
+std::string sync_files(const std::string& dir, int rank, int size) {
+  std::vector<fs::path> files, dirs{fs::path(dir)};
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_directory(ec))
+      dirs.push_back(it->path());
+    else if (it->is_regular_file(ec))
+      files.push_back(it->path());
+  }
+  if (ec) return "'" + dir + "': cannot list the finished archive: " + ec.message();
+  std::sort(files.begin(), files.end());
+  for (std::size_t i = static_cast<std::size_t>(rank); i < files.size();
+       i += static_cast<std::size_t>(size)) {
+    const int fd = ::open(files[i].c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+      const std::string cause = std::strerror(errno);
+      if (fd >= 0) ::close(fd);
+      return "'" + files[i].string() + "': cannot write to disk: " + cause;
+    }
+    ::close(fd);
+  }
+  if (rank == 0)
+    for (const auto& d : dirs)
+      sync_directory(d.string());
+  return "";
+}
+
 // OUT as an absolute path without a trailing separator (its parent holds the temporary archive).
 fs::path output_path(const Options& o) {
   fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
@@ -250,6 +290,10 @@ TempOutput prepare_output(const Options& o, MPI_Comm comm) {
                     comm);
 }
 
+TempOutput::TempOutput(std::string dir, MPI_Comm comm) : dir_(std::move(dir)), comm_(comm) {
+  remove_on_interrupt(dir_);
+}
+
 TempOutput& TempOutput::operator=(TempOutput&& o) noexcept {
   if (this != &o) {
     remove();
@@ -278,14 +322,19 @@ void TempOutput::remove() {
       std::fprintf(stderr, "htrace-correct: warning: '%s': cannot remove: %s\n", dir_.c_str(),
                    ec.message().c_str());
   }
+  forget_on_interrupt();
   dir_.clear();
 }
 
 void TempOutput::commit(const Options& o) {
-  int rank = 0;
+  int rank = 0, size = 1;
   MPI_Comm_rank(comm_, &rank);
-  MPI_Barrier(comm_);
-  std::string error;
+  MPI_Comm_size(comm_, &size);
+  MPI_Barrier(comm_); // every rank's files are closed
+  // A rename is only as durable as the data it points at: without this, a crash shortly after
+  // could leave OUT in place with empty files.
+  std::string error = sync_files(dir_, rank, size);
+  check_together(comm_, error, 0, ErrorKind::Output);
   if (rank == 0) {
     const fs::path target = output_path(o);
     std::error_code ec;
@@ -316,6 +365,8 @@ void TempOutput::commit(const Options& o) {
       }
     }
   }
+  if (rank == 0 && error.empty())
+    sync_directory(output_path(o).parent_path().string()); // the rename
   check_together(comm_, error, 0, ErrorKind::Output);
   if (rank == 0 && !dir_.empty()) {
     // The old OUT of --force: the new archive is in place, so a failure here only leaves it.
@@ -326,6 +377,7 @@ void TempOutput::commit(const Options& o) {
                    "htrace-correct: warning: '%s': cannot remove the replaced archive: %s\n",
                    dir_.c_str(), ec.message().c_str());
   }
+  forget_on_interrupt();
   dir_.clear();
 }
 

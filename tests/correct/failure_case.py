@@ -12,6 +12,7 @@ import hashlib
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -303,6 +304,62 @@ def case_unwritable_directory():
                 sys.exit(SKIP)
         text = "Read-only file system" if mounted else "Permission denied"
         fails([archive, os.path.join(ro, "out")], EXIT_OUTPUT, text)
+
+
+def interrupt_once(archive, out, sig, ranks):
+    """Starts htrace-correct, and signals it while its temporary output exists. Returns None when
+    the run finished before the signal could land (the caller tries again), else (code, stderr)."""
+    if os.path.lexists(out):
+        shutil.rmtree(out)
+    proc = subprocess.Popen(command([archive, out], ranks), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    while proc.poll() is None and not leftovers(out):
+        pass  # no sleep: the temporary of a small archive exists for milliseconds only
+    if proc.poll() is not None:
+        proc.communicate()
+        return None
+    if ranks == 1:
+        os.kill(proc.pid, signal.SIGSTOP)  # hold it while checking that the temporary is there
+        caught = bool(leftovers(out))
+        os.kill(proc.pid, sig)
+        os.kill(proc.pid, signal.SIGCONT)
+    else:
+        caught = True
+        proc.send_signal(sig)  # mpirun forwards it to every rank
+    _, err = proc.communicate(timeout=120)
+    return (proc.returncode, err) if caught else None
+
+
+def case_interrupted():
+    """SIGINT (Ctrl-C), SIGTERM (a batch time limit) and SIGHUP while the output is being
+    written: the process ends by that signal, no temporary and no OUT is left, IN is unchanged."""
+    archive = build("skewed", "--shift", "8000")
+    out = os.path.join(work, "out")
+    before = tree_digest(archive)
+    for sig, ranks in ((signal.SIGINT, 1), (signal.SIGTERM, 1), (signal.SIGHUP, 1),
+                       (signal.SIGTERM, 2)):
+        for attempt in range(200):
+            result = interrupt_once(archive, out, sig, ranks)
+            if result is not None:
+                break
+        expect(result is not None, "%s at P=%d: never caught the run while writing" % (sig.name, ranks))
+        code, err = result
+        what = "%s at P=%d (attempt %d)" % (sig.name, ranks, attempt + 1)
+        if ranks == 1:
+            expect(code == -sig, "%s: ended with %d, expected by the signal%s" % (what, code, err))
+        else:
+            expect(code != 0, "%s: mpirun reported success" % what)
+        expect(not leftovers(out), "%s: temporary left behind: %s" % (what, leftovers(out)))
+        if ranks == 1 or not os.path.lexists(out):
+            expect(not os.path.lexists(out), "%s: OUT left behind" % what)
+        else:
+            # mpirun forwards the signal late: the ranks may have renamed OUT into place already,
+            # which they do only once it is complete, so it must read back whole.
+            check = subprocess.run(["otf2-print", os.path.join(out, "traces.otf2")],
+                                   capture_output=True, text=True)
+            expect(check.returncode == 0, "%s: OUT left behind incomplete:\n%s" % (what, check.stderr))
+        expect(tree_digest(archive) == before, "%s: the input changed" % what)
+        print("%s: clean" % what)
 
 
 globals()["case_" + sys.argv[1]]()

@@ -2,6 +2,7 @@
 // logical clock. Thin driver over the correct/ library; works standalone or under mpirun.
 #include "cli.h"
 #include "correct/engine.h"
+#include "correct/interrupt_cleanup.h"
 
 #include <csignal>
 #include <cstdio>
@@ -102,7 +103,10 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) must fail the write that crosses it, reported like a full disk,
   // not kill the process with SIGXFSZ halfway through the output.
   std::signal(SIGXFSZ, SIG_IGN);
-  MPI_Init(&argc, &argv);
+  {
+    const htrace::correct::InterruptsStayOnThisThread interrupts;
+    MPI_Init(&argc, &argv);
+  }
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

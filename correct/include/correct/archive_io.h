@@ -59,15 +59,17 @@ std::string find_anchor(const std::string& input);
 class TempOutput {
 public:
   TempOutput() = default;
-  TempOutput(std::string dir, MPI_Comm comm) : dir_(std::move(dir)), comm_(comm) {}
+  // Until it is committed or removed, an interrupt (SIGINT, SIGTERM, SIGHUP) removes `dir`.
+  TempOutput(std::string dir, MPI_Comm comm);
   TempOutput(TempOutput&& o) noexcept { *this = std::move(o); }
   TempOutput& operator=(TempOutput&& o) noexcept;
   ~TempOutput();
   const std::string& dir() const { return dir_; }
   const std::string& name() const { return name_; }
-  // Collective: renames the finished archive to OUT. An existing OUT (--force) is exchanged
-  // with it atomically where the file system can, else moved aside first and put back if the
-  // rename fails; the old archive is removed only once the new one is in place.
+  // Collective: makes every file durable (fsync), then renames the finished archive to OUT. An
+  // existing OUT (--force) is exchanged with it atomically where the file system can, else moved
+  // aside first and put back if the rename fails; the old archive is removed only once the new one
+  // is in place.
   void commit(const Options& o);
 
 private:
