@@ -18,6 +18,7 @@ SPECIAL = {
     "MPI_Init_thread": ("MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr",
                         "int p = 0;\n  *ierr = MPI_Init_thread(nullptr, nullptr, *required, &p);\n  *provided = p;"),
     "MPI_Finalize": ("MPI_Fint* ierr", "*ierr = MPI_Finalize();"),
+    "MPI_Pcontrol": ("MPI_Fint* level, MPI_Fint* ierr", "*ierr = MPI_Pcontrol(*level);"),
     "MPI_Abort": ("MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierr",
                   "*ierr = MPI_Abort(PMPI_Comm_f2c(*comm), *errorcode);"),
 }

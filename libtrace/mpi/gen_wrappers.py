@@ -74,6 +74,22 @@ SKELETONS = {
                   "{ns}on_comm_freed(L, T, htrace_freed);\n"),
 }
 SKELETONS["testsome"] = SKELETONS["waitsome"]
+# Skeletons whose calls are recorded even when HTRACE_MPI_EXCLUDE excludes the function, if this
+# condition holds after the PMPI call (they completed a request or matched a message): the later
+# records of that request or message need them.
+REVEAL = {
+    "wait": "htrace_request != MPI_REQUEST_NULL",
+    "test": "rc == MPI_SUCCESS && *flag != 0",
+    "waitany": "*index != MPI_UNDEFINED",
+    "testany": "rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED",
+    "waitall": "count > 0",
+    "testall": "rc == MPI_SUCCESS && *flag",
+    "waitsome": "*outcount != MPI_UNDEFINED && *outcount > 0",
+    "testsome": "*outcount != MPI_UNDEFINED && *outcount > 0",
+    "improbe": "rc == MPI_SUCCESS && *flag",
+}
+# Communicator constructors and destructors keep the communicator registry right: never excluded.
+STRUCTURAL = {"comm_create", "comm_free"}
 UNWRAPPED = {"none", "special"}
 ROLES = {"p2p": "PointToPoint", "coll": "Collective", "nbcoll": "Collective", "neighbor": "Collective"}
 HEADER = "// generated from {table} by {gen}; do not edit.\n"
@@ -99,7 +115,9 @@ def param_list(p):
 def wrapper(family, skeleton, p):
     fid = p.name[4:]
     args = ", ".join(x.name for x in p.params)
-    head = f'HTRACE_ENTRY_POINT {p.ret} {p.name}({param_list(p)}) {{\n  {NS}Call call({NS}FunctionId::{fid});\n'
+    reveal = ", true" if skeleton in REVEAL else ""
+    head = (f'HTRACE_ENTRY_POINT {p.ret} {p.name}({param_list(p)}) {{\n'
+            f'  {NS}Call call({NS}FunctionId::{fid}{reveal});\n')
     if SKELETONS[skeleton] is None:
         return head + f"  return P{p.name}({args});\n}}\n"
     names = [x.name for x in p.params]
@@ -110,6 +128,8 @@ def wrapper(family, skeleton, p):
                 newcomm=next((x.name for x in reversed(p.params) if x.type == "MPI_Comm *"), ""),
                 create_kind={"Comm_idup": "DuplicateOfParent", "Comm_create_group": "OverNewGroup"}.get(fid, "OverParent"))
     before, after = (s.format(**fill) for s in SKELETONS[skeleton])
+    if skeleton in REVEAL:
+        after = f"if (call.record_if({REVEAL[skeleton]})) {{\n    {after}  }}\n"
     # The completion time ends the region (Leave) whether or not the snippet needs it as T.
     completed = ("const htrace::record::LocalTime T = call.completed();" if re.search(r"\bT\b", after)
                  else "call.completed();")
@@ -130,14 +150,16 @@ def function_ids(rows, stamp):
     out += [f"  {p.name[4:]}," for _, _, p in rows]
     out += ["};", f"constexpr std::size_t kFunctionCount = {len(rows)};\n",
             "struct FunctionInfo {", "  const char* name;", "  const char* family;",
-            "  record::RegionRole role;", "  bool wrapped;", "};\n",
+            "  record::RegionRole role;", "  bool wrapped;",
+            "  bool excludable; ///< HTRACE_MPI_EXCLUDE may exclude it", "};\n",
             "inline constexpr FunctionInfo kFunctions[kFunctionCount] = {"]
     for family, skeleton, p in rows:
         role = ROLES.get(family, "Function")
         if p.name == "MPI_Barrier" or p.name == "MPI_Ibarrier":
             role = "Barrier"
         out.append(f'  {{"{p.name}", "{family}", record::RegionRole::{role}, '
-                   f'{"false" if skeleton == "none" else "true"}}},')
+                   f'{"false" if skeleton == "none" else "true"}, '
+                   f'{"false" if skeleton in UNWRAPPED | STRUCTURAL else "true"}}},')
     out += ["};\n", "} // namespace htrace::mpi\n"]
     return "\n".join(out)
 

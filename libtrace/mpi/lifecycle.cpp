@@ -7,6 +7,7 @@
 #include "mpi/comm_registry.h"
 #include "mpi/fatal_signals.h"
 #include "mpi/p2p_events.h"
+#include "mpi/untraced.h"
 #include "mpi/wrapper_call.h"
 
 #include <ctime>
@@ -77,6 +78,8 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   if (!record::start(&l.private_comm, l.options)) return; // the recorder said why
   l.recorder_started = true;
   register_function_regions();
+  const std::string exclusion_warnings = apply_exclusions(l.options.mpi_exclude);
+  if (!exclusion_warnings.empty() && rank == 0) log::warning("%s", exclusion_warnings.c_str());
   register_predefined_comms();
   if (!clock::sync_at_init(l.private_comm, l.options))
     return; // logged by clock/; tracing stays off
@@ -137,9 +140,11 @@ extern "C" int MPI_Finalize(void) {
     clock::measure_at_finalize(l.private_comm, l.options);
     if (loc != nullptr) loc->leave(clock::now(), region);
     mpi::g_wrappers.tracing.store(false, std::memory_order_release);
+    mpi::g_wrappers.paused.store(false, std::memory_order_relaxed);
     mpi::remove_fatal_signal_handlers();
     record::finalize();
     if (l.traced) mpi::print_summary();
+    if (l.traced) mpi::report_untraced(l.private_comm, record::world_rank());
     l.recorder_started = false;
   }
   mpi::clear_comm_registry();

@@ -4,6 +4,7 @@
 
 #include "clock/base_clock.h"
 #include "mpi/function_ids.gen.h"
+#include "mpi/untraced.h"
 #include "record/recorder.h"
 
 #include <atomic>
@@ -15,8 +16,11 @@ namespace htrace::mpi {
 /// (registered once in MPI_Init).
 struct WrapperState {
   std::atomic<bool> tracing{false};
+  std::atomic<bool> paused{false}; ///< MPI_Pcontrol(0): calls are counted, not recorded
   record::RegionId regions[kFunctionCount] = {};
 };
+/// Set in the region id of a function HTRACE_MPI_EXCLUDE excludes (no extra load on the hot path).
+constexpr record::RegionId kExcludedRegionBit = 0x80000000u;
 inline WrapperState g_wrappers;
 
 /// True while this thread is inside a traced MPI call: MPI calls the MPI library (ROMIO, the
@@ -25,16 +29,32 @@ inline thread_local bool t_inside_mpi __attribute__((tls_model("initial-exec")))
 
 class Call {
 public:
-  explicit Call(FunctionId fn) noexcept {
-    if (t_inside_mpi || !g_wrappers.tracing.load(std::memory_order_relaxed)) return;
+  /// `may_reveal`: the wrapper asks record_if() after the PMPI call (completions, probes found),
+  /// so an excluded call that completes something is still recorded.
+  explicit Call(FunctionId fn, bool may_reveal = false) noexcept {
+    if (t_inside_mpi) return;
+    if (!g_wrappers.tracing.load(std::memory_order_relaxed)) {
+      if (g_wrappers.paused.load(std::memory_order_relaxed)) note_untraced(fn, Untraced::Paused);
+      return;
+    }
+    region_ = g_wrappers.regions[static_cast<unsigned>(fn)];
+    if ((region_ & kExcludedRegionBit) != 0) {
+      exclude(fn, may_reveal);
+      return;
+    }
     location_ = record::thread();
     if (location_ == nullptr) return;
     t_inside_mpi = true;
-    region_ = g_wrappers.regions[static_cast<unsigned>(fn)];
     entered_ = clock::now();
     location_->enter(entered_, region_);
   }
   ~Call() {
+    if (excluded_) {
+      if (hidden_) note_untraced(fn_, Untraced::Excluded);
+      if (location_ != nullptr && !hidden_) location_->leave(completed_, region_);
+      t_inside_mpi = false;
+      return;
+    }
     if (location_ == nullptr) return;
     location_->leave(completed_ != 0 ? completed_ : clock::now(), region_);
     t_inside_mpi = false;
@@ -49,10 +69,32 @@ public:
   /// Reads the clock once after the PMPI call; records written then and Leave share it, so a
   /// traced call costs two clock reads.
   record::LocalTime completed() { return completed_ = clock::now(); }
+  /// After completed(): true when the call's records are to be written. An excluded call is
+  /// recorded (Enter at its entry time) only when `found` (it completed or matched something).
+  bool record_if(bool found) {
+    if (!hidden_) return true;
+    if (!found) return false;
+    hidden_ = false;
+    location_->enter(entered_, region_);
+    return true;
+  }
 
 private:
+  void exclude(FunctionId fn, bool may_reveal) noexcept {
+    excluded_ = hidden_ = true;
+    fn_ = fn;
+    region_ &= ~kExcludedRegionBit;
+    t_inside_mpi = true; // calls the MPI library makes inside this one stay unrecorded too
+    if (!may_reveal) return;
+    location_ = record::thread();
+    entered_ = clock::now();
+  }
+
   record::Location* location_ = nullptr;
   record::RegionId region_ = 0;
+  bool excluded_ = false; ///< HTRACE_MPI_EXCLUDE names this function
+  bool hidden_ = false;   ///< excluded and not (yet) revealed by record_if()
+  FunctionId fn_{};
   record::LocalTime entered_ = 0;
   record::LocalTime completed_ = 0;
 };

@@ -30,11 +30,13 @@ enum class EventKind : std::uint8_t {
   ThreadTaskCreate,
   ThreadTaskSwitch,
   ThreadTaskComplete,
+  MeasurementOnOff,
 };
 
 /// Field use by kind: u32[0] region / peer rank / root / lock / creating thread / thread count,
 /// u32[1] communicator or team (always this slot, so ids are mapped in one place), u32[2] tag /
-/// acquisition order / generation, u64[0] bytes (sent), u64[1] request, u64[2] bytes received.
+/// acquisition order / generation, u64[0] bytes (sent), u64[1] request, u64[2] bytes received;
+/// MeasurementOnOff: op = 1 (on) or 0 (off).
 struct EventRecord {
   std::int64_t time; ///< local base-clock ns
   std::uint64_t u64[3];

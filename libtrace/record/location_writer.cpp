@@ -86,6 +86,9 @@ OTF2_ErrorCode write_one(OTF2_EvtWriter* w, const EventRecord& r, OTF2_TimeStamp
     return OTF2_EvtWriter_ThreadTaskSwitch(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
   case EventKind::ThreadTaskComplete:
     return OTF2_EvtWriter_ThreadTaskComplete(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
+  case EventKind::MeasurementOnOff:
+    return OTF2_EvtWriter_MeasurementOnOff(w, nullptr, t,
+                                           r.op != 0 ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
   }
   return OTF2_ERROR_INVALID_ARGUMENT;
 }

@@ -124,6 +124,9 @@ public:
   void thread_task_complete(LocalTime t, CommId team, std::uint32_t creating_thread,
                             std::uint32_t generation);
 
+  /// Recording switched off (MPI_Pcontrol(0)) or back on for this location.
+  void measurement_on_off(LocalTime t, bool on);
+
   // ---- implementation-private ----
   explicit Location(std::size_t capacity);
   ~Location();
@@ -314,6 +317,9 @@ inline void Location::thread_task_complete(LocalTime t, CommId team, std::uint32
                                            std::uint32_t generation) {
   EventRecord& r = put(t, EventKind::ThreadTaskComplete);
   r.u32[0] = creating_thread, r.u32[1] = team, r.u32[2] = generation;
+}
+inline void Location::measurement_on_off(LocalTime t, bool on) {
+  put(t, EventKind::MeasurementOnOff).op = on ? 1 : 0;
 }
 
 } // namespace htrace::record

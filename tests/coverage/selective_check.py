@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""Runs tests/coverage/selective.c on 2 ranks under the tracer with
+HTRACE_MPI_EXCLUDE=MPI_Iprobe,MPI_Test* and checks, against the counts the program prints:
+  - each rank's location has one MeasurementOnOff OFF then one ON, nothing but the MPI_Pcontrol
+    regions between them, and no MPI_Sendrecv/MPI_Barrier of the paused phase;
+  - no MPI_Iprobe region, and exactly one MPI_Test region per test that completed its request
+    (the excluded calls that found nothing leave no record, no MpiRequestTest either);
+  - every message of the recorded phases matched (tests/lib/trace_check.py, 16 messages);
+  - the summary names every skipped call with its count, per reason;
+  - htrace-correct reads and corrects the archive (exit 0).
+usage: selective_check.py PROGRAM TRACE_CHECK_DIR HTRACE_CORRECT"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+
+import otf2
+
+program, lib_dir, correct = sys.argv[1:4]
+sys.path.insert(0, lib_dir)
+import trace_check  # noqa: E402
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME="sel", HTRACE_VERBOSE="1",
+               HTRACE_MPI_EXCLUDE="MPI_Iprobe, MPI_Test*")
+    cmd = os.environ["MPIRUN"].split() + ["-np", "2", "-x", "HTRACE_ARCHIVE_DIR", "-x",
+                                          "HTRACE_ARCHIVE_NAME", "-x", "HTRACE_VERBOSE", "-x",
+                                          "HTRACE_MPI_EXCLUDE", "-x",
+                                          "LD_PRELOAD=" + os.environ["HTRACE_LIB"], program]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    if run.returncode != 0:
+        fail(f"exit {run.returncode}\n{run.stdout}\n{run.stderr}")
+    truth = {}
+    for m in re.finditer(r"rank (\d): iprobe (\d+) test (\d+) test_found (\d+) off_sends (\d+)",
+                         run.stdout):
+        truth[int(m.group(1))] = dict(zip(("iprobe", "test", "found", "off"),
+                                          map(int, m.groups()[1:])))
+    if sorted(truth) != [0, 1]:
+        fail(f"program output:\n{run.stdout}")
+
+    archive = os.path.join(tmp, "sel")
+    with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
+        per_rank = {0: [], 1: []}
+        for location, event in trace.events:
+            # Location id = (thread index << 32) | world rank; master threads only here.
+            per_rank.setdefault(location._ref, []).append(event)
+    for rank, events in per_rank.items():
+        if rank not in truth:
+            continue
+        kinds = [type(e).__name__ for e in events]
+        switches = [e.measurement_mode for e in events if type(e).__name__ == "MeasurementOnOff"]
+        if [str(s) for s in switches] != ["MeasurementMode.OFF", "MeasurementMode.ON"]:
+            fail(f"rank {rank}: MeasurementOnOff sequence {switches}")
+        off = kinds.index("MeasurementOnOff")
+        on = kinds.index("MeasurementOnOff", off + 1)
+        inside = {e.region.name for e in events[off + 1:on] if hasattr(e, "region")}
+        if inside != {"MPI_Pcontrol"} or any(k not in ("Leave", "Enter") for k in kinds[off + 1:on]):
+            fail(f"rank {rank}: records while recording was off: {kinds[off + 1:on]}")
+        enters = Counter(e.region.name for e in events if type(e).__name__ == "Enter")
+        want = {"MPI_Sendrecv": 3, "MPI_Barrier": 0, "MPI_Iprobe": 0,
+                "MPI_Test": truth[rank]["found"], "MPI_Pcontrol": 2}
+        got = {name: enters.get(name, 0) for name in want}
+        if got != want:
+            fail(f"rank {rank}: regions {got}, expected {want}")
+        if "MpiRequestTest" in kinds:
+            fail(f"rank {rank}: MpiRequestTest of an excluded MPI_Test")
+        print(f"rank {rank}: {len(events)} records, regions {got}")
+
+    report = trace_check.check(archive, expect_messages=16, expect_locations=2)
+    if report.violations:
+        fail(f"trace_check: {report.violations[:5]}")
+
+    excluded = sum(t["test"] - t["found"] for t in truth.values())
+    iprobes = sum(t["iprobe"] for t in truth.values())
+    want_excluded = (f"untraced: {excluded + iprobes} calls excluded by HTRACE_MPI_EXCLUDE "
+                     f"(all ranks): ")
+    line = next((l for l in run.stderr.splitlines() if "excluded by HTRACE_MPI_EXCLUDE" in l), "")
+    if want_excluded not in line or f"MPI_Iprobe {iprobes}" not in line or \
+            f"MPI_Test {excluded}" not in line:
+        fail(f"summary line {line!r}, expected MPI_Iprobe {iprobes}, MPI_Test {excluded}")
+    paused = sum(t["off"] for t in truth.values())
+    line = next((l for l in run.stderr.splitlines() if "MPI_Pcontrol(0)" in l), "")
+    if f"MPI_Sendrecv {paused}" not in line or "MPI_Barrier 2" not in line:
+        fail(f"summary line {line!r}, expected MPI_Sendrecv {paused}, MPI_Barrier 2")
+    print("summary:", "\n".join(l for l in run.stderr.splitlines() if "untraced" in l))
+
+    out = os.path.join(tmp, "corrected")
+    corr = subprocess.run(os.environ["MPIRUN"].split() + ["-np", "2", correct, archive, out],
+                          capture_output=True, text=True, timeout=120)
+    if corr.returncode != 0:
+        fail(f"htrace-correct exit {corr.returncode}\n{corr.stdout}\n{corr.stderr}")
+    with otf2.reader.open(os.path.join(out, "traces.otf2")) as trace:
+        n = sum(1 for _, e in trace.events if type(e).__name__ == "MeasurementOnOff")
+    if n != 4:
+        fail(f"corrected archive has {n} MeasurementOnOff records, expected 4")
+    print("PASS")
