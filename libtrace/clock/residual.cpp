@@ -57,13 +57,6 @@ OffsetMeasurement measure_against_parent(Transport& world, int parent, const Glo
   return m;
 }
 
-void hand_to_members(Transport& world, const DomainLayout& layout, const OffsetMeasurement& m) {
-  const std::int64_t w[4] = {m.time_ns, m.offset_ns, m.uncertainty_ns, m.min_rtt_ns};
-  for (int r = 0; r < world.size(); ++r)
-    if (r != world.rank() && layout.domain[static_cast<std::size_t>(r)] == world.rank())
-      world.send(r, w, sizeof w);
-}
-
 } // namespace
 
 DomainLayout DomainLayout::from(std::vector<int> domain, std::vector<std::int64_t> host) {
@@ -88,6 +81,23 @@ DomainLayout DomainLayout::gather(Transport& world, int my_domain, std::int64_t 
   return from(std::move(domain), world.allgather(my_host));
 }
 
+void domain_broadcast(Transport& world, const DomainLayout& layout, void* data, std::size_t bytes) {
+  const int me = world.rank();
+  const int leader = layout.domain[static_cast<std::size_t>(me)];
+  std::vector<int> ranks{leader}; // the leader, then the members ascending
+  for (int r = 0; r < world.size(); ++r)
+    if (r != leader && layout.domain[static_cast<std::size_t>(r)] == leader) ranks.push_back(r);
+  const int count = static_cast<int>(ranks.size());
+  const int i = static_cast<int>(std::find(ranks.begin(), ranks.end(), me) - ranks.begin());
+  if (i > 0) world.recv(ranks[static_cast<std::size_t>(i - highest_bit(i))], data, bytes);
+  // Farthest child first: it roots the largest subtree.
+  int step = i == 0 ? 1 : 2 * highest_bit(i);
+  while (i + 2 * step < count)
+    step *= 2;
+  for (; step >= (i == 0 ? 1 : 2 * highest_bit(i)); step /= 2)
+    if (i + step < count) world.send(ranks[static_cast<std::size_t>(i + step)], data, bytes);
+}
+
 int DomainLayout::rounds() const {
   int rounds = 0;
   while ((std::size_t{1} << rounds) < leaders.size())
@@ -104,7 +114,7 @@ Residual measure_residuals(Transport& world, const GlobalClock& clock, const Dom
     // A member: the leader's values, unchanged (this rank reads the leader's clock exactly).
     // It sleeps in the receive while the leaders measure, out of their way.
     std::int64_t w[4];
-    world.recv(leader, w, sizeof w);
+    domain_broadcast(world, layout, w, sizeof w);
     result.m = {w[0], w[1], w[2], SyncStats::kUnknown};
     return result;
   }
@@ -128,7 +138,9 @@ Residual measure_residuals(Transport& world, const GlobalClock& clock, const Dom
     world.send(child, &down, sizeof down);
     serve_bursts(world, child, clock, params);
   }
-  hand_to_members(world, layout, result.m);
+  std::int64_t w[4] = {result.m.time_ns, result.m.offset_ns, result.m.uncertainty_ns,
+                       result.m.min_rtt_ns};
+  domain_broadcast(world, layout, w, sizeof w);
   return result;
 }
 

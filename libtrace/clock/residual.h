@@ -35,6 +35,11 @@ struct DomainLayout {
   int rounds() const;
 };
 
+/// Hands `bytes` at `data` from each domain's leader to every member of its domain, over a binomial
+/// tree of the domain's ranks (ascending; position i forwards to i + 2^k for each 2^k above its
+/// highest bit): ceil(log2 n) rounds instead of n - 1 sends by the leader. Collective over `world`.
+void domain_broadcast(Transport& world, const DomainLayout& layout, void* data, std::size_t bytes);
+
 struct Residual {
   /// time_ns: the domain leader's global clock at the end of its measurement (for rank 0's
   /// domain: when rank 0 started serving). offset_ns / uncertainty_ns: global clock minus rank

@@ -45,14 +45,7 @@ void store_min_latencies(Transport& world, SyncStats& stats) {
 /// chain at its own origin, and with a slope the rounding may differ by a nanosecond; with one
 /// map the domain's timestamps are equal exactly, as HTRACE::CLOCK::DOMAIN promises.
 void share_domain_map(Transport& world, const DomainLayout& layout, GlobalTimeMap& map) {
-  const int leader = layout.domain[static_cast<std::size_t>(world.rank())];
-  if (leader != world.rank()) {
-    world.recv(leader, &map, sizeof map);
-    return;
-  }
-  for (int r = 0; r < world.size(); ++r)
-    if (r != leader && layout.domain[static_cast<std::size_t>(r)] == leader)
-      world.send(r, &map, sizeof map);
+  domain_broadcast(world, layout, &map, sizeof map);
 }
 
 void store_residual(Transport& world, const GlobalClock& global, bool init) {

@@ -7,8 +7,11 @@
 #include "record/location_writer.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <otf2/otf2.h>
 #include <sys/stat.h>
+#include <thread>
 
 namespace htrace::record {
 namespace {
@@ -41,43 +44,95 @@ RankDefs collect_definitions(State& s) {
   return d;
 }
 
-/// Gathers every rank's bytes on rank 0 (result empty elsewhere).
-std::vector<std::string> gather(const std::string& mine, MPI_Comm comm, int rank, int size) {
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
-  PMPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
-  std::string all;
-  if (rank == 0) {
-    long total = 0;
-    for (int r = 0; r < size; ++r)
-      displs[r] = static_cast<int>(total), total += lengths[r];
-    all.resize(static_cast<std::size_t>(total));
-  }
-  PMPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR,
-               0, comm);
-  std::vector<std::string> parts;
-  for (int r = 0; rank == 0 && r < size; ++r)
-    parts.push_back(all.substr(displs[r], lengths[r]));
-  return parts;
+/// Logs a failed step, unless an earlier failure (e.g. a full disk) already explained it.
+void report(const std::string& step, const std::string& error) {
+  if (!error.empty() && !state().failed.load()) log::error("%s: %s", step.c_str(), error.c_str());
 }
 
-/// Rank 0 sends parts[r] to rank r.
-std::string scatter(const std::vector<std::string>& parts, MPI_Comm comm, int rank, int size) {
-  std::vector<int> lengths, displs;
-  std::string all;
-  if (rank == 0) {
-    for (int r = 0; r < size; ++r) {
-      lengths.push_back(static_cast<int>(parts[r].size()));
-      displs.push_back(static_cast<int>(all.size()));
-      all += parts[r];
-    }
+// ---- the merge tree: binomial over ranks, log2(p) rounds up and as many down ----
+constexpr int kTagSet = 0x4855; // a subtree's merged definitions, child -> parent
+constexpr int kTagMap = 0x4856; // the subtree's translation to global ids, parent -> child
+
+void send_bytes(const std::string& bytes, int to, int tag, MPI_Comm comm) {
+  PMPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm);
+}
+
+/// Receives a message of any length. Waits politely (sleeps between probes): a rank waiting for
+/// the tree to come back must not take the core from the ranks still merging when ranks
+/// outnumber cores.
+std::string recv_bytes(int from, int tag, MPI_Comm comm) {
+  MPI_Status status;
+  int found = 0;
+  std::chrono::microseconds nap(5);
+  for (;;) {
+    PMPI_Iprobe(from, tag, comm, &found, &status);
+    if (found) break;
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(200));
   }
-  int length = 0;
-  PMPI_Scatter(lengths.data(), 1, MPI_INT, &length, 1, MPI_INT, 0, comm);
-  std::string mine(static_cast<std::size_t>(length), '\0');
-  PMPI_Scatterv(all.data(), lengths.data(), displs.data(), MPI_CHAR, mine.data(), length, MPI_CHAR,
-                0, comm);
-  return mine;
+  int count = 0;
+  PMPI_Get_count(&status, MPI_BYTE, &count);
+  std::string bytes(static_cast<std::size_t>(count), '\0');
+  PMPI_Recv(bytes.data(), count, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+  return bytes;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+struct TreeResult {
+  IdMaps maps;        ///< this rank's local ids -> global ids
+  DefSet complete;    ///< rank 0: everybody's definitions, unified
+  std::string rounds; ///< per round "wait+merge ms (bytes)", for the debug log (bench/initfinal)
+  double down_ms = 0;
+};
+
+/// Merges the definitions up a binomial tree (in the round of `step`, rank r + step sends its
+/// subtree's set to r, which merges it after its own), then sends each child its subtree's
+/// translation to global ids. Ranks merge in rank order, so the ids are those of a flat pass.
+TreeResult unify_over_tree(const RankDefs& mine, MPI_Comm comm, int rank, int size) {
+  LeafIds ids;
+  TreeResult out;
+  DefSet set = leaf_set(mine, ids);
+  std::vector<std::pair<int, SetMap>> children;
+  int parent = -1;
+  for (int step = 1; step < size; step *= 2) {
+    if (rank % (2 * step) == step) {
+      parent = rank - step;
+      send_bytes(serialize(set), parent, kTagSet, comm);
+      set = DefSet{};
+      break;
+    }
+    if (rank + step >= size) continue;
+    auto began = std::chrono::steady_clock::now();
+    const std::string bytes = recv_bytes(rank + step, kTagSet, comm);
+    const double wait_ms = ms_since(began);
+    began = std::chrono::steady_clock::now();
+    DefSet child;
+    if (!deserialize(bytes, child)) {
+      report("definitions of ranks from " + std::to_string(rank + step), "corrupt");
+      child = DefSet{};
+    }
+    children.emplace_back(rank + step, merge(set, std::move(child)));
+    char line[96];
+    std::snprintf(line, sizeof line, " %.2f+%.2f(%zu)", wait_ms, ms_since(began), bytes.size());
+    out.rounds += line;
+  }
+  const auto down = std::chrono::steady_clock::now();
+  SetMap to_global;
+  if (parent < 0) {
+    to_global = global_ids(set);
+    out.complete = std::move(set);
+  } else if (!deserialize(recv_bytes(parent, kTagMap, comm), to_global)) {
+    report("id mapping", "corrupt mapping tables received");
+  }
+  // The child merged last roots the largest subtree: it goes first.
+  for (auto it = children.rbegin(); it != children.rend(); ++it)
+    send_bytes(serialize(compose(to_global, it->second)), it->first, kTagMap, comm);
+  out.maps = local_maps(ids, to_global);
+  out.down_ms = ms_since(down);
+  return out;
 }
 
 ClockInfo clock_info(State& s, const std::vector<RankDefs>& all) {
@@ -97,11 +152,6 @@ ClockInfo clock_info(State& s, const std::vector<RankDefs>& all) {
   info.realtime_at_offset = static_cast<std::uint64_t>(
       s.start_realtime_ns + (static_cast<std::int64_t>(info.global_offset) - start_global));
   return info;
-}
-
-/// Logs a failed step, unless an earlier failure (e.g. a full disk) already explained it.
-void report(const std::string& step, const std::string& error) {
-  if (!error.empty() && !state().failed.load()) log::error("%s: %s", step.c_str(), error.c_str());
 }
 
 std::vector<void (*)()>& finalize_hooks() {
@@ -130,6 +180,8 @@ void finalize() {
   s.thread_lookup_ok = false;
   auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
 
+  // Phase times for the debug log (bench/initfinal models large runs from them).
+  const auto t_start = std::chrono::steady_clock::now();
   RankDefs mine;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -149,42 +201,46 @@ void finalize() {
     return;
   }
   // From here on every rank runs the same sequence of collectives, errors or not.
+  const double flush_ms = ms_since(t_start);
+  const auto t_evt = std::chrono::steady_clock::now();
   OTF2_ErrorCode rc = OTF2_Archive_CloseEvtFiles(archive);
   if (rc != OTF2_SUCCESS) report("closing event files", OTF2_Error_GetDescription(rc));
 
-  const std::vector<std::string> parts = gather(serialize(mine), s.comm, s.rank, s.size);
-  std::vector<RankDefs> all;
-  Unified unified;
-  std::vector<std::string> map_parts;
-  if (s.rank == 0) {
-    all.resize(parts.size());
-    for (std::size_t r = 0; r < parts.size(); ++r)
-      if (!deserialize(parts[r], all[r]))
-        report("definitions of rank " + std::to_string(r), "corrupt");
-    unified = unify(all);
-    for (const auto& m : unified.maps)
-      map_parts.push_back(serialize(m));
-  }
-  IdMaps maps;
-  if (!deserialize(scatter(map_parts, s.comm, s.rank, s.size), maps))
-    report("id mapping", "corrupt mapping tables received");
+  const double evt_ms = ms_since(t_evt);
+  const auto t_tree = std::chrono::steady_clock::now();
+  TreeResult tree = unify_over_tree(mine, s.comm, s.rank, s.size);
 
+  const double tree_ms = ms_since(t_tree);
+  const auto t_local = std::chrono::steady_clock::now();
   rc = OTF2_Archive_OpenDefFiles(archive);
   if (rc == OTF2_SUCCESS)
-    report("local definitions", write_local_definitions(s.archive, mine, maps));
+    report("local definitions", write_local_definitions(s.archive, mine, tree.maps));
   rc = OTF2_Archive_CloseDefFiles(archive);
   if (rc != OTF2_SUCCESS) report("closing definition files", OTF2_Error_GetDescription(rc));
 
+  const double local_ms = ms_since(t_local);
+  const auto t_global = std::chrono::steady_clock::now();
   if (s.rank == 0) {
+    const std::vector<RankDefs>& all = tree.complete.ranks;
     report("global definitions",
-           write_global_definitions(s.archive, all, unified, clock_info(s, all)));
+           write_global_definitions(s.archive, all, global_definitions(tree.complete),
+                                    clock_info(s, all)));
     std::lock_guard<std::mutex> lock(s.mutex);
     for (const auto& p : s.archive_properties) {
       rc = OTF2_Archive_SetProperty(archive, p.first.c_str(), p.second.c_str(), true);
       if (rc != OTF2_SUCCESS) report("archive property " + p.first, OTF2_Error_GetDescription(rc));
     }
   }
+  const double global_ms = ms_since(t_global);
+  const auto t_close = std::chrono::steady_clock::now();
   report("closing the archive", close_archive(s));
+  if (s.rank == 0)
+    log::debug("finalize: writing and agreeing %.2f ms, closing event files %.2f ms, definition "
+               "tree %.2f ms over %d ranks (rank 0's rounds, wait+merge ms (bytes):%s), maps "
+               "down %.2f ms, local definitions %.2f ms, global definitions %.2f ms, closing the "
+               "archive %.2f ms",
+               flush_ms, evt_ms, tree_ms, s.size, tree.rounds.c_str(), tree.down_ms, local_ms,
+               global_ms, ms_since(t_close));
 
   // Totals for the run summary (bytes per event).
   Summary local = summary();
