@@ -74,6 +74,59 @@ SKELETONS = {
                   "{ns}on_comm_freed(L, T, htrace_freed);\n"),
 }
 SKELETONS["testsome"] = SKELETONS["waitsome"]
+# One-sided communication (rma_events.cpp) and MPI-IO (io_events.cpp): every record is written
+# after the PMPI call, so failed calls and handles only known afterwards need no special case.
+SKELETONS.update({
+    "win_create": ("", "{ns}on_win_created(L, call.entered(), T, rc, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, comm, \"{name}\", {ns}WinKind::{win_kind});\n"),
+    "win_free": ("const MPI_Win htrace_win = *win;\n", "{ns}on_win_freed(L, call.entered(), T, rc, htrace_win);\n"),
+    "win_fence": ("", "{ns}on_win_fence(L, call.entered(), T, rc, win);\n"),
+    "win_lock": ("", "{ns}on_win_lock(L, call.entered(), rc, win, {target}, {lock_type});\n"),
+    "win_unlock": ("", "{ns}on_win_unlock(L, T, rc, win, {target});\n"),
+    "win_flush": ("", "{ns}on_win_flush(L, T, rc, win, {target});\n"),
+    "win_sync": ("", "{ns}on_win_sync(L, T, rc, win);\n"),
+    "win_post": ("", "{ns}on_win_post(L, T, rc, win, group);\n"),
+    "win_start": ("", "{ns}on_win_start(L, T, rc, win, group);\n"),
+    "win_complete": ("", "{ns}on_win_complete(L, T, rc, win);\n"),
+    "win_wait": ("", "{ns}on_win_wait(L, T, rc, win);\n"),
+    "win_test": ("", "if (rc == MPI_SUCCESS && *flag) {ns}on_win_wait(L, T, rc, win);\n"),
+    "rma": ("", "{ns}on_rma_op(L, call.entered(), rc, win, target_rank, {ns}RmaOp::{rma_op}, {origin_bytes}, {result_bytes}, {rma_mpi_op}, {rma_request});\n"),
+    "file_open": ("", "{ns}on_file_open(L, T, rc, comm, filename, amode, rc == MPI_SUCCESS ? *fh : MPI_FILE_NULL);\n"),
+    "file_close": ("const MPI_File htrace_file = *fh;\n", "{ns}on_file_close(L, T, rc, htrace_file);\n"),
+    "file_delete": ("", "{ns}on_file_delete(L, T, rc, filename);\n"),
+    "file_io": (LOCAL_STATUS, "{ns}on_file_io(L, call.entered(), T, rc, fh, {ns}IoMode::{io_mode}, {io_flags}, count, datatype, status);\n"),
+    "file_iio": ("", "{ns}on_file_iio(L, call.entered(), T, rc, fh, {ns}IoMode::{io_mode}, {io_flags}, count, datatype, rc == MPI_SUCCESS ? *request : MPI_REQUEST_NULL);\n"),
+    "file_split_begin": ("", "{ns}on_file_split_begin(L, call.entered(), T, rc, fh, {ns}IoMode::{io_mode}, count, datatype);\n"),
+    "file_split_end": (LOCAL_STATUS, "{ns}on_file_split_end(L, T, rc, fh, status);\n"),
+    "file_seek": ("", "{ns}on_file_seek(L, T, rc, fh, offset, whence, {shared});\n"),
+    "file_sync": ("", "{ns}on_file_sync(L, call.entered(), T, rc, fh);\n"),
+})
+
+
+def rma_io_fill(fid, names):
+    """Per-function values of the RMA and MPI-IO snippets, from the function's name."""
+    low = fid.lower()
+    rma_op = {"Put": "Put", "Rput": "Put", "Get": "Get", "Rget": "Get", "Accumulate": "Accumulate",
+              "Raccumulate": "Accumulate", "Get_accumulate": "GetAccumulate",
+              "Rget_accumulate": "GetAccumulate", "Fetch_and_op": "FetchAndOp",
+              "Compare_and_swap": "CompareAndSwap"}.get(fid, "")
+    origin = NS + "bytes_of(origin_count, origin_datatype)"
+    one = NS + "bytes_of(1, datatype)"
+    return dict(
+        win_kind="Allocate" if fid.startswith("Win_allocate") else
+                 "Dynamic" if fid == "Win_create_dynamic" else "Create",
+        target="rank" if "rank" in names else "MPI_PROC_NULL",
+        lock_type="lock_type" if "lock_type" in names else "MPI_LOCK_SHARED",
+        rma_op=rma_op,
+        origin_bytes={"FetchAndOp": one, "CompareAndSwap": f"2 * {one}"}.get(rma_op, origin),
+        result_bytes={"GetAccumulate": NS + "bytes_of(result_count, result_datatype)",
+                      "FetchAndOp": one, "CompareAndSwap": one}.get(rma_op, "0"),
+        rma_mpi_op="op" if "op" in names else "MPI_OP_NULL",
+        rma_request="rc == MPI_SUCCESS ? *request : MPI_REQUEST_NULL" if "request" in names
+                    else "MPI_REQUEST_NULL",
+        io_mode="Read" if "read" in low else "Write",
+        io_flags=NS + ("kIoCollective" if "_all" in low or "_ordered" in low else "kIoBlocking"),
+        shared="true" if low.endswith("_shared") else "false",
+    )
 # Skeletons whose calls are recorded even when HTRACE_MPI_EXCLUDE excludes the function, if this
 # condition holds after the PMPI call (they completed a request or matched a message): the later
 # records of that request or message need them.
@@ -127,6 +180,7 @@ def wrapper(family, skeleton, p):
                 comm=comms[-1] if comms else "", parent=comms[0] if comms else "MPI_COMM_NULL",
                 newcomm=next((x.name for x in reversed(p.params) if x.type == "MPI_Comm *"), ""),
                 create_kind={"Comm_idup": "DuplicateOfParent", "Comm_create_group": "OverNewGroup"}.get(fid, "OverParent"))
+    fill.update(rma_io_fill(fid, names))
     before, after = (s.format(**fill) for s in SKELETONS[skeleton])
     if skeleton in REVEAL:
         after = f"if (call.record_if({REVEAL[skeleton]})) {{\n    {after}  }}\n"
@@ -173,6 +227,7 @@ def main():
         "function_ids.gen.h": function_ids(rows, stamp),
         "wrappers.gen.cpp": stamp + '#include "mpi/entry_point.h"\n#include "mpi/wrapper_call.h"\n'
         '#include "mpi/p2p_events.h"\n'
+        '#include "mpi/rma_events.h"\n#include "mpi/io_events.h"\n'
         '#include "mpi/collective_info.h"\n#include "mpi/comm_registry.h"\n\n'
         '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
         + "\n".join(wrapper(f, s, p) for f, s, p in rows if s not in UNWRAPPED),

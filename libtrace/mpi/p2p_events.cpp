@@ -3,7 +3,9 @@
 #include "clock/base_clock.h"
 #include "mpi/comm_registry.h"
 #include "mpi/handles.h"
+#include "mpi/io_events.h"
 #include "mpi/request_table.h"
+#include "mpi/rma_events.h"
 
 #include <atomic>
 #include <cstring>
@@ -155,6 +157,8 @@ void on_complete(record::Location& loc, record::LocalTime t, MPI_Request request
   if (request == MPI_REQUEST_NULL) return;
   PendingRequest p;
   if (!requests().complete(handle_key(request), RequestTable::current_owner(), p)) return;
+  if (p.kind == PendingRequest::Kind::Rma) return on_rma_request_complete(loc, t, p);
+  if (p.kind == PendingRequest::Kind::Io) return on_io_request_complete(loc, t, p, status);
   if (p.cancel_requested && was_cancelled(status)) {
     loc.mpi_request_cancelled(t, p.id);
     return;
@@ -171,6 +175,9 @@ void on_complete(record::Location& loc, record::LocalTime t, MPI_Request request
   case PendingRequest::Kind::Collective:
     loc.mpi_nbc_complete(t, p.comm, p.op, p.peer, p.bytes, p.bytes_received, p.id);
     break;
+  case PendingRequest::Kind::Rma:
+  case PendingRequest::Kind::Io:
+    break; // handled above
   }
 }
 
@@ -178,8 +185,14 @@ void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bo
              const MPI_Status* status) {
   if (completed) return on_complete(loc, t, request, status);
   PendingRequest p;
-  if (request != MPI_REQUEST_NULL &&
-      requests().find(handle_key(request), RequestTable::current_owner(), p) && p.active)
+  if (request == MPI_REQUEST_NULL ||
+      !requests().find(handle_key(request), RequestTable::current_owner(), p) || !p.active)
+    return;
+  if (p.kind == PendingRequest::Kind::Rma)
+    on_rma_request_test(loc, t, p);
+  else if (p.kind == PendingRequest::Kind::Io)
+    on_io_request_test(loc, t, p);
+  else
     loc.mpi_request_test(t, p.id);
 }
 
@@ -192,6 +205,11 @@ void on_request_free(record::Location& loc, record::LocalTime t, MPI_Request req
       !requests().erase(handle_key(request), RequestTable::current_owner(), &p))
     return;
   if (p.active && p.kind == PendingRequest::Kind::Send) loc.mpi_isend_complete(t, p.id);
+}
+
+void track_request(MPI_Request request, const PendingRequest& pending) {
+  if (request != MPI_REQUEST_NULL)
+    requests().insert(handle_key(request), RequestTable::current_owner(), pending);
 }
 
 void on_cancel(MPI_Request request) {

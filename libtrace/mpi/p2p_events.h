@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mpi/collective_info.h"
+#include "mpi/request_table.h"
 #include "record/recorder.h"
 
 #include <mpi.h>
@@ -42,6 +43,8 @@ void on_test(record::Location& loc, record::LocalTime t, MPI_Request request, bo
              const MPI_Status* status);
 void on_request_free(record::Location& loc, record::LocalTime t, MPI_Request request);
 void on_cancel(MPI_Request request);
+/// Registers a request of another family (RMA, MPI-IO) so that wait/test complete it.
+void track_request(MPI_Request request, const PendingRequest& pending);
 
 /// With MPI_ERR_IN_STATUS, entries whose status says MPI_ERR_PENDING did not complete.
 inline bool completed_in(int rc, const MPI_Status& status) {

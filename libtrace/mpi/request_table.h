@@ -24,7 +24,9 @@
 namespace htrace::mpi {
 
 struct PendingRequest {
-  enum class Kind : std::uint8_t { Send, Receive, Collective };
+  /// Rma: MPI_Rput & co. (comm = window, id = matching id, rma_events.cpp); Io: non-blocking
+  /// MPI-IO (comm = I/O handle, id = matching id, io_events.cpp).
+  enum class Kind : std::uint8_t { Send, Receive, Collective, Rma, Io };
   Kind kind = Kind::Send;
   bool persistent = false;       ///< Send_init/Recv_init: survives completion, inactive until Start
   bool active = true;            ///< persistent requests are inactive between completion and Start

@@ -21,6 +21,28 @@ enum class EventKind : std::uint8_t {
   MpiCollectiveEnd,
   MpiNbcRequest,
   MpiNbcComplete,
+  RmaWinCreate,
+  RmaWinDestroy,
+  RmaCollectiveBegin,
+  RmaCollectiveEnd,
+  RmaGroupSync,
+  RmaRequestLock,
+  RmaReleaseLock,
+  RmaSync,
+  RmaPut,
+  RmaGet,
+  RmaAtomic,
+  RmaOpCompleteBlocking,
+  RmaOpCompleteNonBlocking,
+  RmaOpTest,
+  IoCreateHandle,
+  IoDestroyHandle,
+  IoOperationBegin,
+  IoOperationIssued,
+  IoOperationTest,
+  IoOperationComplete,
+  IoSeek,
+  IoDeleteFile,
   ThreadFork,
   ThreadJoin,
   ThreadTeamBegin,
@@ -37,6 +59,9 @@ enum class EventKind : std::uint8_t {
 /// u32[1] communicator or team (always this slot, so ids are mapped in one place), u32[2] tag /
 /// acquisition order / generation, u64[0] bytes (sent), u64[1] request, u64[2] bytes received;
 /// MeasurementOnOff: op = 1 (on) or 0 (off).
+/// RMA and I/O kinds: u32[2] window / I/O handle, u32[0] remote rank / root / group / I/O
+/// operation or creation flags / file, u64[1] matching id / lock id / sync level, op the OTF2 enum
+/// (collective op, sync level or type, lock type, atomic type, access or operation mode, whence).
 struct EventRecord {
   std::int64_t time; ///< local base-clock ns
   std::uint64_t u64[3];

@@ -101,7 +101,7 @@ std::string failed(const char* what, OTF2_ErrorCode rc) {
 
 std::string write_global_definitions(OTF2_Archive_struct* archive_handle,
                                      const std::vector<RankDefs>& all, const Unified& u,
-                                     const ClockInfo& clock) {
+                                     const ClockInfo& clock, const RmaIoGlobal* rma_io) {
   auto* archive = reinterpret_cast<OTF2_Archive*>(archive_handle);
   OTF2_GlobalDefWriter* w = OTF2_Archive_GetGlobalDefWriter(archive);
   if (!w) return "creating the global definition writer failed";
@@ -186,6 +186,15 @@ std::string write_global_definitions(OTF2_Archive_struct* archive_handle,
     }
   }
 
+  // Windows (with their PSCW groups) and MPI-IO files and handles refer to communicators.
+  if (rma_io && !rma_io->empty()) {
+    const std::string error =
+        write_rma_io_definitions(reinterpret_cast<OTF2_GlobalDefWriter_struct*>(w), *rma_io,
+                                 [&](const std::string& s) { return str(s); });
+    if (!error.empty()) return error;
+    if (str.rc != OTF2_SUCCESS) return failed("writing a string", str.rc);
+  }
+
   // Per-process measurements (clock offsets ...) on every location of that process.
   for (const auto& d : all) {
     for (const auto& p : d.process_properties) {
@@ -220,13 +229,16 @@ OTF2_ErrorCode write_map(OTF2_DefWriter* w, OTF2_MappingType type, std::vector<s
 } // namespace
 
 std::string write_local_definitions(OTF2_Archive_struct* archive_handle, const RankDefs& mine,
-                                    const IdMaps& maps) {
+                                    const IdMaps& maps, const RmaIoMaps* rma_io) {
   auto* archive = reinterpret_cast<OTF2_Archive*>(archive_handle);
   for (const auto& loc : mine.locations) {
     OTF2_DefWriter* w = OTF2_Archive_GetDefWriter(archive, loc.id);
     if (!w) return "creating a local definition writer failed";
     OTF2_ErrorCode rc = write_map(w, OTF2_MAPPING_REGION, maps.regions);
     if (rc == OTF2_SUCCESS) rc = write_map(w, OTF2_MAPPING_COMM, maps.comms);
+    if (rc == OTF2_SUCCESS && rma_io)
+      rc = static_cast<OTF2_ErrorCode>(
+          write_rma_io_maps(reinterpret_cast<OTF2_DefWriter_struct*>(w), *rma_io));
     const OTF2_ErrorCode close_rc = OTF2_Archive_CloseDefWriter(archive, w);
     if (rc != OTF2_SUCCESS) return failed("writing a mapping table", rc);
     if (close_rc != OTF2_SUCCESS) return failed("closing a local definition file", close_rc);

@@ -2,6 +2,7 @@
 // (not a public header).
 #pragma once
 
+#include "record/rma_io_defs.h"
 #include "record/unify.h"
 
 #include <string>
@@ -19,11 +20,12 @@ struct ClockInfo {
 
 /// Rank 0 only. Returns "" or the reason.
 std::string write_global_definitions(OTF2_Archive_struct* archive, const std::vector<RankDefs>& all,
-                                     const Unified& unified, const ClockInfo& clock);
+                                     const Unified& unified, const ClockInfo& clock,
+                                     const RmaIoGlobal* rma_io = nullptr);
 
 /// Every rank: one local definition file per location with its REGION and COMM mapping tables
 /// (identity maps omitted), even when empty. Returns "" or the reason.
 std::string write_local_definitions(OTF2_Archive_struct* archive, const RankDefs& mine,
-                                    const IdMaps& maps);
+                                    const IdMaps& maps, const RmaIoMaps* rma_io = nullptr);
 
 } // namespace htrace::record

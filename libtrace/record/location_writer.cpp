@@ -66,6 +66,57 @@ OTF2_ErrorCode write_one(OTF2_EvtWriter* w, const EventRecord& r, OTF2_TimeStamp
   case EventKind::MpiNbcComplete:
     return OTF2_EvtWriter_NonBlockingCollectiveComplete(w, nullptr, t, r.op, r.u32[1], r.u32[0],
                                                         r.u64[0], r.u64[2], r.u64[1]);
+  case EventKind::RmaWinCreate:
+    return OTF2_EvtWriter_RmaWinCreate(w, nullptr, t, r.u32[2]);
+  case EventKind::RmaWinDestroy:
+    return OTF2_EvtWriter_RmaWinDestroy(w, nullptr, t, r.u32[2]);
+  case EventKind::RmaCollectiveBegin:
+    return OTF2_EvtWriter_RmaCollectiveBegin(w, nullptr, t);
+  case EventKind::RmaCollectiveEnd:
+    return OTF2_EvtWriter_RmaCollectiveEnd(w, nullptr, t, r.op,
+                                           static_cast<OTF2_RmaSyncLevel>(r.u64[1]), r.u32[2],
+                                           r.u32[0], r.u64[0], r.u64[2]);
+  case EventKind::RmaGroupSync:
+    return OTF2_EvtWriter_RmaGroupSync(w, nullptr, t, r.op, r.u32[2], r.u32[0]);
+  case EventKind::RmaRequestLock:
+    return OTF2_EvtWriter_RmaRequestLock(w, nullptr, t, r.u32[2], r.u32[0], r.u64[1], r.op);
+  case EventKind::RmaReleaseLock:
+    return OTF2_EvtWriter_RmaReleaseLock(w, nullptr, t, r.u32[2], r.u32[0], r.u64[1]);
+  case EventKind::RmaSync:
+    return OTF2_EvtWriter_RmaSync(w, nullptr, t, r.u32[2], r.u32[0], r.op);
+  case EventKind::RmaPut:
+    return OTF2_EvtWriter_RmaPut(w, nullptr, t, r.u32[2], r.u32[0], r.u64[0], r.u64[1]);
+  case EventKind::RmaGet:
+    return OTF2_EvtWriter_RmaGet(w, nullptr, t, r.u32[2], r.u32[0], r.u64[0], r.u64[1]);
+  case EventKind::RmaAtomic:
+    return OTF2_EvtWriter_RmaAtomic(w, nullptr, t, r.u32[2], r.u32[0], r.op, r.u64[0], r.u64[2],
+                                    r.u64[1]);
+  case EventKind::RmaOpCompleteBlocking:
+    return OTF2_EvtWriter_RmaOpCompleteBlocking(w, nullptr, t, r.u32[2], r.u64[1]);
+  case EventKind::RmaOpCompleteNonBlocking:
+    return OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, nullptr, t, r.u32[2], r.u64[1]);
+  case EventKind::RmaOpTest:
+    return OTF2_EvtWriter_RmaOpTest(w, nullptr, t, r.u32[2], r.u64[1]);
+  case EventKind::IoCreateHandle:
+    return OTF2_EvtWriter_IoCreateHandle(w, nullptr, t, r.u32[2], r.op, r.u32[0],
+                                         static_cast<OTF2_IoStatusFlag>(r.u64[0]));
+  case EventKind::IoDestroyHandle:
+    return OTF2_EvtWriter_IoDestroyHandle(w, nullptr, t, r.u32[2]);
+  case EventKind::IoOperationBegin:
+    return OTF2_EvtWriter_IoOperationBegin(w, nullptr, t, r.u32[2], r.op, r.u32[0], r.u64[0],
+                                           r.u64[1]);
+  case EventKind::IoOperationIssued:
+    return OTF2_EvtWriter_IoOperationIssued(w, nullptr, t, r.u32[2], r.u64[1]);
+  case EventKind::IoOperationTest:
+    return OTF2_EvtWriter_IoOperationTest(w, nullptr, t, r.u32[2], r.u64[1]);
+  case EventKind::IoOperationComplete:
+    return OTF2_EvtWriter_IoOperationComplete(w, nullptr, t, r.u32[2], r.u64[0], r.u64[1]);
+  case EventKind::IoSeek:
+    return OTF2_EvtWriter_IoSeek(w, nullptr, t, r.u32[2], static_cast<std::int64_t>(r.u64[0]), r.op,
+                                 r.u64[2]);
+  case EventKind::IoDeleteFile:
+    return OTF2_EvtWriter_IoDeleteFile(w, nullptr, t, 0 /* the one I/O paradigm: MPI-IO */,
+                                       r.u32[0]);
   case EventKind::ThreadFork:
     return OTF2_EvtWriter_ThreadFork(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0]);
   case EventKind::ThreadJoin:

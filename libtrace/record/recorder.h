@@ -32,6 +32,10 @@ using RegionId = std::uint32_t;
 using CommId = std::uint32_t;    // process-local communicator id (MPI comm or OpenMP team)
 using RequestId = std::uint64_t; // process-unique id of a non-blocking request
 using LocationId = std::uint64_t;
+using RmaWinId = std::uint32_t; // process-local MPI window id (rma_io_defs.h)
+using GroupId = std::uint32_t;  // process-local group of world ranks (PSCW access/exposure groups)
+using IoHandleId = std::uint32_t; // process-local MPI_File handle id
+using IoFileId = std::uint32_t;   // process-local file (by name) id
 
 constexpr std::uint32_t kNoRank =
     0xffffffffu; ///< OTF2_UNDEFINED_UINT32: root of rootless collectives
@@ -80,6 +84,15 @@ void release_mpi_comm(CommId comm);
 CommId register_thread_team(CommId parent, std::uint32_t size);
 void add_team_member(CommId team, std::uint32_t thread_num, LocationId location);
 
+/// MPI windows, groups of world ranks (PSCW), files and MPI_File handles (rma_io_defs.cpp). Every
+/// registration of a window or handle gets a fresh id; groups and files are shared by equal
+/// members or name. Unified across ranks in finalize(): a window or handle is the k-th one a rank
+/// created over the same (unified) communicator, as MPI creates them collectively in one order.
+RmaWinId register_rma_win(const std::string& name, CommId comm);
+GroupId register_rank_group(const std::vector<int>& world_ranks);
+IoFileId register_io_file(const std::string& name);
+IoHandleId register_io_handle(const std::string& name, IoFileId file, CommId comm);
+
 class Location {
 public:
   LocationId id() const;
@@ -109,6 +122,43 @@ public:
   void mpi_nbc_request(LocalTime t, RequestId request);
   void mpi_nbc_complete(LocalTime t, CommId comm, CollectiveOp op, std::uint32_t root,
                         std::uint64_t bytes_sent, std::uint64_t bytes_received, RequestId request);
+
+  // MPI one-sided communication (OTF2 RMA records). `win` is an RmaWinId, `remote` a rank in the
+  // window's communicator (kNoRank: every rank of the window), enums are OTF2's values.
+  void rma_win_create(LocalTime t, RmaWinId win);
+  void rma_win_destroy(LocalTime t, RmaWinId win);
+  void rma_collective_begin(LocalTime t);
+  void rma_collective_end(LocalTime t, CollectiveOp op, std::uint8_t sync_level, RmaWinId win,
+                          std::uint32_t root, std::uint64_t bytes_sent,
+                          std::uint64_t bytes_received);
+  void rma_group_sync(LocalTime t, std::uint8_t sync_level, RmaWinId win, GroupId group);
+  void rma_request_lock(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint64_t lock,
+                        std::uint8_t lock_type);
+  void rma_release_lock(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint64_t lock);
+  void rma_sync(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint8_t sync_type);
+  void rma_put(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint64_t bytes,
+               std::uint64_t matching);
+  void rma_get(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint64_t bytes,
+               std::uint64_t matching);
+  void rma_atomic(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint8_t type,
+                  std::uint64_t bytes_sent, std::uint64_t bytes_received, std::uint64_t matching);
+  void rma_op_complete_blocking(LocalTime t, RmaWinId win, std::uint64_t matching);
+  void rma_op_complete_non_blocking(LocalTime t, RmaWinId win, std::uint64_t matching);
+  void rma_op_test(LocalTime t, RmaWinId win, std::uint64_t matching);
+
+  // MPI-IO (OTF2 I/O records). `handle` is an IoHandleId; enums and flags are OTF2's values.
+  void io_create_handle(LocalTime t, IoHandleId handle, std::uint8_t access_mode,
+                        std::uint32_t creation_flags, std::uint32_t status_flags);
+  void io_destroy_handle(LocalTime t, IoHandleId handle);
+  void io_operation_begin(LocalTime t, IoHandleId handle, std::uint8_t mode, std::uint32_t flags,
+                          std::uint64_t bytes_requested, std::uint64_t matching);
+  void io_operation_issued(LocalTime t, IoHandleId handle, std::uint64_t matching);
+  void io_operation_test(LocalTime t, IoHandleId handle, std::uint64_t matching);
+  void io_operation_complete(LocalTime t, IoHandleId handle, std::uint64_t bytes_done,
+                             std::uint64_t matching);
+  void io_seek(LocalTime t, IoHandleId handle, std::int64_t offset_requested, std::uint8_t whence,
+               std::uint64_t offset_result);
+  void io_delete_file(LocalTime t, IoFileId file);
 
   // Threads (OpenMP).
   void thread_fork(LocalTime t, std::uint32_t requested_threads);
@@ -280,6 +330,109 @@ inline void Location::mpi_nbc_complete(LocalTime t, CommId comm, CollectiveOp op
   EventRecord& r = put(t, EventKind::MpiNbcComplete);
   r.op = op, r.u32[0] = root, r.u32[1] = comm, r.u64[0] = bytes_sent, r.u64[1] = request,
   r.u64[2] = bytes_received;
+}
+// RMA and I/O records keep the window or I/O handle in u32[2] (see event_record.h).
+inline void Location::rma_win_create(LocalTime t, RmaWinId win) {
+  put(t, EventKind::RmaWinCreate).u32[2] = win;
+}
+inline void Location::rma_win_destroy(LocalTime t, RmaWinId win) {
+  put(t, EventKind::RmaWinDestroy).u32[2] = win;
+}
+inline void Location::rma_collective_begin(LocalTime t) {
+  put(t, EventKind::RmaCollectiveBegin);
+}
+inline void Location::rma_collective_end(LocalTime t, CollectiveOp op, std::uint8_t sync_level,
+                                         RmaWinId win, std::uint32_t root, std::uint64_t bytes_sent,
+                                         std::uint64_t bytes_received) {
+  EventRecord& r = put(t, EventKind::RmaCollectiveEnd);
+  r.op = op, r.u32[0] = root, r.u32[2] = win, r.u64[0] = bytes_sent, r.u64[1] = sync_level,
+  r.u64[2] = bytes_received;
+}
+inline void Location::rma_group_sync(LocalTime t, std::uint8_t sync_level, RmaWinId win,
+                                     GroupId group) {
+  EventRecord& r = put(t, EventKind::RmaGroupSync);
+  r.op = sync_level, r.u32[0] = group, r.u32[2] = win;
+}
+inline void Location::rma_request_lock(LocalTime t, RmaWinId win, std::uint32_t remote,
+                                       std::uint64_t lock, std::uint8_t lock_type) {
+  EventRecord& r = put(t, EventKind::RmaRequestLock);
+  r.op = lock_type, r.u32[0] = remote, r.u32[2] = win, r.u64[1] = lock;
+}
+inline void Location::rma_release_lock(LocalTime t, RmaWinId win, std::uint32_t remote,
+                                       std::uint64_t lock) {
+  EventRecord& r = put(t, EventKind::RmaReleaseLock);
+  r.u32[0] = remote, r.u32[2] = win, r.u64[1] = lock;
+}
+inline void Location::rma_sync(LocalTime t, RmaWinId win, std::uint32_t remote,
+                               std::uint8_t sync_type) {
+  EventRecord& r = put(t, EventKind::RmaSync);
+  r.op = sync_type, r.u32[0] = remote, r.u32[2] = win;
+}
+inline void Location::rma_put(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint64_t bytes,
+                              std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::RmaPut);
+  r.u32[0] = remote, r.u32[2] = win, r.u64[0] = bytes, r.u64[1] = matching;
+}
+inline void Location::rma_get(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint64_t bytes,
+                              std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::RmaGet);
+  r.u32[0] = remote, r.u32[2] = win, r.u64[0] = bytes, r.u64[1] = matching;
+}
+inline void Location::rma_atomic(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint8_t type,
+                                 std::uint64_t bytes_sent, std::uint64_t bytes_received,
+                                 std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::RmaAtomic);
+  r.op = type, r.u32[0] = remote, r.u32[2] = win, r.u64[0] = bytes_sent, r.u64[1] = matching,
+  r.u64[2] = bytes_received;
+}
+inline void Location::rma_op_complete_blocking(LocalTime t, RmaWinId win, std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::RmaOpCompleteBlocking);
+  r.u32[2] = win, r.u64[1] = matching;
+}
+inline void Location::rma_op_complete_non_blocking(LocalTime t, RmaWinId win,
+                                                   std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::RmaOpCompleteNonBlocking);
+  r.u32[2] = win, r.u64[1] = matching;
+}
+inline void Location::rma_op_test(LocalTime t, RmaWinId win, std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::RmaOpTest);
+  r.u32[2] = win, r.u64[1] = matching;
+}
+inline void Location::io_create_handle(LocalTime t, IoHandleId handle, std::uint8_t access_mode,
+                                       std::uint32_t creation_flags, std::uint32_t status_flags) {
+  EventRecord& r = put(t, EventKind::IoCreateHandle);
+  r.op = access_mode, r.u32[0] = creation_flags, r.u32[2] = handle, r.u64[0] = status_flags;
+}
+inline void Location::io_destroy_handle(LocalTime t, IoHandleId handle) {
+  put(t, EventKind::IoDestroyHandle).u32[2] = handle;
+}
+inline void Location::io_operation_begin(LocalTime t, IoHandleId handle, std::uint8_t mode,
+                                         std::uint32_t flags, std::uint64_t bytes_requested,
+                                         std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::IoOperationBegin);
+  r.op = mode, r.u32[0] = flags, r.u32[2] = handle, r.u64[0] = bytes_requested, r.u64[1] = matching;
+}
+inline void Location::io_operation_issued(LocalTime t, IoHandleId handle, std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::IoOperationIssued);
+  r.u32[2] = handle, r.u64[1] = matching;
+}
+inline void Location::io_operation_test(LocalTime t, IoHandleId handle, std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::IoOperationTest);
+  r.u32[2] = handle, r.u64[1] = matching;
+}
+inline void Location::io_operation_complete(LocalTime t, IoHandleId handle,
+                                            std::uint64_t bytes_done, std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::IoOperationComplete);
+  r.u32[2] = handle, r.u64[0] = bytes_done, r.u64[1] = matching;
+}
+inline void Location::io_seek(LocalTime t, IoHandleId handle, std::int64_t offset_requested,
+                              std::uint8_t whence, std::uint64_t offset_result) {
+  EventRecord& r = put(t, EventKind::IoSeek);
+  r.op = whence, r.u32[2] = handle, r.u64[0] = static_cast<std::uint64_t>(offset_requested),
+  r.u64[2] = offset_result;
+}
+inline void Location::io_delete_file(LocalTime t, IoFileId file) {
+  put(t, EventKind::IoDeleteFile).u32[0] = file;
 }
 inline void Location::thread_fork(LocalTime t, std::uint32_t requested_threads) {
   put(t, EventKind::ThreadFork).u32[0] = requested_threads;

@@ -6,6 +6,7 @@
 #include "clock/global_time_map.h"
 #include "common/options.h"
 #include "record/recorder.h"
+#include "record/rma_io_defs.h"
 
 #include <atomic>
 #include <cstdint>
@@ -64,6 +65,7 @@ struct State {
   /// Complete teams by (parent, members): a new identical team (every parallel region makes one)
   /// becomes an alias, so the definitions stay small in long runs.
   std::map<std::pair<CommId, std::vector<LocationId>>, CommId> team_by_members;
+  RmaIoDefs rma_io; ///< windows, PSCW groups, files, MPI_File handles (rma_io_defs.cpp)
 
   std::vector<std::pair<std::string, std::string>> archive_properties;
   std::vector<std::pair<std::string, std::int64_t>> process_properties;
