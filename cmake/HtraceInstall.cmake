@@ -14,7 +14,7 @@
 # `cmake --install build --prefix P` and the .deb (prefix /usr) both get correct absolute paths.
 include(CMakePackageConfigHelpers)
 
-set(HTRACE_TOOLS htrace-correct htrace-clockcheck htrace-bench htrace-config)
+set(HTRACE_TOOLS htrace-correct htrace-salvage htrace-clockcheck htrace-bench htrace-config)
 set(HTRACE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/htrace)
 set(HTRACE_INSTALL_MODULEFILEDIR ${CMAKE_INSTALL_DATADIR}/modulefiles CACHE STRING
     "Directory (relative to the prefix) for the environment-modules file htrace/<version>")
@@ -48,6 +48,10 @@ set(HTRACE_MAN_htrace-correct_SUMMARY "remove clock-condition violations from an
 set(HTRACE_MAN_htrace-correct_SYNOPSIS "[mpirun -np P] htrace-correct [options] IN OUT")
 set(HTRACE_MAN_htrace-correct_TEXT
     "reads any OTF2 archive IN, applies the clock measurements htrace stored in it and the controlled logical clock, and writes OUT, in which only timestamps differ. IN is never modified; an existing OUT is refused without --force. Run it serially or under mpirun: the output is the same for every process count.")
+set(HTRACE_MAN_htrace-salvage_SUMMARY "make a readable trace of a run that ended badly")
+set(HTRACE_MAN_htrace-salvage_SYNOPSIS "htrace-salvage IN OUT")
+set(HTRACE_MAN_htrace-salvage_TEXT
+    "rebuilds the global definitions of the libhtrace archive IN, whose run did not reach MPI_Finalize (MPI_Abort, a signal, a batch time limit, SIGKILL, a full disk), from the definition snapshots every process kept beside its event files, and writes OUT, which every OTF2 reader opens and htrace-correct corrects. Every event that reached the disk is kept; a rank that was cut off ends with a zero-length region naming the cause, and its open regions are closed at its last recorded time. IN is never modified.")
 set(HTRACE_MAN_htrace-clockcheck_SUMMARY "measure the accuracy of htrace's clock synchronization")
 set(HTRACE_MAN_htrace-clockcheck_SYNOPSIS "mpirun -np P htrace-clockcheck [options]")
 set(HTRACE_MAN_htrace-clockcheck_TEXT

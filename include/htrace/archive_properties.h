@@ -17,6 +17,15 @@
 #define HTRACE_PROP_VERSION "HTRACE::VERSION"
 /* Version of the htrace-correct that wrote a corrected archive (the writer's stays in VERSION). */
 #define HTRACE_PROP_CORRECT_VERSION "HTRACE::CORRECT::VERSION"
+/* Written by htrace-salvage into an archive rebuilt after a run that ended badly: how each rank
+ * ended ("rank 0: SIGTERM; rank 1: MPI_Abort"), the ranks that reached MPI_Finalize (decimal,
+ * space-separated, "none" for none), the salvaging tool's version, and whether the clock
+ * measurement at MPI_Finalize is there ("absent on ranks ...": those ranks have only the INIT
+ * measurement). */
+#define HTRACE_PROP_RUN_END "HTRACE::RUN::END"
+#define HTRACE_PROP_RUN_FINISHED_RANKS "HTRACE::RUN::FINISHED_RANKS"
+#define HTRACE_PROP_SALVAGE_VERSION "HTRACE::SALVAGE::VERSION"
+#define HTRACE_PROP_CLOCK_FINAL "HTRACE::CLOCK::FINAL"
 
 /* Location properties (OTF2 LocationProperty definitions), one set per location; thread locations
  * carry their process's values. Times are in trace ticks (ns, same time base as the events).

@@ -9,6 +9,7 @@
 #include "mpi/p2p_events.h"
 #include "mpi/untraced.h"
 #include "mpi/wrapper_call.h"
+#include "record/snapshot.h"
 
 #include <ctime>
 #include <mpi.h>
@@ -83,6 +84,8 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   register_predefined_comms();
   if (!clock::sync_at_init(l.private_comm, l.options))
     return; // logged by clock/; tracing stays off
+  // From here on the run can be salvaged: definitions and INIT clock measurements are on disk.
+  record::snapshot::write_initial();
   install_fatal_signal_handlers();
   record::Location* loc = record::thread();
   if (loc == nullptr) return;
@@ -96,7 +99,8 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
 
 void print_summary() {
   const record::Summary s = record::summary();
-  if (record::world_rank() != 0 || !log::enabled(log::Level::Info)) return;
+  // An incomplete archive was already reported once, with what was lost.
+  if (record::world_rank() != 0 || !s.archive_complete || !log::enabled(log::Level::Info)) return;
   log::info("trace written to '%s': %llu events, %llu bytes, %llu dropped", s.archive_path.c_str(),
             static_cast<unsigned long long>(s.global_events_written),
             static_cast<unsigned long long>(s.global_bytes_written),

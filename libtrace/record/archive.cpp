@@ -4,6 +4,7 @@
 
 #define OTF2_MPI_USE_PMPI
 #include "record/location_writer.h"
+#include "record/snapshot.h"
 
 #include <algorithm>
 #include <cstdarg>
@@ -21,7 +22,9 @@ constexpr std::uint64_t kEventChunk = 1 << 20; // OTF2 accepts 256 KiB .. 16 MiB
 constexpr std::uint64_t kDefChunk = 4 << 20;
 
 // ---- flush callbacks: mandatory; without them a full writer drops events ----
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+OTF2_FlushType pre_flush(void*, OTF2_FileType type, OTF2_LocationRef, void*, bool) {
+  // Events are about to reach the file: their definitions go to disk first (salvage).
+  if (type == OTF2_FILETYPE_EVENTS) snapshot::refresh_from_flush();
   return OTF2_FLUSH;
 }
 

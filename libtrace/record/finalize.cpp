@@ -5,6 +5,7 @@
 #include "record/archive.h"
 #include "record/global_defs.h"
 #include "record/location_writer.h"
+#include "record/snapshot.h"
 
 #include <algorithm>
 #include <chrono>
@@ -45,7 +46,10 @@ RankDefs collect_definitions(State& s) {
 }
 
 /// Logs a failed step, unless an earlier failure (e.g. a full disk) already explained it.
+bool g_finalize_error = false; ///< a step failed: the archive may be unreadable, keep salvage files
+
 void report(const std::string& step, const std::string& error) {
+  if (!error.empty()) g_finalize_error = true;
   if (!error.empty() && !state().failed.load()) log::error("%s: %s", step.c_str(), error.c_str());
 }
 
@@ -186,6 +190,7 @@ void finalize() {
   RmaIoDefs rma_io_mine;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
+    snapshot::refresh_locked(s); // in case writing fails below
     write_all_locations(s);
     mine = collect_definitions(s);
     rma_io_mine = s.rma_io;
@@ -195,9 +200,16 @@ void finalize() {
   int failed_here = s.failed.load() ? 1 : 0, failed_ranks = 0;
   PMPI_Allreduce(&failed_here, &failed_ranks, 1, MPI_INT, MPI_SUM, s.comm);
   if (failed_ranks > 0) {
+    snapshot::mark_end(snapshot::kFinished); // a rank whose writing failed keeps that cause
+    std::uint64_t dropped = summary().events_dropped, lost = 0;
+    PMPI_Reduce(&dropped, &lost, 1, MPI_UINT64_T, MPI_SUM, 0, s.comm);
+    // The one summary of the run (no "trace written" line follows).
     if (s.rank == 0)
-      log::error("the archive '%s' is incomplete (writing failed on %d rank(s)) and cannot be read",
-                 s.archive_path.c_str(), failed_ranks);
+      log::error("the archive '%s' is incomplete (writing failed on %d rank(s)); %llu events were "
+                 "lost, those written before are kept: 'htrace-salvage %s OUT' makes them a "
+                 "readable archive",
+                 s.archive_path.c_str(), failed_ranks, static_cast<unsigned long long>(lost),
+                 s.archive_path.c_str());
     s.archive_ready = false;
     s.archive = nullptr; // abandoned, see above
     return;
@@ -262,8 +274,11 @@ void finalize() {
       bytes += static_cast<std::uint64_t>(st.st_size);
   }
   std::uint64_t in[3] = {local.events_written, bytes, local.events_dropped}, out[3] = {0, 0, 0};
+  if (!g_finalize_error) snapshot::remove_files(s); // a complete archive: nothing to salvage
   PMPI_Reduce(in, out, 3, MPI_UINT64_T, MPI_SUM, 0, s.comm);
+  if (s.rank == 0) snapshot::remove_directory(s); // every rank removed its files before
   std::lock_guard<std::mutex> lock(s.mutex);
+  s.totals.archive_complete = !g_finalize_error;
   s.totals.bytes_written = bytes;
   s.totals.global_events_written = out[0];
   s.totals.global_bytes_written = out[1];
@@ -278,12 +293,14 @@ void emergency_flush(const char* reason) {
   if (!s.finalize_pending.exchange(false)) return;
   s.phase = Phase::Stopped;
   s.thread_lookup_ok = false;
+  snapshot::mark_end(reason);
   // Never block: a thread interrupted by a signal may hold any of these locks.
   std::unique_lock<std::mutex> lock(s.mutex, std::try_to_lock);
   if (!lock.owns_lock()) {
     log::error("%s: trace not written (recorder busy)", reason);
     return;
   }
+  snapshot::refresh_locked(s);
   std::uint64_t written = 0, skipped = 0;
   for (auto& loc : s.locations) {
     std::unique_lock<std::mutex> wl(LocationAccess::write_mutex(*loc), std::try_to_lock);
@@ -296,9 +313,9 @@ void emergency_flush(const char* reason) {
     written += LocationAccess::stats(*loc).events_written;
   }
   log::error("%s: wrote %llu events of this process to '%s'%s; the archive lacks its global "
-             "definitions (no collective finalize), so OTF2 readers cannot open it",
+             "definitions (no collective finalize): 'htrace-salvage %s OUT' makes it readable",
              reason, static_cast<unsigned long long>(written), s.archive_path.c_str(),
-             skipped ? " (some threads were busy and are missing)" : "");
+             skipped ? " (some threads were busy and are missing)" : "", s.archive_path.c_str());
 }
 
 Summary summary() {

@@ -2,6 +2,7 @@
 // the process registry until exit so finalize() can write buffers of idle or finished threads.
 #include "common/log.h"
 #include "record/location_writer.h"
+#include "record/snapshot.h"
 
 #include <cstdlib>
 #include <new>
@@ -27,6 +28,7 @@ void State::fail(const std::string& reason) {
   failed = true;
   phase = Phase::Stopped;
   thread_lookup_ok = false;
+  snapshot::mark_end(("write failure: " + reason).c_str()); // what htrace-salvage reports
   if (!failure_logged.exchange(true)) log::error("recording stopped: %s", reason.c_str());
 }
 

@@ -269,7 +269,8 @@ struct Summary {
   std::uint64_t global_events_written = 0;
   std::uint64_t global_bytes_written = 0;
   std::uint64_t global_events_dropped = 0;
-  std::string archive_path; ///< directory of the archive ("" when not recording)
+  std::string archive_path;      ///< directory of the archive ("" when not recording)
+  bool archive_complete = false; ///< finalize() wrote a readable archive
 };
 Summary summary();
 

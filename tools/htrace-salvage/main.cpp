@@ -1,0 +1,76 @@
+// htrace-salvage: turns what a run that ended badly left on disk (MPI_Abort, a signal, a batch
+// time limit, SIGKILL, a full disk) into an archive every OTF2 reader opens. Thin driver over
+// salvage.cpp.
+#include "cli.h"
+#include "salvage.h"
+
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+const char* const kDescription =
+    "Rebuilds a readable OTF2 archive from a libhtrace archive whose run did not reach "
+    "MPI_Finalize (MPI_Abort, a signal, a time limit, SIGKILL, a full disk). Every event the "
+    "processes flushed is kept; ranks that were cut off end with a region naming the cause.";
+
+const char* const kExitCodes =
+    "Exit codes: 0 success; 2 usage error;\n"
+    "3 bad input (IN has no salvage files, or they are damaged; nothing written);\n"
+    "4 output error (OUT exists, cannot be created or written, disk full; IN untouched);\n"
+    "5 internal error.";
+
+void print_summary(const htrace::salvage::Result& r, const std::string& out) {
+  std::uint64_t events = 0;
+  for (const auto& rank : r.ranks) {
+    std::uint64_t rank_events = 0, closed = 0;
+    std::string damaged;
+    for (const auto& loc : rank.locations) {
+      rank_events += loc.events;
+      closed += loc.closed;
+      if (loc.file_damaged)
+        damaged += " (event file of location " + std::to_string(loc.id) +
+                   " ends inside a record: " + loc.damage + ")";
+    }
+    events += rank_events;
+    std::printf("rank %d: %s: %llu events%s%s\n", rank.rank, rank.end.c_str(),
+                static_cast<unsigned long long>(rank_events),
+                rank.finished
+                    ? ""
+                    : (", cut off, " + std::to_string(closed) + " open regions closed").c_str(),
+                damaged.c_str());
+  }
+  if (r.unknown_records)
+    std::printf("%llu records of kinds libhtrace does not write were left out\n",
+                static_cast<unsigned long long>(r.unknown_records));
+  std::printf("salvaged archive: '%s' (%llu events)\n", out.c_str(),
+              static_cast<unsigned long long>(events));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must fail the write that crosses it, reported like a full disk.
+  std::signal(SIGXFSZ, SIG_IGN);
+  CLI::App app(kDescription, "htrace-salvage");
+  htrace::cli::configure(app);
+  app.footer(kExitCodes);
+  htrace::salvage::Options options;
+  app.add_option("IN", options.input, "archive directory of the failed run (never modified)");
+  app.add_option("OUT", options.output, "new archive directory (written atomically)");
+  const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
+    return options.input.empty() || options.output.empty() ? "expected IN and OUT" : "";
+  });
+  if (!outcome.run()) return htrace::cli::report(outcome);
+  try {
+    print_summary(htrace::salvage::salvage_archive(options), options.output);
+    return htrace::salvage::kExitSuccess;
+  } catch (const htrace::salvage::Error& e) {
+    std::fprintf(stderr, "htrace-salvage: error: %s\n", e.what());
+    return e.code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "htrace-salvage: internal error: %s\n", e.what());
+    return htrace::salvage::kExitInternal;
+  }
+}

@@ -1,0 +1,483 @@
+// How a failed run becomes an archive:
+//  1. Each rank's salvage files give its definitions and how it ended; unify() (the same function
+//     MPI_Finalize uses) turns them into global definitions and per-rank id translations.
+//  2. A scratch archive beside OUT holds those definitions and links to IN's event files, so that
+//     OTF2's own reader decodes the events (with the rank's local ids: no mapping tables there).
+//  3. Every event is copied into OUT. A location of a rank that did not finish gets, at its last
+//     recorded time, a zero-length region naming the cause and a Leave for each region still open:
+//     visibly cut off, nothing padded. An event file that ends inside a record (the process died
+//     while OTF2 wrote it) is copied up to its last whole record.
+//  4. OUT gets what MPI_Finalize would have written: the ranks' mapping tables (local ids to
+//     global ones), the global definitions (with the true event counts) and the properties; the
+//     finished archive is renamed into place. IN is only read.
+#include "salvage.h"
+
+#include "record/global_defs.h"
+#include "record/snapshot.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <htrace/archive_properties.h>
+#include <htrace/version.h>
+#include <map>
+#include <memory>
+#include <otf2/otf2.h>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace htrace::salvage {
+namespace {
+
+using record::RankDefs;
+namespace snapshot = record::snapshot;
+
+std::string read_file(const fs::path& p, bool& ok) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  ok = static_cast<bool>(in) || in.eof();
+  return text.str();
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\0'))
+    s.pop_back();
+  return s;
+}
+
+/// The cause without its detail ("write failure: ..." -> "write failure").
+std::string short_cause(const std::string& end) {
+  const auto colon = end.find(':');
+  return colon == std::string::npos ? end : end.substr(0, colon);
+}
+
+struct RankInput {
+  bool found = false;
+  snapshot::RankSnapshot snap;
+  std::string end;
+  bool finished = false;
+  std::uint32_t marker_region = 0; ///< local id of the cut-off marker region (not finished)
+};
+
+/// Loads salvage/<rank>.defs and .end of every rank.
+std::vector<RankInput> load_ranks(const fs::path& dir) {
+  std::error_code ec;
+  std::map<int, RankInput> by_rank;
+  int world_size = 0;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".defs") continue;
+    bool ok = false;
+    const std::string bytes = read_file(e.path(), ok);
+    RankInput in;
+    std::string error;
+    if (!ok || !snapshot::decode(bytes, in.snap, error))
+      throw Error(kExitInput, "'" + e.path().string() + "': " + (ok ? error : "cannot read"));
+    if (world_size && in.snap.world_size != world_size)
+      throw Error(kExitInput, "'" + e.path().string() + "': from a run of " +
+                                  std::to_string(in.snap.world_size) + " ranks, the others of " +
+                                  std::to_string(world_size));
+    world_size = in.snap.world_size;
+    in.found = true;
+    const int rank = in.snap.defs.rank;
+    if (e.path().stem() != std::to_string(rank))
+      throw Error(kExitInput, "'" + e.path().string() + "': holds rank " + std::to_string(rank));
+    by_rank[rank] = std::move(in);
+  }
+  if (ec) throw Error(kExitInput, "'" + dir.string() + "': cannot list: " + ec.message());
+  if (by_rank.empty()) throw Error(kExitInput, "'" + dir.string() + "': no salvage files (*.defs)");
+  std::vector<RankInput> ranks(static_cast<std::size_t>(world_size));
+  for (int r = 0; r < world_size; ++r) {
+    RankInput& in = ranks[r];
+    auto it = by_rank.find(r);
+    if (it != by_rank.end()) in = std::move(it->second);
+    in.snap.defs.rank = r;
+    if (!in.found) in.snap.defs.host = "unknown";
+    bool ok = false;
+    const std::string end = trim(read_file(dir / (std::to_string(r) + ".end"), ok));
+    if (!in.found)
+      in.end = "no salvage files (ended before tracing started)";
+    else if (!ok || end.empty() || end == snapshot::kRunning)
+      in.end = "killed (no end recorded)"; // SIGKILL, or a node that went away
+    else
+      in.end = end;
+    in.finished = in.found && end == snapshot::kFinished;
+  }
+  return ranks;
+}
+
+// ---- OTF2 plumbing ----
+OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
+OTF2_TimeStamp no_flush_time(void*, OTF2_FileType, OTF2_LocationRef) {
+  return 0;
+}
+OTF2_FlushCallbacks kFlush = {flush_always, no_flush_time};
+
+std::string otf2_failure(const std::string& what, OTF2_ErrorCode rc) {
+  return what + ": " + OTF2_Error_GetDescription(rc);
+}
+
+struct ArchiveCloser {
+  void operator()(OTF2_Archive* a) const { OTF2_Archive_Close(a); }
+};
+using ArchivePtr = std::unique_ptr<OTF2_Archive, ArchiveCloser>;
+struct ReaderCloser {
+  void operator()(OTF2_Reader* r) const { OTF2_Reader_Close(r); }
+};
+using ReaderPtr = std::unique_ptr<OTF2_Reader, ReaderCloser>;
+
+ArchivePtr open_for_writing(const fs::path& dir) {
+  ArchivePtr a(OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
+                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
+  if (!a) throw Error(kExitOutput, "'" + dir.string() + "': cannot create an OTF2 archive");
+  OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a.get(), &kFlush, nullptr);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetSerialCollectiveCallbacks(a.get());
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(a.get(), "htrace-salvage");
+  if (rc != OTF2_SUCCESS) throw Error(kExitOutput, otf2_failure("'" + dir.string() + "'", rc));
+  return a;
+}
+
+/// Copies one location's events into `writer`, tracking what a cut-off needs.
+struct LocationCopy {
+  OTF2_EvtWriter* writer = nullptr;
+  std::vector<OTF2_RegionRef> open; ///< regions entered and not left, innermost last
+  OTF2_TimeStamp first = 0, last = 0;
+  std::uint64_t events = 0;
+  std::uint64_t unknown = 0;
+  OTF2_ErrorCode write_error = OTF2_SUCCESS;
+
+  template <class F> OTF2_CallbackCode write(OTF2_TimeStamp t, F&& call) {
+    write_error = call(writer);
+    if (write_error != OTF2_SUCCESS) return OTF2_CALLBACK_INTERRUPT;
+    if (events++ == 0) first = t;
+    last = t;
+    return OTF2_CALLBACK_SUCCESS;
+  }
+};
+
+// One forwarding callback per event kind, from the writer call's own signature: reader callbacks
+// take (location, time, position, user data, attributes, fields...), writer calls
+// (writer, attributes, time, fields...).
+template <class F, F Write> struct Forward;
+template <class... A,
+          OTF2_ErrorCode (*Write)(OTF2_EvtWriter*, OTF2_AttributeList*, OTF2_TimeStamp, A...)>
+struct Forward<OTF2_ErrorCode (*)(OTF2_EvtWriter*, OTF2_AttributeList*, OTF2_TimeStamp, A...),
+               Write> {
+  static OTF2_CallbackCode call(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* user,
+                                OTF2_AttributeList* attributes, A... fields) {
+    return static_cast<LocationCopy*>(user)->write(
+        t, [&](OTF2_EvtWriter* w) { return Write(w, attributes, t, fields...); });
+  }
+};
+#define HTRACE_FORWARD(kind)                                                                       \
+  OTF2_EvtReaderCallbacks_Set##kind##Callback(                                                     \
+      cbs, Forward<decltype(&OTF2_EvtWriter_##kind), &OTF2_EvtWriter_##kind>::call)
+
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* user,
+                           OTF2_AttributeList* attributes, OTF2_RegionRef region) {
+  auto* c = static_cast<LocationCopy*>(user);
+  c->open.push_back(region);
+  return c->write(
+      t, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, attributes, t, region); });
+}
+
+OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* user,
+                           OTF2_AttributeList* attributes, OTF2_RegionRef region) {
+  auto* c = static_cast<LocationCopy*>(user);
+  if (!c->open.empty() && c->open.back() == region) c->open.pop_back();
+  return c->write(
+      t, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, attributes, t, region); });
+}
+
+OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t, void* user,
+                             OTF2_AttributeList*) {
+  ++static_cast<LocationCopy*>(user)->unknown;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+void register_callbacks(OTF2_EvtReaderCallbacks* cbs) {
+  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
+  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, on_enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, on_leave);
+  // Every kind libhtrace writes (libtrace/record/location_writer.cpp), and OTF2's BufferFlush.
+  HTRACE_FORWARD(BufferFlush);
+  HTRACE_FORWARD(MeasurementOnOff);
+  HTRACE_FORWARD(MpiSend);
+  HTRACE_FORWARD(MpiIsend);
+  HTRACE_FORWARD(MpiIsendComplete);
+  HTRACE_FORWARD(MpiIrecvRequest);
+  HTRACE_FORWARD(MpiIrecv);
+  HTRACE_FORWARD(MpiRecv);
+  HTRACE_FORWARD(MpiRequestTest);
+  HTRACE_FORWARD(MpiRequestCancelled);
+  HTRACE_FORWARD(MpiCollectiveBegin);
+  HTRACE_FORWARD(MpiCollectiveEnd);
+  HTRACE_FORWARD(NonBlockingCollectiveRequest);
+  HTRACE_FORWARD(NonBlockingCollectiveComplete);
+  HTRACE_FORWARD(ThreadFork);
+  HTRACE_FORWARD(ThreadJoin);
+  HTRACE_FORWARD(ThreadTeamBegin);
+  HTRACE_FORWARD(ThreadTeamEnd);
+  HTRACE_FORWARD(ThreadAcquireLock);
+  HTRACE_FORWARD(ThreadReleaseLock);
+  HTRACE_FORWARD(ThreadTaskCreate);
+  HTRACE_FORWARD(ThreadTaskSwitch);
+  HTRACE_FORWARD(ThreadTaskComplete);
+}
+#undef HTRACE_FORWARD
+
+/// Every rank's mapping tables, one local definition file per location. Returns "" or why.
+std::string write_mappings(OTF2_Archive* a, const std::vector<RankDefs>& all,
+                           const record::Unified& unified) {
+  OTF2_ErrorCode rc = OTF2_Archive_OpenDefFiles(a);
+  if (rc != OTF2_SUCCESS) return otf2_failure("opening definition files", rc);
+  std::string error;
+  for (std::size_t r = 0; error.empty() && r < all.size(); ++r)
+    error = record::write_local_definitions(reinterpret_cast<OTF2_Archive_struct*>(a), all[r],
+                                            unified.maps[r]);
+  rc = OTF2_Archive_CloseDefFiles(a);
+  if (error.empty() && rc != OTF2_SUCCESS) error = otf2_failure("closing definition files", rc);
+  return error;
+}
+
+/// The scratch archive: global definitions and IN's event files linked in.
+void write_scratch(const fs::path& dir, const fs::path& in_events, std::vector<RankDefs>& all,
+                   const record::Unified& unified) {
+  {
+    ArchivePtr a = open_for_writing(dir);
+    std::string error = record::write_global_definitions(
+        reinterpret_cast<OTF2_Archive_struct*>(a.get()), all, unified, record::ClockInfo{});
+    const OTF2_ErrorCode rc = OTF2_Archive_Close(a.release());
+    if (error.empty() && rc != OTF2_SUCCESS) error = otf2_failure("closing", rc);
+    if (!error.empty()) throw Error(kExitOutput, "'" + dir.string() + "': " + error);
+    fs::create_directory(dir / "traces");
+  }
+  for (const auto& d : all)
+    for (const auto& loc : d.locations) {
+      const fs::path source = in_events / (std::to_string(loc.id) + ".evt");
+      std::error_code ec;
+      if (!fs::is_regular_file(source, ec)) continue;
+      fs::create_symlink(fs::absolute(source), dir / "traces" / source.filename(), ec);
+      if (ec)
+        throw Error(kExitOutput,
+                    "'" + dir.string() + "': cannot link the event files: " + ec.message());
+    }
+}
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string s;
+  for (int r : ranks)
+    s += (s.empty() ? "" : " ") + std::to_string(r);
+  return s;
+}
+
+/// A temporary directory next to OUT, removed unless committed.
+class TempDir {
+public:
+  explicit TempDir(fs::path path) : path_(std::move(path)) {}
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  void commit(const fs::path& target, const std::string& shown) {
+    if (::rename(path_.c_str(), target.c_str()) != 0)
+      throw Error(kExitOutput, "'" + shown + "': cannot rename the finished archive into place: " +
+                                   std::strerror(errno));
+    path_.clear();
+  }
+
+private:
+  fs::path path_;
+};
+
+} // namespace
+
+Result salvage_archive(const Options& o) {
+  std::error_code ec;
+  const fs::path in = fs::absolute(fs::path(o.input)).lexically_normal();
+  if (!fs::is_directory(in, ec))
+    throw Error(kExitInput, "'" + o.input + "': not a directory (give the archive directory)");
+  const fs::path salvage_dir = in / snapshot::kDirName;
+  if (!fs::is_directory(salvage_dir, ec)) {
+    if (fs::exists(in / "traces.otf2", ec))
+      throw Error(kExitInput, "'" + o.input + "': a complete archive (nothing to salvage)");
+    throw Error(kExitInput, "'" + o.input + "': no salvage files ('" + snapshot::kDirName +
+                                "/' is missing: not a libhtrace archive, or the run ended before "
+                                "MPI_Init returned)");
+  }
+  fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();
+  if (fs::exists(fs::symlink_status(out, ec)))
+    throw Error(kExitOutput, "'" + o.output + "': output exists");
+  if (!fs::is_directory(out.parent_path(), ec))
+    throw Error(kExitOutput, "'" + o.output + "': parent directory does not exist");
+  if (::access(out.parent_path().c_str(), W_OK | X_OK) != 0)
+    throw Error(kExitOutput, "'" + out.parent_path().string() +
+                                 "': cannot create OUT there: " + std::strerror(errno));
+
+  std::vector<RankInput> ranks = load_ranks(salvage_dir);
+  Result result;
+  // Cut-off ranks get their marker region before unification, like any other region.
+  std::vector<RankDefs> all;
+  for (auto& r : ranks) {
+    if (!r.finished && !r.snap.defs.locations.empty()) {
+      r.marker_region = static_cast<std::uint32_t>(r.snap.defs.regions.size());
+      r.snap.defs.regions.push_back({"htrace: trace cut off (" + short_cause(r.end) + ")",
+                                     record::Paradigm::Measurement,
+                                     record::RegionRole::Artificial});
+    }
+    all.push_back(r.snap.defs);
+  }
+  const record::Unified unified = record::unify(all);
+
+  TempDir temp(out.parent_path() /
+               ("." + out.filename().string() + ".htrace-salvage-" + std::to_string(::getpid())));
+  if (!fs::create_directory(temp.path(), ec))
+    throw Error(kExitOutput, "'" + temp.path().string() + "': cannot create: " +
+                                 (ec ? ec.message() : std::string("exists")));
+  const fs::path scratch = temp.path() / ".scratch";
+  write_scratch(scratch, in / "traces", all, unified);
+
+  ReaderPtr reader(OTF2_Reader_Open((scratch / "traces.otf2").c_str()));
+  if (!reader) throw Error(kExitInternal, "cannot read back the scratch archive");
+  OTF2_Reader_SetSerialCollectiveCallbacks(reader.get());
+  ArchivePtr writer = open_for_writing(temp.path());
+  OTF2_ErrorCode rc = OTF2_Archive_OpenEvtFiles(writer.get());
+  if (rc != OTF2_SUCCESS) throw Error(kExitOutput, otf2_failure("opening event files", rc));
+  std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cbs(
+      OTF2_EvtReaderCallbacks_New(), OTF2_EvtReaderCallbacks_Delete);
+  register_callbacks(cbs.get());
+
+  for (const auto& d : all)
+    for (const auto& loc : d.locations)
+      OTF2_Reader_SelectLocation(reader.get(), loc.id);
+  if (OTF2_Reader_OpenEvtFiles(reader.get()) != OTF2_SUCCESS)
+    throw Error(kExitInternal, "cannot open the scratch archive's event files");
+
+  std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    Result::Rank rank_result;
+    rank_result.rank = static_cast<int>(r);
+    rank_result.finished = ranks[r].finished;
+    rank_result.has_definitions = ranks[r].found;
+    rank_result.end = ranks[r].end;
+    for (auto& loc : all[r].locations) {
+      Result::Location loc_result;
+      loc_result.id = loc.id;
+      LocationCopy copy;
+      copy.writer = OTF2_Archive_GetEvtWriter(writer.get(), loc.id);
+      if (!copy.writer) throw Error(kExitOutput, "cannot create an event writer");
+      const fs::path source = in / "traces" / (std::to_string(loc.id) + ".evt");
+      if (fs::is_regular_file(source, ec)) {
+        OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), loc.id);
+        if (!er) throw Error(kExitInput, "'" + source.string() + "': cannot read");
+        OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs.get(), &copy);
+        std::uint64_t n = 0;
+        rc = OTF2_Reader_ReadAllLocalEvents(reader.get(), er, &n);
+        if (copy.write_error != OTF2_SUCCESS)
+          throw Error(kExitOutput,
+                      otf2_failure("'" + o.output + "': writing events", copy.write_error));
+        if (rc != OTF2_SUCCESS) {
+          loc_result.file_damaged = true;
+          loc_result.damage = OTF2_Error_GetDescription(rc);
+        }
+        OTF2_Reader_CloseEvtReader(reader.get(), er);
+      }
+      loc_result.events = copy.events;
+      result.unknown_records += copy.unknown;
+      if (!ranks[r].finished && copy.events > 0) {
+        // Visibly cut off: the marker, then every open region closed, all at the last time.
+        const OTF2_RegionRef marker = ranks[r].marker_region; // a local id, like the events'
+
+        const OTF2_TimeStamp t = copy.last;
+        rc = OTF2_EvtWriter_Enter(copy.writer, nullptr, t, marker);
+        if (rc == OTF2_SUCCESS) rc = OTF2_EvtWriter_Leave(copy.writer, nullptr, t, marker);
+        for (auto it = copy.open.rbegin(); rc == OTF2_SUCCESS && it != copy.open.rend(); ++it)
+          rc = OTF2_EvtWriter_Leave(copy.writer, nullptr, t, *it);
+        if (rc != OTF2_SUCCESS)
+          throw Error(kExitOutput, otf2_failure("'" + o.output + "': writing events", rc));
+        loc_result.closed = copy.open.size();
+        copy.events += 2 + copy.open.size();
+      }
+      rc = OTF2_Archive_CloseEvtWriter(writer.get(), copy.writer);
+      if (rc != OTF2_SUCCESS)
+        throw Error(kExitOutput, otf2_failure("'" + o.output + "': writing events", rc));
+      loc.events = copy.events;
+      if (copy.events) {
+        lo = std::min<std::int64_t>(lo, static_cast<std::int64_t>(copy.first));
+        hi = std::max<std::int64_t>(hi, static_cast<std::int64_t>(copy.last));
+      }
+      rank_result.locations.push_back(loc_result);
+    }
+    result.ranks.push_back(std::move(rank_result));
+  }
+  reader.reset();
+  rc = OTF2_Archive_CloseEvtFiles(writer.get());
+  if (rc != OTF2_SUCCESS)
+    throw Error(kExitOutput, otf2_failure("'" + o.output + "': closing event files", rc));
+
+  // Global definitions, with the events actually written; the clock of rank 0's start.
+  const RankInput& first =
+      ranks[0].found
+          ? ranks[0]
+          : *std::find_if(ranks.begin(), ranks.end(), [](const RankInput& r) { return r.found; });
+  if (lo > hi) lo = hi = first.snap.start_global_ns;
+  record::ClockInfo clock;
+  clock.global_offset = static_cast<std::uint64_t>(std::max<std::int64_t>(lo, 0));
+  clock.trace_length = static_cast<std::uint64_t>(hi - lo);
+  clock.realtime_at_offset =
+      static_cast<std::uint64_t>(first.snap.start_realtime_ns + (lo - first.snap.start_global_ns));
+  std::string error = write_mappings(writer.get(), all, unified);
+  if (error.empty())
+    error = record::write_global_definitions(reinterpret_cast<OTF2_Archive_struct*>(writer.get()),
+                                             all, unified, clock);
+  if (!error.empty()) throw Error(kExitOutput, "'" + o.output + "': " + error);
+
+  std::vector<int> finished, without_final;
+  std::string ends;
+  for (const auto& r : ranks) {
+    if (r.finished) finished.push_back(r.snap.defs.rank);
+    bool has_final = false;
+    for (const auto& p : r.snap.defs.process_properties)
+      has_final = has_final || p.first == HTRACE_LPROP_FINAL_TIME;
+    if (!has_final) without_final.push_back(r.snap.defs.rank);
+    ends +=
+        (ends.empty() ? "" : "; ") + ("rank " + std::to_string(r.snap.defs.rank) + ": " + r.end);
+  }
+  auto properties = first.snap.archive_properties;
+  properties.emplace_back(HTRACE_PROP_RUN_END, ends);
+  // OTF2 takes an empty value as "remove the property".
+  properties.emplace_back(HTRACE_PROP_RUN_FINISHED_RANKS,
+                          finished.empty() ? std::string("none") : join_ranks(finished));
+  properties.emplace_back(HTRACE_PROP_SALVAGE_VERSION, HTRACE_VERSION_STRING);
+  properties.emplace_back(HTRACE_PROP_CLOCK_FINAL,
+                          without_final.empty()
+                              ? std::string("present")
+                              : "absent on ranks " + join_ranks(without_final) +
+                                    " (run salvaged; the INIT measurement is used there)");
+  for (const auto& p : properties) {
+    rc = OTF2_Archive_SetProperty(writer.get(), p.first.c_str(), p.second.c_str(), true);
+    if (rc != OTF2_SUCCESS)
+      throw Error(kExitOutput, otf2_failure("'" + o.output + "': property " + p.first, rc));
+  }
+  rc = OTF2_Archive_Close(writer.release());
+  if (rc != OTF2_SUCCESS) throw Error(kExitOutput, otf2_failure("'" + o.output + "'", rc));
+  // OTF2 reports success even when the anchor file could not be written (a full disk).
+  if (fs::file_size(temp.path() / "traces.otf2", ec) == 0 || ec)
+    throw Error(kExitOutput, "'" + o.output + "': the anchor file could not be written");
+  fs::remove_all(scratch, ec);
+  temp.commit(out, o.output);
+  return result;
+}
+
+} // namespace htrace::salvage
