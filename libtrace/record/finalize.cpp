@@ -5,7 +5,6 @@
 #include "record/archive.h"
 #include "record/global_defs.h"
 #include "record/location_writer.h"
-#include "record/snapshot.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,10 +45,7 @@ RankDefs collect_definitions(State& s) {
 }
 
 /// Logs a failed step, unless an earlier failure (e.g. a full disk) already explained it.
-bool g_finalize_error = false; ///< a step failed: the archive may be unreadable, keep salvage files
-
 void report(const std::string& step, const std::string& error) {
-  if (!error.empty()) g_finalize_error = true;
   if (!error.empty() && !state().failed.load()) log::error("%s: %s", step.c_str(), error.c_str());
 }
 
@@ -68,9 +64,9 @@ std::string recv_bytes(int from, int tag, MPI_Comm comm) {
   MPI_Status status;
   int found = 0;
   std::chrono::microseconds nap(5);
-  for (int done = 0;;) {
-    PMPI_Test(&request, &done, status);
-    if (done) return;
+  for (;;) {
+    PMPI_Iprobe(from, tag, comm, &found, &status);
+    if (found) break;
     std::this_thread::sleep_for(nap);
     nap = std::min(nap * 2, std::chrono::microseconds(200));
   }
@@ -190,7 +186,6 @@ void finalize() {
   RmaIoDefs rma_io_mine;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    snapshot::refresh_locked(s); // in case writing fails below
     write_all_locations(s);
     mine = collect_definitions(s);
     rma_io_mine = s.rma_io;
@@ -200,16 +195,9 @@ void finalize() {
   int failed_here = s.failed.load() ? 1 : 0, failed_ranks = 0;
   PMPI_Allreduce(&failed_here, &failed_ranks, 1, MPI_INT, MPI_SUM, s.comm);
   if (failed_ranks > 0) {
-    snapshot::mark_end(snapshot::kFinished); // a rank whose writing failed keeps that cause
-    std::uint64_t dropped = summary().events_dropped, lost = 0;
-    PMPI_Reduce(&dropped, &lost, 1, MPI_UINT64_T, MPI_SUM, 0, s.comm);
-    // The one summary of the run (no "trace written" line follows).
     if (s.rank == 0)
-      log::error("the archive '%s' is incomplete (writing failed on %d rank(s)); %llu events were "
-                 "lost, those written before are kept: 'htrace-salvage %s OUT' makes them a "
-                 "readable archive",
-                 s.archive_path.c_str(), failed_ranks, static_cast<unsigned long long>(lost),
-                 s.archive_path.c_str());
+      log::error("the archive '%s' is incomplete (writing failed on %d rank(s)) and cannot be read",
+                 s.archive_path.c_str(), failed_ranks);
     s.archive_ready = false;
     s.archive = nullptr; // abandoned, see above
     return;
@@ -238,7 +226,6 @@ void finalize() {
   rc = OTF2_Archive_OpenDefFiles(archive);
   if (rc == OTF2_SUCCESS)
     report("local definitions", write_local_definitions(s.archive, mine, tree.maps, &rma_io_maps));
-  polite_barrier(s.comm);
   rc = OTF2_Archive_CloseDefFiles(archive);
   if (rc != OTF2_SUCCESS) report("closing definition files", OTF2_Error_GetDescription(rc));
 
@@ -274,11 +261,8 @@ void finalize() {
       bytes += static_cast<std::uint64_t>(st.st_size);
   }
   std::uint64_t in[3] = {local.events_written, bytes, local.events_dropped}, out[3] = {0, 0, 0};
-  if (!g_finalize_error) snapshot::remove_files(s); // a complete archive: nothing to salvage
   PMPI_Reduce(in, out, 3, MPI_UINT64_T, MPI_SUM, 0, s.comm);
-  if (s.rank == 0) snapshot::remove_directory(s); // every rank removed its files before
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.totals.archive_complete = !g_finalize_error;
   s.totals.bytes_written = bytes;
   s.totals.global_events_written = out[0];
   s.totals.global_bytes_written = out[1];
@@ -293,14 +277,12 @@ void emergency_flush(const char* reason) {
   if (!s.finalize_pending.exchange(false)) return;
   s.phase = Phase::Stopped;
   s.thread_lookup_ok = false;
-  snapshot::mark_end(reason);
   // Never block: a thread interrupted by a signal may hold any of these locks.
   std::unique_lock<std::mutex> lock(s.mutex, std::try_to_lock);
   if (!lock.owns_lock()) {
     log::error("%s: trace not written (recorder busy)", reason);
     return;
   }
-  snapshot::refresh_locked(s);
   std::uint64_t written = 0, skipped = 0;
   for (auto& loc : s.locations) {
     std::unique_lock<std::mutex> wl(LocationAccess::write_mutex(*loc), std::try_to_lock);
@@ -313,9 +295,9 @@ void emergency_flush(const char* reason) {
     written += LocationAccess::stats(*loc).events_written;
   }
   log::error("%s: wrote %llu events of this process to '%s'%s; the archive lacks its global "
-             "definitions (no collective finalize): 'htrace-salvage %s OUT' makes it readable",
+             "definitions (no collective finalize), so OTF2 readers cannot open it",
              reason, static_cast<unsigned long long>(written), s.archive_path.c_str(),
-             skipped ? " (some threads were busy and are missing)" : "", s.archive_path.c_str());
+             skipped ? " (some threads were busy and are missing)" : "");
 }
 
 Summary summary() {
