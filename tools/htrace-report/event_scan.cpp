@@ -1,0 +1,162 @@
+#include "event_scan.h"
+
+#include <otf2/otf2.h>
+#include <stdexcept>
+
+namespace htrace::report {
+namespace {
+
+struct ScanState {
+  const ArchiveDefs* defs;
+  const std::vector<EventSink*>* sinks;
+  const Progress* progress;
+  std::uint64_t events = 0;
+
+  /// Location index of an OTF2 location id; every event counts towards progress.
+  std::uint32_t loc(OTF2_LocationRef id) {
+    if ((++events & 0xffff) == 0 && *progress) (*progress)(events);
+    auto it = defs->location_index.find(id);
+    return it == defs->location_index.end() ? UINT32_MAX : it->second;
+  }
+};
+
+ScanState& of(void* u) {
+  return *static_cast<ScanState*>(u);
+}
+
+OTF2_CallbackCode on_any(OTF2_LocationRef id, OTF2_TimeStamp, void* u, OTF2_AttributeList*) {
+  of(u).loc(id);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                           OTF2_RegionRef region) {
+  ScanState& s = of(u);
+  const std::uint32_t l = s.loc(id);
+  if (l != UINT32_MAX)
+    for (EventSink* k : *s.sinks)
+      k->enter(l, t, region);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                           OTF2_RegionRef region) {
+  ScanState& s = of(u);
+  const std::uint32_t l = s.loc(id);
+  if (l != UINT32_MAX)
+    for (EventSink* k : *s.sinks)
+      k->leave(l, t, region);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_send(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                          uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
+  ScanState& s = of(u);
+  const std::uint32_t l = s.loc(id);
+  if (l != UINT32_MAX)
+    for (EventSink* k : *s.sinks)
+      k->send(l, t, comm, receiver, tag, length);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_isend(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList* a,
+                           uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length,
+                           uint64_t) {
+  return on_send(id, t, u, a, receiver, comm, tag, length);
+}
+
+OTF2_CallbackCode on_recv(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                          uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
+  ScanState& s = of(u);
+  const std::uint32_t l = s.loc(id);
+  if (l != UINT32_MAX)
+    for (EventSink* k : *s.sinks)
+      k->recv(l, t, comm, sender, tag, length);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_irecv(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList* a,
+                           uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length,
+                           uint64_t) {
+  return on_recv(id, t, u, a, sender, comm, tag, length);
+}
+
+OTF2_CallbackCode on_coll_end(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                              OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                              uint64_t received) {
+  ScanState& s = of(u);
+  const std::uint32_t l = s.loc(id);
+  if (l != UINT32_MAX)
+    for (EventSink* k : *s.sinks)
+      k->collective(l, t, op, comm, root, sent, received);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// Events a report does not show still count as read.
+OTF2_CallbackCode on_unknown(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                             OTF2_AttributeList* a) {
+  return on_any(id, t, u, a);
+}
+
+void check(OTF2_ErrorCode rc, const std::string& archive, const char* what) {
+  if (rc != OTF2_SUCCESS)
+    throw std::runtime_error("'" + archive + "': " + what + " failed: " + OTF2_Error_GetName(rc) +
+                             " (" + OTF2_Error_GetDescription(rc) + ")");
+}
+
+} // namespace
+
+std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
+                          const std::vector<EventSink*>& sinks, const Progress& progress) {
+  OTF2_Reader* reader = OTF2_Reader_Open(anchor_path(archive).c_str());
+  if (!reader) throw std::runtime_error("'" + archive + "': not a readable OTF2 archive");
+  struct Closer {
+    OTF2_Reader* r;
+    ~Closer() { OTF2_Reader_Close(r); }
+  } closer{reader};
+  check(OTF2_Reader_SetSerialCollectiveCallbacks(reader), archive, "serial reading");
+  for (const Location& l : defs.locations)
+    OTF2_Reader_SelectLocation(reader, l.id);
+  // Local definitions carry the mapping tables (local region/comm ids -> global ones).
+  const bool have_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
+  check(OTF2_Reader_OpenEvtFiles(reader), archive, "opening the event files");
+  for (const Location& l : defs.locations) {
+    if (have_defs) {
+      OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, l.id);
+      if (dr) {
+        uint64_t n = 0;
+        OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
+        OTF2_Reader_CloseDefReader(reader, dr);
+      }
+    }
+    if (!OTF2_Reader_GetEvtReader(reader, l.id))
+      throw std::runtime_error("'" + archive + "': no event reader for location " +
+                               std::to_string(l.id));
+  }
+  if (have_defs) OTF2_Reader_CloseDefFiles(reader);
+
+  ScanState state{&defs, &sinks, &progress, 0};
+  OTF2_GlobalEvtReader* er = OTF2_Reader_GetGlobalEvtReader(reader);
+  if (!er) throw std::runtime_error("'" + archive + "': creating the global event reader failed");
+  OTF2_GlobalEvtReaderCallbacks* cbs = OTF2_GlobalEvtReaderCallbacks_New();
+  OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
+  OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cbs, on_enter);
+  OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cbs, on_leave);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cbs, on_send);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cbs, on_isend);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cbs, on_recv);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cbs, on_irecv);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, on_coll_end);
+  const OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(reader, er, cbs, &state);
+  OTF2_GlobalEvtReaderCallbacks_Delete(cbs);
+  check(rc, archive, "registering event callbacks");
+  uint64_t count = 0;
+  check(OTF2_Reader_ReadAllGlobalEvents(reader, er, &count), archive, "reading the events");
+  OTF2_Reader_CloseGlobalEvtReader(reader, er);
+  OTF2_Reader_CloseEvtFiles(reader);
+  for (EventSink* k : sinks)
+    k->finish();
+  return count;
+}
+
+} // namespace htrace::report

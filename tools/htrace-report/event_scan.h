@@ -1,0 +1,42 @@
+// Streams every event of an archive once, in timestamp order across locations (OTF2's global
+// event reader merges the per-location files, holding one chunk per location), and hands the
+// events a report needs to its sinks. Memory: OTF2's buffers per location, nothing per event.
+#pragma once
+
+#include "archive_defs.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace htrace::report {
+
+/// Receives events; `loc` is an index into ArchiveDefs::locations, times are archive ticks.
+class EventSink {
+public:
+  virtual ~EventSink() = default;
+  virtual void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) = 0;
+  virtual void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) = 0;
+  /// MpiSend/MpiIsend: `peer` is the receiver's rank in `comm`.
+  virtual void send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
+                    std::uint32_t tag, std::uint64_t bytes) = 0;
+  /// MpiRecv/MpiIrecv (the completion): `peer` is the sender's rank in `comm`.
+  virtual void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
+                    std::uint32_t tag, std::uint64_t bytes) = 0;
+  /// MpiCollectiveEnd; `root` is OTF2_UNDEFINED_UINT32 for rootless collectives.
+  virtual void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
+                          std::uint32_t root, std::uint64_t sent, std::uint64_t received) = 0;
+  /// After the last event.
+  virtual void finish() {}
+};
+
+/// Called now and then with the number of events read so far.
+using Progress = std::function<void(std::uint64_t events_read)>;
+
+/// Reads all events of `archive` into `sinks`; returns the number of events read. Throws
+/// std::runtime_error on a read error.
+std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
+                          const std::vector<EventSink*>& sinks, const Progress& progress = {});
+
+} // namespace htrace::report

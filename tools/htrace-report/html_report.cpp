@@ -1,0 +1,257 @@
+#include "html_report.h"
+
+#include "json_text.h"
+#include "report_assets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace htrace::report {
+namespace {
+
+const char* kind_name(RegionKind k) {
+  return k == RegionKind::Mpi ? "MPI" : k == RegionKind::OpenMp ? "OpenMP" : "user";
+}
+
+std::string location_label(const ArchiveDefs& defs, std::uint32_t li) {
+  const Location& l = defs.locations[li];
+  const Process& p = defs.processes[l.process];
+  return p.name + " / " + l.name;
+}
+
+std::string seconds(std::int64_t ns) {
+  std::ostringstream s;
+  s.precision(6);
+  s << std::fixed << static_cast<double>(ns) / 1e9 << " s";
+  return s.str();
+}
+
+std::string property(const ArchiveDefs& defs, const std::string& key, const std::string& fallback) {
+  auto it = defs.properties.find(key);
+  return it == defs.properties.end() ? fallback : it->second;
+}
+
+/// A location's integer property, or JSON null.
+std::string prop_or_null(const Location& l, const std::string& key) {
+  auto it = l.properties.find(key);
+  return it == l.properties.end() ? "null" : std::to_string(it->second);
+}
+
+void summary(std::ostream& o, const ArchiveDefs& defs, const Profile& p, const HtmlInputs& in) {
+  std::size_t threads = 0;
+  for (const auto& proc : defs.processes)
+    threads = std::max(threads, proc.locations.size());
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"archive", in.archive},
+      {"creator", defs.creator.empty() ? "unknown" : defs.creator},
+      {"ranks (processes)", std::to_string(defs.processes.size())},
+      {"locations (threads)", std::to_string(defs.locations.size()) + " (at most " +
+                                  std::to_string(threads) + " per rank)"},
+      {"duration", seconds(p.seen_any ? p.last_ns - p.first_ns : 0)},
+      {"events", std::to_string(in.events_read)},
+      {"archive size", std::to_string(in.archive_bytes) + " bytes"},
+      {"clock resolution", std::to_string(defs.resolution) + " ticks/s"},
+      {"clock", property(defs, "HTRACE::CLOCK::BASE", "unknown")},
+      {"time base", property(defs, "HTRACE::CLOCK::TIMEBASE", "unknown")},
+      {"clock synchronization", property(defs, "HTRACE::CLOCK::SYNC", "unknown")},
+      {"htrace version", property(defs, "HTRACE::VERSION", "unknown")}};
+  if (defs.properties.count("HTRACE::CORRECT::VERSION"))
+    rows.emplace_back("corrected by htrace-correct",
+                      defs.properties.at("HTRACE::CORRECT::VERSION"));
+  o << "\"summary\":{\"archive\":" << json_string(in.archive) << ",\"rows\":[";
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    o << (i ? "," : "") << "[" << json_string(rows[i].first) << "," << json_string(rows[i].second)
+      << "]";
+  o << "]}";
+}
+
+void profile(std::ostream& o, const ArchiveDefs& defs, const Profile& p) {
+  // Region -> per-rank sums.
+  const std::size_t np = defs.processes.size();
+  std::map<std::uint32_t, std::vector<RegionStats>> by_region;
+  for (std::size_t li = 0; li < p.per_location.size(); ++li)
+    for (const auto& [region, s] : p.per_location[li]) {
+      auto& v = by_region[region];
+      if (v.empty()) v.resize(np);
+      RegionStats& r = v[defs.locations[li].process];
+      r.calls += s.calls;
+      r.time_ns += s.time_ns;
+      r.bytes_sent += s.bytes_sent;
+      r.bytes_received += s.bytes_received;
+    }
+  o << "\"profile\":[";
+  bool first = true;
+  for (const auto& [region, v] : by_region) {
+    auto rd = defs.regions.find(region);
+    const std::string name =
+        rd == defs.regions.end() ? "region " + std::to_string(region) : rd->second.name;
+    RegionStats total;
+    for (const auto& s : v) {
+      total.calls += s.calls;
+      total.time_ns += s.time_ns;
+      total.bytes_sent += s.bytes_sent;
+      total.bytes_received += s.bytes_received;
+    }
+    o << (first ? "" : ",") << "\n{\"name\":" << json_string(name) << ",\"kind\":\""
+      << kind_name(rd == defs.regions.end() ? RegionKind::Other : rd->second.kind)
+      << "\",\"total_calls\":" << total.calls << ",\"total_time_ns\":" << total.time_ns
+      << ",\"total_bytes_sent\":" << total.bytes_sent
+      << ",\"total_bytes_received\":" << total.bytes_received << ",\"calls\":[";
+    for (std::size_t r = 0; r < np; ++r)
+      o << (r ? "," : "") << v[r].calls;
+    o << "],\"time_ns\":[";
+    for (std::size_t r = 0; r < np; ++r)
+      o << (r ? "," : "") << v[r].time_ns;
+    o << "]}";
+    first = false;
+  }
+  o << "]";
+}
+
+void matrix(std::ostream& o, const ArchiveDefs& defs, const Profile& p) {
+  const std::size_t np = defs.processes.size();
+  for (const char* what : {"messages", "bytes"}) {
+    const auto& m = what[0] == 'm' ? p.matrix_messages : p.matrix_bytes;
+    o << (what[0] == 'm' ? "" : ",") << "\"" << what << "\":[";
+    for (std::size_t s = 0; s < np; ++s) {
+      o << (s ? "," : "") << "[";
+      for (std::size_t d = 0; d < np; ++d)
+        o << (d ? "," : "") << m[s * np + d];
+      o << "]";
+    }
+    o << "]";
+  }
+}
+
+void clocks(std::ostream& o, const ArchiveDefs& defs) {
+  o << "\"clocks\":[";
+  for (std::size_t li = 0; li < defs.locations.size(); ++li) {
+    const Location& l = defs.locations[li];
+    std::string drift = "null";
+    auto io = l.properties.find("HTRACE::CLOCK::INIT_OFFSET");
+    auto fo = l.properties.find("HTRACE::CLOCK::FINAL_OFFSET");
+    auto it = l.properties.find("HTRACE::CLOCK::INIT_TIME");
+    auto ft = l.properties.find("HTRACE::CLOCK::FINAL_TIME");
+    if (io != l.properties.end() && fo != l.properties.end() && it != l.properties.end() &&
+        ft != l.properties.end() && ft->second != it->second) {
+      std::ostringstream s;
+      s.precision(6);
+      s << static_cast<double>(fo->second - io->second) /
+               static_cast<double>(ft->second - it->second) * 1e6;
+      drift = s.str();
+    }
+    o << (li ? "," : "") << "\n{\"label\":" << json_string(location_label(defs, li))
+      << ",\"init_offset\":" << prop_or_null(l, "HTRACE::CLOCK::INIT_OFFSET")
+      << ",\"init_uncertainty\":" << prop_or_null(l, "HTRACE::CLOCK::INIT_UNCERTAINTY")
+      << ",\"final_offset\":" << prop_or_null(l, "HTRACE::CLOCK::FINAL_OFFSET")
+      << ",\"final_uncertainty\":" << prop_or_null(l, "HTRACE::CLOCK::FINAL_UNCERTAINTY")
+      << ",\"drift_ppm\":" << drift << "}";
+  }
+  o << "]";
+}
+
+/// `json` with every '<' escaped, so that it cannot close the <script> element it sits in
+/// ('<' only occurs inside JSON strings, where \u003c means the same).
+std::string script_safe(const std::string& json) {
+  std::string out;
+  for (char c : json) {
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
+  }
+  return out;
+}
+
+} // namespace
+
+void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
+                const HtmlInputs& in) {
+  std::ostringstream o;
+  o << "{";
+  summary(o, defs, p, in);
+  o << ",\n\"ranks\":[";
+  for (std::size_t i = 0; i < defs.processes.size(); ++i)
+    o << (i ? "," : "") << "{\"name\":" << json_string(defs.processes[i].name)
+      << ",\"host\":" << json_string(defs.processes[i].host) << "}";
+  o << "],\n\"locations\":[";
+  for (std::size_t i = 0; i < defs.locations.size(); ++i)
+    o << (i ? "," : "") << "{\"label\":" << json_string(location_label(defs, i))
+      << ",\"id\":" << defs.locations[i].id << "}";
+  o << "],\n";
+  profile(o, defs, p);
+  o << ",\n\"matrix\":{";
+  matrix(o, defs, p);
+  o << "},\n\"timeline\":{\"bin_ns\":" << p.bin_ns << ",\"share\":[";
+  for (std::size_t l = 0; l < p.mpi_share.size(); ++l) {
+    o << (l ? ",\n" : "") << "[";
+    for (std::size_t b = 0; b < p.mpi_share[l].size(); ++b)
+      o << (b ? "," : "") << std::round(p.mpi_share[l][b] * 1e4) / 1e4;
+    o << "]";
+  }
+  o << "]},\n";
+  // Regions by index for the detail timeline.
+  std::map<std::uint32_t, std::size_t> region_index;
+  std::vector<std::uint32_t> region_list;
+  for (const auto& s : p.detail)
+    if (region_index.emplace(s.region, region_list.size()).second) region_list.push_back(s.region);
+  o << "\"region_names\":[";
+  for (std::size_t i = 0; i < region_list.size(); ++i) {
+    auto r = defs.regions.find(region_list[i]);
+    o << (i ? "," : "")
+      << json_string(r == defs.regions.end() ? "region " + std::to_string(region_list[i])
+                                             : r->second.name);
+  }
+  o << "],\"region_kinds\":[";
+  for (std::size_t i = 0; i < region_list.size(); ++i) {
+    auto r = defs.regions.find(region_list[i]);
+    o << (i ? "," : "") << "\""
+      << kind_name(r == defs.regions.end() ? RegionKind::Other : r->second.kind) << "\"";
+  }
+  o << "],\n\"detail\":{\"window\":[" << p.window_begin_ns << "," << p.window_end_ns
+    << "],\"total_slices\":" << p.detail_total_slices
+    << ",\"total_messages\":" << p.detail_total_messages << ",\"slices\":[";
+  for (std::size_t i = 0; i < p.detail.size(); ++i) {
+    const auto& s = p.detail[i];
+    o << (i ? "," : "") << "[" << s.loc << "," << region_index[s.region] << "," << s.start_ns << ","
+      << s.dur_ns << "]";
+  }
+  o << "],\"messages\":[";
+  for (std::size_t i = 0; i < p.detail_messages.size(); ++i) {
+    const auto& m = p.detail_messages[i];
+    o << (i ? "," : "") << "[" << m.src_loc << "," << m.dst_loc << "," << m.send_ns << ","
+      << m.recv_ns << "," << m.bytes << "]";
+  }
+  o << "]},\n";
+  clocks(o, defs);
+  o << ",\n\"clock_note\":"
+    << json_string("Offsets each location's clock had to the reference clock as htrace measured "
+                   "them in MPI_Init and MPI_Finalize (HTRACE::CLOCK::* location properties), with "
+                   "their uncertainty; drift = change of offset / time between the two "
+                   "measurements. Time base of this archive: " +
+                   property(defs, "HTRACE::CLOCK::TIMEBASE", "unknown") + ".");
+  o << ",\n\"violations\":{\"messages\":" << p.messages << ",\"matched\":" << p.matched
+    << ",\"violations\":" << p.violations << ",\"unmatched\":" << p.unmatched
+    << ",\"worst_ns\":" << p.worst_violation_ns << ",\"worst\":";
+  if (p.violations)
+    o << "{\"src\":" << p.worst.src_loc << ",\"dst\":" << p.worst.dst_loc
+      << ",\"send_ns\":" << p.worst.send_ns << ",\"recv_ns\":" << p.worst.recv_ns << "}";
+  else
+    o << "null";
+  o << "},\n\"correction\":"
+    << (in.correction_json.empty() ? "null" : script_safe(in.correction_json)) << "}";
+
+  // The library first: the data mark is then searched after it, so no text inside the library
+  // can be taken for the mark.
+  std::string page = assets::report_template();
+  const std::string data_mark = "/*HTRACE_DATA*/", js_mark = "/*HTRACE_ECHARTS*/";
+  const std::size_t j = page.find(js_mark);
+  const std::string js = assets::echarts_js();
+  page.replace(j, js_mark.size(), js);
+  const std::size_t d = page.find(data_mark, j + js.size());
+  page.replace(d, data_mark.size(), o.str());
+  out << page;
+}
+
+} // namespace htrace::report

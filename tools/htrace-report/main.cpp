@@ -1,0 +1,88 @@
+// htrace-report: turns an OTF2 archive into one self-contained HTML report, or into a
+// Chrome/Perfetto JSON trace. Thin driver over report_run.h.
+#include "cli.h"
+#include "report_run.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+const char* const kDescription =
+    "Writes a self-contained HTML report of an OTF2 archive (summary, profile, communication\n"
+    "matrix, timeline, clock quality), or with --format perfetto a JSON trace for the Perfetto "
+    "UI.\n"
+    "Reads the archive once, streaming; memory does not grow with the number of events.";
+
+const char* const kExitCodes =
+    "Exit codes: 0 success; 1 the archive or the correction report cannot be read, or OUT cannot\n"
+    "be written (nothing is left behind); 2 usage error.";
+
+/// "T0:T1" in seconds, T0 < T1; false if malformed.
+bool parse_window(const std::string& s, double& t0, double& t1) {
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) return false;
+  char* end = nullptr;
+  const std::string a = s.substr(0, colon), b = s.substr(colon + 1);
+  t0 = std::strtod(a.c_str(), &end);
+  if (a.empty() || *end) return false;
+  t1 = std::strtod(b.c_str(), &end);
+  if (b.empty() || *end) return false;
+  return t0 >= 0 && t1 > t0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app(kDescription, "htrace-report");
+  htrace::cli::configure(app);
+  app.footer(kExitCodes);
+  htrace::report::RunOptions o;
+  std::string window;
+  bool no_progress = false;
+  app.add_option("ARCHIVE", o.archive,
+                 "OTF2 archive directory or its .otf2 anchor file (read only)");
+  app.add_option("-o,--output", o.output, "the file to write (replaced atomically)");
+  const std::map<std::string, htrace::report::Format> formats = {
+      {"html", htrace::report::Format::Html}, {"perfetto", htrace::report::Format::Perfetto}};
+  app.add_option("--format", o.format, "html (default) or perfetto (JSON Trace Event Format)")
+      ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case))
+      ->type_name("FORMAT");
+  app.add_option("--window", window,
+                 "detail timeline window in seconds from the trace start (default: the whole run)")
+      ->type_name("T0:T1");
+  app.add_option("--correction", o.correction_report,
+                 "the JSON report of htrace-correct --json for this archive, shown beside the "
+                 "clocks")
+      ->type_name("FILE");
+  app.add_flag("--no-progress", no_progress, "no progress display on a terminal");
+  const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
+    if (o.archive.empty()) return "expected ARCHIVE";
+    if (o.output.empty()) return "expected -o OUT";
+    if (!window.empty() && !parse_window(window, o.window_begin_s, o.window_end_s))
+      return "--window: '" + window + "' is not T0:T1 with 0 <= T0 < T1 (seconds)";
+    if (!window.empty() && o.format != htrace::report::Format::Html)
+      return "--window applies to the HTML report only";
+    return "";
+  });
+  if (!outcome.run()) return htrace::cli::report(outcome);
+  o.progress = !no_progress && isatty(STDERR_FILENO);
+  try {
+    const auto r = htrace::report::run(o);
+    if (o.format == htrace::report::Format::Perfetto)
+      std::fprintf(stderr, "htrace-report: %s: %llu events, %llu slices, %llu flows\n",
+                   o.output.c_str(), static_cast<unsigned long long>(r.events),
+                   static_cast<unsigned long long>(r.slices),
+                   static_cast<unsigned long long>(r.flows));
+    else
+      std::fprintf(stderr, "htrace-report: %s: %llu events\n", o.output.c_str(),
+                   static_cast<unsigned long long>(r.events));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "htrace-report: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

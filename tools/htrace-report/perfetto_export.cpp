@@ -1,0 +1,156 @@
+#include "perfetto_export.h"
+
+#include "json_text.h"
+
+#include <otf2/otf2.h>
+
+namespace htrace::report {
+namespace {
+
+const char* category(const ArchiveDefs& defs, std::uint32_t region) {
+  auto it = defs.regions.find(region);
+  if (it == defs.regions.end()) return "other";
+  return it->second.kind == RegionKind::Mpi      ? "MPI"
+         : it->second.kind == RegionKind::OpenMp ? "OpenMP"
+                                                 : "user";
+}
+
+std::string region_name(const ArchiveDefs& defs, std::uint32_t region) {
+  auto it = defs.regions.find(region);
+  return it == defs.regions.end() ? "region " + std::to_string(region) : it->second.name;
+}
+
+// Collective flows live above 2^62 so they never share an id with a message (MessageNumbering
+// stays below 2^62); the member's comm rank is in the low 20 bits.
+constexpr std::uint64_t kCollectiveBase = std::uint64_t{1} << 62;
+std::uint64_t collective_id(std::uint64_t instance, std::uint32_t member) {
+  return kCollectiveBase | (instance << 20) | (member & 0xfffffu);
+}
+
+} // namespace
+
+PerfettoExport::PerfettoExport(const ArchiveDefs& defs, std::ostream& out)
+    : defs_(defs), out_(out), stacks_(defs.locations.size()), tid_(defs.locations.size()),
+      coll_count_(defs.locations.size()) {
+  out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"htrace-report\","
+          "\"time_origin_ns\":"
+       << defs_.global_offset << ",\"ticks_per_second\":" << defs_.resolution
+       << ",\"note\":\"ts and dur are microseconds from the trace start with 3 decimals: exact "
+          "nanoseconds; pid = rank + 1, tid = location index + 1\"},\n\"traceEvents\":[\n";
+  // pid/tid 0 mean "idle/kernel" to some viewers: ranks and locations are numbered from 1.
+  for (std::size_t p = 0; p < defs_.processes.size(); ++p) {
+    const Process& proc = defs_.processes[p];
+    const std::uint64_t pid = proc.group_id + 1;
+    begin_record();
+    out_ << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
+         << ",\"args\":{\"name\":" << json_string(proc.name) << "}}";
+    begin_record();
+    out_ << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
+         << ",\"args\":{\"sort_index\":" << proc.group_id << "}}";
+    for (std::uint32_t li : proc.locations) {
+      tid_[li] = li + 1;
+      begin_record();
+      out_ << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid_[li]
+           << ",\"args\":{\"name\":"
+           << json_string(defs_.locations[li].name + " (location " +
+                          std::to_string(defs_.locations[li].id) + ")")
+           << "}}";
+    }
+  }
+}
+
+void PerfettoExport::begin_record() {
+  if (!first_) out_ << ",\n";
+  first_ = false;
+}
+
+void PerfettoExport::ids(std::uint32_t loc) {
+  out_ << ",\"pid\":" << defs_.processes[defs_.locations[loc].process].group_id + 1
+       << ",\"tid\":" << tid_[loc];
+}
+
+std::uint64_t PerfettoExport::anchor_time(std::uint32_t loc, std::uint64_t t) const {
+  return stacks_[loc].empty() ? t : stacks_[loc].back().start;
+}
+
+void PerfettoExport::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  stacks_[loc].push_back({region, t});
+}
+
+void PerfettoExport::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  auto& stack = stacks_[loc];
+  if (stack.empty()) return; // a Leave without its Enter: nothing to draw
+  const Open open = stack.back();
+  stack.pop_back();
+  (void)region;
+  begin_record();
+  out_ << "{\"ph\":\"X\",\"name\":" << json_string(region_name(defs_, open.region)) << ",\"cat\":\""
+       << category(defs_, open.region) << "\"";
+  ids(loc);
+  out_ << ",\"ts\":";
+  write_us(out_, defs_.ns_from_start(open.start));
+  out_ << ",\"dur\":";
+  write_us(out_, defs_.ns_from_start(t) - defs_.ns_from_start(open.start));
+  out_ << "}";
+  ++slices_;
+}
+
+void PerfettoExport::flow(char phase, std::uint32_t loc, std::uint64_t t, std::uint64_t id,
+                          const char* cat) {
+  begin_record();
+  out_ << "{\"ph\":\"" << phase << "\",\"name\":\"" << cat << "\",\"cat\":\"" << cat
+       << "\",\"id\":" << id;
+  if (phase == 'f') out_ << ",\"bp\":\"e\""; // bind to the enclosing slice, not the next one
+  ids(loc);
+  out_ << ",\"ts\":";
+  write_us(out_, defs_.ns_from_start(anchor_time(loc, t)));
+  out_ << "}";
+  if (phase == 's') ++flows_;
+}
+
+void PerfettoExport::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm,
+                          std::uint32_t peer, std::uint32_t tag, std::uint64_t) {
+  const long dst = defs_.member(comm, peer);
+  if (dst < 0) return; // receiver not in the definitions: no arrow
+  const ChannelKey key{defs_.locations[loc].process, defs_.locations[dst].process, comm, tag};
+  flow('s', loc, t, messages_.next_send(key), "message");
+}
+
+void PerfettoExport::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm,
+                          std::uint32_t peer, std::uint32_t tag, std::uint64_t) {
+  const long src = defs_.member(comm, peer);
+  if (src < 0) return;
+  const ChannelKey key{defs_.locations[src].process, defs_.locations[loc].process, comm, tag};
+  flow('f', loc, t, messages_.next_recv(key), "message");
+}
+
+void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t,
+                                std::uint32_t comm, std::uint32_t root, std::uint64_t,
+                                std::uint64_t) {
+  auto c = defs_.comms.find(comm);
+  if (c == defs_.comms.end() || c->second.members.size() < 2) return;
+  const auto& members = c->second.members;
+  const std::uint64_t k = coll_count_[loc][comm]++;
+  auto [it, inserted] = instances_.try_emplace({comm, k}, Instance{next_instance_});
+  if (inserted) ++next_instance_;
+  const std::uint64_t instance = it->second.number;
+  if (++it->second.seen == members.size()) instances_.erase(it);
+  // This location's rank in the communicator, and the flows' source rank.
+  std::uint32_t me = 0;
+  while (me < members.size() && members[me] != loc)
+    ++me;
+  if (me == members.size()) return; // a thread that is not the rank's MPI location
+  const std::uint32_t source = root == OTF2_UNDEFINED_UINT32 || root >= members.size() ? 0 : root;
+  if (me == source) {
+    for (std::uint32_t r = 0; r < members.size(); ++r)
+      if (r != source) flow('s', loc, t, collective_id(instance, r), "collective");
+  } else {
+    flow('f', loc, t, collective_id(instance, me), "collective");
+  }
+}
+
+void PerfettoExport::finish() {
+  out_ << "\n]}\n";
+}
+
+} // namespace htrace::report

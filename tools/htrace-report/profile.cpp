@@ -1,0 +1,178 @@
+#include "profile.h"
+
+#include <algorithm>
+
+namespace htrace::report {
+
+Profile::Profile(const ArchiveDefs& defs, const ProfileOptions& options)
+    : per_location(defs.locations.size()),
+      matrix_messages(defs.processes.size() * defs.processes.size()),
+      matrix_bytes(defs.processes.size() * defs.processes.size()),
+      mpi_share(defs.locations.size(), std::vector<double>(std::max<std::size_t>(options.bins, 1))),
+      defs_(defs), options_(options), stacks_(defs.locations.size()) {
+  const auto length = static_cast<std::int64_t>(
+      defs.resolution == 1000000000 ? defs.trace_length
+                                    : defs.ns_from_start(defs.global_offset + defs.trace_length));
+  const auto nbins = static_cast<std::int64_t>(mpi_share.empty() ? 1 : mpi_share[0].size());
+  bin_ns = std::max<std::int64_t>(1, (length + nbins - 1) / nbins);
+  window_begin_ns = 0;
+  window_end_ns = length;
+  if (options.window_begin_ns >= 0) {
+    window_begin_ns = options.window_begin_ns;
+    window_end_ns = options.window_end_ns;
+  } else {
+    // By default the detail shows the run between MPI_Init and MPI_Finalize (htrace measures the
+    // clocks at the end of the one and the start of the other): MPI_Init alone can outlast the
+    // whole computation of a short run.
+    std::int64_t init = -1, final = -1;
+    for (const Location& l : defs.locations) {
+      auto i = l.properties.find("HTRACE::CLOCK::INIT_TIME");
+      auto f = l.properties.find("HTRACE::CLOCK::FINAL_TIME");
+      if (i == l.properties.end() || f == l.properties.end()) continue;
+      const std::int64_t a = defs.ns_from_start(static_cast<std::uint64_t>(i->second));
+      const std::int64_t b = defs.ns_from_start(static_cast<std::uint64_t>(f->second));
+      init = std::max(init, a);
+      final = final < 0 ? b : std::min(final, b);
+    }
+    if (init >= 0 && final > init) {
+      window_begin_ns = init;
+      window_end_ns = final;
+    }
+  }
+}
+
+void Profile::touch(std::int64_t ns) {
+  if (!seen_any) first_ns = last_ns = ns;
+  seen_any = true;
+  first_ns = std::min(first_ns, ns);
+  last_ns = std::max(last_ns, ns);
+}
+
+RegionStats* Profile::innermost(std::uint32_t loc) {
+  if (stacks_[loc].empty()) return nullptr;
+  return &per_location[loc][stacks_[loc].back().region];
+}
+
+void Profile::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  touch(defs_.ns_from_start(t));
+  stacks_[loc].push_back({region, t});
+}
+
+void Profile::add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to) {
+  auto& bins = mpi_share[loc];
+  const auto n = static_cast<std::int64_t>(bins.size());
+  from = std::max<std::int64_t>(from, 0);
+  while (from < to) {
+    const std::int64_t b = std::min(from / bin_ns, n - 1);
+    const std::int64_t end = b == n - 1 ? to : std::min(to, (b + 1) * bin_ns);
+    bins[b] += static_cast<double>(end - from);
+    from = end;
+  }
+}
+
+void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
+  const std::int64_t ns = defs_.ns_from_start(t);
+  touch(ns);
+  auto& stack = stacks_[loc];
+  if (stack.empty()) return;
+  const Open open = stack.back();
+  stack.pop_back();
+  const std::int64_t start = defs_.ns_from_start(open.start);
+  RegionStats& s = per_location[loc][open.region];
+  ++s.calls;
+  s.time_ns += static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns - start));
+  auto r = defs_.regions.find(open.region);
+  const bool mpi = r != defs_.regions.end() && r->second.kind == RegionKind::Mpi;
+  if (mpi) add_mpi_time(loc, start, ns);
+  if (ns >= window_begin_ns && start <= window_end_ns) {
+    ++detail_total_slices;
+    longest_.push({loc, open.region, start, ns - start});
+    if (longest_.size() > options_.max_slices) longest_.pop();
+  }
+}
+
+void Profile::pair(const Pending& s, const Pending& r) {
+  ++matched;
+  const std::int64_t early = s.t - r.t;
+  if (early > 0) {
+    ++violations;
+    if (early > worst_violation_ns) {
+      worst_violation_ns = early;
+      worst = {s.loc, r.loc, s.t, r.t, s.bytes};
+    }
+  }
+  if (r.t >= window_begin_ns && s.t <= window_end_ns) {
+    ++detail_total_messages;
+    if (detail_messages.size() < options_.max_messages)
+      detail_messages.push_back({s.loc, r.loc, s.t, r.t, s.bytes});
+  }
+}
+
+void Profile::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
+                   std::uint32_t tag, std::uint64_t bytes) {
+  const std::int64_t ns = defs_.ns_from_start(t);
+  touch(ns);
+  ++messages;
+  if (RegionStats* s = innermost(loc)) s->bytes_sent += bytes;
+  const long dst = defs_.member(comm, peer);
+  if (dst < 0) {
+    ++unmatched;
+    return;
+  }
+  const std::size_t np = defs_.processes.size();
+  const std::uint32_t sp = defs_.locations[loc].process, dp = defs_.locations[dst].process;
+  ++matrix_messages[sp * np + dp];
+  matrix_bytes[sp * np + dp] += bytes;
+  Queues& q = channels_[{sp, dp, comm, tag}];
+  const Pending mine{loc, ns, bytes};
+  if (!q.recvs.empty()) { // its receive was recorded earlier: a violation
+    pair(mine, q.recvs.front());
+    q.recvs.pop_front();
+  } else {
+    q.sends.push_back(mine);
+  }
+}
+
+void Profile::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
+                   std::uint32_t tag, std::uint64_t bytes) {
+  const std::int64_t ns = defs_.ns_from_start(t);
+  touch(ns);
+  if (RegionStats* s = innermost(loc)) s->bytes_received += bytes;
+  const long src = defs_.member(comm, peer);
+  if (src < 0) return;
+  Queues& q = channels_[{defs_.locations[src].process, defs_.locations[loc].process, comm, tag}];
+  const Pending mine{loc, ns, bytes};
+  if (!q.sends.empty()) {
+    pair(q.sends.front(), mine);
+    q.sends.pop_front();
+  } else {
+    q.recvs.push_back(mine);
+  }
+}
+
+void Profile::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t, std::uint32_t,
+                         std::uint32_t, std::uint64_t sent, std::uint64_t received) {
+  touch(defs_.ns_from_start(t));
+  if (RegionStats* s = innermost(loc)) {
+    s->bytes_sent += sent;
+    s->bytes_received += received;
+  }
+}
+
+void Profile::finish() {
+  for (const auto& [key, q] : channels_)
+    unmatched += q.sends.size() + q.recvs.size();
+  for (auto& bins : mpi_share)
+    for (double& b : bins)
+      b /= static_cast<double>(bin_ns);
+  detail.reserve(longest_.size());
+  while (!longest_.empty()) {
+    detail.push_back(longest_.top());
+    longest_.pop();
+  }
+  std::sort(detail.begin(), detail.end(), [](const DetailSlice& a, const DetailSlice& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.dur_ns > b.dur_ns;
+  });
+}
+
+} // namespace htrace::report

@@ -1,0 +1,96 @@
+// Everything the HTML report shows, aggregated while the events stream past: per location and
+// region the calls, inclusive time and bytes; the process-to-process message matrix; each
+// location's share of time in MPI per time bin; point-to-point clock-condition violations (a
+// receive recorded before its send); and the detail timeline of one window, capped at a fixed
+// number of slices (the longest are kept) and message lines. Memory grows with locations,
+// regions, channels, messages in flight and the caps, not with the number of events.
+#pragma once
+
+#include "archive_defs.h"
+#include "event_scan.h"
+#include "message_channels.h"
+
+#include <deque>
+#include <map>
+#include <queue>
+#include <vector>
+
+namespace htrace::report {
+
+struct RegionStats {
+  std::uint64_t calls = 0, time_ns = 0, bytes_sent = 0, bytes_received = 0;
+};
+
+struct DetailSlice {
+  std::uint32_t loc, region;
+  std::int64_t start_ns, dur_ns;
+  bool operator>(const DetailSlice& o) const { return dur_ns > o.dur_ns; }
+};
+
+struct DetailMessage {
+  std::uint32_t src_loc, dst_loc;
+  std::int64_t send_ns, recv_ns;
+  std::uint64_t bytes;
+};
+
+struct ProfileOptions {
+  std::size_t bins = 200;            ///< timeline overview resolution
+  std::int64_t window_begin_ns = -1; ///< detail window; -1: MPI_Init..MPI_Finalize, else all
+  std::int64_t window_end_ns = -1;
+  std::size_t max_slices = 20000;  ///< detail cap: the longest slices are kept
+  std::size_t max_messages = 5000; ///< detail cap: the first message lines are kept
+};
+
+class Profile final : public EventSink {
+public:
+  Profile(const ArchiveDefs& defs, const ProfileOptions& options);
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
+            std::uint32_t tag, std::uint64_t bytes) override;
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
+            std::uint32_t tag, std::uint64_t bytes) override;
+  void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
+                  std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
+  void finish() override;
+
+  // Results (valid after finish()).
+  std::vector<std::map<std::uint32_t, RegionStats>> per_location; ///< location -> region -> stats
+  std::vector<std::uint64_t> matrix_messages, matrix_bytes;       ///< [src * P + dst], processes
+  std::vector<std::vector<double>> mpi_share;                     ///< [location][bin] in 0..1
+  std::int64_t bin_ns = 1, first_ns = 0, last_ns = 0;
+  std::uint64_t messages = 0, matched = 0, violations = 0, unmatched = 0;
+  std::int64_t worst_violation_ns = 0;
+  DetailMessage worst{};           ///< the message with the largest violation
+  std::vector<DetailSlice> detail; ///< sorted by start
+  std::vector<DetailMessage> detail_messages;
+  std::uint64_t detail_total_slices = 0, detail_total_messages = 0;
+  std::int64_t window_begin_ns = 0, window_end_ns = 0;
+  bool seen_any = false;
+
+private:
+  struct Open {
+    std::uint32_t region;
+    std::uint64_t start;
+  };
+  struct Pending {
+    std::uint32_t loc;
+    std::int64_t t;
+    std::uint64_t bytes;
+  };
+  struct Queues {
+    std::deque<Pending> sends, recvs;
+  };
+  void touch(std::int64_t ns);
+  void add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to);
+  void pair(const Pending& s, const Pending& r);
+  RegionStats* innermost(std::uint32_t loc);
+
+  const ArchiveDefs& defs_;
+  ProfileOptions options_;
+  std::vector<std::vector<Open>> stacks_;
+  std::map<ChannelKey, Queues> channels_;
+  std::priority_queue<DetailSlice, std::vector<DetailSlice>, std::greater<DetailSlice>> longest_;
+};
+
+} // namespace htrace::report

@@ -1,0 +1,30 @@
+// One htrace-report run: read the definitions, stream the events once into the chosen output,
+// write the file atomically (a temporary beside it, renamed when complete).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace htrace::report {
+
+enum class Format { Html, Perfetto };
+
+struct RunOptions {
+  std::string archive;
+  std::string output;
+  Format format = Format::Html;
+  double window_begin_s = -1, window_end_s = -1; ///< detail window, seconds from the start
+  std::string correction_report;                 ///< htrace-correct --json output, optional
+  bool progress = false;                         ///< progress line on stderr
+};
+
+struct RunResult {
+  std::uint64_t events = 0, slices = 0, flows = 0;
+};
+
+/// Throws std::runtime_error with a message naming the file on any failure; the output is then
+/// not created (and an older one is left as it was).
+RunResult run(const RunOptions& options);
+
+} // namespace htrace::report
