@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <otf2/otf2.h>
 #include <sys/stat.h>
 #include <thread>
@@ -53,27 +54,54 @@ void report(const std::string& step, const std::string& error) {
 constexpr int kTagSet = 0x4855; // a subtree's merged definitions, child -> parent
 constexpr int kTagMap = 0x4856; // the subtree's translation to global ids, parent -> child
 
+/// The length first (a small message the receiver waits for politely), then the bytes.
 void send_bytes(const std::string& bytes, int to, int tag, MPI_Comm comm) {
-  PMPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm);
+  int length = static_cast<int>(bytes.size());
+  PMPI_Send(&length, 1, MPI_INT, to, tag, comm);
+  PMPI_Send(bytes.data(), length, MPI_BYTE, to, tag, comm);
 }
 
-/// Receives a message of any length. Waits politely (sleeps between probes): a rank waiting for
-/// the tree to come back must not take the core from the ranks still merging when ranks
-/// outnumber cores.
-std::string recv_bytes(int from, int tag, MPI_Comm comm) {
-  MPI_Status status;
-  int found = 0;
+/// Where ranks outnumber cores, a waiting rank must not take the core from the ranks still
+/// working (rank 0 writing the global definitions, a parent merging): waits sleep between polls,
+/// longer when oversubscribed. Open MPI and MPICH tell the ranks per node in the environment.
+bool oversubscribed() {
+  static const bool value = [] {
+    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (!local) local = std::getenv("MPI_LOCALNRANKS");
+    const unsigned cores = std::thread::hardware_concurrency();
+    return local && cores && std::strtoul(local, nullptr, 10) > cores;
+  }();
+  return value;
+}
+
+/// Completes `request`: polls, sleeping 5 us, 10 us, ... up to 1 ms (oversubscribed) or 50 us.
+void wait_politely(MPI_Request& request, MPI_Status* status = MPI_STATUS_IGNORE) {
+  const std::chrono::microseconds cap(oversubscribed() ? 1000 : 50);
   std::chrono::microseconds nap(5);
-  for (;;) {
-    PMPI_Iprobe(from, tag, comm, &found, &status);
-    if (found) break;
+  for (int done = 0;;) {
+    PMPI_Test(&request, &done, status);
+    if (done) return;
     std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(200));
+    nap = std::min(nap * 2, cap);
   }
-  int count = 0;
-  PMPI_Get_count(&status, MPI_BYTE, &count);
-  std::string bytes(static_cast<std::size_t>(count), '\0');
-  PMPI_Recv(bytes.data(), count, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+}
+
+/// A barrier whose waiting ranks sleep (see wait_politely): placed before OTF2's collective calls,
+/// whose MPI waits spin, so that those start when every rank is there.
+void polite_barrier(MPI_Comm comm) {
+  MPI_Request request;
+  PMPI_Ibarrier(comm, &request);
+  wait_politely(request);
+}
+
+/// Receives a message of any length, waiting politely.
+std::string recv_bytes(int from, int tag, MPI_Comm comm) {
+  int length = 0;
+  MPI_Request request;
+  PMPI_Irecv(&length, 1, MPI_INT, from, tag, comm, &request);
+  wait_politely(request);
+  std::string bytes(static_cast<std::size_t>(length), '\0');
+  PMPI_Recv(bytes.data(), length, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
   return bytes;
 }
 
@@ -183,17 +211,17 @@ void finalize() {
   // Phase times for the debug log (bench/initfinal models large runs from them).
   const auto t_start = std::chrono::steady_clock::now();
   RankDefs mine;
-  RmaIoDefs rma_io_mine;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     write_all_locations(s);
     mine = collect_definitions(s);
-    rma_io_mine = s.rma_io;
   }
   // A rank whose writing failed cannot take part in OTF2's collective close; every rank learns
   // it and the archive is abandoned (event files of healthy ranks stay on disk).
   int failed_here = s.failed.load() ? 1 : 0, failed_ranks = 0;
-  PMPI_Allreduce(&failed_here, &failed_ranks, 1, MPI_INT, MPI_SUM, s.comm);
+  MPI_Request agree;
+  PMPI_Iallreduce(&failed_here, &failed_ranks, 1, MPI_INT, MPI_SUM, s.comm, &agree);
+  wait_politely(agree); // ranks finish writing their buffers at different times
   if (failed_ranks > 0) {
     if (s.rank == 0)
       log::error("the archive '%s' is incomplete (writing failed on %d rank(s)) and cannot be read",
@@ -211,21 +239,14 @@ void finalize() {
   const double evt_ms = ms_since(t_evt);
   const auto t_tree = std::chrono::steady_clock::now();
   TreeResult tree = unify_over_tree(mine, s.comm, s.rank, s.size);
-  Unified unified;
-  if (s.rank == 0) unified = global_definitions(tree.complete);
-  // Windows and MPI-IO handles are identified by their (now global) communicators.
-  RmaIoMaps rma_io_maps;
-  RmaIoGlobal rma_io_global;
-  report("window and file definitions",
-         exchange_rma_io(rma_io_mine, tree.maps.comms,
-                         static_cast<std::uint32_t>(unified.groups.size()), s.comm, s.rank, s.size,
-                         rma_io_maps, rma_io_global));
 
   const double tree_ms = ms_since(t_tree);
   const auto t_local = std::chrono::steady_clock::now();
+  polite_barrier(s.comm); // ranks whose maps came early would spin in OTF2's collective
   rc = OTF2_Archive_OpenDefFiles(archive);
   if (rc == OTF2_SUCCESS)
-    report("local definitions", write_local_definitions(s.archive, mine, tree.maps, &rma_io_maps));
+    report("local definitions", write_local_definitions(s.archive, mine, tree.maps));
+  polite_barrier(s.comm);
   rc = OTF2_Archive_CloseDefFiles(archive);
   if (rc != OTF2_SUCCESS) report("closing definition files", OTF2_Error_GetDescription(rc));
 
@@ -234,13 +255,15 @@ void finalize() {
   if (s.rank == 0) {
     const std::vector<RankDefs>& all = tree.complete.ranks;
     report("global definitions",
-           write_global_definitions(s.archive, all, unified, clock_info(s, all), &rma_io_global));
+           write_global_definitions(s.archive, all, global_definitions(tree.complete),
+                                    clock_info(s, all)));
     std::lock_guard<std::mutex> lock(s.mutex);
     for (const auto& p : s.archive_properties) {
       rc = OTF2_Archive_SetProperty(archive, p.first.c_str(), p.second.c_str(), true);
       if (rc != OTF2_SUCCESS) report("archive property " + p.first, OTF2_Error_GetDescription(rc));
     }
   }
+  polite_barrier(s.comm); // the others sleep while rank 0 writes the global definitions
   const double global_ms = ms_since(t_global);
   const auto t_close = std::chrono::steady_clock::now();
   report("closing the archive", close_archive(s));
