@@ -211,10 +211,12 @@ void finalize() {
   // Phase times for the debug log (bench/initfinal models large runs from them).
   const auto t_start = std::chrono::steady_clock::now();
   RankDefs mine;
+  RmaIoDefs rma_io_mine;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     write_all_locations(s);
     mine = collect_definitions(s);
+    rma_io_mine = s.rma_io;
   }
   // A rank whose writing failed cannot take part in OTF2's collective close; every rank learns
   // it and the archive is abandoned (event files of healthy ranks stay on disk).
@@ -239,13 +241,23 @@ void finalize() {
   const double evt_ms = ms_since(t_evt);
   const auto t_tree = std::chrono::steady_clock::now();
   TreeResult tree = unify_over_tree(mine, s.comm, s.rank, s.size);
+  Unified unified;
+  if (s.rank == 0) unified = global_definitions(tree.complete);
+  // Windows and MPI-IO handles are identified by their (now global) communicators.
+  RmaIoMaps rma_io_maps;
+  RmaIoGlobal rma_io_global;
+  polite_barrier(s.comm); // the exchange's collectives spin while they wait
+  report("window and file definitions",
+         exchange_rma_io(rma_io_mine, tree.maps.comms,
+                         static_cast<std::uint32_t>(unified.groups.size()), s.comm, s.rank, s.size,
+                         rma_io_maps, rma_io_global));
 
   const double tree_ms = ms_since(t_tree);
   const auto t_local = std::chrono::steady_clock::now();
   polite_barrier(s.comm); // ranks whose maps came early would spin in OTF2's collective
   rc = OTF2_Archive_OpenDefFiles(archive);
   if (rc == OTF2_SUCCESS)
-    report("local definitions", write_local_definitions(s.archive, mine, tree.maps));
+    report("local definitions", write_local_definitions(s.archive, mine, tree.maps, &rma_io_maps));
   polite_barrier(s.comm);
   rc = OTF2_Archive_CloseDefFiles(archive);
   if (rc != OTF2_SUCCESS) report("closing definition files", OTF2_Error_GetDescription(rc));
@@ -255,8 +267,7 @@ void finalize() {
   if (s.rank == 0) {
     const std::vector<RankDefs>& all = tree.complete.ranks;
     report("global definitions",
-           write_global_definitions(s.archive, all, global_definitions(tree.complete),
-                                    clock_info(s, all)));
+           write_global_definitions(s.archive, all, unified, clock_info(s, all), &rma_io_global));
     std::lock_guard<std::mutex> lock(s.mutex);
     for (const auto& p : s.archive_properties) {
       rc = OTF2_Archive_SetProperty(archive, p.first.c_str(), p.second.c_str(), true);
