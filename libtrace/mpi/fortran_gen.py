@@ -1,73 +1,134 @@
-"""Fortran entry points (mpif.h and `use mpi`) generated from the same table.
+"""Fortran entry points (mpif.h, `use mpi` and `use mpi_f08`) generated from the same table.
 
 Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers never see Fortran calls. For
-every wrapped function whose parameters all have a conversion rule below, this emits
-`mpi_<name>_` (plus the aliases mpi_<name>__, mpi_<name> and MPI_<NAME> that libmpi_mpifh exports)
-that converts handles and sentinels and calls the traced C wrapper MPI_<Name>. Functions without a
-rule for some parameter (strings, callbacks, attribute values, MPI_Aint arguments, ...) are left to
-Open MPI's own Fortran bindings: they run, untraced."""
+every wrapped function of the table that has a Fortran binding this emits `mpi_<name>_` (plus the
+aliases mpi_<name>__, mpi_<name> and MPI_<NAME> that libmpi_mpifh exports) by one of two rules:
 
-FAMILIES = {"p2p", "coll", "nbcoll", "neighbor", "comm", "group", "topo", "env"}
+- Functions recorded as Enter/Leave only (skeleton `generic`) need none of their arguments: the
+  entry point opens the same wrapper frame as the C wrapper (htrace::mpi::Call) around Open MPI's
+  own Fortran binding `pmpi_<name>_`, which does the conversions (strings, callbacks, attributes,
+  argv arrays, LOGICAL). The raw Fortran argument list follows from the C prototype: one address
+  per parameter, then `ierr`, then one hidden length (size_t, gfortran) per CHARACTER argument.
+- Functions whose records need their arguments convert them (handles, sentinels, MPI_Aint/
+  MPI_Offset/MPI_Count kinds, strings with hidden lengths, datatype arrays, request and status
+  arrays, 1-based indices) and call the traced C wrapper MPI_<Name>.
+
+`use mpi_f08` (Open MPI 4.1, gfortran): its procedures `mpi_<name>_f08_` convert TYPE(MPI_Comm)
+etc. to the integer handle and call the mpif.h implementation `ompi_<name>_f` (an undefined symbol
+of libmpi_usempif08.so), so every entry point is also exported as `ompi_<name>_f`. The f08
+procedures of functions with LOGICAL arguments call `pmpi_<name>_` instead (F08_VIA_PMPI, from
+`nm -D libmpi_usempif08.so`; tests/coverage checks the list): for those, `mpi_<name>_f08_` itself
+is interposed; its arguments are those of mpif.h with an OPTIONAL (possibly absent) ierror.
+This build of Open MPI has no `_ts`/`_cdesc` f08 variants (no TS 29113 descriptors)."""
+
+import re
+
+# Families of the table without a Fortran binding: MPI_T has none (MPI-3.1, chapter 14.3).
+NO_FORTRAN_FAMILIES = {"tool"}
 HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Group": "Group",
-           "MPI_Info": "Info", "MPI_Request": "Request"}
-BUFFERS = {"buf", "ibuf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf"}
+           "MPI_Info": "Info", "MPI_Request": "Request", "MPI_File": "File", "MPI_Win": "Win",
+           "MPI_Errhandler": "Errhandler", "MPI_Message": "Message"}
+NULL_HANDLE = {"Comm": "MPI_COMM_NULL", "Type": "MPI_DATATYPE_NULL", "Op": "MPI_OP_NULL",
+               "Group": "MPI_GROUP_NULL", "Info": "MPI_INFO_NULL", "Request": "MPI_REQUEST_NULL",
+               "File": "MPI_FILE_NULL", "Win": "MPI_WIN_NULL", "Errhandler": "MPI_ERRHANDLER_NULL",
+               "Message": "MPI_MESSAGE_NULL"}
+INTEGER_KINDS = {"MPI_Aint", "MPI_Offset", "MPI_Count"}  # INTEGER(KIND=MPI_ADDRESS_KIND) etc.
 WEIGHTS = {"weights", "sourceweights", "destweights"}  # may be MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY
+# A handle passed by address is read (and written back) when the call consumes or updates it;
+# otherwise it is an output and starts as the null handle.
 INOUT_REQUEST = {"wait", "test", "start", "request_free", "cancel"}
+INOUT_SUFFIXES = ("_free", "_commit", "_close", "_disconnect")
 SPECIAL = {
     "MPI_Init": ("MPI_Fint* ierr", "*ierr = MPI_Init(nullptr, nullptr);"),
     "MPI_Init_thread": ("MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr",
                         "int p = 0;\n  *ierr = MPI_Init_thread(nullptr, nullptr, *required, &p);\n  *provided = p;"),
     "MPI_Finalize": ("MPI_Fint* ierr", "*ierr = MPI_Finalize();"),
-    "MPI_Pcontrol": ("MPI_Fint* level, MPI_Fint* ierr", "*ierr = MPI_Pcontrol(*level);"),
+    "MPI_Pcontrol": ("MPI_Fint* level", "MPI_Pcontrol(*level); // MPI_PCONTROL(LEVEL) has no IERROR"),
     "MPI_Abort": ("MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierr",
                   "*ierr = MPI_Abort(PMPI_Comm_f2c(*comm), *errorcode);"),
 }
+# f08 procedures of Open MPI 4.1 that call pmpi_<name>_ rather than ompi_<name>_f (they convert
+# LOGICAL arguments first): `nm -D libmpi_usempif08.so | grep ' U pmpi_'`.
+F08_VIA_PMPI = {
+    "cart_create", "cart_get", "cart_map", "cart_sub", "comm_get_attr", "comm_test_inter",
+    "dist_graph_create", "dist_graph_create_adjacent", "dist_graph_neighbors_count",
+    "file_get_atomicity", "file_set_atomicity", "finalized", "graph_create", "improbe",
+    "info_get", "info_get_valuelen", "initialized", "intercomm_merge", "iprobe", "is_thread_main",
+    "op_commutative", "op_create", "request_get_status", "status_set_cancelled", "test",
+    "test_cancelled", "testall", "testany", "testsome", "type_get_attr", "win_get_attr",
+    "win_test"}
 
 
-def convert(skeleton, p, x, count_name):
-    """(fortran parameter, setup lines, C argument, after lines) or None if unsupported."""
+def is_character(t):
+    return re.search(r"\bchar\b", t) is not None
+
+
+def handle_of(t):
+    """'Comm' for MPI_Comm / MPI_Comm * / const MPI_Comm *, else None."""
+    base = t.replace("const ", "").replace(" *", "").strip()
+    return HANDLES.get(base)
+
+
+def raw_params(p):
+    """The Fortran argument list of a function, as Open MPI's binding receives it."""
+    params = [f"void* {x.name}" for x in p.params] + ["MPI_Fint* ierr"]
+    params += [f"std::size_t {x.name}_len" for x in p.params if is_character(x.type)]
+    return params
+
+
+def convert(skeleton, fid, x, count_name):
+    """(fortran parameter, setup lines, C argument, after lines, hidden length) or None."""
     n, t = x.name, x.type
-    if t in ("const void *", "void *"):
-        return (f"void* {n}", [], f"htrace::mpi::fortran_buffer({n})", []) if n in BUFFERS else None
+    if t in ("const void *", "void *"):  # buffers (MPI_BOTTOM, MPI_IN_PLACE) and base addresses
+        return (f"void* {n}", [], f"htrace::mpi::fortran_buffer({n})", [], None)
     if t == "int":
-        return (f"MPI_Fint* {n}", [], f"*{n}", [])
+        return (f"MPI_Fint* {n}", [], f"*{n}", [], None)
+    if t in INTEGER_KINDS:
+        return (f"{t}* {n}", [], f"*{n}", [], None)
+    if t.replace("const ", "").replace(" *", "") in INTEGER_KINDS and t.endswith("*"):
+        return (f"{t} {n}", [], n, [], None)  # same kind in Fortran and C: passed through
     if t in ("int *", "const int *") and n in WEIGHTS:
-        return (f"MPI_Fint* {n}", [], f"htrace::mpi::fortran_weights({n})", [])
+        return (f"MPI_Fint* {n}", [], f"htrace::mpi::fortran_weights({n})", [], None)
     if t in ("int *", "const int *"):
         after = []
         if skeleton in ("waitany", "testany") and n == "index":
             after = [f"if (*{n} != MPI_UNDEFINED) ++*{n};"]
         if n == "array_of_indices":
             after = [f"if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; ++i) ++{n}[i];"]
-        return (f"MPI_Fint* {n}", [], n, after)
-    if t in HANDLES:
-        return (f"MPI_Fint* {n}", [], f"P{'MPI'}_{HANDLES[t]}_f2c(*{n})", [])
-    if t in ("MPI_Comm *", "MPI_Group *"):
-        kind = HANDLES[t[:-2]]
-        init = f"PMPI_{kind}_f2c(*{n})" if n in ("comm", "group") else ("MPI_COMM_NULL" if kind == "Comm" else "MPI_GROUP_NULL")
-        return (f"MPI_Fint* {n}", [f"{t[:-2]} c_{n} = {init};"], f"&c_{n}", [f"*{n} = PMPI_{kind}_c2f(c_{n});"])
-    if t == "MPI_Request *" and n == "request":
-        init = f"PMPI_Request_f2c(*{n})" if skeleton in INOUT_REQUEST else "MPI_REQUEST_NULL"
-        return (f"MPI_Fint* {n}", [f"MPI_Request c_{n} = {init};"], f"&c_{n}", [f"*{n} = PMPI_Request_c2f(c_{n});"])
+        return (f"MPI_Fint* {n}", [], n, after, None)
+    if t == "const char *":
+        return (f"char* {n}", [f"htrace::mpi::FortranString c_{n}({n}, {n}_len);"], f"c_{n}.get()", [],
+                f"std::size_t {n}_len")
+    kind = handle_of(t)
+    if kind and t in HANDLES:
+        return (f"MPI_Fint* {n}", [], f"PMPI_{kind}_f2c(*{n})", [], None)
     if t == "MPI_Request *" and n == "array_of_requests":
         return (f"MPI_Fint* {n}", [f"htrace::mpi::FortranRequests c_{n}({n}, *{count_name});"], f"c_{n}.data()",
-                [f"c_{n}.copy_back();"])
+                [f"c_{n}.copy_back();"], None)
+    if t == "const MPI_Datatype *" and n in ("sendtypes", "recvtypes"):
+        size = f"htrace::mpi::alltoallw_types(PMPI_Comm_f2c(*comm), {'true' if 'neighbor' in fid.lower() else 'false'}, " \
+               f"{'true' if n == 'sendtypes' else 'false'})"
+        return (f"MPI_Fint* {n}", [f"htrace::mpi::FortranTypes c_{n}({n}, {size});"], f"c_{n}.data()", [], None)
+    if kind and t == f"{[k for k, v in HANDLES.items() if v == kind][0]} *":
+        inout = (skeleton in INOUT_REQUEST and kind == "Request") or fid.endswith(INOUT_SUFFIXES) or \
+            (kind == "Message" and skeleton in ("mrecv", "imrecv")) or (kind == "Comm" and n == "comm")
+        init = f"PMPI_{kind}_f2c(*{n})" if inout else NULL_HANDLE[kind]
+        return (f"MPI_Fint* {n}", [f"{t[:-2]} c_{n} = {init};"], f"&c_{n}",
+                [f"if (rc == MPI_SUCCESS) *{n} = PMPI_{kind}_c2f(c_{n});"], None)
     if t == "MPI_Status *" and n == "status":
-        return (f"MPI_Fint* {n}", [f"htrace::mpi::FortranStatus c_{n}({n});"], f"c_{n}.get()", [f"c_{n}.copy_back();"])
+        return (f"MPI_Fint* {n}", [f"htrace::mpi::FortranStatus c_{n}({n});"], f"c_{n}.get()", [f"c_{n}.copy_back();"],
+                None)
     if t == "const MPI_Status *" and n == "status":
-        return (f"MPI_Fint* {n}", [f"MPI_Status c_{n};", f"PMPI_Status_f2c({n}, &c_{n});"], f"&c_{n}", [])
+        return (f"MPI_Fint* {n}", [f"MPI_Status c_{n};", f"PMPI_Status_f2c({n}, &c_{n});"], f"&c_{n}", [], None)
     if t == "MPI_Status *" and n == "array_of_statuses":
         return (f"MPI_Fint* {n}", [f"htrace::mpi::FortranStatuses c_{n}({n}, *{count_name});"], f"c_{n}.get()",
-                [f"c_{n}.copy_back();"])
-    if t == "MPI_Message *":
-        init = "PMPI_Message_f2c(*message)" if skeleton in ("mrecv", "imrecv") else "MPI_MESSAGE_NULL"
-        return (f"MPI_Fint* {n}", [f"MPI_Message c_{n} = {init};"], f"&c_{n}", [f"*{n} = PMPI_Message_c2f(c_{n});"])
+                [f"c_{n}.copy_back();"], None)
     return None
 
 
 def aliases(name):
     lower = name.lower()
-    return [lower + "__", lower, name.upper()]
+    return [lower + "__", lower, name.upper(), f"ompi_{lower[4:]}_f"]
 
 
 def entry(name, params, body):
@@ -77,42 +138,82 @@ def entry(name, params, body):
     return "\n".join(out) + "\n"
 
 
-def wrapper(family, skeleton, p):
-    if p.name in SPECIAL:
-        return entry(p.name, *SPECIAL[p.name])
-    if family not in FAMILIES or skeleton in ("none", "special") or p.ret != "int":
-        return None
+def frame_only(p):
+    """Enter/Leave around Open MPI's own Fortran binding (skeleton `generic`)."""
+    fid, lower = p.name[4:], p.name.lower()
+    params = raw_params(p)
+    args = ", ".join(x.split()[-1] for x in params)
+    decl = f'extern "C" void p{lower}_({", ".join(x.rsplit(" ", 1)[0] for x in params)});'
+    return decl + "\n" + entry(p.name, ", ".join(params),
+                               f"htrace::mpi::Call call(htrace::mpi::FunctionId::{fid});\n  p{lower}_({args});"), params
+
+
+def converting(skeleton, p):
+    """Converts the arguments and calls the traced C wrapper; None if a parameter has no rule."""
+    fid = p.name[4:]
     count_name = "incount" if any(x.name == "incount" for x in p.params) else "count"
-    fparams, setup, args, after = [], [], [], []
+    fparams, setup, args, after, hidden = [], [], [], [], []
     for x in p.params:
-        c = convert(skeleton, p, x, count_name)
+        c = convert(skeleton, fid, x, count_name)
         if c is None:
             return None
         fparams.append(c[0])
         setup += c[1]
         args.append(c[2])
         after += c[3]
+        hidden += [c[4]] if c[4] else []
     fparams.append("MPI_Fint* ierr")
+    fparams += hidden
     lines = setup + [f"const int rc = {p.name}({', '.join(args)});"] + after + ["*ierr = rc;"]
-    return entry(p.name, ", ".join(fparams), "\n  ".join(lines))
+    return entry(p.name, ", ".join(fparams), "\n  ".join(lines)), fparams
+
+
+def f08_entry(p, params):
+    """mpi_<name>_f08_ for the f08 procedures that bypass ompi_<name>_f: the mpif.h entry point
+    (parameters `params`) with an optional ierror."""
+    lower = p.name.lower()
+    if lower[4:] not in F08_VIA_PMPI:
+        return ""
+    args = ", ".join("&c_ierr" if x == "MPI_Fint* ierr" else x.split()[-1] for x in params)
+    return (f'HTRACE_ENTRY_POINT void {lower}_f08_({", ".join(params)}) {{\n'
+            f'  MPI_Fint c_ierr = MPI_SUCCESS;\n  {lower}_({args});\n'
+            f'  if (ierr != nullptr) *ierr = c_ierr; // OPTIONAL ierror: absent is a null address\n}}\n')
+
+
+def wrapper(family, skeleton, p):
+    """(text, rule) of the Fortran entry point, or None when the function has none."""
+    if p.name in SPECIAL:
+        return entry(p.name, *SPECIAL[p.name]), "special"
+    if family in NO_FORTRAN_FAMILIES or skeleton in ("none", "special") or p.ret != "int":
+        return None
+    if skeleton == "generic":
+        text, params = frame_only(p)
+        return text + f08_entry(p, params), "frame"
+    made = converting(skeleton, p)
+    if made is None:
+        raise SystemExit(f"fortran_gen.py: no conversion rule for a parameter of {p.name} "
+                         f"(skeleton {skeleton}): add one")
+    return made[0] + f08_entry(p, made[1]), "converted"
 
 
 def generate(rows):
-    out = ['#include "mpi/entry_point.h"\n#include "mpi/fortran_support.h"\n',
+    out = ['#include "mpi/entry_point.h"\n#include "mpi/fortran_support.h"\n#include "mpi/wrapper_call.h"\n',
+           '#include <cstddef>\n',
            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n']
-    covered = []
+    covered = {"special": [], "frame": [], "converted": []}
     for family, skeleton, p in rows:
-        text = wrapper(family, skeleton, p)
-        if text:
-            out.append(text)
-            covered.append(p.name)
+        made = wrapper(family, skeleton, p)
+        if made:
+            out.append(made[0])
+            covered[made[1]].append(p.name)
     # The coverage as a comment for readers of the generated file (nothing reads it at run time).
-    out.append(f"// Fortran entry points for {len(covered)} functions:")
-    line = "//"
-    for name in covered:
-        if len(line) + len(name) + 1 > 100:
-            out.append(line)
-            line = "//"
-        line += " " + name
-    out.append(line + "\n")
+    for rule, names in covered.items():
+        out.append(f"// {rule}: Fortran entry points for {len(names)} functions:")
+        line = "//"
+        for name in names:
+            if len(line) + len(name) + 1 > 100:
+                out.append(line)
+                line = "//"
+            line += " " + name
+        out.append(line + "\n")
     return "\n".join(out)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mpi.h>
 
@@ -66,6 +67,69 @@ private:
   MPI_Fint* f_;
   int n_;
   SmallArray<MPI_Request> c_;
+};
+
+/// A CHARACTER argument (address + hidden length) as a NUL-terminated C string, leading and
+/// trailing blanks removed as Open MPI's own Fortran binding does.
+class FortranString {
+public:
+  FortranString(const char* f, std::size_t len) : c_(len + 1) {
+    std::size_t first = 0;
+    while (first < len && f[first] == ' ')
+      ++first;
+    while (len > first && f[len - 1] == ' ')
+      --len;
+    std::memcpy(c_.data(), f + first, len - first);
+    c_.data()[len - first] = '\0';
+  }
+  const char* get() { return c_.data(); }
+
+private:
+  SmallArray<char, 256> c_;
+};
+
+/// Entries of the datatype arrays of (neighbor) alltoallw: the communicator's size (the remote
+/// group's for an intercommunicator), or the out/in degree of its topology.
+inline int alltoallw_types(MPI_Comm comm, bool neighbor, bool send) {
+  int n = 0, flag = 0;
+  if (!neighbor) {
+    PMPI_Comm_test_inter(comm, &flag);
+    if (flag != 0)
+      PMPI_Comm_remote_size(comm, &n);
+    else
+      PMPI_Comm_size(comm, &n);
+    return n;
+  }
+  int topo = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &topo);
+  if (topo == MPI_CART) {
+    PMPI_Cartdim_get(comm, &n);
+    return 2 * n;
+  }
+  if (topo == MPI_GRAPH) {
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &n);
+    return n;
+  }
+  int in = 0, out = 0, weighted = 0;
+  if (topo == MPI_DIST_GRAPH) PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+  return send ? out : in;
+}
+
+/// An input array of Fortran datatype handles.
+class FortranTypes {
+public:
+  FortranTypes(const MPI_Fint* f, int count)
+      : n_(count > 0 ? count : 0), c_(static_cast<std::size_t>(n_)) {
+    for (int i = 0; i < n_; ++i)
+      c_.data()[i] = PMPI_Type_f2c(f[i]);
+  }
+  const MPI_Datatype* data() { return c_.data(); }
+
+private:
+  int n_;
+  SmallArray<MPI_Datatype> c_;
 };
 
 class FortranStatus {

@@ -2,7 +2,9 @@
 # libhtrace.so exports only what a traced program or its runtimes must resolve in it:
 #   MPI_*     the C wrappers and MPI_Init & co. (no PMPI_*: those must stay the MPI library's,
 #             or the wrappers would call themselves)
-#   mpi_*     the Fortran entry points (mpi_x_, mpi_x__, mpi_x) and their upper-case aliases MPI_X
+#   mpi_*     the Fortran entry points (mpi_x_, mpi_x__, mpi_x, mpi_x_f08_) and their upper-case
+#             aliases MPI_X
+#   ompi_*_f  the same entry points under the names Open MPI's mpi_f08 procedures call
 #   MPIX_*    include/htrace/mpix_harmonize.h
 #   htrace_*  include/htrace/version.h (C functions only; C++ symbols are mangled and never match)
 #   ompt_start_tool (when built with OMPT)
@@ -15,7 +17,7 @@ with_ompt=${2:-}
 symbols=$(nm -D --defined-only "$lib" | awk 'NF == 3 {print $3}')
 [[ -n $symbols ]] || { echo "FAIL: nm -D found no defined symbol in $lib"; exit 1; }
 
-allowed='^(MPI_[A-Za-z0-9_]+|mpi_[a-z0-9_]+|MPIX_[A-Za-z0-9_]+|htrace_[a-z0-9_]+|ompt_start_tool)$'
+allowed='^(MPI_[A-Za-z0-9_]+|mpi_[a-z0-9_]+|ompi_[a-z0-9_]+_f|MPIX_[A-Za-z0-9_]+|htrace_[a-z0-9_]+|ompt_start_tool)$'
 leaked=$(grep -Ev "$allowed" <<<"$symbols" || true)
 status=0
 if [[ -n $leaked ]]; then
@@ -25,7 +27,7 @@ if [[ -n $leaked ]]; then
 fi
 
 required=(MPI_Init MPI_Init_thread MPI_Finalize MPI_Abort MPI_Send MPI_Allreduce mpi_init_ mpi_send_
-          mpi_send__ mpi_send MPI_SEND MPIX_Harmonize htrace_version)
+          mpi_send__ mpi_send MPI_SEND ompi_send_f mpi_test_f08_ MPIX_Harmonize htrace_version)
 [[ $with_ompt == ompt ]] && required+=(ompt_start_tool)
 for s in "${required[@]}"; do
   grep -qx "$s" <<<"$symbols" || { echo "FAIL: $s is not exported"; status=1; }
