@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <vector>
 
 namespace htrace::clock {
 
@@ -67,6 +68,16 @@ bool check_shared_clock(Transport& group, const GlobalClock& base, int pingpongs
                         bool usable = true);
 /// The leader's side of `member`'s check; returns the member's verdict.
 bool serve_shared_clock_check(Transport& group, int member, const GlobalClock& base);
+/// The same check for every member of `group` over a binomial tree (ceil(log2 n) rounds instead of
+/// n - 1 checks by the leader in turn): in round k every rank i < 2^k that reads the leader's
+/// clock (the leader, or a member that passed) checks rank i + 2^k, and passing against a rank
+/// that reads the leader's clock means reading it too. Collective over `group`. Sets `shared` to
+/// this rank's verdict (the leader's: true); on the leader, returns the members that failed or
+/// sat below one that failed: those must run check_shared_clock against the leader afterwards,
+/// in this order, exactly as without the tree (the leader serving them in turn).
+std::vector<int> check_members_over_tree(Transport& group, const GlobalClock& base, int pingpongs,
+                                         std::int64_t tolerance_ns, SyncContext& ctx,
+                                         OffsetMeasurement* measured, bool usable, bool& shared);
 
 /// For HTRACE_SYNC=none (no model anywhere): the ranks on one host (by host name) run
 /// ClockPropSync's check against the host's lowest rank with `c`'s check parameters; those that

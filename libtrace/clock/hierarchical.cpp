@@ -30,6 +30,45 @@ bool serve_shared_clock_check(Transport& group, int member, const GlobalClock& b
   return group.recv_i64(member) != 0;
 }
 
+namespace {
+int highest_bit(int i) {
+  int b = 1;
+  while (b * 2 <= i)
+    b *= 2;
+  return b;
+}
+} // namespace
+
+std::vector<int> check_members_over_tree(Transport& t, const GlobalClock& base, int pingpongs,
+                                         std::int64_t tolerance_ns, SyncContext& ctx,
+                                         OffsetMeasurement* measured, bool usable, bool& shared) {
+  const int me = t.rank(), n = t.size();
+  shared = me == 0;
+  if (me > 0) {
+    const int parent = me - highest_bit(me);
+    if (t.recv_i64(parent) != 0) { // the parent reads the leader's clock and serves the check
+      const OffsetMeasurement m =
+          measure_offset_client(t, parent, base, OffsetMethod::Skampi, pingpongs);
+      ctx.note_rtt(m.min_rtt_ns);
+      shared = usable && std::llabs(m.offset_ns) <= m.uncertainty_ns + tolerance_ns;
+      t.send_i64(parent, shared ? 1 : 0);
+      if (measured) *measured = m;
+    }
+  }
+  for (int step = me == 0 ? 1 : 2 * highest_bit(me); me + step < n; step *= 2) {
+    t.send_i64(me + step, shared ? 1 : 0);
+    if (shared) (void)serve_shared_clock_check(t, me + step, base);
+  }
+  std::vector<int> deferred;
+  if (me > 0) {
+    t.send_i64(0, shared ? 1 : 0);
+  } else {
+    for (int m = 1; m < n; ++m)
+      if (t.recv_i64(m) == 0) deferred.push_back(m);
+  }
+  return deferred;
+}
+
 GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncConfig& c,
                            SyncContext& ctx) {
   // The leader's whole model chain travels as bytes; members rebuild it over their own base clock,
@@ -48,23 +87,35 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
   t.broadcast(bytes.data(), bytes.size(), 0);
   const PairParams& fallback = c.fallback ? c.fallback->pair : PairParams{};
 
-  if (t.rank() == 0) {
-    for (int m = 1; m < t.size() && c.check; ++m)
-      if (!serve_shared_clock_check(t, m, leader_base))
-        learn_clock_model(t, 0, m, input, fallback, ctx);
-    return input;
-  }
   GlobalClock result(input.base());
-  std::string error;
-  const bool ok = GlobalClock::unflatten(bytes, input.base(), result, error);
-  if (!ok) log::error("clock: ClockPropSync: %s", error.c_str());
+  bool ok = true;
+  if (t.rank() != 0) {
+    std::string error;
+    ok = GlobalClock::unflatten(bytes, input.base(), result, error);
+    if (!ok) log::error("clock: ClockPropSync: %s", error.c_str());
+  }
   if (!c.check) {
+    if (t.rank() == 0) return input;
     // Adopted without verification: not known to equal the leader's clock, so its own domain.
     ctx.stats.domain = ctx.self;
     return ok ? result : input;
   }
+  // The check runs over a tree of the group; a member that fails there (or below one that
+  // failed) is checked by the leader afterwards, in turn, and synchronized individually if it
+  // fails again.
+  bool shared = false;
   OffsetMeasurement m;
-  if (check_shared_clock(t, leader_base, c.check_pingpongs, c.tolerance_ns, ctx, &m, ok)) {
+  const std::vector<int> deferred = check_members_over_tree(t, leader_base, c.check_pingpongs,
+                                                            c.tolerance_ns, ctx, &m, ok, shared);
+  if (t.rank() == 0) {
+    for (int member : deferred)
+      if (!serve_shared_clock_check(t, member, leader_base))
+        learn_clock_model(t, 0, member, input, fallback, ctx);
+    return input;
+  }
+  if (!shared)
+    shared = check_shared_clock(t, leader_base, c.check_pingpongs, c.tolerance_ns, ctx, &m, ok);
+  if (shared) {
     ctx.stats.domain = static_cast<int>(header[1]);
     return result;
   }
@@ -117,11 +168,15 @@ void find_clock_domain(Transport& t, const GlobalClock& input, const SyncConfig&
   host->broadcast(&leader_domain, sizeof leader_domain, 0);
   const Level outer = ctx.level;
   ctx.level = Level::Intra;
+  const GlobalClock base(input.base());
+  bool shared = false;
+  const std::vector<int> deferred = check_members_over_tree(
+      *host, base, c.check_pingpongs, c.tolerance_ns, ctx, nullptr, true, shared);
   if (host->rank() == 0) {
-    for (int m = 1; m < host->size(); ++m)
-      (void)serve_shared_clock_check(*host, m, GlobalClock(input.base()));
-  } else if (check_shared_clock(*host, GlobalClock(input.base()), c.check_pingpongs, c.tolerance_ns,
-                                ctx, nullptr)) {
+    for (int member : deferred)
+      (void)serve_shared_clock_check(*host, member, base);
+  } else if (shared ||
+             check_shared_clock(*host, base, c.check_pingpongs, c.tolerance_ns, ctx, nullptr)) {
     ctx.stats.domain = static_cast<int>(leader_domain);
   }
   ctx.level = outer;

@@ -5,12 +5,19 @@
 namespace htrace::clock {
 
 void Transport::broadcast(void* data, std::size_t bytes, int root) {
-  if (rank() == root) {
-    for (int r = 0; r < size(); ++r)
-      if (r != root) send(r, data, bytes);
-  } else {
-    recv(root, data, bytes);
-  }
+  // Binomial tree over ranks relative to the root: ceil(log2 n) rounds, the root sending to at most
+  // that many ranks instead of to all of them.
+  const int n = size();
+  const int me = (rank() - root + n) % n;
+  int top = 1; // the lowest power of two above me (1 for the root)
+  while (top <= me)
+    top *= 2;
+  if (me > 0) recv((me - top / 2 + root) % n, data, bytes);
+  int step = top;
+  while (me + step < n)
+    step *= 2;
+  for (step /= 2; step >= top; step /= 2)
+    if (me + step < n) send((me + step + root) % n, data, bytes);
 }
 
 std::vector<std::int64_t> Transport::allgather(std::int64_t value) {

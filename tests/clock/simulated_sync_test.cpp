@@ -158,6 +158,21 @@ TEST(Hierarchical, ClockPropChecksThatRanksShareTheClock) {
   EXPECT_GT(std::llabs(unchecked.error_ns[3]), 4'000'000);
 }
 
+TEST(Hierarchical, ClockPropChecksOverATreeAndTheLeaderRechecksBelowAFailure) {
+  // One node of 7 ranks; rank 1 reads a clock 5 ms away. The check runs over a binomial tree
+  // (1 and 2 against 0, 3 against 1, 4 against 0, 5 against 1, 6 against 2): ranks 3 and 5 sit
+  // below the failed rank 1, so the leader checks them itself afterwards, and they pass.
+  std::vector<SimulatedRank> ranks(7, SimulatedRank{0, 0, 0});
+  ranks[1].offset_ns += 5'000'000;
+  SimulatedCluster cluster(ranks);
+  const Outcome o = run(cluster, "h2hca(nodes=shared)");
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    EXPECT_EQ(o.stats[r].clockprop_fallback, r == 1) << "rank " << r;
+    EXPECT_EQ(o.stats[r].domain, r == 1 ? 1 : 0) << "rank " << r;
+    EXPECT_LT(std::llabs(o.error_ns[r]), kBoundNs) << "rank " << r;
+  }
+}
+
 TEST(Hierarchical, H3hcaUsesSockets) {
   // One node, two sockets whose clocks differ: socket leaders sync with HCA3, sockets propagate.
   SimulatedCluster cluster({{0, 0, 0}, {0, 0, 0}, {40'000, 0, 0}, {40'000, 0, 0}});
