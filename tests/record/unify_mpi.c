@@ -72,8 +72,7 @@ int main(int argc, char** argv) {
   /* An intercommunicator between the even and the odd ranks (leaders: the highest of each). */
   const int top_even = (world_size - 1) / 2 * 2, top_odd = world_size / 2 * 2 - 1;
   MPI_Comm inter;
-  MPI_Intercomm_create(parity, 0, MPI_COMM_WORLD, world_rank % 2 ? top_even : top_odd, 7,
-                       &inter);
+  MPI_Intercomm_create(parity, 0, MPI_COMM_WORLD, world_rank % 2 ? top_even : top_odd, 7, &inter);
   call(inter, "inter", 0);
   /* A duplicate of each parity communicator: the same lists as parity, a later occurrence. */
   MPI_Comm parity_dup;
