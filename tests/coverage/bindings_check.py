@@ -39,6 +39,8 @@ def norm(value):
         return (type(value).__name__, str(value.name))
     if isinstance(value, (int, float, str)) or value is None:
         return value
+    if hasattr(value, "value"):  # OTF2 enums and flag sets (str() fails on combined flags)
+        return (type(value).__name__, int(value.value))
     return str(value)
 
 
@@ -86,6 +88,11 @@ with tempfile.TemporaryDirectory() as tmp:
             fail(f"reference trace has no {region} region: {dict(enters)}")
     if enters["MPI_Iprobe"] != 0 or enters["MPI_Test"] != NP:
         fail(f"exclusion: {enters['MPI_Iprobe']} MPI_Iprobe, {enters['MPI_Test']} MPI_Test regions")
+    kinds = Counter(r[0] for loc in reference.values() for r in loc)
+    for kind, want in (("RmaPut", NP), ("RmaWinCreate", NP), ("IoCreateHandle", NP),
+                       ("IoOperationComplete", NP), ("IoDeleteFile", 1)):
+        if kinds[kind] != want:
+            fail(f"{kinds[kind]} {kind} records, expected {want}: {dict(kinds)}")
     onoff = sum(1 for loc in reference.values() for r in loc if r[0] == "MeasurementOnOff")
     if onoff != 2 * NP:
         fail(f"{onoff} MeasurementOnOff records, expected {2 * NP}")
