@@ -142,7 +142,8 @@ REVEAL = {
     "improbe": "rc == MPI_SUCCESS && *flag",
 }
 # Communicator constructors and destructors keep the communicator registry right: never excluded.
-STRUCTURAL = {"comm_create", "comm_free"}
+# Likewise windows and files: their later records need the definitions made at creation.
+STRUCTURAL = {"comm_create", "comm_free", "win_create", "win_free", "file_open", "file_close"}
 UNWRAPPED = {"none", "special"}
 ROLES = {"p2p": "PointToPoint", "coll": "Collective", "nbcoll": "Collective", "neighbor": "Collective"}
 HEADER = "// generated from {table} by {gen}; do not edit.\n"

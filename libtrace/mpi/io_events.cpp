@@ -205,9 +205,4 @@ void on_io_request_test(record::Location& loc, record::LocalTime t, const Pendin
   loc.io_operation_test(t, p.comm, p.id);
 }
 
-void clear_io_registry() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  files().clear();
-}
-
 } // namespace htrace::mpi

@@ -49,7 +49,4 @@ void on_io_request_complete(record::Location& loc, record::LocalTime t, const Pe
                             const MPI_Status* status);
 void on_io_request_test(record::Location& loc, record::LocalTime t, const PendingRequest& p);
 
-/// Forgets every file handle (MPI_Finalize).
-void clear_io_registry();
-
 } // namespace htrace::mpi

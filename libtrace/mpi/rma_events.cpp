@@ -275,9 +275,4 @@ void on_rma_request_test(record::Location& loc, record::LocalTime t, const Pendi
   loc.rma_op_test(t, p.comm, p.id);
 }
 
-void clear_rma_registry() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  windows().clear();
-}
-
 } // namespace htrace::mpi

@@ -52,7 +52,4 @@ void on_rma_op(record::Location& loc, record::LocalTime entered, int rc, MPI_Win
 void on_rma_request_complete(record::Location& loc, record::LocalTime t, const PendingRequest& p);
 void on_rma_request_test(record::Location& loc, record::LocalTime t, const PendingRequest& p);
 
-/// Forgets every window (MPI_Finalize).
-void clear_rma_registry();
-
 } // namespace htrace::mpi

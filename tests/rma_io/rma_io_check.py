@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Issue 17: one-sided communication and MPI-IO recorded with OTF2's RMA and I/O records.
 
-    rma_io_check.py rma|mpi_io EXAMPLE HTRACE_CORRECT
+    rma_io_check.py rma|mpi_io|fortran EXAMPLE HTRACE_CORRECT
 
-Runs examples/rma (3 ranks) or examples/mpi-io (2 ranks) under libhtrace, reads the archive with
+Runs examples/rma (3 ranks), examples/mpi-io (2 ranks) or examples/fortran-rma-io (2 ranks, both
+kinds of records through `use mpi`) under libhtrace, reads the archive with
 the otf2 Python bindings only and compares every RMA or I/O record of every rank, field by field,
 with the sequence the example's source describes (windows, targets, bytes, lock types, groups,
 files, access modes, operation modes and flags, bytes requested and done). Matching ids are
@@ -197,6 +198,38 @@ def io_expected(rank, size):
     return r
 
 
+def fortran_expected(rank, size):
+    W, H = "MPI_Win_create", "fortran_rma_io.dat"
+    right = (rank + 1) % size
+    both = "PROCESS|MEMORY"
+
+    def end(op, level):
+        return ("RmaCollectiveEnd", dict(collective_op=op, sync_level=level, win=W, root=ALL,
+                                         bytes_sent=0, bytes_received=0))
+
+    begin = ("RmaCollectiveBegin", {})
+    r = [begin, ("RmaWinCreate", dict(win=W)), end("CREATE_HANDLE", "NONE"),
+         begin, end("BARRIER", both),
+         ("RmaPut", dict(win=W, remote=right, bytes=16, matching_id=1)),
+         begin, ("RmaOpCompleteBlocking", dict(win=W, matching_id=1)), end("BARRIER", both),
+         ("RmaRequestLock", dict(win=W, remote=0, lock_id=0, lock_type="SHARED")),
+         ("RmaGet", dict(win=W, remote=0, bytes=4, matching_id=2)),
+         ("RmaOpCompleteBlocking", dict(win=W, matching_id=2)),
+         ("RmaReleaseLock", dict(win=W, remote=0, lock_id=0)),
+         begin, end("DESTROY_HANDLE", both), ("RmaWinDestroy", dict(win=W))]
+    r += [("IoCreateHandle", dict(handle=H, mode="READ_WRITE", creation_flags="CREATE",
+                                  status_flags="NONE"))]
+    for m, (mode, flags, n) in enumerate([("WRITE", "NONE", 64), ("FLUSH", "COLLECTIVE", 0),
+                                          ("FLUSH", "COLLECTIVE", 0), ("READ", "COLLECTIVE", 64)], 1):
+        r += [("IoOperationBegin", dict(handle=H, mode=mode, operation_flags=flags,
+                                        bytes_request=n, matching_id=m)),
+              ("IoOperationComplete", dict(handle=H, bytes_result=n, matching_id=m))]
+    r += [("IoDestroyHandle", dict(handle=H))]
+    if rank == 0:
+        r += [("IoDeleteFile", dict(io_paradigm="MPI-IO", file=H))]
+    return r
+
+
 def flags_text(v):
     """'A|B' for a flag set, in a fixed order."""
     return "|".join(sorted(v.split("|")))
@@ -212,6 +245,13 @@ def canonical(records):
 
 
 def check_definitions(kind, defs, size):
+    if kind == "fortran":
+        wins = [(w.name, w.comm.name) for w in defs.rma_wins]
+        handles = [(h.name, h.file.name, h.comm.name) for h in defs.io_handles]
+        require(wins == [("MPI_Win_create", "MPI_COMM_WORLD")], f"window definitions: {wins}")
+        require(handles == [("fortran_rma_io.dat",) * 2 + ("MPI_COMM_WORLD",)],
+                f"I/O handles: {handles}")
+        return
     if kind == "rma":
         wins = {w.name: w.comm.name for w in defs.rma_wins}
         require(wins == {"MPI_Win_allocate": "MPI_COMM_WORLD", "MPI_Win_create": "MPI_COMM_WORLD"},
@@ -230,10 +270,10 @@ def check_definitions(kind, defs, size):
 
 
 def check_archive(kind, anchor, size):
-    prefixes = RMA_KINDS if kind == "rma" else IO_KINDS
+    prefixes = {"rma": RMA_KINDS, "mpi_io": IO_KINDS, "fortran": RMA_KINDS + IO_KINDS}[kind]
     defs, per_location = read_records(anchor, prefixes)
     check_definitions(kind, defs, size)
-    expected = rma_expected if kind == "rma" else io_expected
+    expected = {"rma": rma_expected, "mpi_io": io_expected, "fortran": fortran_expected}[kind]
     normalized = {}
     for rank in range(size):
         got = canonical(normalize(per_location.get(rank, [])))
