@@ -8,6 +8,9 @@
   perfetto  the JSON export checked record for record: every slice with its exact nanoseconds,
             every message flow from its send's slice to its receive's slice, every collective
             participation flow, process and thread names
+  vite      ViTE 1.2 under Xvfb on the --format vite copies of raw and corrected archives of an MPI
+            and a hybrid MPI+OpenMP run: no warning, every message drawn as an arrow; on the
+            original archives it warns once per message record (what the copy is for)
   errors    exit codes and messages: missing archive, bad option values, unwritable output (no
             file left behind)"""
 import decimal
@@ -226,6 +229,48 @@ def case_perfetto():
     expect("%d slices" % len(want) in p.stderr, "summary line: " + p.stderr)
 
 
+def vite(anchor, svg):
+    p = subprocess.run(["xvfb-run", "-a", "vite", anchor, "-e", svg], capture_output=True, text=True, timeout=120)
+    return p.returncode, [l for l in (p.stdout + p.stderr).splitlines()
+                          if l.strip() and not l.startswith("QStandardPaths")]
+
+
+def case_vite():
+    if not shutil.which("vite") or not shutil.which("xvfb-run"):
+        print("vite or xvfb-run not installed")
+        sys.exit(77)
+    runs = {"mpi": trace("pingpong")}
+    adir = os.path.join(WORK, "traces")
+    hybrid = os.path.join(BUILD, "examples", "hybrid-jacobi", "hybrid-jacobi-gcc")
+    if os.access(hybrid, os.X_OK):
+        run(os.environ["MPIRUN"].split() + ["-np", "2", "-x", "OMP_NUM_THREADS=2", "-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"],
+            "-x", "HTRACE_ARCHIVE_DIR=" + adir, "-x", "HTRACE_ARCHIVE_NAME=hybrid", hybrid])
+        runs["hybrid"] = os.path.join(adir, "hybrid")
+    else:
+        expect(False, "hybrid example built: " + hybrid)
+    for name, archive in list(runs.items()):
+        run([CORRECT, "--no-progress", archive, archive + "-corrected"], ok=(0, 1))
+        runs[name + "-corrected"] = archive + "-corrected"
+    for name, archive in runs.items():
+        truth = archive_truth.read(archive)
+        records = truth["messages"] + sum(len(v) for v in truth["recvs"].values())
+        copy = os.path.join(WORK, name + "-vite")
+        p = run([REPORT, "--format", "vite", archive, "-o", copy])
+        expect("vite %s/traces.otf2" % copy in p.stderr, "%s: the command to open it: %s" % (name, p.stderr))
+        rc, lines = vite(os.path.join(copy, "traces.otf2"), os.path.join(WORK, name + ".svg"))
+        noise = [l for l in lines if any(w in l.lower() for w in ("warning", "error", "not yet implemented", "cannot"))
+                 and "0 errors and 0 warnings" not in l]
+        expect(rc == 0 and not noise, "%s: ViTE reads the copy without a warning: rc %d, %s" % (name, rc, noise[:5]))
+        with open(os.path.join(WORK, name + ".svg")) as f:
+            arrows = f.read().count("<line")
+        expect(arrows == len(truth["pairs"]), "%s: ViTE draws every message (%d arrows, %d messages)" % (name, arrows, len(truth["pairs"])))
+        copied = archive_truth.read(copy)
+        expect(copied["slices"] == truth["slices"] and copied["pairs"] == truth["pairs"], "%s: the copy has the same events" % name)
+        rc, lines = vite(os.path.join(archive, "traces.otf2"), os.path.join(WORK, name + "-original.svg"))
+        warned = sum(1 for l in lines if "cannot find rank" in l)
+        expect(warned == records, "%s: ViTE warns once per message record on the original (%d warnings, %d records)" % (name, warned, records))
+
+
 def case_errors():
     missing = os.path.join(WORK, "nope")
     p = run([REPORT, missing, "-o", os.path.join(WORK, "x.html")], ok=(1,))
@@ -248,7 +293,7 @@ def case_errors():
     expect(not glob.glob(os.path.join(WORK, "*.tmp.*")), "no temporary left")
 
 
-{"html": case_html, "perfetto": case_perfetto, "errors": case_errors}[case]()
+{"html": case_html, "perfetto": case_perfetto, "vite": case_vite, "errors": case_errors}[case]()
 if failures:
     sys.exit("%d failure(s)" % len(failures))
 print("ok")

@@ -47,8 +47,12 @@ int main(int argc, char** argv) {
                  "OTF2 archive directory or its .otf2 anchor file (read only)");
   app.add_option("-o,--output", o.output, "the file to write (replaced atomically)");
   const std::map<std::string, htrace::report::Format> formats = {
-      {"html", htrace::report::Format::Html}, {"perfetto", htrace::report::Format::Perfetto}};
-  app.add_option("--format", o.format, "html (default) or perfetto (JSON Trace Event Format)")
+      {"html", htrace::report::Format::Html},
+      {"perfetto", htrace::report::Format::Perfetto},
+      {"vite", htrace::report::Format::Vite}};
+  app.add_option("--format", o.format,
+                 "html (default), perfetto (JSON Trace Event Format) or vite (a copy of the "
+                 "archive in the layout ViTE 1.2 reads; OUT is a new directory)")
       ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case))
       ->type_name("FORMAT");
   app.add_option("--window", window,
@@ -72,7 +76,12 @@ int main(int argc, char** argv) {
   o.progress = !no_progress && isatty(STDERR_FILENO);
   try {
     const auto r = htrace::report::run(o);
-    if (o.format == htrace::report::Format::Perfetto)
+    if (o.format == htrace::report::Format::Vite)
+      std::fprintf(stderr,
+                   "htrace-report: %s: ViTE copy (%u communicator groups as location "
+                   "lists); open it with: vite %s/traces.otf2\n",
+                   o.output.c_str(), r.rewritten_groups, o.output.c_str());
+    else if (o.format == htrace::report::Format::Perfetto)
       std::fprintf(stderr, "htrace-report: %s: %llu events, %llu slices, %llu flows\n",
                    o.output.c_str(), static_cast<unsigned long long>(r.events),
                    static_cast<unsigned long long>(r.slices),

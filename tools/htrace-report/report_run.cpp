@@ -5,6 +5,7 @@
 #include "html_report.h"
 #include "perfetto_export.h"
 #include "profile.h"
+#include "vite_export.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -93,6 +94,11 @@ private:
 } // namespace
 
 RunResult run(const RunOptions& o) {
+  if (o.format == Format::Vite) {
+    RunResult r;
+    r.rewritten_groups = write_vite_copy(o.archive, o.output);
+    return r;
+  }
   const ArchiveDefs defs = read_definitions(o.archive);
   const std::string correction = o.correction_report.empty() ? "" : read_file(o.correction_report);
   AtomicFile out(o.output);

@@ -8,7 +8,7 @@
 
 namespace htrace::report {
 
-enum class Format { Html, Perfetto };
+enum class Format { Html, Perfetto, Vite };
 
 struct RunOptions {
   std::string archive;
@@ -21,6 +21,7 @@ struct RunOptions {
 
 struct RunResult {
   std::uint64_t events = 0, slices = 0, flows = 0;
+  unsigned rewritten_groups = 0; ///< --format vite
 };
 
 /// Throws std::runtime_error with a message naming the file on any failure; the output is then
