@@ -88,7 +88,7 @@ SKELETONS.update({
     "win_start": ("", "{ns}on_win_start(L, T, rc, win, group);\n"),
     "win_complete": ("", "{ns}on_win_complete(L, T, rc, win);\n"),
     "win_wait": ("", "{ns}on_win_wait(L, T, rc, win);\n"),
-    "win_test": ("", "if (rc == MPI_SUCCESS && *flag) {ns}on_win_wait(L, T, rc, win);\n"),
+    "win_test": ("", "{ns}on_win_test(L, T, rc, win, rc == MPI_SUCCESS && *flag);\n"),
     "rma": ("", "{ns}on_rma_op(L, call.entered(), rc, win, target_rank, {ns}RmaOp::{rma_op}, {origin_bytes}, {result_bytes}, {rma_mpi_op}, {rma_request});\n"),
     "file_open": ("", "{ns}on_file_open(L, T, rc, comm, filename, amode, rc == MPI_SUCCESS ? *fh : MPI_FILE_NULL);\n"),
     "file_close": ("const MPI_File htrace_file = *fh;\n", "{ns}on_file_close(L, T, rc, htrace_file);\n"),

@@ -15,6 +15,7 @@ namespace {
 constexpr std::uint8_t kSyncProcess = OTF2_RMA_SYNC_LEVEL_PROCESS;
 constexpr std::uint8_t kSyncMemory = OTF2_RMA_SYNC_LEVEL_MEMORY;
 constexpr record::GroupId kNoGroup = 0xffffffffu;
+constexpr std::uint64_t kLockId = 0; ///< the (target, window) pair identifies an MPI lock
 
 /// A window the wrappers saw created. Operations not yet completed are kept with their target,
 /// so that each gets its completion record at the synchronization that completes it.
@@ -142,9 +143,8 @@ void on_win_lock(record::Location& loc, record::LocalTime entered, int rc, MPI_W
   Window* w = find_locked(win);
   if (!w) return;
   // MPI may grant the lock lazily (at the first operation or at unlock), so only the request is
-  // observable. MPI has one lock per target and window: the lock id is the target.
-  const std::uint32_t target = target_of(rank);
-  loc.rma_request_lock(entered, w->id, target, target,
+  // observable. MPI has one lock per target and window: lock id 0, as Score-P writes it.
+  loc.rma_request_lock(entered, w->id, target_of(rank), kLockId,
                        lock_type == MPI_LOCK_EXCLUSIVE ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED);
 }
 
@@ -155,7 +155,7 @@ void on_win_unlock(record::Location& loc, record::LocalTime t, int rc, MPI_Win w
   if (!w) return;
   const std::uint32_t target = target_of(rank);
   complete_ops_locked(loc, t, *w, target);
-  loc.rma_release_lock(t, w->id, target, target);
+  loc.rma_release_lock(t, w->id, target, kLockId);
 }
 
 void on_win_flush(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, int rank) {
@@ -182,7 +182,7 @@ void on_win_post(record::Location& loc, record::LocalTime t, int rc, MPI_Win win
   Window* w = find_locked(win);
   if (!w || g == kNoGroup) return;
   w->exposure = g;
-  loc.rma_group_sync(t, kSyncMemory, w->id, g);
+  loc.rma_group_sync(t, kSyncProcess, w->id, g);
 }
 
 void on_win_start(record::Location& loc, record::LocalTime t, int rc, MPI_Win win,
@@ -204,6 +204,16 @@ void on_win_complete(record::Location& loc, record::LocalTime t, int rc, MPI_Win
   complete_ops_locked(loc, t, *w, record::kNoRank);
   if (w->access != kNoGroup) loc.rma_group_sync(t, kSyncProcess | kSyncMemory, w->id, w->access);
   w->access = kNoGroup;
+}
+
+void on_win_test(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, bool done) {
+  if (done) return on_win_wait(loc, t, rc, win);
+  if (rc != MPI_SUCCESS) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Window* w = find_locked(win);
+  // The exposure epoch is still open: a synchronization that synchronized nothing.
+  if (w && w->exposure != kNoGroup)
+    loc.rma_group_sync(t, OTF2_RMA_SYNC_LEVEL_NONE, w->id, w->exposure);
 }
 
 void on_win_wait(record::Location& loc, record::LocalTime t, int rc, MPI_Win win) {

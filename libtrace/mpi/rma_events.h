@@ -37,8 +37,9 @@ void on_win_sync(record::Location& loc, record::LocalTime t, int rc, MPI_Win win
 void on_win_post(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, MPI_Group group);
 void on_win_start(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, MPI_Group group);
 void on_win_complete(record::Location& loc, record::LocalTime t, int rc, MPI_Win win);
-/// MPI_Win_wait, or MPI_Win_test that returned flag = true.
 void on_win_wait(record::Location& loc, record::LocalTime t, int rc, MPI_Win win);
+/// MPI_Win_test: like MPI_Win_wait when `done`, else a synchronization of level NONE.
+void on_win_test(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, bool done);
 
 /// Communication calls. Bytes are the origin side's (type size times count).
 enum class RmaOp { Put, Get, Accumulate, GetAccumulate, FetchAndOp, CompareAndSwap };

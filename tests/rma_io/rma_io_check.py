@@ -66,9 +66,14 @@ def read_records(anchor, prefixes):
 
 def normalize(records):
     """Matching ids replaced by their order of first appearance per (window or handle), unsuccessful
-    tests (RmaOpTest / IoOperationTest) checked to precede their completion and then dropped."""
+    tests (RmaOpTest / IoOperationTest, MPI_Win_test's RmaGroupSync NONE) checked to come while
+    their operation or epoch is open, then dropped (how many depends on timing)."""
     out, names, completed = [], {}, set()
     for kind, f in records:
+        if kind == "RmaGroupSync" and f["sync_level"] == "NONE":  # an unsuccessful MPI_Win_test
+            require(out and out[-1][0] == "RmaGroupSync" and out[-1][1]["group"] == f["group"],
+                    f"unsuccessful MPI_Win_test outside an exposure epoch: {f}")
+            continue
         if "matching_id" in f:
             scope = f.get("win", f.get("handle"))
             key = (scope, f["matching_id"])
@@ -140,20 +145,20 @@ def rma_expected(rank, size):
         r += [done(B, t) for t in peers]
         r += [group_sync(both, B, peers)]
     else:
-        r += [group_sync("MEMORY", B, [0]), group_sync(both, B, [0])]
+        r += [group_sync("PROCESS", B, [0]), group_sync(both, B, [0])]
     # 3. passive target
     m = 4
     if rank == 0:
-        r += [("RmaRequestLock", dict(win=A, remote=1, lock_id=1, lock_type="EXCLUSIVE")),
+        r += [("RmaRequestLock", dict(win=A, remote=1, lock_id=0, lock_type="EXCLUSIVE")),
               put(A, 1, 12, 4), done(A, 4), ("RmaSync", dict(win=A, remote=1, sync_type="MEMORY")),
-              get(A, 1, 4, 5), done(A, 5), ("RmaReleaseLock", dict(win=A, remote=1, lock_id=1))]
+              get(A, 1, 4, 5), done(A, 5), ("RmaReleaseLock", dict(win=A, remote=1, lock_id=0))]
         m = 6
-    r += [("RmaRequestLock", dict(win=A, remote=ALL, lock_id=ALL, lock_type="SHARED")),
+    r += [("RmaRequestLock", dict(win=A, remote=ALL, lock_id=0, lock_type="SHARED")),
           atomic(A, 0, "FETCH_AND_ADD", 4, 4, m), atomic(A, 0, "COMPARE_AND_SWAP", 8, 4, m + 1),
           put(A, right, 8, m + 2), done(A, m + 2, blocking=False),
           get(A, 0, 4, m + 3), done(A, m + 3, blocking=False),
           done(A, m), done(A, m + 1), ("RmaSync", dict(win=A, remote=ALL, sync_type="MEMORY")),
-          ("RmaReleaseLock", dict(win=A, remote=ALL, lock_id=ALL))]
+          ("RmaReleaseLock", dict(win=A, remote=ALL, lock_id=0))]
     # MPI_Win_free(created), MPI_Win_free(allocated)
     r += [begin(), end("DESTROY_HANDLE", both, B), ("RmaWinDestroy", dict(win=B))]
     r += [begin(), end("DESTROY_HANDLE_AND_DEALLOCATE", both, A), ("RmaWinDestroy", dict(win=A))]
