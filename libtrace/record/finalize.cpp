@@ -5,6 +5,7 @@
 #include "record/archive.h"
 #include "record/global_defs.h"
 #include "record/location_writer.h"
+#include "record/snapshot.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,7 +47,10 @@ RankDefs collect_definitions(State& s) {
 }
 
 /// Logs a failed step, unless an earlier failure (e.g. a full disk) already explained it.
+bool g_finalize_error = false; ///< a step failed: the archive may be unreadable, keep salvage files
+
 void report(const std::string& step, const std::string& error) {
+  if (!error.empty()) g_finalize_error = true;
   if (!error.empty() && !state().failed.load()) log::error("%s: %s", step.c_str(), error.c_str());
 }
 
@@ -214,6 +218,7 @@ void finalize() {
   RmaIoDefs rma_io_mine;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
+    snapshot::refresh_locked(s); // in case writing fails below
     write_all_locations(s);
     mine = collect_definitions(s);
     rma_io_mine = s.rma_io;
@@ -225,9 +230,23 @@ void finalize() {
   PMPI_Iallreduce(&failed_here, &failed_ranks, 1, MPI_INT, MPI_SUM, s.comm, &agree);
   wait_politely(agree); // ranks finish writing their buffers at different times
   if (failed_ranks > 0) {
+    snapshot::mark_end(snapshot::kFinished); // a rank whose writing failed keeps that cause
+    // What the files hold is known, what of it is whole only to htrace-salvage: say both sizes.
+    std::uint64_t bytes = 0;
+    for (const auto& loc : mine.locations) {
+      struct stat st;
+      if (::stat(evt_file(s, loc.id).c_str(), &st) == 0)
+        bytes += static_cast<std::uint64_t>(st.st_size);
+    }
+    std::uint64_t in[2] = {summary().events_recorded, bytes}, sum[2] = {0, 0};
+    PMPI_Reduce(in, sum, 2, MPI_UINT64_T, MPI_SUM, 0, s.comm);
+    // The one summary of the run (no "trace written" line follows).
     if (s.rank == 0)
-      log::error("the archive '%s' is incomplete (writing failed on %d rank(s)) and cannot be read",
-                 s.archive_path.c_str(), failed_ranks);
+      log::error("the archive '%s' is incomplete (writing failed on %d rank(s)): its event files "
+                 "hold %llu bytes of the %llu events recorded; 'htrace-salvage %s OUT' makes a "
+                 "readable archive of them",
+                 s.archive_path.c_str(), failed_ranks, static_cast<unsigned long long>(sum[1]),
+                 static_cast<unsigned long long>(sum[0]), s.archive_path.c_str());
     s.archive_ready = false;
     s.archive = nullptr; // abandoned, see above
     return;
@@ -295,8 +314,11 @@ void finalize() {
       bytes += static_cast<std::uint64_t>(st.st_size);
   }
   std::uint64_t in[3] = {local.events_written, bytes, local.events_dropped}, out[3] = {0, 0, 0};
+  if (!g_finalize_error) snapshot::remove_files(s); // a complete archive: nothing to salvage
   PMPI_Reduce(in, out, 3, MPI_UINT64_T, MPI_SUM, 0, s.comm);
+  if (s.rank == 0) snapshot::remove_directory(s); // every rank removed its files before
   std::lock_guard<std::mutex> lock(s.mutex);
+  s.totals.archive_complete = !g_finalize_error;
   s.totals.bytes_written = bytes;
   s.totals.global_events_written = out[0];
   s.totals.global_bytes_written = out[1];
@@ -311,12 +333,14 @@ void emergency_flush(const char* reason) {
   if (!s.finalize_pending.exchange(false)) return;
   s.phase = Phase::Stopped;
   s.thread_lookup_ok = false;
+  snapshot::mark_end(reason);
   // Never block: a thread interrupted by a signal may hold any of these locks.
   std::unique_lock<std::mutex> lock(s.mutex, std::try_to_lock);
   if (!lock.owns_lock()) {
     log::error("%s: trace not written (recorder busy)", reason);
     return;
   }
+  snapshot::refresh_locked(s);
   std::uint64_t written = 0, skipped = 0;
   for (auto& loc : s.locations) {
     std::unique_lock<std::mutex> wl(LocationAccess::write_mutex(*loc), std::try_to_lock);
@@ -329,9 +353,9 @@ void emergency_flush(const char* reason) {
     written += LocationAccess::stats(*loc).events_written;
   }
   log::error("%s: wrote %llu events of this process to '%s'%s; the archive lacks its global "
-             "definitions (no collective finalize), so OTF2 readers cannot open it",
+             "definitions (no collective finalize): 'htrace-salvage %s OUT' makes it readable",
              reason, static_cast<unsigned long long>(written), s.archive_path.c_str(),
-             skipped ? " (some threads were busy and are missing)" : "");
+             skipped ? " (some threads were busy and are missing)" : "", s.archive_path.c_str());
 }
 
 Summary summary() {

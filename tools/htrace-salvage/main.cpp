@@ -24,22 +24,25 @@ const char* const kExitCodes =
 void print_summary(const htrace::salvage::Result& r, const std::string& out) {
   std::uint64_t events = 0;
   for (const auto& rank : r.ranks) {
-    std::uint64_t rank_events = 0, closed = 0;
+    std::uint64_t copied = 0, closed = 0, cut_locations = 0;
     std::string damaged;
     for (const auto& loc : rank.locations) {
-      rank_events += loc.events;
+      copied += loc.events;
       closed += loc.closed;
+      if (loc.events && !rank.finished) ++cut_locations;
       if (loc.file_damaged)
-        damaged += " (event file of location " + std::to_string(loc.id) +
-                   " ends inside a record: " + loc.damage + ")";
+        damaged += "; event file of location " + std::to_string(loc.id) +
+                   " is damaged, kept up to the damage (" + loc.damage + ")";
     }
-    events += rank_events;
-    std::printf("rank %d: %s: %llu events%s%s\n", rank.rank, rank.end.c_str(),
-                static_cast<unsigned long long>(rank_events),
-                rank.finished
-                    ? ""
-                    : (", cut off, " + std::to_string(closed) + " open regions closed").c_str(),
-                damaged.c_str());
+    // Per cut-off location: the marker's Enter and Leave, and a Leave per open region.
+    const std::uint64_t added = 2 * cut_locations + closed;
+    events += copied + added;
+    std::printf("rank %d: %s: %llu events", rank.rank, rank.end.c_str(),
+                static_cast<unsigned long long>(copied));
+    if (!rank.finished && cut_locations)
+      std::printf(", cut off (marker and %llu open region(s) closed)",
+                  static_cast<unsigned long long>(closed));
+    std::printf("%s\n", damaged.c_str());
   }
   if (r.unknown_records)
     std::printf("%llu records of kinds libhtrace does not write were left out\n",

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -112,6 +113,11 @@ std::vector<RankInput> load_ranks(const fs::path& dir) {
 }
 
 // ---- OTF2 plumbing ----
+OTF2_ErrorCode quiet_otf2(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code,
+                          const char*, va_list) {
+  return code;
+}
+
 OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
   return OTF2_FLUSH;
 }
@@ -140,6 +146,9 @@ ArchivePtr open_for_writing(const fs::path& dir) {
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a.get(), &kFlush, nullptr);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetSerialCollectiveCallbacks(a.get());
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(a.get(), "htrace-salvage");
+  if (rc == OTF2_SUCCESS)
+    rc = OTF2_Archive_SetDescription(a.get(), "libhtrace trace of a run that did not finish, "
+                                              "rebuilt by htrace-salvage");
   if (rc != OTF2_SUCCESS) throw Error(kExitOutput, otf2_failure("'" + dir.string() + "'", rc));
   return a;
 }
@@ -153,7 +162,14 @@ struct LocationCopy {
   std::uint64_t unknown = 0;
   OTF2_ErrorCode write_error = OTF2_SUCCESS;
 
+  std::string damage; ///< why copying stopped early ("" if it did not)
+
   template <class F> OTF2_CallbackCode write(OTF2_TimeStamp t, F&& call) {
+    // libhtrace never writes a decreasing timestamp: one is garbage from an unfinished write.
+    if (events > 0 && t < last) {
+      damage = "timestamps go backwards after " + std::to_string(events) + " events";
+      return OTF2_CALLBACK_INTERRUPT;
+    }
     write_error = call(writer);
     if (write_error != OTF2_SUCCESS) return OTF2_CALLBACK_INTERRUPT;
     if (events++ == 0) first = t;
@@ -303,6 +319,9 @@ private:
 } // namespace
 
 Result salvage_archive(const Options& o) {
+  // A damaged event file is expected here (a process killed while writing it) and reported in the
+  // summary; OTF2's own diagnostics would only repeat it on stderr.
+  OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
   std::error_code ec;
   const fs::path in = fs::absolute(fs::path(o.input)).lexically_normal();
   if (!fs::is_directory(in, ec))
@@ -379,19 +398,27 @@ Result salvage_archive(const Options& o) {
       if (!copy.writer) throw Error(kExitOutput, "cannot create an event writer");
       const fs::path source = in / "traces" / (std::to_string(loc.id) + ".evt");
       if (fs::is_regular_file(source, ec)) {
+        // A process killed while OTF2 wrote its file leaves it empty, ending inside a chunk or
+        // with a chunk from an unfinished flush: what precedes the damage is kept.
         OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), loc.id);
-        if (!er) throw Error(kExitInput, "'" + source.string() + "': cannot read");
-        OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs.get(), &copy);
-        std::uint64_t n = 0;
-        rc = OTF2_Reader_ReadAllLocalEvents(reader.get(), er, &n);
+        rc = OTF2_ERROR_INTEGRITY_FAULT;
+        if (er) {
+          OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs.get(), &copy);
+          std::uint64_t n = 0;
+          rc = OTF2_Reader_ReadAllLocalEvents(reader.get(), er, &n);
+          OTF2_Reader_CloseEvtReader(reader.get(), er);
+        }
         if (copy.write_error != OTF2_SUCCESS)
           throw Error(kExitOutput,
                       otf2_failure("'" + o.output + "': writing events", copy.write_error));
-        if (rc != OTF2_SUCCESS) {
+        if (!copy.damage.empty()) {
           loc_result.file_damaged = true;
-          loc_result.damage = OTF2_Error_GetDescription(rc);
+          loc_result.damage = copy.damage;
+        } else if (rc != OTF2_SUCCESS) {
+          loc_result.file_damaged = true;
+          loc_result.damage =
+              fs::file_size(source, ec) == 0 ? "the file is empty" : OTF2_Error_GetDescription(rc);
         }
-        OTF2_Reader_CloseEvtReader(reader.get(), er);
       }
       loc_result.events = copy.events;
       result.unknown_records += copy.unknown;

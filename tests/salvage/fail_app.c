@@ -1,0 +1,102 @@
+/* A program that ends badly on purpose, for the salvage tests. Usage:
+ *   fail_app MODE N COUNTDIR
+ * Every rank counts its MPI_Barrier calls in COUNTDIR/<rank> (a mapped file, so the count survives
+ * any death, SIGKILL included): [0] calls entered, [1] calls returned. These are the independent
+ * figures the tests compare the salvaged archive with. Modes:
+ *   finish     N barriers, then MPI_Finalize; exit status 3 (a run whose trace disk fills up)
+ *   abort      rank 1 calls MPI_Abort(MPI_COMM_WORLD, 7) after N barriers
+ *   segv       rank 1 writes through a null pointer after N barriers
+ *   loop       barriers until killed from outside (SIGTERM to mpirun, SIGKILL to every rank)
+ *   kill-one   barriers on MPI_COMM_SELF until killed (the test SIGKILLs rank 1, rank 0 goes on)
+ *   omp-abort  N barriers, then an OpenMP parallel region in which rank 1's master thread calls
+ *              MPI_Abort(MPI_COMM_WORLD, 9) while the other threads wait in the region */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static volatile uint64_t* counts;
+
+static void map_counter(const char* dir, int rank) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%d", dir, rank);
+  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || ftruncate(fd, 4096) != 0) {
+    perror(path);
+    exit(1);
+  }
+  counts = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (counts == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
+  close(fd);
+  counts[2] = (uint64_t)getpid();
+}
+
+static void barrier(MPI_Comm comm) {
+  ++counts[0];
+  MPI_Barrier(comm);
+  ++counts[1];
+}
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: fail_app MODE N COUNTDIR\n");
+    return 2;
+  }
+  const char* mode = argv[1];
+  const long n = atol(argv[2]);
+  int provided = 0, rank = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  map_counter(argv[3], rank);
+  if (rank == 0) printf("fail_app %s %ld: started\n", mode, n);
+  fflush(stdout);
+
+  if (!strcmp(mode, "loop")) {
+    for (;;)
+      barrier(MPI_COMM_WORLD);
+  }
+  if (!strcmp(mode, "kill-one")) {
+    for (;;)
+      barrier(MPI_COMM_SELF);
+  }
+  for (long i = 0; i < n; ++i)
+    barrier(MPI_COMM_WORLD);
+  if (!strcmp(mode, "abort") && rank == 1) {
+    printf("rank 1: MPI_Abort after %ld barriers\n", n);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 7);
+  }
+  if (!strcmp(mode, "segv") && rank == 1) {
+    printf("rank 1: SIGSEGV after %ld barriers\n", n);
+    fflush(stdout);
+    *(volatile int*)(uintptr_t)0 = 1;
+  }
+  if (!strcmp(mode, "omp-abort")) {
+#pragma omp parallel num_threads(2)
+    {
+#ifdef _OPENMP
+      if (omp_get_thread_num() == 0 && rank == 1) {
+        printf("rank 1: MPI_Abort inside a parallel region\n");
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 9);
+      }
+#endif
+#pragma omp barrier
+    }
+  }
+  /* Others wait here for the failing rank's end (it never comes: the job is torn down). */
+  if (strcmp(mode, "finish")) barrier(MPI_COMM_WORLD);
+  if (rank == 0) printf("fail_app %s: finished\n", mode);
+  MPI_Finalize();
+  return !strcmp(mode, "finish") ? 3 : 0;
+}

@@ -1,0 +1,340 @@
+"""One way for a run to end badly, end to end: the program runs untraced and traced (exit status
+and output must be byte-identical), htrace-salvage rebuilds the archive, and an independent
+reader (python3-otf2, otf2-print) checks it against the counts the program kept in mapped files.
+
+usage: salvage_case.py CASE FAIL_APP HTRACE_SALVAGE HTRACE_CORRECT
+CASE: abort | segv | term | kill_all | kill_one | omp_abort | full_disk
+Environment (ctest): HTRACE_LIB, MPIRUN, HTRACE_LIBOMP (omp_abort).
+"""
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import otf2
+
+CASE, APP, SALVAGE, CORRECT = sys.argv[1:5]
+MARKER = "htrace: trace cut off ("
+# What a SIGKILLed rank may lose: its record buffer (HTRACE_BUFFER_SIZE=64k, 48-byte records) and
+# OTF2's chunk pool (two 1 MiB chunks at that size, >= 6 bytes per record), in barriers of 4
+# records. Everything the file holds must be a prefix of what the program did.
+KILL_LOSS_BARRIERS = (64 * 1024 // 48 + 2 * (1 << 20) // 6) // 4 + 1
+
+
+def fail(message):
+    print("FAIL (%s): %s" % (CASE, message))
+    sys.exit(1)
+
+
+def require(condition, message):
+    if not condition:
+        fail(message)
+
+
+def counts(count_dir, rank):
+    """[barriers entered, barriers returned, pid] as the program left them."""
+    with open(os.path.join(count_dir, str(rank)), "rb") as f:
+        return struct.unpack("<3Q", f.read(24))
+
+
+def tree_digest(path):
+    h = hashlib.sha256()
+    for root, dirs, files in sorted(os.walk(path)):
+        dirs.sort()
+        for name in sorted(files):
+            p = os.path.join(root, name)
+            h.update(p.encode())
+            if not os.path.islink(p):
+                with open(p, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()
+
+
+def run(work, mode, n, traced, env_extra, kill=None):
+    """Runs fail_app under mpirun; returns (status, stdout bytes, stderr text, count dir)."""
+    count_dir = tempfile.mkdtemp(dir=work, prefix="counts-")
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    env.update(env_extra)
+    if traced:
+        env["LD_PRELOAD"] = os.environ["HTRACE_LIB"]
+    cmd = shlex.split(os.environ["MPIRUN"]) + ["-np", "2", "--bind-to", "none",
+                                               APP, mode, str(n), count_dir]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=work,
+                         start_new_session=True)
+    if kill:
+        kill(p, count_dir)
+    try:
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        fail("%s run of '%s' hung" % ("traced" if traced else "untraced", mode))
+    return p.returncode, out, err.decode(errors="replace"), count_dir
+
+
+def wait_for_barriers(count_dir, minimum, timeout=150):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if all(counts(count_dir, r)[0] >= minimum for r in (0, 1)):
+                return [counts(count_dir, r)[2] for r in (0, 1)]
+        except (OSError, struct.error):
+            pass
+        time.sleep(0.05)
+    fail("the program did not reach %d barriers" % minimum)
+
+
+def term_mpirun(p, count_dir):
+    """A batch time limit: SIGTERM to mpirun once the ranks are busy."""
+    wait_for_barriers(count_dir, 2000)
+    p.send_signal(signal.SIGTERM)
+
+
+def wait_for_events_on_disk(count_dir, ranks, archive_dir, timeout=150):
+    """Pids of `ranks` once each has flushed events to its file (untraced: a few barriers)."""
+    pids = wait_for_barriers(count_dir, 100)
+    if not os.path.isdir(archive_dir):
+        return [pids[r] for r in ranks]
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        sizes = [os.path.getsize(os.path.join(archive_dir, "traces", "%d.evt" % r))
+                 if os.path.exists(os.path.join(archive_dir, "traces", "%d.evt" % r)) else 0
+                 for r in ranks]
+        if min(sizes) > 0:
+            return [pids[r] for r in ranks]
+        time.sleep(0.05)
+    fail("no events reached the disk")
+
+
+def kill_ranks(ranks):
+    """SIGKILL of `ranks` (nothing runs at exit) once their events are on disk."""
+    def kill(p, count_dir):
+        for pid in wait_for_events_on_disk(count_dir, ranks, ARCHIVE_DIR[0]):
+            os.kill(pid, signal.SIGKILL)
+    return kill
+
+
+ARCHIVE_DIR = [""]  # the traced run's archive (set by check() before the traced run)
+
+
+def read_archive(anchor):
+    """Per location id: list of (kind, region name or None, time); archive properties."""
+    events = {}
+    with otf2.reader.open(anchor) as r:
+        for loc, ev in r.events:
+            region = getattr(ev, "region", None)
+            events.setdefault(loc._ref, []).append(
+                (type(ev).__name__, region.name if region is not None else None, ev.time))
+    return events
+
+
+def archive_properties(anchor):
+    """The archive properties, read by otf2-print -A (independent of our writer)."""
+    out = subprocess.run(["otf2-print", "-A", anchor], capture_output=True, text=True)
+    require(out.returncode == 0, "otf2-print -A failed: %s" % out.stderr)
+    names = re.findall(r"^Property name +(.*?)\s*$", out.stdout, re.M)
+    values = re.findall(r"^Property value +(.*?)\s*$", out.stdout, re.M)
+    require(len(names) == len(values), "cannot read the properties:\n" + out.stdout)
+    return dict(zip(names, values)), out.stdout
+
+
+def check_location(evs, expect_cause, entered, returned, exact, rank, may_be_empty=False):
+    """The salvaged events of a master location against the program's own counts."""
+    barrier_enters = sum(1 for k, n, _ in evs if k == "Enter" and n == "MPI_Barrier")
+    barrier_leaves = sum(1 for k, n, _ in evs if k == "Leave" and n == "MPI_Barrier")
+    times = [t for _, _, t in evs]
+    require(times == sorted(times), "rank %d: timestamps decrease" % rank)
+    markers = [(k, n, t) for k, n, t in evs if n and n.startswith(MARKER)]
+    if expect_cause is None:
+        require(not markers, "rank %d finished but has a cut-off marker" % rank)
+        require(barrier_enters == entered and barrier_leaves == returned,
+                "rank %d: %d/%d barriers in the archive, the program made %d/%d" %
+                (rank, barrier_enters, barrier_leaves, entered, returned))
+        return barrier_enters
+    if not evs and may_be_empty:
+        return 0  # nothing reached the disk: no time to place a marker at
+    require(len(markers) == 2, "rank %d: expected one cut-off marker, got %s" % (rank, markers))
+    name = markers[0][1]
+    require(name == MARKER + expect_cause + ")", "rank %d: marker '%s', expected cause '%s'" %
+            (rank, name, expect_cause))
+    # The marker sits at the last recorded time; only Leaves of open regions follow it.
+    i = evs.index(markers[0])
+    tail = evs[i + 2:]
+    require(all(k == "Leave" for k, _, _ in tail), "rank %d: events after the marker: %s" %
+            (rank, tail[:3]))
+    require(all(t == markers[0][2] for _, _, t in evs[i:]), "rank %d: closing at other times" % rank)
+    require(markers[0][2] == max(times), "rank %d: marker not at the last recorded time" % rank)
+    closing = sum(1 for _, n, _ in tail if n == "MPI_Barrier")
+    if exact:
+        # Everything the rank did reached the archive (it flushed at its end).
+        require(barrier_enters == entered, "rank %d: %d barriers entered in the archive, the "
+                "program entered %d" % (rank, barrier_enters, entered))
+        require(barrier_leaves - closing == returned, "rank %d: %d barriers returned in the "
+                "archive, the program %d" % (rank, barrier_leaves - closing, returned))
+    elif may_be_empty:
+        require(barrier_enters <= entered, "rank %d: %d barriers in the archive, the program "
+                "entered %d" % (rank, barrier_enters, entered))
+    else:
+        # SIGKILL: what reached the file is a prefix; at most memory's worth is missing.
+        require(barrier_enters <= entered and entered - barrier_enters <= KILL_LOSS_BARRIERS,
+                "rank %d: %d barriers in the archive, the program entered %d (at most %d may be "
+                "lost)" % (rank, barrier_enters, entered, KILL_LOSS_BARRIERS))
+        require(barrier_enters > 0 or may_be_empty, "rank %d: nothing salvaged" % rank)
+    return barrier_enters
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="htrace-salvage-%s-" % CASE)
+    ok = False
+    try:
+        ok = body(work)
+    finally:
+        if ok:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print("work directory kept: %s" % work)
+
+
+def body(work):
+    env = {"HTRACE_ARCHIVE_DIR": work, "HTRACE_ARCHIVE_NAME": "trace", "HTRACE_BUFFER_SIZE": "64k",
+           "OMP_NUM_THREADS": "2"}
+    archive_dir = os.path.join(work, "trace")
+    mount = None
+    # mode, N, kill action, expected causes per rank (None: finished), exact counts per rank
+    if CASE == "abort":
+        setup = ("abort", 20000, None, ["SIGTERM", "MPI_Abort"], [True, True])
+    elif CASE == "segv":
+        setup = ("segv", 20000, None, ["SIGTERM", "SIGSEGV"], [True, True])
+    elif CASE == "term":
+        setup = ("loop", 0, term_mpirun, ["SIGTERM", "SIGTERM"], [True, True])
+    elif CASE == "kill_all":
+        setup = ("loop", 0, kill_ranks([0, 1]), ["killed (no end recorded)"] * 2, [False, False])
+    elif CASE == "kill_one":
+        setup = ("kill-one", 0, kill_ranks([1]), ["SIGTERM", "killed (no end recorded)"],
+                 [True, False])
+    elif CASE == "omp_abort":
+        libomp = os.environ.get("HTRACE_LIBOMP", "")
+        require(os.path.exists(libomp), "HTRACE_LIBOMP '%s' does not exist" % libomp)
+        shim = os.path.join(work, "libomp")
+        os.mkdir(shim)
+        os.symlink(libomp, os.path.join(shim, "libgomp.so.1"))  # the README's libgomp recipe
+        env["LD_LIBRARY_PATH"] = shim + ":" + os.environ.get("LD_LIBRARY_PATH", "")
+        setup = ("omp-abort", 20000, None, ["SIGTERM", "MPI_Abort"], [True, True])
+    elif CASE == "full_disk":
+        small = os.path.join(work, "small")
+        os.mkdir(small)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", small],
+                          capture_output=True).returncode != 0:
+            print("SKIP: cannot mount a tmpfs")
+            sys.exit(77)
+        mount = small
+        env["HTRACE_ARCHIVE_DIR"] = small
+        archive_dir = os.path.join(small, "trace")
+        setup = ("finish", 150000, None, None, None)
+    else:
+        fail("unknown case")
+    mode, n, kill, causes, exact = setup
+    try:
+        return check(work, env, archive_dir, mode, n, kill, causes, exact)
+    finally:
+        if mount:
+            subprocess.run(["umount", "-l", mount])
+
+
+def check(work, env, archive_dir, mode, n, kill, causes, exact):
+    ARCHIVE_DIR[0] = os.path.join(work, "no-archive")
+    plain = run(work, mode, n, False, env, kill)
+    ARCHIVE_DIR[0] = archive_dir
+    traced = run(work, mode, n, True, env, kill)
+    require(traced[0] == plain[0], "exit status %d traced, %d untraced" % (traced[0], plain[0]))
+    require(traced[1] == plain[1], "output differs:\n%r\n%r" % (traced[1], plain[1]))
+    err = traced[2]
+    count_dir = traced[3]
+    program = [counts(count_dir, r) for r in (0, 1)]
+
+    if mode == "finish":
+        # Full disk: one line per failing rank when it happens, one summary, nothing contradicting.
+        failing = len(re.findall(r"recording stopped: writing the trace archive failed \(No space "
+                                 r"left on device", err))
+        require(failing in (1, 2), "expected one line per failing rank:\n" + err)
+        require(len(re.findall("is incomplete", err)) == 1, "expected one summary:\n" + err)
+        require("htrace-salvage" in err and "trace written" not in err,
+                "summary must say what to do, and nothing contradict it:\n" + err)
+        require(not os.path.exists(os.path.join(archive_dir, "traces.otf2")), "anchor on full disk")
+        ends = [open(os.path.join(archive_dir, "salvage", "%d.end" % r)).read().strip()
+                for r in (0, 1)]
+        causes = [e if e.startswith("write failure") else None for e in ends]
+        print("end files: %s" % ends)
+        require(sum(c is not None for c in causes) == failing, "end files: %s" % ends)
+        causes = ["write failure" if c else None for c in causes]
+        # Recording stops at the failure (later events are dropped by design): a prefix.
+        exact = [c is None for c in causes]
+
+    before = tree_digest(archive_dir)
+    out_dir = os.path.join(work, "salvaged")
+    s = subprocess.run([SALVAGE, archive_dir, out_dir], capture_output=True, text=True)
+    require(s.returncode == 0, "htrace-salvage exit %d: %s" % (s.returncode, s.stderr))
+    require(tree_digest(archive_dir) == before, "htrace-salvage changed its input")
+    print(s.stdout, end="")
+    anchor = os.path.join(out_dir, "traces.otf2")
+
+    p = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+    require(p.returncode == 0 and "error" not in p.stderr.lower(),
+            "otf2-print failed: %s" % p.stderr[:2000])
+
+    events = read_archive(anchor)
+    for rank in (0, 1):
+        entered, returned, _ = program[rank]
+        evs = events.get(rank, [])
+        # A signal that lands while the thread converts its own buffer finds it busy: that buffer
+        # is lost, and the tracer says so. The rest is then a prefix, as after SIGKILL.
+        if re.search(r"htrace\[%d\]: error: .*some threads were busy" % rank, err):
+            print("rank %d: the signal interrupted the thread's own flush" % rank)
+            exact[rank] = False
+        got = check_location(evs, causes[rank], entered, returned, exact[rank], rank,
+                             may_be_empty=mode == "finish")
+        # The tracer's own figure at its emergency flush agrees with the archive.
+        m = re.search(r"htrace\[%d\]: error: [^:]+: wrote (\d+) events of this process" % rank, err)
+        if m and exact[rank] and mode != "omp-abort":
+            marker = [i for i, e in enumerate(evs) if e[1] and e[1].startswith(MARKER)]
+            copied = marker[0] if marker else len(evs)  # what precedes the marker
+            require(copied == int(m.group(1)), "rank %d: %d events copied, the tracer wrote %s" %
+                    (rank, copied, m.group(1)))
+        print("rank %d: %d barriers in the archive, program entered %d, returned %d" %
+              (rank, got, entered, returned))
+    if mode == "omp-abort":
+        threads = [loc for loc in events if loc >> 32]
+        require(threads, "no OpenMP thread location salvaged")
+
+    props, _ = archive_properties(anchor)
+    end = props.get("HTRACE::RUN::END", "")
+    for rank in (0, 1):
+        if causes[rank]:
+            require(("rank %d: %s" % (rank, causes[rank])) in end, "RUN::END '%s'" % end)
+    finished = " ".join(str(r) for r in (0, 1) if causes[r] is None) or "none"
+    require(props.get("HTRACE::RUN::FINISHED_RANKS") == finished,
+            "FINISHED_RANKS '%s', expected '%s'" % (props.get("HTRACE::RUN::FINISHED_RANKS"),
+                                                     finished))
+    require(props.get("HTRACE::CLOCK::FINAL", "").startswith("absent"), "CLOCK::FINAL: %s" %
+            props.get("HTRACE::CLOCK::FINAL"))
+    require(props.get("HTRACE::CLOCK::TIMEBASE") in ("global", "local"), "clock properties lost")
+
+    corrected = os.path.join(work, "corrected")
+    c = subprocess.run([CORRECT, "--json", out_dir, corrected], capture_output=True, text=True)
+    require(c.returncode == 0, "htrace-correct exit %d: %s" % (c.returncode, c.stderr))
+    import json
+    report = json.loads(c.stdout)
+    after = report["violations_after"]
+    require(all(v == 0 for v in after.values()), "violations after correction: %s" % after)
+    print("PASS (%s)" % CASE)
+    return True
+
+
+main()
