@@ -15,6 +15,8 @@ namespace {
 /// An open MPI_File, with its split collective in progress (MPI allows one per file).
 struct OpenFile {
   record::IoHandleId handle = 0;
+  record::IoFileId file = 0;
+  bool delete_on_close = false;     ///< MPI_MODE_DELETE_ON_CLOSE: closing deletes the file
   std::uint64_t split_matching = 0; ///< 0: none in progress
 };
 
@@ -84,22 +86,23 @@ void on_file_open(record::Location& loc, record::LocalTime t, int rc, MPI_Comm c
   const record::IoHandleId h = record::register_io_handle(filename, f, comm_id(comm));
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    files()[handle_key(file)] = OpenFile{h, 0};
+    files()[handle_key(file)] = OpenFile{h, f, (amode & MPI_MODE_DELETE_ON_CLOSE) != 0, 0};
   }
   loc.io_create_handle(t, h, access_mode(amode), creation_flags(amode), status_flags(amode));
 }
 
 void on_file_close(record::Location& loc, record::LocalTime t, int rc, MPI_File file) {
   if (rc != MPI_SUCCESS) return;
-  record::IoHandleId h = 0;
+  OpenFile closed;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = files().find(handle_key(file));
     if (it == files().end()) return;
-    h = it->second.handle;
+    closed = it->second;
     files().erase(it);
   }
-  loc.io_destroy_handle(t, h);
+  if (closed.delete_on_close) loc.io_delete_file(t, closed.file);
+  loc.io_destroy_handle(t, closed.handle);
 }
 
 void on_file_delete(record::Location& loc, record::LocalTime t, int rc, const char* filename) {
@@ -176,14 +179,12 @@ void on_file_seek(record::Location& loc, record::LocalTime t, int rc, MPI_File f
                   MPI_Offset offset, int whence, bool shared) {
   record::IoHandleId h = 0;
   if (rc != MPI_SUCCESS || !handle_of(file, h)) return;
-  // The new position (in etypes of the view) as an absolute byte offset in the file.
-  MPI_Offset position = 0, byte_offset = 0;
+  // The new position in the units of the request (etypes of the view), as Score-P writes it.
+  MPI_Offset position = 0;
   const int got = shared ? PMPI_File_get_position_shared(file, &position)
                          : PMPI_File_get_position(file, &position);
-  if (got != MPI_SUCCESS || PMPI_File_get_byte_offset(file, position, &byte_offset) != MPI_SUCCESS)
-    byte_offset = 0;
   loc.io_seek(t, h, static_cast<std::int64_t>(offset), otf2_whence(whence),
-              static_cast<std::uint64_t>(byte_offset));
+              got == MPI_SUCCESS ? static_cast<std::uint64_t>(position) : 0);
 }
 
 void on_file_sync(record::Location& loc, record::LocalTime entered, record::LocalTime t, int rc,

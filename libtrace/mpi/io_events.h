@@ -37,7 +37,7 @@ void on_file_split_begin(record::Location& loc, record::LocalTime entered, recor
                          int rc, MPI_File file, IoMode mode, int count, MPI_Datatype type);
 void on_file_split_end(record::Location& loc, record::LocalTime t, int rc, MPI_File file,
                        const MPI_Status* status);
-/// MPI_File_seek / MPI_File_seek_shared: the result is the new position as a byte offset.
+/// MPI_File_seek / MPI_File_seek_shared: the result is the new position (etypes of the view).
 void on_file_seek(record::Location& loc, record::LocalTime t, int rc, MPI_File file,
                   MPI_Offset offset, int whence, bool shared);
 /// MPI_File_sync: a flush operation.

@@ -199,7 +199,8 @@ def io_expected(rank, size):
     r += [("IoCreateHandle", dict(handle=own, mode="WRITE_ONLY", creation_flags="CREATE",
                                   status_flags="DELETE_ON_CLOSE"))]
     r += op(own, "WRITE", "NONE", 10, 10)
-    r += [("IoDestroyHandle", dict(handle=own))]
+    r += [("IoDeleteFile", dict(io_paradigm="MPI-IO", file=own)),  # MPI_MODE_DELETE_ON_CLOSE
+          ("IoDestroyHandle", dict(handle=own))]
     return r
 
 
