@@ -184,7 +184,9 @@ void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent
       created_id = register_comm(created, name, parent_id);
     }
   }
-  // Every Begin needs its End, so a failed MPI_Comm_create_group ends on the parent.
+  // Every Begin needs its End, so a failed MPI_Comm_create_group ends on the parent; an erroneous
+  // call on MPI_COMM_NULL wrote no Begin (skeleton comm_create) and writes no End.
+  if (parent_id == record::kNoComm) return;
   const bool over_new = kind == CreateKind::OverNewGroup && created_id != record::kNoComm;
   loc.mpi_collective_end(t, OTF2_COLLECTIVE_OP_CREATE_HANDLE, over_new ? created_id : parent_id,
                          record::kNoRank, 0, 0);
@@ -192,6 +194,9 @@ void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent
 
 record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_Comm comm) {
   const record::CommId id = comm_id(comm);
+  // MPI_COMM_NULL (an erroneous call MPI reports; mpi4py's suite makes it on purpose) frees
+  // nothing: no DESTROY_HANDLE of an undefined communicator.
+  if (id == record::kNoComm) return id;
   {
     // Forget the handle before MPI can hand its address to another thread's new communicator.
     std::lock_guard<std::mutex> lock(registry().mutex);
@@ -203,8 +208,9 @@ record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_C
 }
 
 void on_comm_freed(record::Location& loc, record::LocalTime t, record::CommId freed) {
+  if (freed == record::kNoComm) return;
   loc.mpi_collective_end(t, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, freed, record::kNoRank, 0, 0);
-  if (freed != record::kNoComm) record::release_mpi_comm(freed);
+  record::release_mpi_comm(freed);
 }
 
 } // namespace htrace::mpi

@@ -68,12 +68,28 @@ SKELETONS = {
     "coll": ("L.mpi_collective_begin(call.entered());\n",
              "{ns}on_collective_end(L, T, {ns}coll::{base}({args}), {comm});\n"),
     "nbcoll": ("", "if (rc == MPI_SUCCESS) {ns}on_nbc_request(L, T, {ns}coll::{base}({args_no_request}), {comm}, *request);\n"),
-    "comm_create": ("L.mpi_collective_begin(call.entered());\n",
+    "comm_create": ("if ({ns}comm_id({parent}) != htrace::record::kNoComm) L.mpi_collective_begin(call.entered());\n",
                     "{ns}on_comm_created(L, T, {parent}, rc == MPI_SUCCESS ? *{newcomm} : MPI_COMM_NULL, \"{name}\", {ns}CreateKind::{create_kind});\n"),
     "comm_free": ("const htrace::record::CommId htrace_freed = {ns}on_comm_freeing(L, call.entered(), *comm);\n",
                   "{ns}on_comm_freed(L, T, htrace_freed);\n"),
 }
 SKELETONS["testsome"] = SKELETONS["waitsome"]
+# Skeletons whose calls are recorded even when HTRACE_MPI_EXCLUDE excludes the function, if this
+# condition holds after the PMPI call (they completed a request or matched a message): the later
+# records of that request or message need them.
+REVEAL = {
+    "wait": "htrace_request != MPI_REQUEST_NULL",
+    "test": "rc == MPI_SUCCESS && *flag != 0",
+    "waitany": "*index != MPI_UNDEFINED",
+    "testany": "rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED",
+    "waitall": "count > 0",
+    "testall": "rc == MPI_SUCCESS && *flag",
+    "waitsome": "*outcount != MPI_UNDEFINED && *outcount > 0",
+    "testsome": "*outcount != MPI_UNDEFINED && *outcount > 0",
+    "improbe": "rc == MPI_SUCCESS && *flag",
+}
+# Communicator constructors and destructors keep the communicator registry right: never excluded.
+STRUCTURAL = {"comm_create", "comm_free"}
 # One-sided communication (rma_events.cpp) and MPI-IO (io_events.cpp): every record is written
 # after the PMPI call, so failed calls and handles only known afterwards need no special case.
 SKELETONS.update({

@@ -58,6 +58,13 @@ int main(int argc, char** argv) {
       }
     }
   }
+  /* Erroneous calls on MPI_COMM_NULL (mpi4py's suite makes them on purpose): regions, but no
+   * communicator records of an undefined communicator. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm null_comm = MPI_COMM_NULL, never = MPI_COMM_NULL;
+  const int free_rc = MPI_Comm_free(&null_comm);
+  const int dup_rc = MPI_Comm_dup(null_comm, &never);
+  if (free_rc == MPI_SUCCESS || dup_rc == MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 3);
   printf("rank %d: iprobe %d test %d test_found %d off_sends %d\n", rank, iprobes, tests,
          tests_found, off_sends);
   MPI_Finalize();

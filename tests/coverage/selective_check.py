@@ -5,7 +5,9 @@ HTRACE_MPI_EXCLUDE=MPI_Iprobe,MPI_Test* and checks, against the counts the progr
     regions between them, and no MPI_Sendrecv/MPI_Barrier of the paused phase;
   - no MPI_Iprobe region, and exactly one MPI_Test region per test that completed its request
     (the excluded calls that found nothing leave no record, no MpiRequestTest either);
-  - every message of the recorded phases matched (tests/lib/trace_check.py, 16 messages);
+  - every message of the recorded phases matched (tests/lib/trace_check.py, 16 messages), and
+    the erroneous MPI_Comm_free/MPI_Comm_dup on MPI_COMM_NULL leave no record of an undefined
+    communicator (the reader would fail on it);
   - the summary names every skipped call with its count, per reason;
   - htrace-correct reads and corrects the archive (exit 0).
 usage: selective_check.py PROGRAM TRACE_CHECK_DIR HTRACE_CORRECT"""
@@ -66,10 +68,13 @@ with tempfile.TemporaryDirectory() as tmp:
             fail(f"rank {rank}: records while recording was off: {kinds[off + 1:on]}")
         enters = Counter(e.region.name for e in events if type(e).__name__ == "Enter")
         want = {"MPI_Sendrecv": 3, "MPI_Barrier": 0, "MPI_Iprobe": 0,
-                "MPI_Test": truth[rank]["found"], "MPI_Pcontrol": 2}
+                "MPI_Test": truth[rank]["found"], "MPI_Pcontrol": 2, "MPI_Comm_free": 1,
+                "MPI_Comm_dup": 1}
         got = {name: enters.get(name, 0) for name in want}
         if got != want:
             fail(f"rank {rank}: regions {got}, expected {want}")
+        if kinds.count("MpiCollectiveBegin") != kinds.count("MpiCollectiveEnd"):
+            fail(f"rank {rank}: unbalanced collective records")
         if "MpiRequestTest" in kinds:
             fail(f"rank {rank}: MpiRequestTest of an excluded MPI_Test")
         print(f"rank {rank}: {len(events)} records, regions {got}")
