@@ -74,22 +74,6 @@ SKELETONS = {
                   "{ns}on_comm_freed(L, T, htrace_freed);\n"),
 }
 SKELETONS["testsome"] = SKELETONS["waitsome"]
-# Skeletons whose calls are recorded even when HTRACE_MPI_EXCLUDE excludes the function, if this
-# condition holds after the PMPI call (they completed a request or matched a message): the later
-# records of that request or message need them.
-REVEAL = {
-    "wait": "htrace_request != MPI_REQUEST_NULL",
-    "test": "rc == MPI_SUCCESS && *flag != 0",
-    "waitany": "*index != MPI_UNDEFINED",
-    "testany": "rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED",
-    "waitall": "count > 0",
-    "testall": "rc == MPI_SUCCESS && *flag",
-    "waitsome": "*outcount != MPI_UNDEFINED && *outcount > 0",
-    "testsome": "*outcount != MPI_UNDEFINED && *outcount > 0",
-    "improbe": "rc == MPI_SUCCESS && *flag",
-}
-# Communicator constructors and destructors keep the communicator registry right: never excluded.
-STRUCTURAL = {"comm_create", "comm_free"}
 # One-sided communication (rma_events.cpp) and MPI-IO (io_events.cpp): every record is written
 # after the PMPI call, so failed calls and handles only known afterwards need no special case.
 SKELETONS.update({
