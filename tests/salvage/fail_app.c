@@ -7,7 +7,8 @@
  *   abort      rank 1 calls MPI_Abort(MPI_COMM_WORLD, 7) after N barriers
  *   segv       rank 1 writes through a null pointer after N barriers
  *   loop       barriers until killed from outside (SIGTERM to mpirun, SIGKILL to every rank)
- *   kill-one   barriers on MPI_COMM_SELF until killed (the test SIGKILLs rank 1, rank 0 goes on)
+ *   kill-one   barriers on MPI_COMM_SELF until killed (the test SIGKILLs rank 1, rank 0 goes on,
+ *              one barrier per millisecond)
  *   omp-abort  N barriers, then an OpenMP parallel region in which rank 1's master thread calls
  *              MPI_Abort(MPI_COMM_WORLD, 9) while the other threads wait in the region */
 #include <fcntl.h>
@@ -66,8 +67,10 @@ int main(int argc, char** argv) {
       barrier(MPI_COMM_WORLD);
   }
   if (!strcmp(mode, "kill-one")) {
-    for (;;)
+    for (;;) {
       barrier(MPI_COMM_SELF);
+      if (rank == 0) usleep(1000); /* keeps its trace small until mpirun ends it */
+    }
   }
   for (long i = 0; i < n; ++i)
     barrier(MPI_COMM_WORLD);
