@@ -14,7 +14,8 @@
 # `cmake --install build --prefix P` and the .deb (prefix /usr) both get correct absolute paths.
 include(CMakePackageConfigHelpers)
 
-set(HTRACE_TOOLS htrace-correct htrace-salvage htrace-clockcheck htrace-bench htrace-config)
+set(HTRACE_TOOLS htrace-correct htrace-salvage htrace-clockcheck htrace-bench htrace-config
+                 htrace-report)
 set(HTRACE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/htrace)
 set(HTRACE_INSTALL_MODULEFILEDIR ${CMAKE_INSTALL_DATADIR}/modulefiles CACHE STRING
     "Directory (relative to the prefix) for the environment-modules file htrace/<version>")
@@ -52,6 +53,10 @@ set(HTRACE_MAN_htrace-salvage_SUMMARY "make a readable trace of a run that ended
 set(HTRACE_MAN_htrace-salvage_SYNOPSIS "htrace-salvage IN OUT")
 set(HTRACE_MAN_htrace-salvage_TEXT
     "rebuilds the global definitions of the libhtrace archive IN, whose run did not reach MPI_Finalize (MPI_Abort, a signal, a batch time limit, SIGKILL, a full disk), from the definition snapshots every process kept beside its event files, and writes OUT, which every OTF2 reader opens and htrace-correct corrects. Every event that reached the disk is kept; a rank that was cut off ends with a zero-length region naming the cause, and its open regions are closed at its last recorded time. IN is never modified.")
+set(HTRACE_MAN_htrace-report_SUMMARY "HTML report, Perfetto export and ViTE copy of an OTF2 trace")
+set(HTRACE_MAN_htrace-report_SYNOPSIS "htrace-report [--format html|perfetto|vite] [options] ARCHIVE -o OUT")
+set(HTRACE_MAN_htrace-report_TEXT
+    "reads the OTF2 archive ARCHIVE once, streaming, and writes one self-contained HTML file (summary, profile with imbalance, communication matrix, timeline overview and detail, clock quality, clock-condition violations and the htrace-correct report given with --correction), or a Chrome/Perfetto JSON trace (--format perfetto; exact nanoseconds), or a copy of the archive in the communicator layout ViTE 1.2 reads without warnings (--format vite). ARCHIVE is never modified; OUT is written atomically.")
 set(HTRACE_MAN_htrace-clockcheck_SUMMARY "measure the accuracy of htrace's clock synchronization")
 set(HTRACE_MAN_htrace-clockcheck_SYNOPSIS "mpirun -np P htrace-clockcheck [options]")
 set(HTRACE_MAN_htrace-clockcheck_TEXT

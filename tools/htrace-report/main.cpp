@@ -13,8 +13,8 @@ namespace {
 
 const char* const kDescription =
     "Writes a self-contained HTML report of an OTF2 archive (summary, profile, communication\n"
-    "matrix, timeline, clock quality), or with --format perfetto a JSON trace for the Perfetto "
-    "UI.\n"
+    "matrix, timeline, clock quality); with --format perfetto a JSON trace for the Perfetto UI;\n"
+    "with --format vite a copy of the archive that ViTE 1.2 shows without warnings.\n"
     "Reads the archive once, streaming; memory does not grow with the number of events.";
 
 const char* const kExitCodes =
@@ -46,17 +46,23 @@ int main(int argc, char** argv) {
   app.add_option("ARCHIVE", o.archive,
                  "OTF2 archive directory or its .otf2 anchor file (read only)");
   app.add_option("-o,--output", o.output, "the file to write (replaced atomically)");
+  std::string format = "html";
   const std::map<std::string, htrace::report::Format> formats = {
       {"html", htrace::report::Format::Html},
       {"perfetto", htrace::report::Format::Perfetto},
       {"vite", htrace::report::Format::Vite}};
-  app.add_option("--format", o.format,
+  app.add_option("--format", format,
                  "html (default), perfetto (JSON Trace Event Format) or vite (a copy of the "
                  "archive in the layout ViTE 1.2 reads; OUT is a new directory)")
-      ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case))
+      ->check(CLI::Validator(
+          [&formats](std::string& v) {
+            return formats.count(v) ? std::string() : "'" + v + "' is not html, perfetto or vite";
+          },
+          "", "format"))
       ->type_name("FORMAT");
   app.add_option("--window", window,
-                 "detail timeline window in seconds from the trace start (default: the whole run)")
+                 "detail timeline window in seconds from the trace start (default: from the end "
+                 "of MPI_Init to MPI_Finalize, else the whole run)")
       ->type_name("T0:T1");
   app.add_option("--correction", o.correction_report,
                  "the JSON report of htrace-correct --json for this archive, shown beside the "
@@ -64,6 +70,7 @@ int main(int argc, char** argv) {
       ->type_name("FILE");
   app.add_flag("--no-progress", no_progress, "no progress display on a terminal");
   const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
+    o.format = formats.at(format);
     if (o.archive.empty()) return "expected ARCHIVE";
     if (o.output.empty()) return "expected -o OUT";
     if (!window.empty() && !parse_window(window, o.window_begin_s, o.window_end_s))
