@@ -1,6 +1,12 @@
 #include "clock/base_clock.h"
 
+#include "common/options.h"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -109,6 +115,149 @@ TscCalibration calibrate_tsc(Nanoseconds duration_ns) {
 void install_base_clock(BaseClockKind kind, const TscCalibration& calibration) {
   detail::g_tsc = calibration;
   detail::g_kind = kind;
+}
+
+// ---- stamps ----
+namespace detail {
+StampKind g_stamp_kind = StampKind::Undecided;
+} // namespace detail
+
+namespace {
+
+struct Anchor {
+  Stamp tsc;
+  Nanoseconds ns;
+};
+
+// Append-only, published by the release store of the count: readers (converters, possibly in a
+// signal handler) never lock. At most one anchor per second after the first minute: 2^17 anchors
+// last 36 hours; later conversions extrapolate from the last one (the error is the TSC's rate
+// change against CLOCK_MONOTONIC since then).
+constexpr std::size_t kMaxAnchors = 1 << 17;
+Anchor g_anchors[kMaxAnchors];
+std::atomic<std::size_t> g_anchor_count{0};
+std::atomic<bool> g_anchor_busy{false};
+double g_ticks_per_ns = 1.0; ///< first estimate, written before the second anchor is published
+
+/// One (TSC, CLOCK_MONOTONIC) pair: the TSC read between two clock reads, the tightest bracket of
+/// a few tries (a preemption or an interrupt inside one try does not skew the pair).
+Anchor read_anchor() {
+  Anchor best{0, 0};
+  Nanoseconds width = INT64_MAX;
+  for (int i = 0; i < 5; ++i) {
+    const Nanoseconds a = detail::read_posix(CLOCK_MONOTONIC);
+    const Stamp t = static_cast<Stamp>(detail::read_tsc());
+    const Nanoseconds b = detail::read_posix(CLOCK_MONOTONIC);
+    if (b - a < width) {
+      width = b - a;
+      best = {t, a + (b - a) / 2};
+    }
+  }
+  return best;
+}
+
+bool publish_anchor(const Anchor& a) {
+  const std::size_t n = g_anchor_count.load(std::memory_order_relaxed);
+  if (n >= kMaxAnchors) return false;
+  // Both clocks must advance, or a segment would have a rate of 0 or below.
+  if (n > 0 && (a.tsc <= g_anchors[n - 1].tsc || a.ns <= g_anchors[n - 1].ns)) return false;
+  g_anchors[n] = a;
+  g_anchor_count.store(n + 1, std::memory_order_release);
+  return true;
+}
+
+std::once_flag g_stamp_choice;
+
+void decide(bool use_tsc) {
+  std::string why_not;
+  if (use_tsc && detail::g_kind == BaseClockKind::Monotonic && tsc_is_invariant(why_not)) {
+    // Two anchors 2 ms apart give the first rate (about 1e-5); later anchors refine it.
+    const Anchor first = read_anchor();
+    Anchor second = first;
+    while (second.ns - first.ns < 2'000'000)
+      second = read_anchor();
+    g_ticks_per_ns =
+        static_cast<double>(second.tsc - first.tsc) / static_cast<double>(second.ns - first.ns);
+    publish_anchor(first);
+    publish_anchor(second);
+    detail::g_stamp_kind = StampKind::Tsc;
+  } else {
+    detail::g_stamp_kind = StampKind::BaseClock;
+  }
+}
+
+} // namespace
+
+void choose_stamp_source(bool use_tsc) {
+  std::call_once(g_stamp_choice, decide, use_tsc);
+}
+
+StampKind stamp_kind() {
+  return detail::g_stamp_kind;
+}
+
+Stamp detail::stamp_slow() {
+  if (g_stamp_kind == StampKind::Undecided) {
+    const Options& o = run_options().options;
+    choose_stamp_source(o.tsc_stamps && o.clock == "monotonic");
+    if (g_stamp_kind == StampKind::Tsc) return static_cast<Stamp>(read_tsc());
+  }
+  return now();
+}
+
+Stamp stamp_before(Stamp s, Nanoseconds ago_ns) {
+  if (detail::g_stamp_kind != StampKind::Tsc) return s - ago_ns;
+  return s - static_cast<Stamp>(static_cast<double>(ago_ns) * g_ticks_per_ns);
+}
+
+void maybe_anchor() {
+  if (detail::g_stamp_kind != StampKind::Tsc) return;
+  const std::size_t n = g_anchor_count.load(std::memory_order_acquire);
+  if (n < 2 || n >= kMaxAnchors) return;
+  // Dense early (the run's first segments set the rate of everything extrapolated), then sparse:
+  // the gap is 1/64 of the run so far, between 10 ms and 1 s.
+  const Stamp t = static_cast<Stamp>(detail::read_tsc());
+  const double age_ns = static_cast<double>(t - g_anchors[0].tsc) / g_ticks_per_ns;
+  const double gap_ns = static_cast<double>(t - g_anchors[n - 1].tsc) / g_ticks_per_ns;
+  if (gap_ns < std::clamp(age_ns / 64, 1e7, 1e9)) return;
+  if (g_anchor_busy.exchange(true, std::memory_order_acquire)) return; // someone else anchors
+  publish_anchor(read_anchor());
+  g_anchor_busy.store(false, std::memory_order_release);
+}
+
+StampConverter::StampConverter(const GlobalTimeMap& map) : map_(map) {
+  if (detail::g_stamp_kind == StampKind::Tsc)
+    count_ = g_anchor_count.load(std::memory_order_acquire);
+  if (count_ < 2) count_ = 0;
+}
+
+void StampConverter::select(Stamp s) {
+  // The global map is linear in base-clock ns with rate (1 - slope).
+  const double map_rate = 1.0 - map_.slope;
+  if (count_ == 0) {
+    // Base-clock ns: one segment around the first stamp converted.
+    seg_stamp_ = s;
+    seg_ns_ = map_.to_global(s);
+    seg_rate_ = map_rate;
+    seg_begin_ = INT64_MIN;
+    seg_end_ = INT64_MAX;
+    return;
+  }
+  // Segment i spans [anchor i, anchor i+1); the first one extends to -inf, the last anchor's
+  // segment to +inf with the rate of the segment before it.
+  const Anchor* a = g_anchors;
+  const std::size_t n = count_;
+  std::size_t i = static_cast<std::size_t>(
+      std::upper_bound(a, a + n, s, [](Stamp v, const Anchor& x) { return v < x.tsc; }) - a);
+  i = i == 0 ? 0 : i - 1; // anchor at or before s (0 when s precedes every anchor)
+  const std::size_t r = std::min(i, n - 2); // the segment whose rate applies
+  const double ns_per_tick =
+      static_cast<double>(a[r + 1].ns - a[r].ns) / static_cast<double>(a[r + 1].tsc - a[r].tsc);
+  seg_stamp_ = a[i].tsc;
+  seg_ns_ = map_.to_global(a[i].ns);
+  seg_rate_ = ns_per_tick * map_rate;
+  seg_begin_ = i == 0 ? INT64_MIN : a[i].tsc;
+  seg_end_ = i + 1 >= n ? INT64_MAX : a[i + 1].tsc;
 }
 
 } // namespace htrace::clock

@@ -3,6 +3,9 @@
 // now() then costs one well-predicted branch on a global that never changes afterwards.
 #pragma once
 
+#include "clock/global_time_map.h"
+
+#include <cstddef>
 #include <cstdint>
 #include <ctime>
 #include <string>
@@ -86,5 +89,69 @@ TscCalibration calibrate_tsc(Nanoseconds duration_ns);
 
 /// Switches now() to `kind` (for Tsc with `calibration`). Call before any event is recorded.
 void install_base_clock(BaseClockKind kind, const TscCalibration& calibration = {});
+
+// ---- Event timestamps ("stamps") ----
+// Events are stamped with stamp(), not now(): with the default base clock (CLOCK_MONOTONIC) and an
+// invariant TSC, a stamp is the raw TSC (one rdtsc, ~10 ns, instead of a 25 ns clock_gettime).
+// The recorder turns stamps into base-clock ns when it writes them (StampConverter): the TSC is
+// interpolated between anchors, (TSC, CLOCK_MONOTONIC) pairs read side by side at the first stamp
+// and then at most every second (more often early in the run), so timestamps follow the node's
+// CLOCK_MONOTONIC exactly at every anchor: its time-namespace offset, its rate (NTP slewing, a
+// clock-rate shim) and anything else that moves it, with only the rate change between two anchors
+// as error. Otherwise (HTRACE_CLOCK other than monotonic, HTRACE_TSC_STAMPS=0, no invariant TSC)
+// a stamp is now() and the conversion is the identity.
+using Stamp = std::int64_t;
+
+enum class StampKind : std::uint8_t { Undecided, Tsc, BaseClock };
+
+namespace detail {
+extern StampKind g_stamp_kind;
+Stamp stamp_slow();
+} // namespace detail
+
+/// The hot path's timestamp (see above). Never 0.
+inline Stamp stamp() {
+  if (__builtin_expect(detail::g_stamp_kind == StampKind::Tsc, 1))
+    return static_cast<Stamp>(detail::read_tsc());
+  return detail::stamp_slow();
+}
+
+/// Chooses the stamp source once per process (before the first stamp; later calls do nothing):
+/// the TSC when `use_tsc`, the base clock is CLOCK_MONOTONIC and the TSC is invariant.
+void choose_stamp_source(bool use_tsc);
+StampKind stamp_kind();
+
+/// The stamp `ago_ns` before stamp `s` (durations measured on another clock, e.g. MPI_Init's).
+Stamp stamp_before(Stamp s, Nanoseconds ago_ns);
+
+/// Records an anchor if the last one is old enough (cheap otherwise; never blocks: a concurrent
+/// caller makes it skip). The recorder calls it before converting a buffer.
+void maybe_anchor();
+
+/// Converts the stamps of one buffer (any order, mostly increasing) into global ns: each stamp
+/// becomes base-clock ns (linear between anchors, the last segment's rate beyond them; the
+/// identity for base-clock stamps), then goes through `map`. Both maps are linear per segment, so
+/// they are fused into one multiply per stamp. Uses a snapshot of the anchors taken at
+/// construction; lock-free and allocation-free (usable from a signal handler).
+class StampConverter {
+public:
+  explicit StampConverter(const GlobalTimeMap& map = {});
+  /// Global ns of stamp `s` (base-clock ns when the map is the identity).
+  Nanoseconds operator()(Stamp s) {
+    if (__builtin_expect(s < seg_begin_ || s >= seg_end_, 0)) select(s);
+    const double x = static_cast<double>(s - seg_stamp_) * seg_rate_;
+    return seg_ns_ +
+           (x >= 0 ? static_cast<std::int64_t>(x + 0.5) : -static_cast<std::int64_t>(0.5 - x));
+  }
+
+private:
+  void select(Stamp s);
+  GlobalTimeMap map_;
+  std::size_t count_ = 0;             ///< anchors in the snapshot (0: base-clock stamps)
+  Stamp seg_begin_ = 0, seg_end_ = 0; ///< empty until the first select()
+  Stamp seg_stamp_ = 0;
+  Nanoseconds seg_ns_ = 0; ///< global ns at seg_stamp_
+  double seg_rate_ = 1.0;  ///< global ns per stamp unit in the segment
+};
 
 } // namespace htrace::clock

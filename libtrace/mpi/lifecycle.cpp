@@ -89,9 +89,9 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   install_fatal_signal_handlers();
   record::Location* loc = record::thread();
   if (loc == nullptr) return;
-  const record::LocalTime end = clock::now();
+  const record::LocalTime end = clock::stamp();
   const record::RegionId region = g_wrappers.regions[static_cast<unsigned>(init_function)];
-  loc->enter(end - (monotonic_ns() - init_began), region);
+  loc->enter(clock::stamp_before(end, monotonic_ns() - init_began), region);
   loc->leave(end, region);
   l.traced = true;
   g_wrappers.tracing.store(true, std::memory_order_release);
@@ -140,9 +140,9 @@ extern "C" int MPI_Finalize(void) {
     record::Location* loc = mpi::g_wrappers.tracing.load() ? record::thread() : nullptr;
     const record::RegionId region =
         mpi::g_wrappers.regions[static_cast<unsigned>(mpi::FunctionId::Finalize)];
-    if (loc != nullptr) loc->enter(clock::now(), region);
+    if (loc != nullptr) loc->enter(clock::stamp(), region);
     clock::measure_at_finalize(l.private_comm, l.options);
-    if (loc != nullptr) loc->leave(clock::now(), region);
+    if (loc != nullptr) loc->leave(clock::stamp(), region);
     mpi::g_wrappers.tracing.store(false, std::memory_order_release);
     mpi::g_wrappers.paused.store(false, std::memory_order_relaxed);
     mpi::remove_fatal_signal_handlers();

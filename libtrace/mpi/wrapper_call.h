@@ -45,7 +45,7 @@ public:
     location_ = record::thread();
     if (location_ == nullptr) return;
     t_inside_mpi = true;
-    entered_ = clock::now();
+    entered_ = clock::stamp();
     location_->enter(entered_, region_);
   }
   ~Call() {
@@ -56,7 +56,7 @@ public:
       return;
     }
     if (location_ == nullptr) return;
-    location_->leave(completed_ != 0 ? completed_ : clock::now(), region_);
+    location_->leave(completed_ != 0 ? completed_ : clock::stamp(), region_);
     t_inside_mpi = false;
   }
   Call(const Call&) = delete;
@@ -68,7 +68,7 @@ public:
   record::LocalTime entered() const { return entered_; }
   /// Reads the clock once after the PMPI call; records written then and Leave share it, so a
   /// traced call costs two clock reads.
-  record::LocalTime completed() { return completed_ = clock::now(); }
+  record::LocalTime completed() { return completed_ = clock::stamp(); }
   /// After completed(): true when the call's records are to be written. An excluded call is
   /// recorded (Enter at its entry time) only when `found` (it completed or matched something).
   bool record_if(bool found) {
@@ -87,7 +87,7 @@ private:
     t_inside_mpi = true; // calls the MPI library makes inside this one stay unrecorded too
     if (!may_reveal) return;
     location_ = record::thread();
-    entered_ = clock::now();
+    entered_ = clock::stamp();
   }
 
   record::Location* location_ = nullptr;

@@ -40,10 +40,6 @@ ThreadState* create_state() {
 
 } // namespace
 
-record::LocalTime ThreadState::clock_now() {
-  return clock::now();
-}
-
 record::LocalTime ThreadState::team_end_time(bool master, std::uint64_t instance, bool publish) {
   if (master) {
     const record::LocalTime t = stamp();

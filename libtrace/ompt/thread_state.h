@@ -3,6 +3,7 @@
 // after a thread's first event.
 #pragma once
 
+#include "clock/base_clock.h"
 #include "ompt/region_names.h"
 #include "ompt/team_cache.h"
 #include "record/recorder.h"
@@ -60,7 +61,7 @@ struct ThreadState {
     last_time = t;
     return t;
   }
-  static record::LocalTime clock_now();
+  static record::LocalTime clock_now() { return clock::stamp(); } // inline: once per event
   /// Time of an end that closes parallel instance `instance` on this thread. The master stamps it
   /// (and publishes it as the instance's end if `publish`); a worker reports such ends late (when
   /// released for its next region), so its time is bounded by the master's end.

@@ -63,7 +63,7 @@ enum class EventKind : std::uint8_t {
 /// operation or creation flags / file, u64[1] matching id / lock id / sync level, op the OTF2 enum
 /// (collective op, sync level or type, lock type, atomic type, access or operation mode, whence).
 struct EventRecord {
-  std::int64_t time; ///< local base-clock ns
+  std::int64_t time; ///< clock::stamp() (converted to global ns when written)
   std::uint64_t u64[3];
   std::uint32_t u32[3];
   EventKind kind;

@@ -14,17 +14,19 @@ namespace {
 
 thread_local Location* t_being_written = nullptr;
 
-// Pre-start overflow keeps up to this many extra buffers per thread before dropping events.
-constexpr std::size_t kMaxPendingBuffers = 3;
+// Pre-start overflow keeps up to this many bytes of extra buffers per thread (at least 3
+// buffers) before dropping events.
+constexpr std::size_t kMaxPendingBytes = 48u << 20;
 
-/// Global timestamp for OTF2, never below the previous one of this location (OTF2 rejects a
-/// decreasing timestamp); the clamp is counted.
+/// Global timestamp for OTF2 from a stamp (clock::stamp(): TSC or base-clock ns), never below
+/// the previous one of this location (OTF2 rejects a decreasing timestamp); the clamp is counted.
 struct TimeClamp {
   const clock::GlobalTimeMap& map;
   std::int64_t& last;
   std::uint64_t& clamped;
-  OTF2_TimeStamp operator()(std::int64_t local) {
-    std::int64_t g = map.to_global(local);
+  clock::StampConverter global{map}; ///< stamp -> base-clock ns -> global ns, fused
+  OTF2_TimeStamp operator()(clock::Stamp stamp) {
+    std::int64_t g = global(stamp);
     if (g < last) {
       g = last;
       ++clamped;
@@ -170,7 +172,8 @@ void LocationAccess::on_full(Location& loc) {
     return;
   case Phase::BeforeStart:
     // No archive yet (e.g. OpenMP before MPI_Init): keep the full buffer, start a new one.
-    if (loc.pending_.size() < kMaxPendingBuffers) {
+    if (loc.pending_.size() <
+        std::max<std::size_t>(3, kMaxPendingBytes / (loc.capacity_ * sizeof(EventRecord)))) {
       try {
         std::unique_ptr<EventRecord[]> fresh(new EventRecord[loc.capacity_]);
         loc.pending_.emplace_back(std::move(loc.buffer_), loc.capacity_);
@@ -197,7 +200,7 @@ void LocationAccess::on_full(Location& loc) {
 }
 
 void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
-  const std::int64_t flush_begin = clock::now();
+  const clock::Stamp flush_begin = clock::stamp();
   if (s.failed.load() || !s.archive) {
     discard(loc);
     return;
@@ -210,6 +213,7 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     discard(loc);
     return;
   }
+  clock::maybe_anchor(); // so that these stamps lie between anchors, not beyond the last one
   const clock::GlobalTimeMap map = s.current_map();
   TimeClamp to_global{map, loc.last_global_, loc.clamped_};
   t_being_written = &loc;
@@ -230,14 +234,15 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
       return;
     }
     ++loc.events_written_;
-    loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t));
-    loc.max_global_ = std::max<std::int64_t>(loc.max_global_, static_cast<std::int64_t>(t));
+    // Timestamps of a location never decrease (TimeClamp): the first one is its minimum.
+    if (__builtin_expect(loc.min_global_ == INT64_MAX, 0))
+      loc.min_global_ = static_cast<std::int64_t>(t);
   };
   auto write_flush_mark = [&]() {
     if (loc.flush_mark_begin_ < 0) return;
     const OTF2_TimeStamp t0 = to_global(loc.flush_mark_begin_);
     const OTF2_TimeStamp t1 = std::max<OTF2_TimeStamp>(
-        t0, static_cast<OTF2_TimeStamp>(map.to_global(loc.flush_mark_end_)));
+        t0, static_cast<OTF2_TimeStamp>(to_global.global(loc.flush_mark_end_)));
     loc.flush_mark_begin_ = loc.flush_mark_end_ = -1;
     if (!ok) return;
     const OTF2_ErrorCode rc = OTF2_EvtWriter_BufferFlush(writer, nullptr, t0, t1);
@@ -249,7 +254,6 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     ++loc.events_written_;
     ++loc.flushes_;
     loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t0));
-    loc.max_global_ = std::max<std::int64_t>(loc.max_global_, static_cast<std::int64_t>(t0));
   };
   auto write_range = [&](const EventRecord* b, std::size_t n) {
     loc.events_recorded_ += n;
@@ -264,10 +268,11 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
   write_range(loc.begin_, static_cast<std::size_t>(loc.cursor_ - loc.begin_));
   loc.cursor_ = loc.begin_;
   write_flush_mark(); // a flush with no event after it (final write)
+  if (loc.min_global_ != INT64_MAX) loc.max_global_ = std::max(loc.max_global_, loc.last_global_);
 
   if (ok && mark_flush) {
     loc.flush_mark_begin_ = flush_begin;
-    loc.flush_mark_end_ = clock::now();
+    loc.flush_mark_end_ = clock::stamp();
   }
   t_being_written = nullptr;
 }

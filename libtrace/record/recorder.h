@@ -5,8 +5,9 @@
 //    one OTF2 location per thread; the thread that calls MPI_Init is thread 0, so its location id
 //    equals the world rank; other threads get (index << 32) | rank).
 //  - Event methods are the hot path: they append a fixed-size record to a preallocated buffer
-//    (HTRACE_BUFFER_SIZE per thread), never allocate, never call MPI. Timestamps are LOCAL
-//    base-clock ns (clock::now()); the recorder maps them to the global clock when writing.
+//    (HTRACE_BUFFER_SIZE per thread), never allocate, never call MPI. Timestamps are stamps
+//    from clock::stamp() (the raw TSC where it is invariant, never clock::now()); the recorder
+//    maps them to base-clock ns and then to the global clock when writing.
 //  - A full buffer is written to the archive and marked with a BufferFlush record.
 //  - Ids passed in (regions, communicators, teams, locks) are process-local; the recorder unifies
 //    them across ranks in finalize().
@@ -27,7 +28,7 @@ struct Options;
 
 namespace htrace::record {
 
-using LocalTime = std::int64_t; // ns on the base clock
+using LocalTime = std::int64_t; // a clock::stamp() value (TSC ticks or base-clock ns)
 using RegionId = std::uint32_t;
 using CommId = std::uint32_t;    // process-local communicator id (MPI comm or OpenMP team)
 using RequestId = std::uint64_t; // process-unique id of a non-blocking request

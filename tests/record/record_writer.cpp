@@ -34,16 +34,16 @@ void worker(rec::CommId team, int rank) {
   rec::add_team_member(team, 1, loc->id());
   const rec::RegionId work =
       rec::register_region("worker_loop", rec::Paradigm::User, rec::RegionRole::Function);
-  loc->thread_team_begin(htrace::clock::now(), team);
+  loc->thread_team_begin(htrace::clock::stamp(), team);
   for (int i = 0; i < kWorkerPairs; ++i) {
-    loc->enter(htrace::clock::now(), work);
-    loc->leave(htrace::clock::now(), work);
+    loc->enter(htrace::clock::stamp(), work);
+    loc->leave(htrace::clock::stamp(), work);
   }
-  loc->thread_acquire_lock(htrace::clock::now(), 7, 1);
-  loc->thread_release_lock(htrace::clock::now(), 7, 1);
-  loc->thread_task_switch(htrace::clock::now(), team, 0, 1);
-  loc->thread_task_complete(htrace::clock::now(), team, 0, 1);
-  loc->thread_team_end(htrace::clock::now(), team);
+  loc->thread_acquire_lock(htrace::clock::stamp(), 7, 1);
+  loc->thread_release_lock(htrace::clock::stamp(), 7, 1);
+  loc->thread_task_switch(htrace::clock::stamp(), team, 0, 1);
+  loc->thread_task_complete(htrace::clock::stamp(), team, 0, 1);
+  loc->thread_team_end(htrace::clock::stamp(), team);
   (void)rank;
 }
 
@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
   std::thread early([compute] {
     rec::Location* loc = rec::thread();
     for (int i = 0; i < kEarlyPairs; ++i) {
-      loc->enter(htrace::clock::now(), compute);
-      loc->leave(htrace::clock::now(), compute);
+      loc->enter(htrace::clock::stamp(), compute);
+      loc->leave(htrace::clock::stamp(), compute);
     }
   });
   early.join();
@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
   // Events before start() (like OpenMP before MPI_Init): kept, not dropped.
   rec::Location* main_loc = rec::thread();
   for (int i = 0; i < kPreStartPairs; ++i) {
-    main_loc->enter(htrace::clock::now(), compute);
-    main_loc->leave(htrace::clock::now(), compute);
+    main_loc->enter(htrace::clock::stamp(), compute);
+    main_loc->leave(htrace::clock::stamp(), compute);
   }
 
   MPI_Comm tracer_comm;
@@ -141,14 +141,14 @@ int main(int argc, char** argv) {
   const std::uint32_t peer_in_rev = static_cast<std::uint32_t>(size - 1 - peer);
 
   if (exit_early) {
-    main_loc->enter(htrace::clock::now(), compute);
-    main_loc->leave(htrace::clock::now(), compute);
+    main_loc->enter(htrace::clock::stamp(), compute);
+    main_loc->leave(htrace::clock::stamp(), compute);
     std::exit(0); // the recorder's atexit handler must write locally and never call MPI
   }
   if (emergency) {
     for (int i = 0; i < 10; ++i) {
-      main_loc->enter(htrace::clock::now(), compute);
-      main_loc->leave(htrace::clock::now(), compute);
+      main_loc->enter(htrace::clock::stamp(), compute);
+      main_loc->leave(htrace::clock::stamp(), compute);
     }
     rec::emergency_flush("record_writer emergency test");
     MPI_Barrier(MPI_COMM_WORLD);
@@ -158,12 +158,13 @@ int main(int argc, char** argv) {
   }
 
   if (volume > 0) {
-    const std::int64_t began = htrace::clock::now();
+    const std::int64_t began = htrace::clock::posix_now(CLOCK_MONOTONIC);
     for (long i = 0; i < volume; ++i) {
-      main_loc->enter(htrace::clock::now(), compute);
-      main_loc->leave(htrace::clock::now(), compute);
+      main_loc->enter(htrace::clock::stamp(), compute);
+      main_loc->leave(htrace::clock::stamp(), compute);
     }
-    const double ns_per_event = double(htrace::clock::now() - began) / double(2 * volume);
+    const double ns_per_event =
+        double(htrace::clock::posix_now(CLOCK_MONOTONIC) - began) / double(2 * volume);
     rec::finalize();
     std::printf("RANK %d ns_per_event=%.1f (clock read, record, flushes to OTF2 included)\n", rank,
                 ns_per_event);
@@ -175,50 +176,51 @@ int main(int argc, char** argv) {
 
   const rec::CommId team = rec::register_thread_team(rec::kNoComm, 2);
   rec::add_team_member(team, 0, main_loc->id());
-  main_loc->thread_fork(htrace::clock::now(), 2);
+  main_loc->thread_fork(htrace::clock::stamp(), 2);
   std::thread helper(worker, team, rank);
-  main_loc->thread_team_begin(htrace::clock::now(), team);
-  main_loc->thread_task_create(htrace::clock::now(), team, 0, 1);
+  main_loc->thread_team_begin(htrace::clock::stamp(), team);
+  main_loc->thread_task_create(htrace::clock::stamp(), team, 0, 1);
 
   for (int i = 0; i < kIterations; ++i) {
-    main_loc->enter(htrace::clock::now(), compute);
-    main_loc->leave(htrace::clock::now(), compute);
-    main_loc->enter(htrace::clock::now(), send);
-    main_loc->mpi_send(htrace::clock::now(), peer_in_rev, rev_id, i, 8 * i);
-    main_loc->leave(htrace::clock::now(), send);
-    main_loc->enter(htrace::clock::now(), recv);
-    main_loc->mpi_recv(htrace::clock::now(), peer_in_rev, rev_id, i, 8 * i);
-    main_loc->leave(htrace::clock::now(), recv);
-    main_loc->enter(htrace::clock::now(), allreduce);
-    main_loc->mpi_collective_begin(htrace::clock::now());
-    main_loc->mpi_collective_end(htrace::clock::now(), kOpAllreduce, world_id, rec::kNoRank, 8, 8);
-    main_loc->leave(htrace::clock::now(), allreduce);
+    main_loc->enter(htrace::clock::stamp(), compute);
+    main_loc->leave(htrace::clock::stamp(), compute);
+    main_loc->enter(htrace::clock::stamp(), send);
+    main_loc->mpi_send(htrace::clock::stamp(), peer_in_rev, rev_id, i, 8 * i);
+    main_loc->leave(htrace::clock::stamp(), send);
+    main_loc->enter(htrace::clock::stamp(), recv);
+    main_loc->mpi_recv(htrace::clock::stamp(), peer_in_rev, rev_id, i, 8 * i);
+    main_loc->leave(htrace::clock::stamp(), recv);
+    main_loc->enter(htrace::clock::stamp(), allreduce);
+    main_loc->mpi_collective_begin(htrace::clock::stamp());
+    main_loc->mpi_collective_end(htrace::clock::stamp(), kOpAllreduce, world_id, rec::kNoRank, 8,
+                                 8);
+    main_loc->leave(htrace::clock::stamp(), allreduce);
   }
   const std::uint64_t req = 42;
-  main_loc->mpi_isend(htrace::clock::now(), peer_in_rev, rev_id, 99, 16, req);
-  main_loc->mpi_request_test(htrace::clock::now(), req);
-  main_loc->mpi_isend_complete(htrace::clock::now(), req);
-  main_loc->mpi_irecv_request(htrace::clock::now(), req + 1);
-  main_loc->mpi_irecv(htrace::clock::now(), peer_in_rev, rev_id, 99, 16, req + 1);
-  main_loc->mpi_irecv_request(htrace::clock::now(), req + 2);
-  main_loc->mpi_request_cancelled(htrace::clock::now(), req + 2);
-  main_loc->mpi_nbc_request(htrace::clock::now(), req + 3);
-  main_loc->mpi_nbc_complete(htrace::clock::now(), world_id, kOpAllreduce, rec::kNoRank, 4, 4,
+  main_loc->mpi_isend(htrace::clock::stamp(), peer_in_rev, rev_id, 99, 16, req);
+  main_loc->mpi_request_test(htrace::clock::stamp(), req);
+  main_loc->mpi_isend_complete(htrace::clock::stamp(), req);
+  main_loc->mpi_irecv_request(htrace::clock::stamp(), req + 1);
+  main_loc->mpi_irecv(htrace::clock::stamp(), peer_in_rev, rev_id, 99, 16, req + 1);
+  main_loc->mpi_irecv_request(htrace::clock::stamp(), req + 2);
+  main_loc->mpi_request_cancelled(htrace::clock::stamp(), req + 2);
+  main_loc->mpi_nbc_request(htrace::clock::stamp(), req + 3);
+  main_loc->mpi_nbc_complete(htrace::clock::stamp(), world_id, kOpAllreduce, rec::kNoRank, 4, 4,
                              req + 3);
   // A timestamp that goes backwards must be clamped, not dropped.
-  const std::int64_t now = htrace::clock::now();
+  const std::int64_t now = htrace::clock::stamp();
   main_loc->enter(now, compute);
   main_loc->leave(now - 1000000, compute);
 
   helper.join();
-  main_loc->thread_team_end(htrace::clock::now(), team);
-  main_loc->thread_join(htrace::clock::now());
+  main_loc->thread_team_end(htrace::clock::stamp(), team);
+  main_loc->thread_join(htrace::clock::stamp());
   // A second parallel region with the same threads: its team is merged into the first one.
   const rec::CommId team2 = rec::register_thread_team(rec::kNoComm, 2);
   rec::add_team_member(team2, 0, main_loc->id());
   rec::add_team_member(team2, 1, g_worker_id);
-  main_loc->thread_team_begin(htrace::clock::now(), team2);
-  main_loc->thread_team_end(htrace::clock::now(), team2);
+  main_loc->thread_team_begin(htrace::clock::stamp(), team2);
+  main_loc->thread_team_end(htrace::clock::stamp(), team2);
 
   rec::finalize();
   const rec::Summary s = rec::summary();

@@ -1,0 +1,96 @@
+"""Many flushes on several threads keep every event, in order (issue 16).
+
+Runs flush_threads (3 threads per rank, MPI_THREAD_MULTIPLE) traced with a 4 KiB event buffer
+(85 records: a buffer conversion every ~9 iterations of a thread, OTF2 chunk writes on top), then
+reads the archive with python3-otf2 and checks, per worker thread location, that the events are
+exactly the program's calls in program order: for every iteration i, Enter MPI_Isend, MpiIsend
+(tag i, 8 bytes, request r), Leave, Enter MPI_Recv, MpiRecv (tag i, 8 bytes), Leave, Enter
+MPI_Wait, MpiIsendComplete (request r), Leave, with only BufferFlush records in between;
+timestamps never decrease; the counts equal what the program printed; the tracer reports nothing
+dropped.
+
+usage: check_flush.py FLUSH_THREADS_BINARY TSC_STAMPS(0|1)
+"""
+import collections
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import otf2
+from otf2.events import BufferFlush, Enter, Leave, MpiIsend, MpiIsendComplete, MpiRecv
+
+THREADS, ITERS, PER_ITER = 3, 3000, 9
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def main():
+    binary, stamps = sys.argv[1], sys.argv[2]
+    mpirun = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
+    with tempfile.TemporaryDirectory(prefix="htrace-flush-") as work:
+        env = dict(os.environ, HTRACE_BUFFER_SIZE="4k", HTRACE_ARCHIVE_DIR=work,
+                   HTRACE_ARCHIVE_NAME="flush", HTRACE_TSC_STAMPS=stamps, HTRACE_VERBOSE="1")
+        cmd = [*mpirun, "-np", "2", "--bind-to", "none", "-x", f"LD_PRELOAD={os.environ['HTRACE_LIB']}",
+               "-x", "HTRACE_BUFFER_SIZE", "-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_ARCHIVE_NAME",
+               "-x", "HTRACE_TSC_STAMPS", "-x", "HTRACE_VERBOSE", binary, str(THREADS), str(ITERS)]
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
+        if run.returncode != 0:
+            fail(f"exit {run.returncode}\n{run.stdout}\n{run.stderr}")
+        did = re.findall(r"THREAD rank=(\d) thread=(\d+) sends=(\d+) recvs=(\d+)", run.stdout)
+        if len(did) != 2 * THREADS or any(int(s) != ITERS or int(r) != ITERS for _, _, s, r in did):
+            fail(f"the program did not report {ITERS} sends and receives per thread: {did}")
+        if re.search(r"[1-9]\d* dropped", run.stderr) or re.search(r"warning|error|recording stopped", run.stderr):
+            fail(f"the tracer reports lost events or trouble:\n{run.stderr}")
+
+        per_location = collections.defaultdict(list)
+        with otf2.reader.open(os.path.join(work, "flush", "traces.otf2")) as trace:
+            defs = trace.definitions
+            for location, event in trace.events:
+                per_location[location._ref].append(event)
+            declared = {loc._ref: loc.number_of_events for loc in defs.locations}
+
+    workers = collections.Counter()
+    flushes = 0
+    for ref, events in per_location.items():
+        if declared.get(ref) != len(events):
+            fail(f"location {ref:#x}: {len(events)} events read, {declared.get(ref)} declared")
+        times = [e.time for e in events]
+        if any(a > b for a, b in zip(times, times[1:])):
+            fail(f"location {ref:#x}: timestamps decrease")
+        calls = [e for e in events if not isinstance(e, BufferFlush)]
+        flushes_here = len(events) - len(calls)
+        if not any(isinstance(e, MpiIsend) for e in calls):
+            continue  # the main thread: MPI_Init, MPI_Comm_dup, MPI_Comm_free, MPI_Finalize
+        rank = ref & 0xffffffff
+        workers[rank] += 1
+        flushes += flushes_here
+        if len(calls) != PER_ITER * ITERS:
+            fail(f"location {ref:#x}: {len(calls)} events, expected {PER_ITER * ITERS}")
+        for i in range(ITERS):
+            block = calls[PER_ITER * i:PER_ITER * (i + 1)]
+            names = [e.region.name for e in block if isinstance(e, (Enter, Leave))]
+            send, recv, done = block[1], block[4], block[7]
+            if not (names == ["MPI_Isend"] * 2 + ["MPI_Recv"] * 2 + ["MPI_Wait"] * 2
+                    and [type(e) for e in block[0::3]] == [Enter] * 3
+                    and [type(e) for e in block[2::3]] == [Leave] * 3
+                    and isinstance(send, MpiIsend) and send.msg_tag == i % 30000 and send.msg_length == 8
+                    and isinstance(recv, MpiRecv) and recv.msg_tag == i % 30000 and recv.msg_length == 8
+                    and isinstance(done, MpiIsendComplete) and done.request_id == send.request_id):
+                fail(f"location {ref:#x}, iteration {i}: {[type(e).__name__ for e in block]} "
+                     f"{[getattr(e, 'msg_tag', None) for e in block]}")
+        # 9 records per iteration in an 85-record buffer: one conversion per ~9 iterations.
+        if flushes_here < PER_ITER * ITERS // 85 - 2:
+            fail(f"location {ref:#x}: only {flushes_here} BufferFlush records")
+    if workers != {0: THREADS, 1: THREADS}:
+        fail(f"expected {THREADS} worker locations per rank, found {dict(workers)}")
+    print(f"ok: {2 * THREADS} threads x {PER_ITER * ITERS} events in program order, {flushes} flushes, "
+          f"TSC stamps {stamps}")
+
+
+main()
