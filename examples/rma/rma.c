@@ -1,9 +1,9 @@
 /* One-sided communication with every synchronization mode, with results checked by the program:
  *   1. fence epoch on an allocated window: Put to the right neighbour, Get from the left one,
  *      Accumulate (sum) into rank 0;
- *   2. PSCW on a created window: rank 0 starts an access epoch on all other ranks and puts into
- *      each; the others post an exposure epoch for rank 0 and wait (odd ranks: MPI_Win_wait, even
- *      ranks: an MPI_Win_test loop);
+ *   2. PSCW on a created window (named "pscw window"): rank 0 starts an access epoch on all other
+ * ranks and puts into each; the others post an exposure epoch for rank 0 and wait (odd ranks:
+ * MPI_Win_wait, even ranks: an MPI_Win_test loop);
  *   3. passive target on the allocated window: rank 0 locks rank 1 exclusively, puts, flushes,
  *      gets, unlocks; then every rank locks all, does Fetch_and_op and Compare_and_swap on rank 0,
  *      a request-based Rput (MPI_Wait) to the right and Rget (MPI_Test loop) from rank 0,
@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   int exposed[8] = {0};
   MPI_Win created;
   MPI_Win_create(exposed, sizeof exposed, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &created);
+  MPI_Win_set_name(created, "pscw window");
   MPI_Group world_group, peers;
   MPI_Comm_group(MPI_COMM_WORLD, &world_group);
   if (rank == 0) {

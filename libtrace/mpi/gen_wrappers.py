@@ -84,6 +84,7 @@ SKELETONS.update({
     "win_unlock": ("", "{ns}on_win_unlock(L, T, rc, win, {target});\n"),
     "win_flush": ("", "{ns}on_win_flush(L, T, rc, win, {target});\n"),
     "win_sync": ("", "{ns}on_win_sync(L, T, rc, win);\n"),
+    "win_set_name": ("", "{ns}on_win_named(rc, win, win_name);\n"),
     "win_post": ("", "{ns}on_win_post(L, T, rc, win, group);\n"),
     "win_start": ("", "{ns}on_win_start(L, T, rc, win, group);\n"),
     "win_complete": ("", "{ns}on_win_complete(L, T, rc, win);\n"),

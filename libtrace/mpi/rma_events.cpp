@@ -3,6 +3,7 @@
 #include "mpi/comm_registry.h"
 #include "mpi/handles.h"
 #include "mpi/p2p_events.h"
+#include "record/rma_io_defs.h"
 
 #include <mutex>
 #include <otf2/otf2.h>
@@ -224,6 +225,18 @@ void on_win_wait(record::Location& loc, record::LocalTime t, int rc, MPI_Win win
   if (w->exposure != kNoGroup)
     loc.rma_group_sync(t, kSyncProcess | kSyncMemory, w->id, w->exposure);
   w->exposure = kNoGroup;
+}
+
+void on_win_named(int rc, MPI_Win win, const char* name) {
+  if (rc != MPI_SUCCESS || name == nullptr) return;
+  record::RmaWinId id = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    Window* w = find_locked(win);
+    if (!w) return;
+    id = w->id;
+  }
+  record::rename_rma_win(id, name);
 }
 
 void on_rma_op(record::Location& loc, record::LocalTime entered, int rc, MPI_Win win, int target,

@@ -41,6 +41,9 @@ void on_win_wait(record::Location& loc, record::LocalTime t, int rc, MPI_Win win
 /// MPI_Win_test: like MPI_Win_wait when `done`, else a synchronization of level NONE.
 void on_win_test(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, bool done);
 
+/// MPI_Win_set_name: the window's definition carries the name.
+void on_win_named(int rc, MPI_Win win, const char* name);
+
 /// Communication calls. Bytes are the origin side's (type size times count).
 enum class RmaOp { Put, Get, Accumulate, GetAccumulate, FetchAndOp, CompareAndSwap };
 /// `request`: the request of MPI_Rput & co. (MPI_REQUEST_NULL for the others); `op` the MPI_Op of

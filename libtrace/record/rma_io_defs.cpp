@@ -17,6 +17,12 @@ RmaWinId register_rma_win(const std::string& name, CommId comm) {
   return static_cast<RmaWinId>(s.rma_io.windows.size() - 1);
 }
 
+void rename_rma_win(RmaWinId win, const std::string& name) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (win < s.rma_io.windows.size()) s.rma_io.windows[win].name = name;
+}
+
 GroupId register_rank_group(const std::vector<int>& world_ranks) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

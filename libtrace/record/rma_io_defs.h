@@ -18,6 +18,10 @@ struct OTF2_DefWriter_struct;
 
 namespace htrace::record {
 
+/// MPI_Win_set_name: the window's definition takes the name (unification keeps the name of the
+/// lowest rank that created the window).
+void rename_rma_win(RmaWinId win, const std::string& name);
+
 /// The process-local definitions (State::rma_io, guarded by State::mutex).
 struct RmaIoDefs {
   struct Win {
