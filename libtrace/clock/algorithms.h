@@ -74,7 +74,9 @@ bool serve_shared_clock_check(Transport& group, int member, const GlobalClock& b
 /// that reads the leader's clock means reading it too. Collective over `group`. Sets `shared` to
 /// this rank's verdict (the leader's: true); on the leader, returns the members that failed or
 /// sat below one that failed: those must run check_shared_clock against the leader afterwards,
-/// in this order, exactly as without the tree (the leader serving them in turn).
+/// in this order, exactly as without the tree (the leader serving them in turn). Where the node's
+/// ranks outnumber its cores the leader checks every member in turn instead: concurrent spinning
+/// pairs would only compete for the cores.
 std::vector<int> check_members_over_tree(Transport& group, const GlobalClock& base, int pingpongs,
                                          std::int64_t tolerance_ns, SyncContext& ctx,
                                          OffsetMeasurement* measured, bool usable, bool& shared);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <hwloc.h>
 #include <string>
+#include <thread>
 
 namespace htrace::clock {
 
@@ -37,15 +38,26 @@ int highest_bit(int i) {
     b *= 2;
   return b;
 }
+
+/// More ranks on this node than cores (Open MPI and MPICH tell the ranks per node): concurrent
+/// checks would then compete for the cores (each pair spins), so the leader checks in turn.
+bool ranks_outnumber_cores() {
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!local) local = std::getenv("MPI_LOCALNRANKS");
+  const unsigned cores = std::thread::hardware_concurrency();
+  return local && cores && std::strtoul(local, nullptr, 10) > cores;
+}
 } // namespace
 
 std::vector<int> check_members_over_tree(Transport& t, const GlobalClock& base, int pingpongs,
                                          std::int64_t tolerance_ns, SyncContext& ctx,
                                          OffsetMeasurement* measured, bool usable, bool& shared) {
   const int me = t.rank(), n = t.size();
+  // Where ranks outnumber cores, every member's parent is the leader (the checks in turn).
+  const bool in_turn = ranks_outnumber_cores();
   shared = me == 0;
   if (me > 0) {
-    const int parent = me - highest_bit(me);
+    const int parent = in_turn ? 0 : me - highest_bit(me);
     if (t.recv_i64(parent) != 0) { // the parent reads the leader's clock and serves the check
       const OffsetMeasurement m =
           measure_offset_client(t, parent, base, OffsetMethod::Skampi, pingpongs);
@@ -55,7 +67,8 @@ std::vector<int> check_members_over_tree(Transport& t, const GlobalClock& base, 
       if (measured) *measured = m;
     }
   }
-  for (int step = me == 0 ? 1 : 2 * highest_bit(me); me + step < n; step *= 2) {
+  for (int step = me == 0 ? 1 : 2 * highest_bit(me); me + step < n && (me == 0 || !in_turn);
+       step = in_turn ? step + 1 : 2 * step) {
     t.send_i64(me + step, shared ? 1 : 0);
     if (shared) (void)serve_shared_clock_check(t, me + step, base);
   }
