@@ -25,8 +25,9 @@ def loadavg():
 
 
 def cluster_layout(p):
-    """Emulated nodes for p ranks: 4 ranks per node (2 nodes of p/2 below 8 ranks)."""
-    nodes = max(2, p // 4)
+    """Emulated nodes for p ranks: 2 nodes up to 16 ranks, then 8 ranks per node (every node is a
+    daemon and ranks on different nodes talk over loopback TCP: more nodes do not fit 2 cores)."""
+    nodes = max(2, p // 8)
     per_node = p // nodes
     offsets = ",".join(f"{(i * 0.37) % 3 - 1.5:.6f}" for i in range(nodes))
     return nodes, per_node, offsets
@@ -46,7 +47,7 @@ def run_once(args, setting, p, lib, verbose=False):
         nodes, per_node, offsets = cluster_layout(p)
         env["MPIRUN_EXTRA"] = " ".join(htrace)
         cmd = [args.cluster, "--shm", "--offsets", offsets, "--ranks-per-node", str(per_node),
-               "--", args.program, str(args.barriers)]
+               "--", args.program, str(args.cluster_barriers)]
     try:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -115,6 +116,7 @@ def table(title, ps, variants, runs, cores):
                 cells.append(f"{a:+.0f} [{min(r[idx] for r in mine) - b:+.0f}.."
                              f"{max(r[idx] for r in mine) - b:+.0f}]")
             print(f"| {p} | " + " | ".join(cells) + " |")
+        print()
         for n in names[1:]:
             pts = [(p, a) for p, a in zip(ps, added[n]) if a is not None]
             if len(pts) >= 2:
@@ -247,7 +249,7 @@ Finalize model: T(P) = C + L (2 t_hop + t_merge) + n L t_hop + P (m + g) + R t_r
         t_sync_round = min(ms / r for r, ms in per_round)
         print(f"""
 Init model (the clock synchronization, the part of MPI_Init's added time that depends on p):
-  measured on emulated nodes (4 ranks per node): """ + ", ".join(
+  measured on emulated nodes: """ + ", ".join(
             f"p={p}: {ms:.1f} ms" for p, ms in sync) + f"""
   sync(P) = ceil(log2 D) t_sync + intra(n), t_sync = {t_sync_round:.1f} ms per inter-node round
   (fastest per-round share of the runs above, intra-node part included); intra(n) grows with the
@@ -266,7 +268,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--model-repeat", type=int, default=1)
     ap.add_argument("--barriers", type=int, default=100)
-    ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--cluster-barriers", type=int, default=20,
+                    help="barriers on emulated nodes (loopback TCP between oversubscribed nodes)")
+    ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--tmp", default=tempfile.gettempdir())
     ap.add_argument("--no-model", action="store_true")
     args = ap.parse_args()
@@ -275,7 +279,8 @@ def main():
     cps = [int(p) for p in args.cluster_ps.split()]
     cores = os.cpu_count()
     print(f"# initfinal: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}, {cores} cores, "
-          f"load {loadavg()}, {args.barriers} barriers, {args.repeat} runs per cell, variants: "
+          f"load {loadavg()}, {args.barriers} barriers ({args.cluster_barriers} on emulated nodes), "
+          f"{args.repeat} runs per cell, variants: "
           + ", ".join(f"{n}={l or '-'}" for n, l in variants))
     runs = {"host": {}, "cluster": {}}
     started = time.time()
