@@ -18,7 +18,8 @@ struct ClockInfo {
   std::uint64_t realtime_at_offset = 0; ///< CLOCK_REALTIME ns at global_offset
 };
 
-/// Rank 0 only. Returns "" or the reason.
+/// Rank 0 only. Of `all` (indexed by rank) only the rank, host, locations and process properties
+/// are used (DefSet::ranks carries just these). Returns "" or the reason.
 std::string write_global_definitions(OTF2_Archive_struct* archive, const std::vector<RankDefs>& all,
                                      const Unified& unified, const ClockInfo& clock,
                                      const RmaIoGlobal* rma_io = nullptr);
