@@ -61,7 +61,7 @@ echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 names=()
 for v in "${variants[@]}"; do names+=("${v%%=*}"); done
 /usr/bin/python3 - "$work" "$iters" "$reps" "$rounds" "$np" "${names[@]}" <<'PY'
-import os, statistics, sys
+import os, statistics, subprocess, sys
 import otf2
 
 work, iters, reps, rounds, np = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
@@ -100,5 +100,16 @@ for name in names:
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(archive) for f in files)
     with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
         events = sum(location.number_of_events for location in trace.definitions.locations)
-    print(f"{name}: archive {size} bytes, {events} events, {size / max(events, 1):.2f} bytes/event")
+    # BufferFlush records span the tracer's own stalls: buffer conversions and OTF2's writes.
+    spans = []
+    out = subprocess.run(["otf2-print", os.path.join(archive, "traces.otf2")], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("BUFFER_FLUSH"):
+            f = line.split()
+            spans.append((int(f[-1]) - int(f[2])) / 1e3)
+    spans.sort()
+    over = sum(1 for d in spans if d > 1000)
+    print(f"{name}: archive {size} bytes, {events} events, {size / max(events, 1):.2f} bytes/event; "
+          f"{len(spans)} BufferFlush spans (last run): median {spans[len(spans) // 2] if spans else 0:.0f} us, "
+          f"max {spans[-1] if spans else 0:.0f} us, {over} over 1 ms")
 PY
