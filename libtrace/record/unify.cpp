@@ -69,6 +69,27 @@ std::string list_key(const std::vector<int>& ranks) {
   return key;
 }
 
+// Region lists are written the same way in both message kinds (one rank's, a merged set's).
+void write_regions(Writer& w, const std::vector<RegionDef>& regions) {
+  w.pod<std::uint64_t>(regions.size());
+  for (const auto& r : regions) {
+    w.str(r.name);
+    w.pod(r.paradigm);
+    w.pod(r.role);
+  }
+}
+
+void read_regions(Reader& r, std::vector<RegionDef>& regions) {
+  const auto count = r.pod<std::uint64_t>();
+  for (std::uint64_t i = 0; r.ok && i < count; ++i) {
+    RegionDef def;
+    def.name = r.str();
+    def.paradigm = r.pod<Paradigm>();
+    def.role = r.pod<RegionRole>();
+    regions.push_back(std::move(def));
+  }
+}
+
 } // namespace
 
 std::string serialize(const RankDefs& d) {
@@ -76,12 +97,7 @@ std::string serialize(const RankDefs& d) {
   w.pod<std::int32_t>(d.rank);
   w.str(d.host);
   w.vec(d.locations);
-  w.pod<std::uint64_t>(d.regions.size());
-  for (const auto& r : d.regions) {
-    w.str(r.name);
-    w.pod(r.paradigm);
-    w.pod(r.role);
-  }
+  write_regions(w, d.regions);
   w.pod<std::uint64_t>(d.comms.size());
   for (const auto& c : d.comms) {
     w.pod<std::uint8_t>(c.is_team);
@@ -105,14 +121,7 @@ bool deserialize(const std::string& bytes, RankDefs& d) {
   d.rank = r.pod<std::int32_t>();
   d.host = r.str();
   d.locations = r.vec<RankDefs::Loc>();
-  const auto regions = r.pod<std::uint64_t>();
-  for (std::uint64_t i = 0; r.ok && i < regions; ++i) {
-    RegionDef def;
-    def.name = r.str();
-    def.paradigm = r.pod<Paradigm>();
-    def.role = r.pod<RegionRole>();
-    d.regions.push_back(std::move(def));
-  }
+  read_regions(r, d.regions);
   const auto comms = r.pod<std::uint64_t>();
   for (std::uint64_t i = 0; r.ok && i < comms; ++i) {
     CommDef c;
@@ -418,12 +427,7 @@ std::string serialize(const DefSet& set) {
   w.pod<std::uint64_t>(set.ranks.size());
   for (const auto& d : set.ranks)
     write_rank(w, d);
-  w.pod<std::uint64_t>(set.regions.size());
-  for (const auto& r : set.regions) {
-    w.str(r.name);
-    w.pod(r.paradigm);
-    w.pod(r.role);
-  }
+  write_regions(w, set.regions);
   w.pod<std::uint64_t>(set.comms.size());
   for (const auto& c : set.comms) {
     w.str(c.name);
@@ -451,14 +455,7 @@ bool deserialize(const std::string& bytes, DefSet& set) {
     read_rank(r, d);
     set.ranks.push_back(std::move(d));
   }
-  const auto regions = r.pod<std::uint64_t>();
-  for (std::uint64_t i = 0; r.ok && i < regions; ++i) {
-    RegionDef def;
-    def.name = r.str();
-    def.paradigm = r.pod<Paradigm>();
-    def.role = r.pod<RegionRole>();
-    set.regions.push_back(std::move(def));
-  }
+  read_regions(r, set.regions);
   const auto comms = r.pod<std::uint64_t>();
   for (std::uint64_t i = 0; r.ok && i < comms; ++i) {
     DefSet::Comm c;
