@@ -8,13 +8,14 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <otf2/otf2.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace htrace::record::snapshot {
 namespace {
 
-constexpr char kMagic[] = "htrace-salvage-1\n";
+constexpr char kMagic[] = "htrace-salvage-2\n";
 
 std::string dir_of(const State& s) {
   return s.archive_path + "/" + kDirName;
@@ -103,6 +104,10 @@ RankSnapshot take(State& s) {
   snap.world_size = s.size;
   snap.start_realtime_ns = s.start_realtime_ns;
   snap.start_global_ns = s.current_map().to_global(s.start_base_ns);
+  std::uint64_t def_chunk = 0;
+  if (s.archive)
+    OTF2_Archive_GetChunkSize(reinterpret_cast<OTF2_Archive*>(s.archive), &snap.event_chunk_size,
+                              &def_chunk);
   snap.defs.rank = s.rank;
   snap.defs.host = host_name();
   for (const auto& loc : s.locations)
@@ -121,6 +126,7 @@ std::string encode(const RankSnapshot& snap) {
   append_u64(out, static_cast<std::uint64_t>(snap.world_size));
   append_u64(out, static_cast<std::uint64_t>(snap.start_realtime_ns));
   append_u64(out, static_cast<std::uint64_t>(snap.start_global_ns));
+  append_u64(out, snap.event_chunk_size);
   append_str(out, serialize(snap.defs));
   append_u64(out, snap.archive_properties.size());
   for (const auto& p : snap.archive_properties) {
@@ -140,6 +146,7 @@ bool decode(const std::string& bytes, RankSnapshot& snap, std::string& error) {
   snap.world_size = static_cast<int>(c.u64());
   snap.start_realtime_ns = static_cast<std::int64_t>(c.u64());
   snap.start_global_ns = static_cast<std::int64_t>(c.u64());
+  snap.event_chunk_size = c.u64();
   const std::string defs = c.str();
   const std::uint64_t props = c.u64();
   for (std::uint64_t i = 0; c.ok && i < props; ++i) {
@@ -149,6 +156,11 @@ bool decode(const std::string& bytes, RankSnapshot& snap, std::string& error) {
   }
   if (!c.ok || c.pos != bytes.size() || !deserialize(defs, snap.defs)) {
     error = "truncated or corrupt";
+    return false;
+  }
+  // OTF2 accepts event chunks of 256 KiB to 16 MiB.
+  if (snap.event_chunk_size < (256u << 10) || snap.event_chunk_size > (16u << 20)) {
+    error = "event chunk size " + std::to_string(snap.event_chunk_size) + " out of range";
     return false;
   }
   if (snap.world_size <= 0 || snap.defs.rank < 0 || snap.defs.rank >= snap.world_size) {

@@ -52,6 +52,7 @@ struct RankSnapshot {
   int world_size = 0;
   std::int64_t start_realtime_ns = 0; ///< CLOCK_REALTIME at start_global_ns
   std::int64_t start_global_ns = 0;   ///< the same instant on the trace's (global) clock
+  std::uint64_t event_chunk_size = 0; ///< OTF2 chunk size of the event files (reading needs it)
   std::vector<std::pair<std::string, std::string>> archive_properties;
 };
 std::string encode(const RankSnapshot& snap);

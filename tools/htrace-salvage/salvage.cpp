@@ -139,8 +139,8 @@ struct ReaderCloser {
 };
 using ReaderPtr = std::unique_ptr<OTF2_Reader, ReaderCloser>;
 
-ArchivePtr open_for_writing(const fs::path& dir) {
-  ArchivePtr a(OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
+ArchivePtr open_for_writing(const fs::path& dir, std::uint64_t event_chunk) {
+  ArchivePtr a(OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, event_chunk, 4 << 20,
                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
   if (!a) throw Error(kExitOutput, "'" + dir.string() + "': cannot create an OTF2 archive");
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a.get(), &kFlush, nullptr);
@@ -265,9 +265,10 @@ std::string write_mappings(OTF2_Archive* a, const std::vector<RankDefs>& all,
 
 /// The scratch archive: global definitions and IN's event files linked in.
 void write_scratch(const fs::path& dir, const fs::path& in_events, std::vector<RankDefs>& all,
-                   const record::Unified& unified) {
+                   const record::Unified& unified, std::uint64_t event_chunk) {
   {
-    ArchivePtr a = open_for_writing(dir);
+    // The tracer's chunk size: OTF2 finds records by chunk, so reading needs the writer's.
+    ArchivePtr a = open_for_writing(dir, event_chunk);
     std::string error = record::write_global_definitions(
         reinterpret_cast<OTF2_Archive_struct*>(a.get()), all, unified, record::ClockInfo{});
     const OTF2_ErrorCode rc = OTF2_Archive_Close(a.release());
@@ -365,12 +366,18 @@ Result salvage_archive(const Options& o) {
     throw Error(kExitOutput, "'" + temp.path().string() + "': cannot create: " +
                                  (ec ? ec.message() : std::string("exists")));
   const fs::path scratch = temp.path() / ".scratch";
-  write_scratch(scratch, in / "traces", all, unified);
+  // Rank 0's clock and properties (the first rank with salvage files if rank 0 has none).
+  const RankInput& first =
+      *std::find_if(ranks.begin(), ranks.end(), [](const RankInput& r) { return r.found; });
+  for (const auto& r : ranks)
+    if (r.found && r.snap.event_chunk_size != first.snap.event_chunk_size)
+      throw Error(kExitInput, "'" + salvage_dir.string() + "': files of different runs");
+  write_scratch(scratch, in / "traces", all, unified, first.snap.event_chunk_size);
 
   ReaderPtr reader(OTF2_Reader_Open((scratch / "traces.otf2").c_str()));
   if (!reader) throw Error(kExitInternal, "cannot read back the scratch archive");
   OTF2_Reader_SetSerialCollectiveCallbacks(reader.get());
-  ArchivePtr writer = open_for_writing(temp.path());
+  ArchivePtr writer = open_for_writing(temp.path(), first.snap.event_chunk_size);
   OTF2_ErrorCode rc = OTF2_Archive_OpenEvtFiles(writer.get());
   if (rc != OTF2_SUCCESS) throw Error(kExitOutput, otf2_failure("opening event files", rc));
   std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cbs(
@@ -453,11 +460,7 @@ Result salvage_archive(const Options& o) {
   if (rc != OTF2_SUCCESS)
     throw Error(kExitOutput, otf2_failure("'" + o.output + "': closing event files", rc));
 
-  // Global definitions, with the events actually written; the clock of rank 0's start.
-  const RankInput& first =
-      ranks[0].found
-          ? ranks[0]
-          : *std::find_if(ranks.begin(), ranks.end(), [](const RankInput& r) { return r.found; });
+  // Global definitions, with the events actually written; the clock of first's start.
   if (lo > hi) lo = hi = first.snap.start_global_ns;
   record::ClockInfo clock;
   clock.global_offset = static_cast<std::uint64_t>(std::max<std::int64_t>(lo, 0));
