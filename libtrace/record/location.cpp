@@ -28,7 +28,6 @@ void State::fail(const std::string& reason) {
   failed = true;
   phase = Phase::Stopped;
   thread_lookup_ok = false;
-  snapshot::mark_end(("write failure: " + reason).c_str()); // what htrace-salvage reports
   // What htrace-salvage reports: the cause, without the advice after ';'.
   snapshot::mark_end(("write failure: " + reason.substr(0, reason.find(';'))).c_str());
   if (!failure_logged.exchange(true)) log::error("recording stopped: %s", reason.c_str());
