@@ -32,7 +32,7 @@ TEST(Options, DefaultsComeFromTheTable) {
   ASSERT_TRUE(result.ok()) << result.error;
   EXPECT_TRUE(result.warnings.empty());
   EXPECT_TRUE(result.options.enable);
-  EXPECT_EQ(result.options.buffer_size, 16u << 20);
+  EXPECT_EQ(result.options.buffer_size, 64u << 10);
   EXPECT_EQ(result.options.sync, "h2hca");
   EXPECT_EQ(result.options.archive_dir, ".");
   EXPECT_EQ(result.options.verbose, 1);
@@ -133,7 +133,7 @@ TEST(Options, BadValueTurnsTracingOffAndKeepsDefaults) {
                              {"HTRACE_OMPT", "perhaps"}});
   ASSERT_FALSE(result.ok());
   EXPECT_FALSE(result.options.enable);
-  EXPECT_EQ(result.options.buffer_size, 16u << 20);
+  EXPECT_EQ(result.options.buffer_size, 64u << 10);
   EXPECT_EQ(result.options.harmonize_spin_us, 200);
   EXPECT_TRUE(result.options.ompt);
 }
@@ -150,7 +150,7 @@ TEST(Options, UnknownVariableWarnsWithTheClosestName) {
   EXPECT_EQ(result.warnings[0],
             "HTRACE_BUFER_SIZE: unknown option; did you mean HTRACE_BUFFER_SIZE?");
   EXPECT_EQ(result.warnings[1], "HTRACE_SYNK: unknown option; did you mean HTRACE_SYNC?");
-  EXPECT_EQ(result.options.buffer_size, 16u << 20); // the misspelt value is not used
+  EXPECT_EQ(result.options.buffer_size, 64u << 10); // the misspelt value is not used
 }
 
 TEST(Options, ClosestNameCoversTestVariables) {

@@ -258,8 +258,16 @@ def case_vite():
         p = run([REPORT, "--format", "vite", archive, "-o", copy])
         expect("vite %s/traces.otf2" % copy in p.stderr, "%s: the command to open it: %s" % (name, p.stderr))
         rc, lines = vite(os.path.join(copy, "traces.otf2"), os.path.join(WORK, name + ".svg"))
+        # ViTE 1.2 implements no BufferFlush callback and says so once per record. The copy keeps
+        # them (they mark the tracer's own pauses; runs with the default 64 KiB buffer have one per
+        # ~1365 events): a known gap, counted exactly so that any other warning still fails.
+        flush_warnings = [l for l in lines if "callback_BufferFlush not implemented" in l]
+        flushes = subprocess.run(["otf2-print", os.path.join(copy, "traces.otf2")], capture_output=True,
+                                 text=True).stdout.count("BUFFER_FLUSH")
+        expect(len(flush_warnings) == flushes, "%s: one BufferFlush warning per BufferFlush record (%d, %d)"
+               % (name, len(flush_warnings), flushes))
         noise = [l for l in lines if any(w in l.lower() for w in ("warning", "error", "not yet implemented", "cannot"))
-                 and "0 errors and 0 warnings" not in l]
+                 and "0 errors and 0 warnings" not in l and l not in flush_warnings]
         expect(rc == 0 and not noise, "%s: ViTE reads the copy without a warning: rc %d, %s" % (name, rc, noise[:5]))
         with open(os.path.join(WORK, name + ".svg")) as f:
             arrows = f.read().count("<line")
