@@ -99,6 +99,16 @@ std::vector<int> members_of(MPI_Comm comm, bool remote) {
   return ranks;
 }
 
+// Stored in the handle map for a communicator with members in another MPI world, so that it is
+// looked up once; comm_id() hands it out as kNoComm.
+constexpr record::CommId kForeignComm = record::kNoComm - 1;
+
+bool outside_world(const std::vector<int>& world_ranks) {
+  for (int r : world_ranks)
+    if (r < 0) return true; // MPI_UNDEFINED from the translation
+  return false;
+}
+
 // Caller holds the registry mutex.
 record::CommId register_locked(MPI_Comm comm, const std::string& name, record::CommId parent,
                                const std::vector<int>* members) {
@@ -106,7 +116,16 @@ record::CommId register_locked(MPI_Comm comm, const std::string& name, record::C
   PMPI_Comm_test_inter(comm, &inter);
   const std::vector<int> local = members ? *members : members_of(comm, false);
   const std::vector<int> remote = inter ? members_of(comm, true) : std::vector<int>{};
-  const record::CommId id = record::register_mpi_comm(name, local, remote, parent);
+  const bool foreign = outside_world(local) || outside_world(remote);
+  if (foreign) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+      log::warning("a communicator has processes outside MPI_COMM_WORLD (MPI_Comm_spawn, "
+                   "connect/accept or join): the archive holds this world only, so its messages "
+                   "and collectives are not recorded (their calls are)");
+  }
+  const record::CommId id =
+      foreign ? kForeignComm : record::register_mpi_comm(name, local, remote, parent);
   if (!registry().map.set(handle_key(comm), id) && !registry().warned_full) {
     registry().warned_full = true;
     log::warning("more than %zu communicators: later ones are re-registered on every use",
@@ -155,6 +174,7 @@ record::CommId comm_id(MPI_Comm comm) {
     if (id == record::kNoComm)
       id = register_locked(comm, "MPI communicator", record::kNoComm, nullptr);
   }
+  if (id == kForeignComm) id = record::kNoComm;
   t_last = LastComm{key, generation, id, false, {}};
   return id;
 }
@@ -193,16 +213,18 @@ void on_comm_created(record::Location& loc, record::LocalTime t, MPI_Comm parent
 }
 
 record::CommId on_comm_freeing(record::Location& loc, record::LocalTime t, MPI_Comm comm) {
-  const record::CommId id = comm_id(comm);
   // MPI_COMM_NULL (an erroneous call MPI reports; mpi4py's suite makes it on purpose) frees
   // nothing: no DESTROY_HANDLE of an undefined communicator.
-  if (id == record::kNoComm) return id;
+  if (comm == MPI_COMM_NULL) return record::kNoComm;
+  const record::CommId id = comm_id(comm);
   {
-    // Forget the handle before MPI can hand its address to another thread's new communicator.
+    // Forget the handle before MPI can hand its address to another thread's new communicator
+    // (a communicator with another world's processes too, though it writes no record).
     std::lock_guard<std::mutex> lock(registry().mutex);
     registry().map.set(handle_key(comm), record::kNoComm);
     g_generation.fetch_add(1, std::memory_order_acq_rel);
   }
+  if (id == record::kNoComm) return id;
   loc.mpi_collective_begin(t);
   return id;
 }

@@ -16,7 +16,11 @@ void register_predefined_comms();
 /// Forgets every handle (MPI_Finalize).
 void clear_comm_registry();
 
-/// The id of `comm`, registering it on first sight; kNoComm for MPI_COMM_NULL.
+/// The id of `comm`, registering it on first sight; kNoComm for MPI_COMM_NULL and for a
+/// communicator with members outside MPI_COMM_WORLD (made by MPI_Comm_spawn, connect/accept or
+/// join, or merged from one). The archive holds this world's locations only, so such members
+/// cannot be named in it: operations on those communicators keep their Enter/Leave but write no
+/// message or collective record (callers skip kNoComm), and a warning says so once.
 record::CommId comm_id(MPI_Comm comm);
 
 /// How a communicator constructor is recorded. OverParent: a collective over the parent (most).

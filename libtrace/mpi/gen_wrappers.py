@@ -65,7 +65,7 @@ SKELETONS = {
                  "if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; ++i) if ({ns}completed_in(rc, array_of_statuses[i])) {ns}on_complete(L, T, htrace_saved[array_of_indices[i]], &array_of_statuses[i]);\n"),
     "request_free": ("{ns}on_request_free(L, call.entered(), *request);\n", ""),
     "cancel": ("{ns}on_cancel(*request);\n", ""),
-    "coll": ("L.mpi_collective_begin(call.entered());\n",
+    "coll": ("if ({ns}comm_id({comm}) != htrace::record::kNoComm) L.mpi_collective_begin(call.entered());\n",
              "{ns}on_collective_end(L, T, {ns}coll::{base}({args}), {comm});\n"),
     "nbcoll": ("", "if (rc == MPI_SUCCESS) {ns}on_nbc_request(L, T, {ns}coll::{base}({args_no_request}), {comm}, *request);\n"),
     "comm_create": ("if ({ns}comm_id({parent}) != htrace::record::kNoComm) L.mpi_collective_begin(call.entered());\n",

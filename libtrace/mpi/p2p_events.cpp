@@ -56,19 +56,21 @@ void write_started(record::Location& loc, record::LocalTime t, const PendingRequ
 
 void on_send(record::Location& loc, record::LocalTime t, int count, MPI_Datatype type, int dest,
              int tag, MPI_Comm comm) {
-  if (dest == MPI_PROC_NULL) return;
-  loc.mpi_send(t, static_cast<std::uint32_t>(dest), comm_id(comm), static_cast<std::uint32_t>(tag),
+  const record::CommId id = comm_id(comm);
+  if (dest == MPI_PROC_NULL || id == record::kNoComm) return;
+  loc.mpi_send(t, static_cast<std::uint32_t>(dest), id, static_cast<std::uint32_t>(tag),
                bytes_of(count, type));
 }
 
 void on_isend(record::Location& loc, record::LocalTime t, int count, MPI_Datatype type, int dest,
               int tag, MPI_Comm comm, MPI_Request request, bool persistent) {
-  if (dest == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
+  const record::CommId id = comm_id(comm);
+  if (dest == MPI_PROC_NULL || request == MPI_REQUEST_NULL || id == record::kNoComm) return;
   PendingRequest p;
   p.kind = PendingRequest::Kind::Send;
   p.persistent = persistent;
   p.active = !persistent;
-  p.comm = comm_id(comm);
+  p.comm = id;
   p.peer = static_cast<std::uint32_t>(dest);
   p.tag = static_cast<std::uint32_t>(tag);
   p.bytes = bytes_of(count, type);
@@ -78,19 +80,21 @@ void on_isend(record::Location& loc, record::LocalTime t, int count, MPI_Datatyp
 }
 
 void on_recv(record::Location& loc, record::LocalTime t, MPI_Comm comm, const MPI_Status* status) {
-  if (status->MPI_SOURCE == MPI_PROC_NULL) return;
-  loc.mpi_recv(t, static_cast<std::uint32_t>(status->MPI_SOURCE), comm_id(comm),
+  const record::CommId id = comm_id(comm);
+  if (status->MPI_SOURCE == MPI_PROC_NULL || id == record::kNoComm) return;
+  loc.mpi_recv(t, static_cast<std::uint32_t>(status->MPI_SOURCE), id,
                static_cast<std::uint32_t>(status->MPI_TAG), received_bytes(status));
 }
 
 void on_irecv(record::Location& loc, record::LocalTime t, int source, MPI_Comm comm,
               MPI_Request request, bool persistent) {
-  if (source == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
+  const record::CommId id = comm_id(comm);
+  if (source == MPI_PROC_NULL || request == MPI_REQUEST_NULL || id == record::kNoComm) return;
   PendingRequest p;
   p.kind = PendingRequest::Kind::Receive;
   p.persistent = persistent;
   p.active = !persistent;
-  p.comm = comm_id(comm);
+  p.comm = id;
   p.peer = static_cast<std::uint32_t>(source);
   p.id = persistent ? 0 : new_request_id();
   requests().insert(handle_key(request), RequestTable::current_owner(), p);
@@ -104,10 +108,12 @@ void on_start(record::Location& loc, record::LocalTime t, MPI_Request request) {
 }
 
 void on_message(MPI_Message message, MPI_Comm comm) {
-  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC) return;
+  const record::CommId id = comm_id(comm);
+  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC || id == record::kNoComm)
+    return;
   PendingRequest p;
   p.kind = PendingRequest::Kind::Receive;
-  p.comm = comm_id(comm);
+  p.comm = id;
   messages().insert(handle_key(message), RequestTable::current_owner(), p);
 }
 
@@ -134,16 +140,19 @@ void on_imrecv(record::Location& loc, record::LocalTime t, MPI_Message message,
 
 void on_collective_end(record::Location& loc, record::LocalTime t, const CollectiveInfo& i,
                        MPI_Comm comm) {
-  loc.mpi_collective_end(t, i.op, comm_id(comm), i.root, i.bytes_sent, i.bytes_received);
+  const record::CommId id = comm_id(comm);
+  if (id == record::kNoComm) return; // no Begin was written either (skeleton coll)
+  loc.mpi_collective_end(t, i.op, id, i.root, i.bytes_sent, i.bytes_received);
 }
 
 void on_nbc_request(record::Location& loc, record::LocalTime t, const CollectiveInfo& info,
                     MPI_Comm comm, MPI_Request request) {
-  if (request == MPI_REQUEST_NULL) return;
+  const record::CommId id = comm_id(comm);
+  if (request == MPI_REQUEST_NULL || id == record::kNoComm) return;
   PendingRequest p;
   p.kind = PendingRequest::Kind::Collective;
   p.op = info.op;
-  p.comm = comm_id(comm);
+  p.comm = id;
   p.peer = info.root;
   p.bytes = info.bytes_sent;
   p.bytes_received = info.bytes_received;

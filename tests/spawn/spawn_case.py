@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+"""MPI_Comm_spawn traced (spawn_app: 2 parents, 1 child). Each MPI world writes its own archive;
+a communicator with processes of the other world cannot be named in it, so its messages and
+collectives are not recorded (the calls are) and every archive is valid: otf2-print reads both
+without a warning, no group has a member outside the archive, the parents' own message is
+recorded, and htrace-correct checks both with exit 0. Output and exit status as untraced.
+Usage: spawn_case.py APP HTRACE_CORRECT"""
+import glob
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+app, correct = sys.argv[1], sys.argv[2]
+mpirun = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
+work = tempfile.mkdtemp(prefix="htrace-spawn-")
+
+
+def expect(cond, msg):
+    if not cond:
+        sys.exit("FAIL: " + msg + "\n(work directory kept: %s)" % work)
+
+
+def run(traced):
+    cmd = mpirun + ["-np", "2", "--bind-to", "none"]
+    if traced:
+        cmd += ["-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"], "-x", "HTRACE_ARCHIVE_DIR=" + work]
+    p = subprocess.run(cmd + [app], capture_output=True, text=True, timeout=120, cwd=work)
+    return p.returncode, sorted(p.stdout.splitlines()), p.stderr
+
+
+plain = run(False)
+traced = run(True)
+expect(plain[0] == traced[0] == 0, "exit status untraced %d, traced %d\n%s" % (plain[0], traced[0], traced[2]))
+expect(plain[1] == traced[1], "output untraced %s, traced %s" % (plain[1], traced[1]))
+expect("processes outside MPI_COMM_WORLD" in traced[2], "the warning says what is not recorded:\n" + traced[2])
+archives = sorted(glob.glob(os.path.join(work, "htrace-*", "traces.otf2")))
+expect(len(archives) == 2, "one archive per MPI world: %s" % archives)
+sends = {}
+for anchor in archives:
+    defs = subprocess.run(["otf2-print", "-G", anchor], capture_output=True, text=True)
+    events = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+    for p in (defs, events):
+        expect(p.returncode == 0 and not p.stderr, "%s: otf2-print rc %d: %s" % (anchor, p.returncode, p.stderr[:500]))
+    expect("INVALID" not in defs.stdout, "%s: a group member outside the archive" % anchor)
+    locations = defs.stdout.count("\nLOCATION ")
+    enters = [l for l in events.stdout.splitlines() if l.startswith("ENTER") and "MPI_Send" in l]
+    sends[locations] = (sum(1 for l in events.stdout.splitlines() if l.startswith("MPI_SEND")), len(enters))
+    check = subprocess.run([correct, "--check", os.path.dirname(anchor)], capture_output=True, text=True)
+    expect(check.returncode == 0, "%s: htrace-correct --check exit %d: %s" % (anchor, check.returncode, check.stderr))
+# Parents: two MPI_Send calls on rank 0 (in the world and to the child), one message record.
+expect(sends.get(2) == (1, 2), "parents archive: (message records, MPI_Send calls) = %s (all: %s)" % (sends.get(2), sends))
+expect(sends.get(1) == (0, 0), "child's archive: %s" % (sends.get(1),))
+subprocess.run(["rm", "-rf", work])
+print("PASS: 2 archives, the parents' own message recorded, the other world's left out")
