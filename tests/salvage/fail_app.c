@@ -63,8 +63,14 @@ int main(int argc, char** argv) {
   fflush(stdout);
 
   if (!strcmp(mode, "loop")) {
-    for (;;)
+    /* FAIL_APP_PACE_US paces the loop, so that what mpirun's SIGTERM leaves stays small enough
+       to read back quickly (mpirun may take tens of seconds to end the ranks). */
+    const char* pace = getenv("FAIL_APP_PACE_US");
+    const useconds_t pause = pace ? (useconds_t)atoi(pace) : 0;
+    for (;;) {
       barrier(MPI_COMM_WORLD);
+      if (pause) usleep(pause);
+    }
   }
   if (!strcmp(mode, "kill-one")) {
     for (;;) {
