@@ -54,7 +54,9 @@ cmake --build "$work/consumer-cmake" >"$work/build.log" 2>&1 || { cat "$work/bui
 grep -q "HTRACE_LIB=$HTRACE_LIB" "$work/cmake.log" || fail "the package's HTRACE_LIB is not $HTRACE_LIB"
 out=$(cd "$work" && HTRACE_ENABLE=0 $mpirun -np 2 "$work/consumer-cmake/consumer" 2>&1) || { echo "$out"; fail "consumer (CMake) run"; }
 grep -q "consumer: htrace $version (.*) OK" <<<"$out" || fail "consumer (CMake): $out"
-ldd "$work/consumer-cmake/consumer" | grep -q "libhtrace.so => $prefix/" || fail "consumer (CMake) does not load the prefix's libhtrace"
+# ldd's output first: under pipefail, grep -q ending early can fail the pipe with SIGPIPE.
+libs=$(ldd "$work/consumer-cmake/consumer")
+grep -q "libhtrace.so => $prefix/" <<<"$libs" || fail "consumer (CMake) does not load the prefix's libhtrace"
 
 # External project, pkg-config (MPI's compiler wrapper supplies MPI's flags).
 pkg-config --exists htrace || fail "pkg-config does not find htrace"
