@@ -24,6 +24,17 @@ ScanState& of(void* u) {
   return *static_cast<ScanState*>(u);
 }
 
+// Hands one event of location `id` to every sink as `deliver(sink, location index)`; events of
+// locations the definitions do not list are skipped.
+template <class Deliver> OTF2_CallbackCode fan_out(void* u, OTF2_LocationRef id, Deliver deliver) {
+  ScanState& s = of(u);
+  const std::uint32_t l = s.loc(id);
+  if (l != UINT32_MAX)
+    for (EventSink* k : *s.sinks)
+      deliver(*k, l);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
 OTF2_CallbackCode on_any(OTF2_LocationRef id, OTF2_TimeStamp, void* u, OTF2_AttributeList*) {
   of(u).loc(id);
   return OTF2_CALLBACK_SUCCESS;
@@ -31,32 +42,18 @@ OTF2_CallbackCode on_any(OTF2_LocationRef id, OTF2_TimeStamp, void* u, OTF2_Attr
 
 OTF2_CallbackCode on_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
-  ScanState& s = of(u);
-  const std::uint32_t l = s.loc(id);
-  if (l != UINT32_MAX)
-    for (EventSink* k : *s.sinks)
-      k->enter(l, t, region);
-  return OTF2_CALLBACK_SUCCESS;
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.enter(l, t, region); });
 }
 
 OTF2_CallbackCode on_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
-  ScanState& s = of(u);
-  const std::uint32_t l = s.loc(id);
-  if (l != UINT32_MAX)
-    for (EventSink* k : *s.sinks)
-      k->leave(l, t, region);
-  return OTF2_CALLBACK_SUCCESS;
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.leave(l, t, region); });
 }
 
 OTF2_CallbackCode on_send(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                           uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
-  ScanState& s = of(u);
-  const std::uint32_t l = s.loc(id);
-  if (l != UINT32_MAX)
-    for (EventSink* k : *s.sinks)
-      k->send(l, t, comm, receiver, tag, length);
-  return OTF2_CALLBACK_SUCCESS;
+  return fan_out(u, id,
+                 [&](EventSink& k, std::uint32_t l) { k.send(l, t, comm, receiver, tag, length); });
 }
 
 OTF2_CallbackCode on_isend(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList* a,
@@ -67,12 +64,8 @@ OTF2_CallbackCode on_isend(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_
 
 OTF2_CallbackCode on_recv(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                           uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
-  ScanState& s = of(u);
-  const std::uint32_t l = s.loc(id);
-  if (l != UINT32_MAX)
-    for (EventSink* k : *s.sinks)
-      k->recv(l, t, comm, sender, tag, length);
-  return OTF2_CALLBACK_SUCCESS;
+  return fan_out(u, id,
+                 [&](EventSink& k, std::uint32_t l) { k.recv(l, t, comm, sender, tag, length); });
 }
 
 OTF2_CallbackCode on_irecv(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList* a,
@@ -84,12 +77,9 @@ OTF2_CallbackCode on_irecv(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_
 OTF2_CallbackCode on_coll_end(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                               OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                               uint64_t received) {
-  ScanState& s = of(u);
-  const std::uint32_t l = s.loc(id);
-  if (l != UINT32_MAX)
-    for (EventSink* k : *s.sinks)
-      k->collective(l, t, op, comm, root, sent, received);
-  return OTF2_CALLBACK_SUCCESS;
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.collective(l, t, op, comm, root, sent, received);
+  });
 }
 
 // Events a report does not show still count as read.
