@@ -16,7 +16,8 @@
 #     new-nostamps=build/libtrace/libhtrace.so:HTRACE_TSC_STAMPS=0
 # env: ROUNDS (5), ITERS (20000), REPS (11), BIND (core: mpirun --bind-to), NP (2; 1 = a send
 # to self and a one-rank allreduce, whose CPU times stay meaningful on a loaded machine);
-# HTRACE_* of the caller apply to every traced variant.
+# HTRACE_* of the caller apply to every traced variant; KEEP=DIR keeps the raw figures of every
+# run (one line per run, a file per variant) in DIR.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -37,7 +38,7 @@ done
 np=${NP:-2}
 mpirun=(mpirun --allow-run-as-root --oversubscribe -np "$np" --bind-to "${BIND:-core}")
 work=$(mktemp -d /tmp/htrace-overhead.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[[ -n ${KEEP:-} ]] && mkdir -p "$KEEP" && cp "$work"/*.out "$KEEP"/; rm -rf "$work"' EXIT
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do

@@ -14,7 +14,12 @@ Outputs, all in OUTPUT_DIR:
   event_decode.inc       EventDecodeCallbacks: the types whose fields are all integers, decoded
                          straight from an event file (event_decoder.cpp), and their callbacks
   event_decode_switch.inc  decode_fields(): those fields from OTF2's encoding, then the callback
-Usage: generate_record_tables.py OTF2_INCLUDE_DIR OUTPUT_DIR
+  event_encode.inc       encode_<Name>(): one event in OTF2's encoding, for the tracer's event file
+                         writer (libtrace/record/event_file_encoder.h), for every type whose fields
+                         are all integers or timestamps
+  sample_encodes.inc     encode_sample_event(): sample_events.inc's values through those encoders
+Usage: generate_record_tables.py OTF2_INCLUDE_DIR OUTPUT_DIR [FILE ...]
+  With FILEs, only those outputs are written (the tracer needs only event_encode.inc).
 """
 import glob
 import re
@@ -44,7 +49,10 @@ def writer_params(text, func):
     return [re.match(r"(.*?)(\w+)$", p.strip()).group(2) for p in m.group(1).split(",")]
 
 def main():
-    inc, out_dir = sys.argv[1], sys.argv[2]
+    inc, out_dir, wanted = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+    def emit(name, lines):
+        if not wanted or name in wanted:
+            write_file(out_dir + "/" + name, lines)
     evt_cb = open(inc + "/OTF2_EvtReaderCallbacks.h").read()
     evt_w = open(inc + "/OTF2_EvtWriter.h").read()
     def_cb = open(inc + "/OTF2_GlobalDefReaderCallbacks.h").read()
@@ -105,18 +113,20 @@ def main():
     for name, _ in defs:
         o.append("  OTF2_GlobalDefReaderCallbacks_Set%sCallback(cbs, copy_def_%s);" % (name, name))
     o.append("}")
-    write_file(out_dir + "/record_tables.inc", o)
+    emit("record_tables.inc", o)
     fields_of = [(name, split_fields(name, args[5:])) for name, args in events]
-    write_file(out_dir + "/event_store.inc", event_store(fields_of))
-    write_file(out_dir + "/event_store_write.inc", event_store_write(fields_of))
+    emit("event_store.inc", event_store(fields_of))
+    emit("event_store_write.inc", event_store_write(fields_of))
     typedefs = integer_typedefs(inc)
     decodable = [(i, name, fields) for i, (name, fields) in enumerate(fields_of)
                  if all(decoded_integer(f, typedefs) for f in fields)]
-    write_file(out_dir + "/sample_events.inc", sample_events(fields_of) + describe_events(decodable))
+    emit("sample_events.inc", sample_events(fields_of) + describe_events(decodable))
     since = {name: writer_since(evt_w, "OTF2_EvtWriter_" + name) for name, _ in fields_of}
-    write_file(out_dir + "/event_layout.inc", event_layout(fields_of, typedefs, since))
-    write_file(out_dir + "/event_decode.inc", event_decode(decodable))
-    write_file(out_dir + "/event_decode_switch.inc", event_decode_switch(decodable))
+    emit("event_layout.inc", event_layout(fields_of, typedefs, since))
+    emit("event_decode.inc", event_decode(decodable))
+    emit("event_decode_switch.inc", event_decode_switch(decodable))
+    emit("event_encode.inc", event_encode(fields_of, typedefs, since))
+    emit("sample_encodes.inc", sample_encodes(fields_of, typedefs))
 
 def write_file(path, lines):
     open(path, "w").write("\n".join(lines) + "\n")
@@ -245,6 +255,50 @@ def event_store_write(fields_of):
     o.append("}")
     return o
 
+def sample_fields(i, fields):
+    """Declarations of distinct sample values for the fields of event type i, and their names."""
+    lines, args = [], []
+    lengths = {f.length for f in fields if f.length}
+    for j, f in enumerate(fields):
+        seed = (i + 1) * 100 + j + 1
+        if f.name in lengths:
+            lines.append("    const %s %s = 3;" % (f.ctype, f.name))
+        elif f.length and f.elem == "OTF2_Type":
+            lines.append("    const OTF2_Type %s[3] = {OTF2_TYPE_INT64, OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE};" % f.name)
+        elif f.length and f.elem == "OTF2_MetricValue":
+            lines.append("    OTF2_MetricValue %s[3];" % f.name)
+            lines.append("    %s[0].signed_int = -%d123456789;" % (f.name, seed))
+            lines.append("    %s[1].unsigned_int = %d00000000007ull;" % (f.name, seed))
+            lines.append("    %s[2].floating_point = %d.25;" % (f.name, seed))
+        elif f.length:
+            if f.elem not in ("OTF2_StringRef",) and not f.elem.startswith(("uint", "int")):
+                raise SystemExit("no sample values for array element type " + f.elem)
+            lines.append("    const %s %s[3] = {%d, %d, %d};" % (f.elem, f.name, seed * 10, seed * 10 + 1, seed * 10 + 2))
+        else:
+            lines.append("    const auto %s = sample_detail::value<%s>(%d);" % (f.name, f.ctype, seed))
+        args.append(f.name)
+    return lines, args
+
+def sample_encodes(fields_of, typedefs):
+    """encode_sample_event(): write_sample_event()'s values through the tracer's encoders."""
+    o = [GENERATED,
+         "// encode_sample_event(file, type, time) encodes what write_sample_event(writer, type, nullptr,",
+         "// time) writes, through the tracer's generated encoder (event_file_encoder.h): 1 if encoded,",
+         "// 0 if the file failed, -1 for a type the tracer cannot encode. Include sample_events.inc first.",
+         "static int encode_sample_event(htrace::record::EventFileEncoder& rec_file, int record_type,",
+         "                               OTF2_TimeStamp time) {",
+         "  switch (record_type) {"]
+    for i, (name, fields) in enumerate(fields_of):
+        if encoder_fields(fields, typedefs) is None:
+            continue
+        o.append("  case %d: {" % i)
+        lines, args = sample_fields(i, fields)
+        o.extend(lines)
+        o.append("    return htrace::record::encode_%s(rec_file, time%s) ? 1 : 0;" % (name, "".join(", " + a for a in args)))
+        o.append("  }")
+    o += ["  default:", "    return -1;", "  }", "}"]
+    return o
+
 def sample_events(fields_of):
     o = [GENERATED,
          "// write_sample_event(writer, type, attributes, time) writes one record of type `type` whose",
@@ -271,26 +325,8 @@ def sample_events(fields_of):
          "  switch (record_type) {"]
     for i, (name, fields) in enumerate(fields_of):
         o.append("  case %d: {" % i)
-        args = []
-        lengths = {f.length for f in fields if f.length}
-        for j, f in enumerate(fields):
-            seed = (i + 1) * 100 + j + 1
-            if f.name in lengths:
-                o.append("    const %s %s = 3;" % (f.ctype, f.name))
-            elif f.length and f.elem == "OTF2_Type":
-                o.append("    const OTF2_Type %s[3] = {OTF2_TYPE_INT64, OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE};" % f.name)
-            elif f.length and f.elem == "OTF2_MetricValue":
-                o.append("    OTF2_MetricValue %s[3];" % f.name)
-                o.append("    %s[0].signed_int = -%d123456789;" % (f.name, seed))
-                o.append("    %s[1].unsigned_int = %d00000000007ull;" % (f.name, seed))
-                o.append("    %s[2].floating_point = %d.25;" % (f.name, seed))
-            elif f.length:
-                if f.elem not in ("OTF2_StringRef",) and not f.elem.startswith(("uint", "int")):
-                    raise SystemExit("no sample values for array element type " + f.elem)
-                o.append("    const %s %s[3] = {%d, %d, %d};" % (f.elem, f.name, seed * 10, seed * 10 + 1, seed * 10 + 2))
-            else:
-                o.append("    const auto %s = sample_detail::value<%s>(%d);" % (f.name, f.ctype, seed))
-            args.append(f.name)
+        lines, args = sample_fields(i, fields)
+        o.extend(lines)
         o.append("    return OTF2_EvtWriter_%s(writer, attributes, time%s);" % (name, "".join(", " + a for a in args)))
         o.append("  }")
     o.append("  default:")
@@ -341,20 +377,69 @@ def writer_since(text, func):
         raise SystemExit("no @since version for " + func)
     return tuple(int(v) for v in versions[-1])
 
+def is_singleton(fields, since, typedefs):
+    return (len(fields) == 1 and since == (1, 0)
+            and decoded_integer(fields[0], typedefs) in ("uint32_t", "uint64_t"))
+
+def encoder_fields(fields, typedefs):
+    """(put_* helper, maximum bytes) per field, or None if a field is not an integer or timestamp."""
+    kinds = []
+    for f in fields:
+        base = typedefs.get(f.ctype, f.ctype)
+        if f.length:
+            return None
+        if f.ctype == "OTF2_TimeStamp":
+            kinds.append(("put_raw64", 8))
+        elif base == "uint8_t":
+            kinds.append(("put_byte", 1))
+        elif base == "uint32_t":
+            kinds.append(("put_compressed32", 5))
+        elif base in ("uint64_t", "int64_t"):
+            kinds.append(("put_compressed64", 9))
+        else:
+            return None
+    return kinds
+
+def event_encode(fields_of, typedefs, since):
+    """Encoders in OTF2's event-file encoding (format described in correct/event_file.h): a raw
+    byte for 8-bit fields, 8 raw bytes for timestamps, and a compressed integer for the others
+    (signed ones by their two's-complement bits, as OTF2 writes them)."""
+    o = [GENERATED,
+         "// Included by libtrace/record/event_file_encoder.h inside namespace htrace::record, after",
+         "// EventFileEncoder and the put_* helpers. Each encode_<Name>() takes OTF2_EvtWriter_<Name>'s",
+         "// arguments after the attribute list and returns false if the file cannot take the event."]
+    for i, (name, fields) in enumerate(fields_of):
+        kinds = encoder_fields(fields, typedefs)
+        if kinds is None:
+            continue  # arrays, doubles, 16-bit or 32-bit signed fields: not written by the tracer
+        single = is_singleton(fields, since[name], typedefs)
+        size = sum(k[1] for k in kinds)
+        if size >= 255:
+            raise SystemExit("record length byte cannot hold %s" % name)
+        sig = "".join(", %s %s" % (f.ctype, f.name) for f in fields)
+        o.append("inline bool encode_%s(EventFileEncoder& rec_e, OTF2_TimeStamp rec_time%s) {" % (name, sig))
+        o.append("  std::uint8_t* rec_p = rec_e.begin_record(rec_time, %d, %s, %d);"
+                 % (i + 10, "false" if single else "true", size))
+        o.append("  if (rec_p == nullptr) return false;")
+        for (fn, _), f in zip(kinds, fields):
+            o.append("  rec_p = %s(rec_p, %s);" % (fn, f.name))
+        o.append("  rec_e.end_record(rec_p);")
+        o.append("  return true;")
+        o.append("}")
+    return o
+
 def event_layout(fields_of, typedefs, since):
     # OTF2 writes a record of format version 1.0 whose only field is a compressed unsigned integer
     # (an id or a reference, not a timestamp) without a record-length byte: the "singleton"
     # events. All others carry their length, those of later versions even with one such field
     # (RmaWinCreate, ThreadTeamBegin, ...), and ProgramEnd's signed exit status does too (checked by
     # the correct_record_store test, whose decoder reads every field after the length).
-    compressed = {"uint32_t", "uint64_t"}
     o = [GENERATED,
          "// Per event record type (numbering of record_tables.h): true if OTF2 encodes it as a singleton,",
          "// one compressed integer and no record-length byte.",
          "static const bool kSingletonEvent[] = {"]
     for name, fields in fields_of:
-        single = (len(fields) == 1 and since[name] == (1, 0)
-                  and decoded_integer(fields[0], typedefs) in compressed)
+        single = is_singleton(fields, since[name], typedefs)
         o.append("    %s, // %s" % ("true" if single else "false", name))
     o.append("};")
     return o

@@ -4,6 +4,7 @@
 
 #include "record/recorder_state.h"
 
+#include <cstddef>
 #include <string>
 
 namespace htrace::record {
@@ -11,6 +12,9 @@ namespace htrace::record {
 /// Opens `path` (must not exist; rank 0 creates it) on every rank of s.comm. Collective.
 /// Returns "" or the local reason for failure; s.archive is set on success.
 std::string open_archive(State& s, const std::string& path);
+
+/// Chunk size of the event files, as the archive's anchor file gives it to readers.
+std::size_t archive_event_chunk_size();
 
 /// Closes the archive (collective over s.comm). Returns "" or the reason.
 std::string close_archive(State& s);

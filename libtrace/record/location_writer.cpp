@@ -1,18 +1,21 @@
-// Conversion of buffered records into OTF2 events. Runs on the owning thread when its buffer is
-// full, or on the finalizing/emergency thread at the end; never on the per-event path.
+// Conversion of buffered records into OTF2 events, written to the location's event file. Runs on
+// the owning thread when its buffer is full, or on the finalizing/emergency thread at the end;
+// never on the per-event path.
 #include "record/location_writer.h"
 
 #include "clock/base_clock.h"
 #include "common/log.h"
+#include "record/archive.h"
+#include "record/event_file_encoder.h"
+#include "record/snapshot.h"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <otf2/otf2.h>
 
 namespace htrace::record {
 namespace {
-
-thread_local Location* t_being_written = nullptr;
 
 // Pre-start overflow keeps up to this many bytes of extra buffers per thread (at least 3
 // buffers) before dropping events.
@@ -36,114 +39,105 @@ struct TimeClamp {
   }
 };
 
-OTF2_ErrorCode write_one(OTF2_EvtWriter* w, const EventRecord& r, OTF2_TimeStamp t) {
+bool write_one(EventFileEncoder& w, const EventRecord& r, OTF2_TimeStamp t) {
   switch (r.kind) {
   case EventKind::Enter:
-    return OTF2_EvtWriter_Enter(w, nullptr, t, r.u32[0]);
+    return encode_Enter(w, t, r.u32[0]);
   case EventKind::Leave:
-    return OTF2_EvtWriter_Leave(w, nullptr, t, r.u32[0]);
+    return encode_Leave(w, t, r.u32[0]);
   case EventKind::MpiSend:
-    return OTF2_EvtWriter_MpiSend(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0]);
+    return encode_MpiSend(w, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0]);
   case EventKind::MpiIsend:
-    return OTF2_EvtWriter_MpiIsend(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0], r.u64[1]);
+    return encode_MpiIsend(w, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0], r.u64[1]);
   case EventKind::MpiIsendComplete:
-    return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, t, r.u64[1]);
+    return encode_MpiIsendComplete(w, t, r.u64[1]);
   case EventKind::MpiIrecvRequest:
-    return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, r.u64[1]);
+    return encode_MpiIrecvRequest(w, t, r.u64[1]);
   case EventKind::MpiIrecv:
-    return OTF2_EvtWriter_MpiIrecv(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0], r.u64[1]);
+    return encode_MpiIrecv(w, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0], r.u64[1]);
   case EventKind::MpiRecv:
-    return OTF2_EvtWriter_MpiRecv(w, nullptr, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0]);
+    return encode_MpiRecv(w, t, r.u32[0], r.u32[1], r.u32[2], r.u64[0]);
   case EventKind::MpiRequestTest:
-    return OTF2_EvtWriter_MpiRequestTest(w, nullptr, t, r.u64[1]);
+    return encode_MpiRequestTest(w, t, r.u64[1]);
   case EventKind::MpiRequestCancelled:
-    return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, t, r.u64[1]);
+    return encode_MpiRequestCancelled(w, t, r.u64[1]);
   case EventKind::MpiCollectiveBegin:
-    return OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t);
+    return encode_MpiCollectiveBegin(w, t);
   case EventKind::MpiCollectiveEnd:
-    return OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, r.op, r.u32[1], r.u32[0], r.u64[0],
-                                           r.u64[2]);
+    return encode_MpiCollectiveEnd(w, t, r.op, r.u32[1], r.u32[0], r.u64[0], r.u64[2]);
   case EventKind::MpiNbcRequest:
-    return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, t, r.u64[1]);
+    return encode_NonBlockingCollectiveRequest(w, t, r.u64[1]);
   case EventKind::MpiNbcComplete:
-    return OTF2_EvtWriter_NonBlockingCollectiveComplete(w, nullptr, t, r.op, r.u32[1], r.u32[0],
-                                                        r.u64[0], r.u64[2], r.u64[1]);
+    return encode_NonBlockingCollectiveComplete(w, t, r.op, r.u32[1], r.u32[0], r.u64[0], r.u64[2],
+                                                r.u64[1]);
   case EventKind::RmaWinCreate:
-    return OTF2_EvtWriter_RmaWinCreate(w, nullptr, t, r.u32[2]);
+    return encode_RmaWinCreate(w, t, r.u32[2]);
   case EventKind::RmaWinDestroy:
-    return OTF2_EvtWriter_RmaWinDestroy(w, nullptr, t, r.u32[2]);
+    return encode_RmaWinDestroy(w, t, r.u32[2]);
   case EventKind::RmaCollectiveBegin:
-    return OTF2_EvtWriter_RmaCollectiveBegin(w, nullptr, t);
+    return encode_RmaCollectiveBegin(w, t);
   case EventKind::RmaCollectiveEnd:
-    return OTF2_EvtWriter_RmaCollectiveEnd(w, nullptr, t, r.op,
-                                           static_cast<OTF2_RmaSyncLevel>(r.u64[1]), r.u32[2],
-                                           r.u32[0], r.u64[0], r.u64[2]);
+    return encode_RmaCollectiveEnd(w, t, r.op, static_cast<OTF2_RmaSyncLevel>(r.u64[1]), r.u32[2],
+                                   r.u32[0], r.u64[0], r.u64[2]);
   case EventKind::RmaGroupSync:
-    return OTF2_EvtWriter_RmaGroupSync(w, nullptr, t, r.op, r.u32[2], r.u32[0]);
+    return encode_RmaGroupSync(w, t, r.op, r.u32[2], r.u32[0]);
   case EventKind::RmaRequestLock:
-    return OTF2_EvtWriter_RmaRequestLock(w, nullptr, t, r.u32[2], r.u32[0], r.u64[1], r.op);
+    return encode_RmaRequestLock(w, t, r.u32[2], r.u32[0], r.u64[1], r.op);
   case EventKind::RmaReleaseLock:
-    return OTF2_EvtWriter_RmaReleaseLock(w, nullptr, t, r.u32[2], r.u32[0], r.u64[1]);
+    return encode_RmaReleaseLock(w, t, r.u32[2], r.u32[0], r.u64[1]);
   case EventKind::RmaSync:
-    return OTF2_EvtWriter_RmaSync(w, nullptr, t, r.u32[2], r.u32[0], r.op);
+    return encode_RmaSync(w, t, r.u32[2], r.u32[0], r.op);
   case EventKind::RmaPut:
-    return OTF2_EvtWriter_RmaPut(w, nullptr, t, r.u32[2], r.u32[0], r.u64[0], r.u64[1]);
+    return encode_RmaPut(w, t, r.u32[2], r.u32[0], r.u64[0], r.u64[1]);
   case EventKind::RmaGet:
-    return OTF2_EvtWriter_RmaGet(w, nullptr, t, r.u32[2], r.u32[0], r.u64[0], r.u64[1]);
+    return encode_RmaGet(w, t, r.u32[2], r.u32[0], r.u64[0], r.u64[1]);
   case EventKind::RmaAtomic:
-    return OTF2_EvtWriter_RmaAtomic(w, nullptr, t, r.u32[2], r.u32[0], r.op, r.u64[0], r.u64[2],
-                                    r.u64[1]);
+    return encode_RmaAtomic(w, t, r.u32[2], r.u32[0], r.op, r.u64[0], r.u64[2], r.u64[1]);
   case EventKind::RmaOpCompleteBlocking:
-    return OTF2_EvtWriter_RmaOpCompleteBlocking(w, nullptr, t, r.u32[2], r.u64[1]);
+    return encode_RmaOpCompleteBlocking(w, t, r.u32[2], r.u64[1]);
   case EventKind::RmaOpCompleteNonBlocking:
-    return OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, nullptr, t, r.u32[2], r.u64[1]);
+    return encode_RmaOpCompleteNonBlocking(w, t, r.u32[2], r.u64[1]);
   case EventKind::RmaOpTest:
-    return OTF2_EvtWriter_RmaOpTest(w, nullptr, t, r.u32[2], r.u64[1]);
+    return encode_RmaOpTest(w, t, r.u32[2], r.u64[1]);
   case EventKind::IoCreateHandle:
-    return OTF2_EvtWriter_IoCreateHandle(w, nullptr, t, r.u32[2], r.op, r.u32[0],
-                                         static_cast<OTF2_IoStatusFlag>(r.u64[0]));
+    return encode_IoCreateHandle(w, t, r.u32[2], r.op, r.u32[0],
+                                 static_cast<OTF2_IoStatusFlag>(r.u64[0]));
   case EventKind::IoDestroyHandle:
-    return OTF2_EvtWriter_IoDestroyHandle(w, nullptr, t, r.u32[2]);
+    return encode_IoDestroyHandle(w, t, r.u32[2]);
   case EventKind::IoOperationBegin:
-    return OTF2_EvtWriter_IoOperationBegin(w, nullptr, t, r.u32[2], r.op, r.u32[0], r.u64[0],
-                                           r.u64[1]);
+    return encode_IoOperationBegin(w, t, r.u32[2], r.op, r.u32[0], r.u64[0], r.u64[1]);
   case EventKind::IoOperationIssued:
-    return OTF2_EvtWriter_IoOperationIssued(w, nullptr, t, r.u32[2], r.u64[1]);
+    return encode_IoOperationIssued(w, t, r.u32[2], r.u64[1]);
   case EventKind::IoOperationTest:
-    return OTF2_EvtWriter_IoOperationTest(w, nullptr, t, r.u32[2], r.u64[1]);
+    return encode_IoOperationTest(w, t, r.u32[2], r.u64[1]);
   case EventKind::IoOperationComplete:
-    return OTF2_EvtWriter_IoOperationComplete(w, nullptr, t, r.u32[2], r.u64[0], r.u64[1]);
+    return encode_IoOperationComplete(w, t, r.u32[2], r.u64[0], r.u64[1]);
   case EventKind::IoSeek:
-    return OTF2_EvtWriter_IoSeek(w, nullptr, t, r.u32[2], static_cast<std::int64_t>(r.u64[0]), r.op,
-                                 r.u64[2]);
+    return encode_IoSeek(w, t, r.u32[2], static_cast<std::int64_t>(r.u64[0]), r.op, r.u64[2]);
   case EventKind::IoDeleteFile:
-    return OTF2_EvtWriter_IoDeleteFile(w, nullptr, t, 0 /* the one I/O paradigm: MPI-IO */,
-                                       r.u32[0]);
+    return encode_IoDeleteFile(w, t, 0 /* the one I/O paradigm: MPI-IO */, r.u32[0]);
   case EventKind::ThreadFork:
-    return OTF2_EvtWriter_ThreadFork(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0]);
+    return encode_ThreadFork(w, t, OTF2_PARADIGM_OPENMP, r.u32[0]);
   case EventKind::ThreadJoin:
-    return OTF2_EvtWriter_ThreadJoin(w, nullptr, t, OTF2_PARADIGM_OPENMP);
+    return encode_ThreadJoin(w, t, OTF2_PARADIGM_OPENMP);
   case EventKind::ThreadTeamBegin:
-    return OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, r.u32[1]);
+    return encode_ThreadTeamBegin(w, t, r.u32[1]);
   case EventKind::ThreadTeamEnd:
-    return OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, r.u32[1]);
+    return encode_ThreadTeamEnd(w, t, r.u32[1]);
   case EventKind::ThreadAcquireLock:
-    return OTF2_EvtWriter_ThreadAcquireLock(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0],
-                                            r.u32[2]);
+    return encode_ThreadAcquireLock(w, t, OTF2_PARADIGM_OPENMP, r.u32[0], r.u32[2]);
   case EventKind::ThreadReleaseLock:
-    return OTF2_EvtWriter_ThreadReleaseLock(w, nullptr, t, OTF2_PARADIGM_OPENMP, r.u32[0],
-                                            r.u32[2]);
+    return encode_ThreadReleaseLock(w, t, OTF2_PARADIGM_OPENMP, r.u32[0], r.u32[2]);
   case EventKind::ThreadTaskCreate:
-    return OTF2_EvtWriter_ThreadTaskCreate(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
+    return encode_ThreadTaskCreate(w, t, r.u32[1], r.u32[0], r.u32[2]);
   case EventKind::ThreadTaskSwitch:
-    return OTF2_EvtWriter_ThreadTaskSwitch(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
+    return encode_ThreadTaskSwitch(w, t, r.u32[1], r.u32[0], r.u32[2]);
   case EventKind::ThreadTaskComplete:
-    return OTF2_EvtWriter_ThreadTaskComplete(w, nullptr, t, r.u32[1], r.u32[0], r.u32[2]);
+    return encode_ThreadTaskComplete(w, t, r.u32[1], r.u32[0], r.u32[2]);
   case EventKind::MeasurementOnOff:
-    return OTF2_EvtWriter_MeasurementOnOff(w, nullptr, t,
-                                           r.op != 0 ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
+    return encode_MeasurementOnOff(w, t, r.op != 0 ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
   }
-  return OTF2_ERROR_INVALID_ARGUMENT;
+  return false;
 }
 
 } // namespace
@@ -199,24 +193,52 @@ void LocationAccess::on_full(Location& loc) {
   }
 }
 
+namespace {
+
+std::string event_file_path(const State& s, LocationId id) {
+  return s.archive_path + "/traces/" + std::to_string(id) + ".evt";
+}
+
+/// The location's event file, created on first use; nullptr (and recording stopped) if it cannot.
+EventFileEncoder* event_file(State& s, LocationId id, std::unique_ptr<EventFileEncoder>& file) {
+  if (file) return file.get();
+  auto created = std::unique_ptr<EventFileEncoder>(new (std::nothrow) EventFileEncoder);
+  if (!created) {
+    s.fail("out of memory for the event file of location " + std::to_string(id));
+    return nullptr;
+  }
+  if (!created->open(event_file_path(s, id), archive_event_chunk_size())) {
+    s.fail("cannot create the event file '" + created->path() +
+           "': " + std::strerror(created->error()) + "; the application continues untraced");
+    return nullptr;
+  }
+  file = std::move(created);
+  return file.get();
+}
+
+void fail_writing(State& s, const EventFileEncoder& file) {
+  s.fail(std::string("writing the trace archive failed (") + std::strerror(file.error()) + ": '" +
+         file.path() + "'); the application continues untraced");
+}
+
+} // namespace
+
 void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
   const clock::Stamp flush_begin = clock::stamp();
   if (s.failed.load() || !s.archive) {
     discard(loc);
     return;
   }
-  auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
-  if (!loc.evt_writer_ && archive) loc.evt_writer_ = OTF2_Archive_GetEvtWriter(archive, loc.id_);
-  auto* writer = static_cast<OTF2_EvtWriter*>(loc.evt_writer_);
-  if (!writer) {
-    s.fail("cannot create the event writer of location " + std::to_string(loc.id_));
+  EventFileEncoder* file = event_file(s, loc.id_, loc.evt_file_);
+  if (!file) {
     discard(loc);
     return;
   }
+  // Events are about to reach the file: their definitions go to disk first (salvage).
+  if (buffered(loc) != 0) snapshot::refresh_from_flush();
   clock::maybe_anchor(); // so that these stamps lie between anchors, not beyond the last one
   const clock::GlobalTimeMap map = s.current_map();
   TimeClamp to_global{map, loc.last_global_, loc.clamped_};
-  t_being_written = &loc;
 
   bool ok = true;
   auto write_record = [&](const EventRecord& r) {
@@ -225,12 +247,10 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
       return;
     }
     const OTF2_TimeStamp t = to_global(r.time);
-    const OTF2_ErrorCode rc = write_one(writer, r, t);
-    if (rc != OTF2_SUCCESS) {
+    if (!write_one(*file, r, t)) {
       ok = false;
       ++loc.events_dropped_;
-      s.fail(std::string("writing events failed (") + OTF2_Error_GetName(rc) + ": " +
-             OTF2_Error_GetDescription(rc) + "); the application continues untraced");
+      fail_writing(s, *file);
       return;
     }
     ++loc.events_written_;
@@ -245,10 +265,9 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
         t0, static_cast<OTF2_TimeStamp>(to_global.global(loc.flush_mark_end_)));
     loc.flush_mark_begin_ = loc.flush_mark_end_ = -1;
     if (!ok) return;
-    const OTF2_ErrorCode rc = OTF2_EvtWriter_BufferFlush(writer, nullptr, t0, t1);
-    if (rc != OTF2_SUCCESS) {
+    if (!encode_BufferFlush(*file, t0, t1)) {
       ok = false;
-      s.fail(std::string("writing a BufferFlush record failed (") + OTF2_Error_GetName(rc) + ")");
+      fail_writing(s, *file);
       return;
     }
     ++loc.events_written_;
@@ -274,41 +293,18 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     loc.flush_mark_begin_ = flush_begin;
     loc.flush_mark_end_ = clock::stamp();
   }
-  t_being_written = nullptr;
 }
 
 void LocationAccess::close_writer(Location& loc, State& s) {
-  // After a write failure OTF2 cannot close the writer safely (it retries the failed flush on
-  // freed chunks): the writer is abandoned with its archive.
-  if (!loc.evt_writer_ || s.failed.load()) return;
-  auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
-  t_being_written = &loc;
-  const OTF2_ErrorCode rc =
-      OTF2_Archive_CloseEvtWriter(archive, static_cast<OTF2_EvtWriter*>(loc.evt_writer_));
-  t_being_written = nullptr;
-  loc.evt_writer_ = nullptr;
-  if (rc != OTF2_SUCCESS)
-    s.fail(std::string("closing the event file failed (") + OTF2_Error_GetName(rc) + ": " +
-           OTF2_Error_GetDescription(rc) + ")");
+  // After a write failure the file keeps its complete chunks (salvageable) and stays unfinished.
+  if (!loc.evt_file_ || s.failed.load()) return;
+  if (!loc.evt_file_->finish()) fail_writing(s, *loc.evt_file_);
+  loc.evt_file_.reset();
 }
 
 LocationAccess::Stats LocationAccess::stats(Location& loc) {
   return {loc.events_written_, loc.events_recorded_, loc.events_dropped_, loc.clamped_,
           loc.flushes_,        loc.min_global_,      loc.max_global_};
-}
-
-std::uint64_t LocationAccess::otf2_flush_end(Location* loc, State& s) {
-  const std::int64_t now = s.current_map().to_global(clock::now());
-  if (!loc) return static_cast<std::uint64_t>(std::max<std::int64_t>(now, 0));
-  // OTF2 appends its own BufferFlush record after the flush: keep it monotonic and counted.
-  const std::int64_t t = std::max(now, loc->last_global_);
-  ++loc->events_written_;
-  loc->max_global_ = std::max(loc->max_global_, t);
-  return static_cast<std::uint64_t>(t);
-}
-
-Location* LocationAccess::being_written() {
-  return t_being_written;
 }
 
 } // namespace htrace::record

@@ -14,7 +14,7 @@ struct LocationAccess {
   /// Writes pending buffers and the current buffer, then resets it; `mark_flush` adds a
   /// BufferFlush record spanning the write. Caller holds loc's write mutex.
   static void write_out(Location& loc, State& s, bool mark_flush);
-  /// Closes the location's event writer (its file is complete afterwards).
+  /// Ends the location's event file (complete and closed afterwards).
   static void close_writer(Location& loc, State& s);
   /// Drops everything buffered (tracing disabled), counting it.
   static void discard(Location& loc);
@@ -32,10 +32,6 @@ struct LocationAccess {
     std::int64_t min_global, max_global;
   };
   static Stats stats(Location& loc); ///< caller holds loc's write mutex
-  /// Timestamp for the BufferFlush record OTF2 writes after its own flush of `loc`.
-  static std::uint64_t otf2_flush_end(Location* loc, State& s);
-  /// Location whose records the calling thread is writing (nullptr outside write_out).
-  static Location* being_written();
 };
 
 } // namespace htrace::record

@@ -28,6 +28,8 @@ struct Options;
 
 namespace htrace::record {
 
+class EventFileEncoder;
+
 using LocalTime = std::int64_t; // a clock::stamp() value (TSC ticks or base-clock ns)
 using RegionId = std::uint32_t;
 using CommId = std::uint32_t;    // process-local communicator id (MPI comm or OpenMP team)
@@ -207,10 +209,10 @@ private:
   std::unique_ptr<EventRecord[]> buffer_;
   std::size_t capacity_ = 0;
 
-  std::uint32_t index_ = 0;    ///< thread index k (0 = the thread that called start())
-  LocationId id_ = 0;          ///< (index << 32) | world rank, final after start()
-  void* evt_writer_ = nullptr; ///< OTF2_EvtWriter*, opened lazily by the writing thread
-  std::mutex write_mutex_;     ///< serialises conversion to OTF2 (owner vs finalize/emergency)
+  std::uint32_t index_ = 0; ///< thread index k (0 = the thread that called start())
+  LocationId id_ = 0;       ///< (index << 32) | world rank, final after start()
+  std::unique_ptr<EventFileEncoder> evt_file_; ///< created by the first write_out
+  std::mutex write_mutex_; ///< serialises conversion to OTF2 (owner vs finalize/emergency)
   /// Buffers that filled up before start(): kept and written when the archive exists.
   std::vector<std::pair<std::unique_ptr<EventRecord[]>, std::size_t>> pending_;
 

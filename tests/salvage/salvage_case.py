@@ -23,11 +23,10 @@ import otf2
 CASE, APP, SALVAGE, CORRECT = sys.argv[1:5]
 MARKER = "htrace: trace cut off ("
 # What a SIGKILLed rank may lose is what it still held in memory: its record buffer
-# (HTRACE_BUFFER_SIZE=64k, 48-byte records), OTF2's chunk pool (at most four 256 KiB chunks) and
-# the 4 MiB OTF2's file layer collects before each write() of an event file, >= 6 bytes per
-# encoded record, in barriers of 4 records. Everything the file holds must be a prefix of what the
-# program did.
-KILL_LOSS_BARRIERS = (64 * 1024 // 48 + (4 * (256 << 10) + (4 << 20)) // 6) // 4 + 1
+# (HTRACE_BUFFER_SIZE=64k, 48-byte records) and the one 256 KiB chunk of its event file not yet
+# written, >= 6 bytes per encoded record, in barriers of 4 records. Everything the file holds must
+# be a prefix of what the program did.
+KILL_LOSS_BARRIERS = (64 * 1024 // 48 + (256 << 10) // 6) // 4 + 1
 
 
 def fail(message):

@@ -1,0 +1,174 @@
+// The tracer's own event-file encoder against the OTF2 library: every event type the tracer can
+// encode, with distinct field values, must come out byte for byte as OTF2's event writer writes
+// it (record ids, singleton and length layout, compressed integers, all-ones values, signed
+// fields, timestamp records only where the time changes, chunk header and end of file).
+#include "correct/record_tables.h"
+#include "record/event_file_encoder.h"
+
+// The generated sample writer calls OTF2's deprecated OpenMP records too.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "sample_events.inc"
+// (after the sample writer, whose values it uses)
+#include "sample_encodes.inc"
+#pragma GCC diagnostic pop
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <iterator>
+#include <stdlib.h>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t kChunk = 256 << 10;
+
+OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
+OTF2_TimeStamp no_time(void*, OTF2_FileType, OTF2_LocationRef) {
+  return 0;
+}
+OTF2_FlushCallbacks flush_callbacks = {flush_always, no_time};
+
+std::vector<char> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char name[] = "/tmp/htrace-encoder-XXXXXX";
+    path = ::mkdtemp(name);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+// Each type twice at one time (the second without a timestamp record), then a new time.
+OTF2_TimeStamp time_of(int i) {
+  return 0x123456789a + static_cast<OTF2_TimeStamp>(i / 2) * 1000;
+}
+
+} // namespace
+
+TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
+  TempDir dir;
+  const int types_known = htrace::correct::event_record_type_count();
+  std::vector<int> types;
+  {
+    htrace::record::EventFileEncoder probe; // not opened: every encoder must refuse
+    for (int type = 0; type < types_known; ++type)
+      if (encode_sample_event(probe, type, 1) == 0)
+        types.push_back(type);
+      else
+        ASSERT_EQ(encode_sample_event(probe, type, 1), -1);
+  }
+  // The tracer writes these; a generator change that loses one must fail here.
+  for (const char* name : {"Enter",
+                           "Leave",
+                           "MpiSend",
+                           "MpiIsend",
+                           "MpiIsendComplete",
+                           "MpiIrecvRequest",
+                           "MpiIrecv",
+                           "MpiRecv",
+                           "MpiRequestTest",
+                           "MpiRequestCancelled",
+                           "MpiCollectiveBegin",
+                           "MpiCollectiveEnd",
+                           "NonBlockingCollectiveRequest",
+                           "NonBlockingCollectiveComplete",
+                           "RmaWinCreate",
+                           "RmaCollectiveEnd",
+                           "RmaAtomic",
+                           "IoSeek",
+                           "IoCreateHandle",
+                           "ThreadFork",
+                           "ThreadTaskSwitch",
+                           "BufferFlush",
+                           "MeasurementOnOff"}) {
+    int type = 0;
+    while (type < types_known && std::string(htrace::correct::event_record_name(type)) != name)
+      ++type;
+    ASSERT_LT(type, types_known) << name;
+    EXPECT_NE(std::find(types.begin(), types.end(), type), types.end()) << name;
+  }
+
+  OTF2_Archive* archive = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
+                                            4 << 20, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(archive, nullptr);
+  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(archive), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(archive), OTF2_SUCCESS);
+  OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, 0);
+  ASSERT_NE(writer, nullptr);
+  htrace::record::EventFileEncoder encoder;
+  const std::string mine = dir.path + "/mine.evt";
+  ASSERT_TRUE(encoder.open(mine, kChunk));
+
+  int i = 0;
+  for (int type : types)
+    for (int repeat = 0; repeat < 2; ++repeat, ++i) {
+      ASSERT_EQ(write_sample_event(writer, type, nullptr, time_of(i)), OTF2_SUCCESS)
+          << htrace::correct::event_record_name(type);
+      ASSERT_EQ(encode_sample_event(encoder, type, time_of(i)), 1)
+          << htrace::correct::event_record_name(type);
+    }
+  ASSERT_EQ(OTF2_Archive_CloseEvtWriter(archive, writer), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(archive), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_Close(archive), OTF2_SUCCESS);
+  ASSERT_TRUE(encoder.finish());
+  EXPECT_FALSE(encoder.finish()); // once only
+
+  const std::vector<char> expected = read_all(dir.path + "/traces/0.evt");
+  const std::vector<char> got = read_all(mine);
+  ASSERT_GT(expected.size(), 200u);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t k = 0; k < got.size(); ++k)
+    ASSERT_EQ(static_cast<int>(got[k]) & 0xff, static_cast<int>(expected[k]) & 0xff)
+        << "first difference at byte " << k;
+  std::printf("%zu encodable event types, %d events, %zu bytes identical\n", types.size(), i,
+              got.size());
+}
+
+TEST(EventEncoder, FullChunksAreWrittenWholeAndNumbered) {
+  TempDir dir;
+  htrace::record::EventFileEncoder encoder;
+  const std::string path = dir.path + "/0.evt";
+  ASSERT_TRUE(encoder.open(path, kChunk));
+  const int n = 100000; // Enter records of 2 to 5 bytes after a 9-byte timestamp: ~5 chunks
+  for (int k = 0; k < n; ++k)
+    ASSERT_TRUE(htrace::record::encode_Enter(encoder, 10 + k, static_cast<uint32_t>(k)));
+  ASSERT_TRUE(encoder.finish());
+  const std::vector<char> bytes = read_all(path);
+  const std::size_t chunks = (bytes.size() + kChunk - 1) / kChunk;
+  ASSERT_GE(chunks, 4u);
+  uint64_t expect_first = 1;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const char* h = bytes.data() + c * kChunk;
+    uint64_t first, last;
+    std::memcpy(&first, h + 2, 8);
+    std::memcpy(&last, h + 10, 8);
+    EXPECT_EQ(h[0], 3); // chunk header
+    EXPECT_EQ(first, expect_first);
+    EXPECT_GE(last, first);
+    expect_first = last + 1;
+  }
+  EXPECT_EQ(expect_first, static_cast<uint64_t>(n) + 1);
+  EXPECT_EQ(bytes[bytes.size() - 2], 2); // END_OF_FILE
+}
+
+TEST(EventEncoder, ReportsAnUncreatableFile) {
+  htrace::record::EventFileEncoder encoder;
+  EXPECT_FALSE(encoder.open("/nonexistent-dir/0.evt", kChunk));
+  EXPECT_EQ(encoder.error(), ENOENT);
+  EXPECT_FALSE(htrace::record::encode_Enter(encoder, 1, 1));
+  EXPECT_FALSE(encoder.finish());
+}
