@@ -11,8 +11,10 @@ EventFileEncoder::~EventFileEncoder() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool EventFileEncoder::open(const std::string& path, std::size_t chunk_size) {
+bool EventFileEncoder::open(const std::string& path, std::size_t chunk_size,
+                            void (*before_write)()) {
   path_ = path;
+  before_write_ = before_write;
   if (chunk_size < kChunkHeaderSize + 2 * kMaxPrefix + 255 + kEndOfFileSize) {
     error_ = EINVAL;
     return false;
@@ -54,6 +56,7 @@ bool EventFileEncoder::next_chunk() {
 }
 
 bool EventFileEncoder::write_all(const std::uint8_t* p, std::size_t n) {
+  if (before_write_) before_write_();
   while (n > 0) {
     const ssize_t done = ::write(fd_, p, n);
     if (done < 0 && errno == EINTR) continue;

@@ -22,8 +22,9 @@ public:
   EventFileEncoder& operator=(const EventFileEncoder&) = delete;
 
   /// Creates the file (truncating it) with chunks of `chunk_size` bytes, the archive's event
-  /// chunk size. False, with error() set, if it cannot.
-  bool open(const std::string& path, std::size_t chunk_size);
+  /// chunk size; `before_write`, if set, runs before each write to the file. False, with error()
+  /// set, if it cannot.
+  bool open(const std::string& path, std::size_t chunk_size, void (*before_write)() = nullptr);
 
   /// Where the fields of the next event go, at most `max_fields` bytes: after its timestamp record
   /// (when the time changed or a chunk begins), id and, unless `singleton`, its length byte. May
@@ -73,6 +74,7 @@ private:
 
   std::string path_;
   int fd_ = -1;
+  void (*before_write_)() = nullptr;
   std::unique_ptr<std::uint8_t[]> chunk_;
   std::size_t size_ = 0; ///< 0 until open() succeeded, so begin_record() fails before
   std::size_t pos_ = 0;

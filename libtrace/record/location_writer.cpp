@@ -207,7 +207,9 @@ EventFileEncoder* event_file(State& s, LocationId id, std::unique_ptr<EventFileE
     s.fail("out of memory for the event file of location " + std::to_string(id));
     return nullptr;
   }
-  if (!created->open(event_file_path(s, id), archive_event_chunk_size())) {
+  // Events reach the file only after the definitions they use (the salvage snapshot).
+  if (!created->open(event_file_path(s, id), archive_event_chunk_size(),
+                     snapshot::refresh_from_flush)) {
     s.fail("cannot create the event file '" + created->path() +
            "': " + std::strerror(created->error()) + "; the application continues untraced");
     return nullptr;
@@ -234,8 +236,6 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     discard(loc);
     return;
   }
-  // Events are about to reach the file: their definitions go to disk first (salvage).
-  if (buffered(loc) != 0) snapshot::refresh_from_flush();
   clock::maybe_anchor(); // so that these stamps lie between anchors, not beyond the last one
   const clock::GlobalTimeMap map = s.current_map();
   TimeClamp to_global{map, loc.last_global_, loc.clamped_};
