@@ -23,7 +23,7 @@ namespace {
 // counts).
 constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6;
 constexpr size_t kTimestampSize = EventFileParser::kTimestampSize;
-constexpr size_t kChunkHeaderSize = 18, kLastEventOffset = 10;
+constexpr size_t kChunkHeaderSize = 18;
 // OTF2's mark for little-endian data; files in another byte order are left to the library.
 constexpr uint8_t kLittleEndian = 0x42;
 
@@ -165,61 +165,23 @@ std::string event_file_path(const std::string& dir, uint64_t id) {
   return dir + "/" + std::to_string(id) + ".evt";
 }
 
-EventFileWriter::EventFileWriter(const std::string& path, size_t chunk_size)
-    : path_(path), chunk_(chunk_size) {
-  if (chunk_size <= kChunkHeaderSize + kTimestampSize + 2)
-    throw input_error("'" + path + "': invalid chunk size");
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw output_error(io_error("cannot create", path));
-  start_chunk();
-}
-
-EventFileWriter::~EventFileWriter() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-void EventFileWriter::start_chunk() {
-  uint8_t* c = chunk_.data();
-  c[0] = kChunkHeader;
-  c[1] = kLittleEndian;
-  const uint64_t first = events_ + 1, last = 0;
-  std::memcpy(c + 2, &first, 8);
-  std::memcpy(c + kLastEventOffset, &last, 8);
-  pos_ = kChunkHeaderSize;
-  stamped_ = false;
-}
-
-void EventFileWriter::add_in_next_chunk(int64_t time, const uint8_t* record, size_t size) {
-  if (kChunkHeaderSize + kTimestampSize + size + 2 > chunk_.size())
-    throw input_error("'" + path_ + "': an event is larger than the chunk size");
-  std::memcpy(chunk_.data() + kLastEventOffset, &events_, 8);
-  std::memset(chunk_.data() + pos_, kEndOfChunk, chunk_.size() - pos_);
-  write_chunk(chunk_.size());
-  start_chunk();
-  add(time, record, size);
-}
-
-void EventFileWriter::write_chunk(size_t bytes) {
-  const uint8_t* p = chunk_.data();
-  while (bytes > 0) {
-    const ssize_t n = ::write(fd_, p, bytes);
-    if (n < 0 && errno == EINTR) continue;
-    // (0 bytes written: a full device that set no errno)
-    if (n == 0) errno = ENOSPC;
-    if (n <= 0) throw output_error(io_error("cannot write", path_));
-    p += n, bytes -= static_cast<size_t>(n);
+EventFileWriter::EventFileWriter(const std::string& path, size_t chunk_size) {
+  if (!file_.open(path, chunk_size)) {
+    if (file_.error() == EINVAL) throw input_error("'" + path + "': invalid chunk size");
+    errno = file_.error();
+    throw output_error(io_error("cannot create", path));
   }
 }
 
+void EventFileWriter::fail() const {
+  if (file_.error() == E2BIG)
+    throw input_error("'" + file_.path() + "': an event is larger than the chunk size");
+  errno = file_.error();
+  throw output_error(io_error("cannot write", file_.path()));
+}
+
 void EventFileWriter::finish() {
-  std::memcpy(chunk_.data() + kLastEventOffset, &events_, 8);
-  chunk_[pos_++] = kEndOfFile;
-  chunk_[pos_++] = 1; // END_OF_BUFFER, as OTF2 ends its files
-  write_chunk(pos_);
-  const int fd = fd_;
-  fd_ = -1;
-  // close() reports what a network or delayed-allocation file system could not write.
-  if (::close(fd) != 0) throw output_error(io_error("cannot write", path_));
+  if (!file_.finish()) fail();
 }
 
 std::optional<int64_t> rewrite_event_file(const std::string& in, const std::string& out,

@@ -1,6 +1,5 @@
 #include "record/event_file_encoder.h"
 
-#include <cerrno>
 #include <fcntl.h>
 #include <new>
 #include <unistd.h>
@@ -15,7 +14,8 @@ bool EventFileEncoder::open(const std::string& path, std::size_t chunk_size,
                             void (*before_write)()) {
   path_ = path;
   before_write_ = before_write;
-  if (chunk_size < kChunkHeaderSize + 2 * kMaxPrefix + 255 + kEndOfFileSize) {
+  // Room for the largest generated event (length byte < 255) in a chunk.
+  if (chunk_size < kChunkHeaderSize + kTimestampSize + 2 + 255 + kEndOfFileSize) {
     error_ = EINVAL;
     return false;
   }

@@ -6,6 +6,7 @@
 // (event_encode.inc) are generated from the OTF2 headers. Not a public header.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -31,15 +32,8 @@ public:
   /// write the current chunk out first; nullptr once writing has failed.
   std::uint8_t* begin_record(OTF2_TimeStamp time, std::uint8_t id, bool sized,
                              std::size_t max_fields) {
-    if (pos_ + kMaxPrefix + max_fields + kEndOfFileSize > size_ && !next_chunk()) return nullptr;
-    std::uint8_t* p = chunk_.get() + pos_;
-    if (!stamped_ || time != time_) {
-      *p++ = kTimestamp;
-      std::memcpy(p, &time, sizeof time);
-      p += sizeof time;
-      time_ = time;
-      stamped_ = true;
-    }
+    std::uint8_t* p = reserve(time, 2 + max_fields);
+    if (p == nullptr) return nullptr;
     *p++ = id;
     length_ = sized ? p++ : nullptr;
     return p;
@@ -49,6 +43,22 @@ public:
     if (length_) *length_ = static_cast<std::uint8_t>(end - length_ - 1);
     pos_ = static_cast<std::size_t>(end - chunk_.get());
     ++events_;
+  }
+
+  /// Appends an event already in OTF2's encoding (any attribute list, its id, length and fields:
+  /// `size` bytes) at `time`. False once writing has failed, or with error() E2BIG for an event
+  /// larger than a chunk can hold.
+  bool append_encoded(OTF2_TimeStamp time, const std::uint8_t* event, std::size_t size) {
+    if (size > max_encoded_size()) {
+      error_ = E2BIG;
+      return false;
+    }
+    std::uint8_t* p = reserve(time, size);
+    if (p == nullptr) return false;
+    std::memcpy(p, event, size);
+    length_ = nullptr;
+    end_record(p + size);
+    return true;
   }
 
   /// Writes the last chunk with OTF2's end-of-file mark and closes the file; false (error() set)
@@ -63,10 +73,26 @@ private:
   static constexpr std::uint8_t kEndOfChunk = 0, kEndOfFile = 2, kEndOfBuffer = 1, kChunkHeader = 3,
                                 kTimestamp = 5, kLittleEndian = 0x42;
   static constexpr std::size_t kChunkHeaderSize = 18, kLastEventOffset = 10;
-  /// Timestamp record, event id and length byte.
-  static constexpr std::size_t kMaxPrefix = 1 + sizeof(OTF2_TimeStamp) + 2;
+  static constexpr std::size_t kTimestampSize = 1 + sizeof(OTF2_TimeStamp);
   static constexpr std::size_t kEndOfFileSize = 2;
 
+  /// Room for `bytes` after the event's timestamp record, which it writes when the time changed
+  /// or a chunk begins; nullptr once writing has failed.
+  std::uint8_t* reserve(OTF2_TimeStamp time, std::size_t bytes) {
+    if (pos_ + kTimestampSize + bytes + kEndOfFileSize > size_ && !next_chunk()) return nullptr;
+    std::uint8_t* p = chunk_.get() + pos_;
+    if (!stamped_ || time != time_) {
+      *p++ = kTimestamp;
+      std::memcpy(p, &time, sizeof time);
+      p += sizeof time;
+      time_ = time;
+      stamped_ = true;
+    }
+    return p;
+  }
+  std::size_t max_encoded_size() const {
+    return size_ - kChunkHeaderSize - kTimestampSize - kEndOfFileSize;
+  }
   void start_chunk();
   /// Writes the full chunk out and starts the next one.
   bool next_chunk();

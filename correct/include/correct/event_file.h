@@ -22,6 +22,7 @@
 
 #include "correct/input_times.h"
 #include "correct/time_source.h"
+#include "record/event_file_encoder.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -132,46 +133,23 @@ std::string event_file_path(const std::string& dir, uint64_t id);
 // types without events are left out.
 using TypeCounts = std::vector<std::pair<int, uint64_t>>;
 
-// Writes an event file chunk by chunk from records and their (new) timestamps.
+// Writes an event file chunk by chunk from records and their (new) timestamps: the tracer's
+// encoder (libtrace/record/event_file_encoder.h), with errors thrown.
 class EventFileWriter {
 public:
   EventFileWriter(const std::string& path, size_t chunk_size); // throws std::runtime_error
-  ~EventFileWriter();
-  EventFileWriter(const EventFileWriter&) = delete;
-  EventFileWriter& operator=(const EventFileWriter&) = delete;
 
   // Appends one event (its bytes as RawEvent holds them) at `time`, which must not go back.
   void add(int64_t time, const uint8_t* record, size_t size) {
-    const bool stamp = !stamped_ || time != time_;
-    const size_t need = size + (stamp ? EventFileParser::kTimestampSize : 0);
-    // Room is kept for END_OF_FILE and its byte after the last record.
-    if (pos_ + need + 2 > chunk_.size()) return add_in_next_chunk(time, record, size);
-    uint8_t* p = chunk_.data() + pos_;
-    if (stamp) {
-      *p++ = EventFileParser::kTimestamp;
-      std::memcpy(p, &time, 8);
-      p += 8;
-      time_ = time, stamped_ = true;
-    }
-    std::memcpy(p, record, size);
-    pos_ += need;
-    ++events_;
+    if (!file_.append_encoded(static_cast<OTF2_TimeStamp>(time), record, size)) fail();
   }
   // Ends the file; throws std::runtime_error on a write error.
   void finish();
 
 private:
-  void add_in_next_chunk(int64_t time, const uint8_t* record, size_t size);
-  void start_chunk();
-  void write_chunk(size_t bytes);
+  [[noreturn]] void fail() const;
 
-  std::string path_;
-  int fd_ = -1;
-  std::vector<uint8_t> chunk_;
-  size_t pos_ = 0;
-  uint64_t events_ = 0;
-  int64_t time_ = 0;
-  bool stamped_ = false; // the current chunk has a timestamp record
+  record::EventFileEncoder file_;
 };
 
 // Copies the event file `in` to `out` with the timestamps `times` produces for the location it
