@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -231,6 +232,10 @@ StampConverter::StampConverter(const GlobalTimeMap& map) : map_(map) {
   if (count_ < 2) count_ = 0;
 }
 
+std::int64_t StampConverter::fixed_rate(double rate) {
+  return std::llround(std::ldexp(rate, kRateBits));
+}
+
 void StampConverter::select(Stamp s) {
   // The global map is linear in base-clock ns with rate (1 - slope).
   const double map_rate = 1.0 - map_.slope;
@@ -238,7 +243,7 @@ void StampConverter::select(Stamp s) {
     // Base-clock ns: one segment around the first stamp converted.
     seg_stamp_ = s;
     seg_ns_ = map_.to_global(s);
-    seg_rate_ = map_rate;
+    seg_rate_ = fixed_rate(map_rate);
     seg_begin_ = INT64_MIN;
     seg_end_ = INT64_MAX;
     return;
@@ -255,7 +260,7 @@ void StampConverter::select(Stamp s) {
       static_cast<double>(a[r + 1].ns - a[r].ns) / static_cast<double>(a[r + 1].tsc - a[r].tsc);
   seg_stamp_ = a[i].tsc;
   seg_ns_ = map_.to_global(a[i].ns);
-  seg_rate_ = ns_per_tick * map_rate;
+  seg_rate_ = fixed_rate(ns_per_tick * map_rate);
   seg_begin_ = i == 0 ? INT64_MIN : a[i].tsc;
   seg_end_ = i + 1 >= n ? INT64_MAX : a[i + 1].tsc;
 }
