@@ -19,7 +19,15 @@ of libmpi_usempif08.so), so every entry point is also exported as `ompi_<name>_f
 procedures of functions with LOGICAL arguments call `pmpi_<name>_` instead (F08_VIA_PMPI, from
 `nm -D libmpi_usempif08.so`; tests/coverage checks the list): for those, `mpi_<name>_f08_` itself
 is interposed; its arguments are those of mpif.h with an OPTIONAL (possibly absent) ierror.
-This build of Open MPI has no `_ts`/`_cdesc` f08 variants (no TS 29113 descriptors)."""
+The f08 procedures that call a C function PMPI_<Name> directly (F08_DIRECT) are interposed as
+`mpi_<name>_f08_` too: their arguments are the C function's pointer parameters by reference, so
+the entry point hands them to the traced C wrapper as they come.
+This build of Open MPI has no `_ts`/`_cdesc` f08 variants (no TS 29113 descriptors).
+
+Rows of skeleton `fortran` have no C function (MPI_Aint_add/diff are macros in C, MPI_F_sync_reg
+has no C binding): only the Fortran entry point, a frame around `pmpi_<name>_`. The row's return
+type gives the Fortran form: `int` a subroutine with IERROR, `void` one without, anything else a
+FUNCTION returning that type (MPI_AINT_ADD returns INTEGER(KIND=MPI_ADDRESS_KIND))."""
 
 import re
 
@@ -57,6 +65,14 @@ F08_VIA_PMPI = {
     "op_commutative", "op_create", "request_get_status", "status_set_cancelled", "test",
     "test_cancelled", "testall", "testany", "testsome", "type_get_attr", "win_get_attr",
     "win_test"}
+# f08 procedures of Open MPI 4.1 that call the C function PMPI_<Name> directly (`nm -D
+# libmpi_usempif08.so | grep ' U PMPI_'`): MPI_Buffer_detach returns the buffer's address in a
+# TYPE(C_PTR) passed by reference, which is C's `void *buffer` (a pointer to the pointer).
+F08_DIRECT = {"buffer_detach"}
+# Functions whose `use mpi` interface has a TYPE(C_PTR) twin `mpi_<name>_cptr_` with the same
+# arguments (a C pointer by reference has the layout of INTEGER(KIND=MPI_ADDRESS_KIND)): exported
+# by libmpi_mpifh as aliases of the mpif.h binding, so they are aliases here too.
+CPTR_TWINS = {"alloc_mem", "win_allocate", "win_allocate_shared", "win_shared_query"}
 
 
 def is_character(t):
@@ -70,8 +86,9 @@ def handle_of(t):
 
 
 def raw_params(p):
-    """The Fortran argument list of a function, as Open MPI's binding receives it."""
-    params = [f"void* {x.name}" for x in p.params] + ["MPI_Fint* ierr"]
+    """The Fortran argument list of a function, as Open MPI's binding receives it (IERROR only
+    for the `int` functions: see fortran_form)."""
+    params = [f"void* {x.name}" for x in p.params] + (["MPI_Fint* ierr"] if p.ret == "int" else [])
     params += [f"std::size_t {x.name}_len" for x in p.params if is_character(x.type)]
     return params
 
@@ -128,24 +145,34 @@ def convert(skeleton, fid, x, count_name):
 
 def aliases(name):
     lower = name.lower()
-    return [lower + "__", lower, name.upper(), f"ompi_{lower[4:]}_f"]
+    names = [lower + "__", lower, name.upper(), f"ompi_{lower[4:]}_f"]
+    if lower[4:] in CPTR_TWINS:
+        twin = lower + "_cptr"
+        names += [twin + "_", twin + "__", twin, twin.upper(), f"ompi_{twin[4:]}_f"]
+    return names
 
 
-def entry(name, params, body):
+def returned(p):
+    """C type a Fortran entry point returns: void for subroutines, else the FUNCTION's type."""
+    return "void" if p.ret in ("int", "void") else p.ret
+
+
+def entry(name, params, body, ret="void"):
     lower = name.lower()
-    out = [f'HTRACE_ENTRY_POINT void {lower}_({params}) {{\n  {body}\n}}']
-    out += [f'HTRACE_ENTRY_POINT void {a}({params}) __attribute__((alias("{lower}_")));' for a in aliases(name)]
+    out = [f'HTRACE_ENTRY_POINT {ret} {lower}_({params}) {{\n  {body}\n}}']
+    out += [f'HTRACE_ENTRY_POINT {ret} {a}({params}) __attribute__((alias("{lower}_")));' for a in aliases(name)]
     return "\n".join(out) + "\n"
 
 
 def frame_only(p):
-    """Enter/Leave around Open MPI's own Fortran binding (skeleton `generic`)."""
-    fid, lower = p.name[4:], p.name.lower()
+    """Enter/Leave around Open MPI's own Fortran binding (skeletons `generic` and `fortran`)."""
+    fid, lower, ret = p.name[4:], p.name.lower(), returned(p)
     params = raw_params(p)
     args = ", ".join(x.split()[-1] for x in params)
-    decl = f'extern "C" void p{lower}_({", ".join(x.rsplit(" ", 1)[0] for x in params)});'
+    decl = f'extern "C" {ret} p{lower}_({", ".join(x.rsplit(" ", 1)[0] for x in params) or "void"});'
+    call = f"{'return ' if ret != 'void' else ''}p{lower}_({args});"
     return decl + "\n" + entry(p.name, ", ".join(params),
-                               f"htrace::mpi::Call call(htrace::mpi::FunctionId::{fid});\n  p{lower}_({args});"), params
+                               f"htrace::mpi::Call call(htrace::mpi::FunctionId::{fid});\n  {call}", ret), params
 
 
 def converting(skeleton, p):
@@ -170,8 +197,16 @@ def converting(skeleton, p):
 
 def f08_entry(p, params):
     """mpi_<name>_f08_ for the f08 procedures that bypass ompi_<name>_f: the mpif.h entry point
-    (parameters `params`) with an optional ierror."""
+    (parameters `params`) with an optional ierror, or for F08_DIRECT the C wrapper called with
+    the f08 arguments as they come (pointer parameters only)."""
     lower = p.name.lower()
+    if lower[4:] in F08_DIRECT:
+        if not all(x.type.endswith("*") for x in p.params):
+            raise SystemExit(f"fortran_gen.py: F08_DIRECT needs pointer parameters only: {p.name}")
+        cparams = ", ".join(f"{x.type} {x.name}" for x in p.params)
+        return (f'HTRACE_ENTRY_POINT void {lower}_f08_({cparams}, MPI_Fint* ierr) {{\n'
+                f'  const int rc = {p.name}({", ".join(x.name for x in p.params)});\n'
+                f'  if (ierr != nullptr) *ierr = rc; // OPTIONAL ierror: absent is a null address\n}}\n')
     if lower[4:] not in F08_VIA_PMPI:
         return ""
     args = ", ".join("&c_ierr" if x == "MPI_Fint* ierr" else x.split()[-1] for x in params)
@@ -184,6 +219,8 @@ def wrapper(family, skeleton, p):
     """(text, rule) of the Fortran entry point, or None when the function has none."""
     if p.name in SPECIAL:
         return entry(p.name, *SPECIAL[p.name]), "special"
+    if skeleton == "fortran":
+        return frame_only(p)[0], "frame"
     if family in NO_FORTRAN_FAMILIES or skeleton in ("none", "special") or p.ret != "int":
         return None
     if skeleton == "generic":

@@ -146,8 +146,14 @@ REVEAL = {
 # Likewise windows and files: their later records need the definitions made at creation.
 STRUCTURAL = {"comm_create", "comm_free", "win_create", "win_free", "file_open", "file_close"}
 UNWRAPPED = {"none", "special"}
+# Functions without a C function to wrap (macros in C, or Fortran only): fortran_gen.py alone
+# makes their entry points.
+FORTRAN_ONLY = "fortran"
 ROLES = {"p2p": "PointToPoint", "coll": "Collective", "nbcoll": "Collective", "neighbor": "Collective"}
 HEADER = "// generated from {table} by {gen}; do not edit.\n"
+# Open MPI's mpi.h declares the MPI-1 functions removed in MPI-3.0 (libmpi and libmpi_mpifh still
+# export them: binaries built against older MPIs call them) only on request.
+MPI1_DECLS = "#define OMPI_OMIT_MPI1_COMPAT_DECLS 0\n"
 
 
 def read_table(path):
@@ -157,7 +163,7 @@ def read_table(path):
         if not line or line.startswith("#"):
             continue
         family, skeleton, proto = line.split(None, 2)
-        if skeleton not in SKELETONS and skeleton not in UNWRAPPED:
+        if skeleton not in SKELETONS and skeleton not in UNWRAPPED and skeleton != FORTRAN_ONLY:
             sys.exit(f"{path}:{lineno}: error: unknown skeleton '{skeleton}'")
         rows.append((family, skeleton, mpi_prototypes.parse_prototype(proto)))
     return rows
@@ -227,15 +233,15 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     files = {
         "function_ids.gen.h": function_ids(rows, stamp),
-        "wrappers.gen.cpp": stamp + '#include "mpi/entry_point.h"\n#include "mpi/wrapper_call.h"\n'
+        "wrappers.gen.cpp": stamp + MPI1_DECLS + '#include "mpi/entry_point.h"\n#include "mpi/wrapper_call.h"\n'
         '#include "mpi/p2p_events.h"\n'
         '#include "mpi/rma_events.h"\n#include "mpi/io_events.h"\n'
         '#include "mpi/collective_info.h"\n#include "mpi/comm_registry.h"\n\n'
         '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
-        + "\n".join(wrapper(f, s, p) for f, s, p in rows if s not in UNWRAPPED),
+        + "\n".join(wrapper(f, s, p) for f, s, p in rows if s not in UNWRAPPED and s != FORTRAN_ONLY),
     }
     import fortran_gen  # noqa: E402  (kept apart: its own rules for handle conversion)
-    files["fortran.gen.cpp"] = stamp + fortran_gen.generate(rows)
+    files["fortran.gen.cpp"] = stamp + MPI1_DECLS + fortran_gen.generate(rows)
     for name, text in files.items():
         path = os.path.join(outdir, name)
         tmp = path + ".tmp"

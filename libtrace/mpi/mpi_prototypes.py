@@ -23,6 +23,7 @@ class Prototype:
     name: str
     params: List[Param]
     variadic: bool = False
+    removed: bool = False  # an MPI-1 function removed in MPI-3.0 (see prototypes_in_header)
 
     def signature(self) -> str:
         """Canonical text used to compare a table row with mpi.h (whitespace-normalized)."""
@@ -90,14 +91,17 @@ def parse_prototype(text: str) -> Prototype:
 
 
 def prototypes_in_header(path: str) -> List[Prototype]:
-    """Every `OMPI_DECLSPEC <ret> MPI_*(...)` declaration of Open MPI's mpi.h outside removed
-    MPI-1 sections (those are not compiled into this Open MPI: OMPI_ENABLE_MPI1_COMPAT 0)."""
+    """Every `OMPI_DECLSPEC <ret> MPI_*(...)` declaration of Open MPI's mpi.h. Those of the MPI-1
+    functions removed in MPI-3.0 come last with `removed` set: mpi.h declares them only when
+    OMPI_OMIT_MPI1_COMPAT_DECLS is 0, but libmpi and libmpi_mpifh still export them. A trailing
+    `__mpi_interface_*__(...)` attribute may hold a message with ';' in it."""
     text = open(path).read()
     removed = re.search(r"#if \(!OMPI_OMIT_MPI1_COMPAT_DECLS \|\| OMPI_BUILDING\)", text)
     result = []
-    for m in re.finditer(r"OMPI_DECLSPEC\s+([^;{]*?\bMPI_\w+\s*\([^;]*?\))\s*(?:__mpi_interface\w*__\([^;]*\))?\s*;", text):
-        if removed and m.start() > removed.start():
-            break
+    for m in re.finditer(r'OMPI_DECLSPEC\s+([^;{]*?\bMPI_\w+\s*\([^;]*?\))\s*'
+                         r'(?:__mpi_interface\w*__\((?:"[^"]*"|[^";()])*\))?\s*;', text):
         decl = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
-        result.append(parse_prototype(decl))
+        proto = parse_prototype(decl)
+        proto.removed = bool(removed) and m.start() > removed.start()
+        result.append(proto)
     return result
