@@ -82,7 +82,7 @@ SKELETONS.update({
     "win_fence": ("", "{ns}on_win_fence(L, call.entered(), T, rc, win);\n"),
     "win_lock": ("", "{ns}on_win_lock(L, call.entered(), rc, win, {target}, {lock_type});\n"),
     "win_unlock": ("", "{ns}on_win_unlock(L, T, rc, win, {target});\n"),
-    "win_flush": ("", "{ns}on_win_flush(L, T, rc, win, {target});\n"),
+    "win_flush": ("", "{ns}on_win_flush(L, T, rc, win, {target}, {flush_remote});\n"),
     "win_sync": ("", "{ns}on_win_sync(L, T, rc, win);\n"),
     "win_set_name": ("", "{ns}on_win_named(rc, win, win_name);\n"),
     "win_post": ("", "{ns}on_win_post(L, T, rc, win, group);\n"),
@@ -127,6 +127,7 @@ def rma_io_fill(fid, names):
         io_mode="Read" if "read" in low else "Write",
         io_flags=NS + ("kIoCollective" if "_all" in low or "_ordered" in low else "kIoBlocking"),
         shared="true" if low.endswith("_shared") else "false",
+        flush_remote="false" if "flush_local" in low else "true",
     )
 # Skeletons whose calls are recorded even when HTRACE_MPI_EXCLUDE excludes the function, if this
 # condition holds after the PMPI call (they completed a request or matched a message): the later

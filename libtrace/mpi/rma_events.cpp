@@ -18,8 +18,8 @@ constexpr std::uint8_t kSyncMemory = OTF2_RMA_SYNC_LEVEL_MEMORY;
 constexpr record::GroupId kNoGroup = 0xffffffffu;
 constexpr std::uint64_t kLockId = 0; ///< the (target, window) pair identifies an MPI lock
 
-/// A window the wrappers saw created. Operations not yet completed are kept with their target,
-/// so that each gets its completion record at the synchronization that completes it.
+/// A window the wrappers saw created. Operations not yet completed at their target are kept with
+/// it, so that each gets its completion records at the synchronization that completes it.
 struct Window {
   record::RmaWinId id = 0;
   bool allocated = false;              ///< Win_allocate*: freeing it also deallocates
@@ -30,6 +30,7 @@ struct Window {
   struct Op {
     std::uint32_t target;
     std::uint64_t matching;
+    bool local_pending; ///< not complete at the origin yet (request-based: their wait/test does it)
   };
   std::vector<Op> open_ops;
 };
@@ -47,15 +48,25 @@ Window* find_locked(MPI_Win win) {
   return it == windows().end() ? nullptr : &it->second;
 }
 
-/// Writes RmaOpCompleteBlocking for the window's open operations to `target` (kNoRank: all).
+/// A synchronization completes the window's open operations to `target` (kNoRank: all):
+/// RmaOpCompleteBlocking for those not complete at the origin yet, and where it also completes
+/// them at the target (`remote`: every synchronization but MPI_Win_flush_local*),
+/// RmaOpCompleteRemote, as Score-P writes it. That is as much of the target side as MPI lets the
+/// origin see (README: the target itself records nothing).
 void complete_ops_locked(record::Location& loc, record::LocalTime t, Window& w,
-                         std::uint32_t target) {
+                         std::uint32_t target, bool remote) {
   std::size_t kept = 0;
-  for (const Window::Op& op : w.open_ops) {
-    if (target == record::kNoRank || op.target == target)
-      loc.rma_op_complete_blocking(t, w.id, op.matching);
-    else
-      w.open_ops[kept++] = op;
+  for (std::size_t i = 0; i < w.open_ops.size(); ++i) {
+    Window::Op op = w.open_ops[i];
+    if (target == record::kNoRank || op.target == target) {
+      if (op.local_pending) loc.rma_op_complete_blocking(t, w.id, op.matching);
+      if (remote) {
+        loc.rma_op_complete_remote(t, w.id, op.matching);
+        continue;
+      }
+      op.local_pending = false;
+    }
+    w.open_ops[kept++] = op;
   }
   w.open_ops.resize(kept);
 }
@@ -116,7 +127,7 @@ void on_win_freed(record::Location& loc, record::LocalTime entered, record::Loca
   if (it == windows().end()) return;
   Window& w = it->second;
   loc.rma_collective_begin(entered);
-  complete_ops_locked(loc, t, w, record::kNoRank); // MPI_Win_free completes everything
+  complete_ops_locked(loc, t, w, record::kNoRank, true); // MPI_Win_free completes everything
   loc.rma_collective_end(t,
                          w.allocated ? OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
                                      : OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
@@ -132,7 +143,7 @@ void on_win_fence(record::Location& loc, record::LocalTime entered, record::Loca
   Window* w = find_locked(win);
   if (!w) return;
   loc.rma_collective_begin(entered);
-  complete_ops_locked(loc, t, *w, record::kNoRank);
+  complete_ops_locked(loc, t, *w, record::kNoRank, true);
   loc.rma_collective_end(t, OTF2_COLLECTIVE_OP_BARRIER, kSyncProcess | kSyncMemory, w->id,
                          record::kNoRank, 0, 0);
 }
@@ -155,17 +166,18 @@ void on_win_unlock(record::Location& loc, record::LocalTime t, int rc, MPI_Win w
   Window* w = find_locked(win);
   if (!w) return;
   const std::uint32_t target = target_of(rank);
-  complete_ops_locked(loc, t, *w, target);
+  complete_ops_locked(loc, t, *w, target, true);
   loc.rma_release_lock(t, w->id, target, kLockId);
 }
 
-void on_win_flush(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, int rank) {
+void on_win_flush(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, int rank,
+                  bool remote) {
   if (rc != MPI_SUCCESS) return;
   std::lock_guard<std::mutex> lock(g_mutex);
   Window* w = find_locked(win);
   if (!w) return;
   const std::uint32_t target = target_of(rank);
-  complete_ops_locked(loc, t, *w, target);
+  complete_ops_locked(loc, t, *w, target, remote);
   loc.rma_sync(t, w->id, target, OTF2_RMA_SYNC_TYPE_MEMORY);
 }
 
@@ -202,7 +214,7 @@ void on_win_complete(record::Location& loc, record::LocalTime t, int rc, MPI_Win
   std::lock_guard<std::mutex> lock(g_mutex);
   Window* w = find_locked(win);
   if (!w) return;
-  complete_ops_locked(loc, t, *w, record::kNoRank);
+  complete_ops_locked(loc, t, *w, record::kNoRank, true);
   if (w->access != kNoGroup) loc.rma_group_sync(t, kSyncProcess | kSyncMemory, w->id, w->access);
   w->access = kNoGroup;
 }
@@ -251,9 +263,10 @@ void on_rma_op(record::Location& loc, record::LocalTime entered, int rc, MPI_Win
     if (!w) return;
     id = w->id;
     matching = w->next_matching++;
-    // Request-based operations complete at their wait/test, the others at a synchronization.
-    if (request == MPI_REQUEST_NULL)
-      w->open_ops.push_back({static_cast<std::uint32_t>(target), matching});
+    // Request-based operations complete at the origin at their wait/test, the others at a
+    // synchronization; all of them at the target at a synchronization.
+    w->open_ops.push_back(
+        {static_cast<std::uint32_t>(target), matching, request == MPI_REQUEST_NULL});
   }
   const auto remote = static_cast<std::uint32_t>(target);
   switch (kind) {

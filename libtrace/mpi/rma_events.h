@@ -4,7 +4,9 @@
 // MPI_Win_sync as RmaSync, every Put/Get/accumulate as RmaPut/RmaGet/RmaAtomic with bytes and
 // target, completed by RmaOpCompleteBlocking at the synchronization that completes it (fence,
 // complete, unlock, flush) or by RmaOpCompleteNonBlocking at the wait/test of its request
-// (MPI_Rput ...). Called from generated wrappers only while tracing, after the PMPI call.
+// (MPI_Rput ...), and by RmaOpCompleteRemote at the synchronization that completes it at the
+// target (all of these but flush_local). Called from generated wrappers only while tracing, after
+// the PMPI call.
 #pragma once
 
 #include "mpi/handles.h"
@@ -30,7 +32,9 @@ void on_win_fence(record::Location& loc, record::LocalTime entered, record::Loca
 void on_win_lock(record::Location& loc, record::LocalTime entered, int rc, MPI_Win win, int rank,
                  int lock_type);
 void on_win_unlock(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, int rank);
-void on_win_flush(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, int rank);
+/// `remote`: MPI_Win_flush(_all) (complete at the target too), not MPI_Win_flush_local(_all).
+void on_win_flush(record::Location& loc, record::LocalTime t, int rc, MPI_Win win, int rank,
+                  bool remote);
 void on_win_sync(record::Location& loc, record::LocalTime t, int rc, MPI_Win win);
 
 // Active target, general synchronization (PSCW).

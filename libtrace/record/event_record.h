@@ -34,6 +34,7 @@ enum class EventKind : std::uint8_t {
   RmaAtomic,
   RmaOpCompleteBlocking,
   RmaOpCompleteNonBlocking,
+  RmaOpCompleteRemote,
   RmaOpTest,
   IoCreateHandle,
   IoDestroyHandle,

@@ -97,6 +97,8 @@ bool write_one(EventFileEncoder& w, const EventRecord& r, OTF2_TimeStamp t) {
     return encode_RmaOpCompleteBlocking(w, t, r.u32[2], r.u64[1]);
   case EventKind::RmaOpCompleteNonBlocking:
     return encode_RmaOpCompleteNonBlocking(w, t, r.u32[2], r.u64[1]);
+  case EventKind::RmaOpCompleteRemote:
+    return encode_RmaOpCompleteRemote(w, t, r.u32[2], r.u64[1]);
   case EventKind::RmaOpTest:
     return encode_RmaOpTest(w, t, r.u32[2], r.u64[1]);
   case EventKind::IoCreateHandle:

@@ -147,6 +147,9 @@ public:
                   std::uint64_t bytes_sent, std::uint64_t bytes_received, std::uint64_t matching);
   void rma_op_complete_blocking(LocalTime t, RmaWinId win, std::uint64_t matching);
   void rma_op_complete_non_blocking(LocalTime t, RmaWinId win, std::uint64_t matching);
+  /// The operation is complete at its target (written on the origin, at the synchronization
+  /// that guarantees it).
+  void rma_op_complete_remote(LocalTime t, RmaWinId win, std::uint64_t matching);
   void rma_op_test(LocalTime t, RmaWinId win, std::uint64_t matching);
 
   // MPI-IO (OTF2 I/O records). `handle` is an IoHandleId; enums and flags are OTF2's values.
@@ -396,6 +399,10 @@ inline void Location::rma_op_complete_blocking(LocalTime t, RmaWinId win, std::u
 inline void Location::rma_op_complete_non_blocking(LocalTime t, RmaWinId win,
                                                    std::uint64_t matching) {
   EventRecord& r = put(t, EventKind::RmaOpCompleteNonBlocking);
+  r.u32[2] = win, r.u64[1] = matching;
+}
+inline void Location::rma_op_complete_remote(LocalTime t, RmaWinId win, std::uint64_t matching) {
+  EventRecord& r = put(t, EventKind::RmaOpCompleteRemote);
   r.u32[2] = win, r.u64[1] = matching;
 }
 inline void Location::rma_op_test(LocalTime t, RmaWinId win, std::uint64_t matching) {

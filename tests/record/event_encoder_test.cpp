@@ -88,6 +88,7 @@ TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
                            "RmaWinCreate",
                            "RmaCollectiveEnd",
                            "RmaAtomic",
+                           "RmaOpCompleteRemote",
                            "IoSeek",
                            "IoCreateHandle",
                            "ThreadFork",

@@ -8,8 +8,8 @@ kinds of records through `use mpi`) under libhtrace, reads the archive with
 the otf2 Python bindings only and compares every RMA or I/O record of every rank, field by field,
 with the sequence the example's source describes (windows, targets, bytes, lock types, groups,
 files, access modes, operation modes and flags, bytes requested and done). Matching ids are
-compared by pairing (each operation completed exactly once, by the record the program's
-synchronization implies), not by value. Then htrace-correct corrects the archive: it must exit 0
+compared by pairing (each operation completed exactly once at the origin and, for RMA, once at
+its target, by the records the program's synchronization implies), not by value. Then htrace-correct corrects the archive: it must exit 0
 and its output must carry the same records.
 """
 import os
@@ -68,7 +68,7 @@ def normalize(records):
     """Matching ids replaced by their order of first appearance per (window or handle), unsuccessful
     tests (RmaOpTest / IoOperationTest, MPI_Win_test's RmaGroupSync NONE) checked to come while
     their operation or epoch is open, then dropped (how many depends on timing)."""
-    out, names, completed = [], {}, set()
+    out, names, completed, remote, rma = [], {}, set(), set(), set()
     for kind, f in records:
         if kind == "RmaGroupSync" and f["sync_level"] == "NONE":  # an unsuccessful MPI_Win_test
             require(out and out[-1][0] == "RmaGroupSync" and out[-1][1]["group"] == f["group"],
@@ -77,11 +77,17 @@ def normalize(records):
         if "matching_id" in f:
             scope = f.get("win", f.get("handle"))
             key = (scope, f["matching_id"])
+            if kind.startswith("Rma"):
+                rma.add(key)
             if kind in ("RmaOpTest", "IoOperationTest"):
                 require(key in names and key not in completed,
                         f"{kind} of an operation that is not pending: {f}")
                 continue
-            if kind.startswith(("RmaOpComplete", "IoOperationComplete")):
+            if kind == "RmaOpCompleteRemote":
+                require(key in names and key not in remote,
+                        f"{kind} completes an unknown or remotely completed operation: {f}")
+                remote.add(key)
+            elif kind.startswith(("RmaOpComplete", "IoOperationComplete")):
                 require(key in names and key not in completed,
                         f"{kind} completes an unknown or completed operation: {f}")
                 completed.add(key)
@@ -90,6 +96,7 @@ def normalize(records):
         out.append((kind, f))
     started = set(names)
     require(started == completed, f"operations never completed: {sorted(started - completed)}")
+    require(remote == rma, f"RMA operations never completed at their target: {sorted(rma - remote)}")
     return out
 
 
@@ -128,6 +135,12 @@ def rma_expected(rank, size):
         kind = "RmaOpCompleteBlocking" if blocking else "RmaOpCompleteNonBlocking"
         return (kind, dict(win=win, matching_id=m))
 
+    def at_target(win, m):
+        return ("RmaOpCompleteRemote", dict(win=win, matching_id=m))
+
+    def full(win, m):  # a synchronization that completes the operation at origin and target
+        return [done(win, m), at_target(win, m)]
+
     def group_sync(level, win, members):
         return ("RmaGroupSync", dict(sync_level=level, win=win, group=tuple(members)))
 
@@ -135,14 +148,14 @@ def rma_expected(rank, size):
     # 1. fence epoch
     r += [begin(), end("BARRIER", both, A),
           put(A, right, 16, 1), get(A, left, 8, 2), atomic(A, 0, "ACCUMULATE", 4, 0, 3),
-          begin(), done(A, 1), done(A, 2), done(A, 3), end("BARRIER", both, A)]
+          begin(), *full(A, 1), *full(A, 2), *full(A, 3), end("BARRIER", both, A)]
     # 2. PSCW on the created window
     r += [begin(), ("RmaWinCreate", dict(win=B)), end("CREATE_HANDLE", "NONE", B)]
     if rank == 0:
         peers = list(range(1, size))
         r += [group_sync("PROCESS", B, peers)]
         r += [put(B, t, 32, t) for t in peers]
-        r += [done(B, t) for t in peers]
+        r += [record for t in peers for record in full(B, t)]
         r += [group_sync(both, B, peers)]
     else:
         r += [group_sync("PROCESS", B, [0]), group_sync(both, B, [0])]
@@ -150,14 +163,16 @@ def rma_expected(rank, size):
     m = 4
     if rank == 0:
         r += [("RmaRequestLock", dict(win=A, remote=1, lock_id=0, lock_type="EXCLUSIVE")),
-              put(A, 1, 12, 4), done(A, 4), ("RmaSync", dict(win=A, remote=1, sync_type="MEMORY")),
-              get(A, 1, 4, 5), done(A, 5), ("RmaReleaseLock", dict(win=A, remote=1, lock_id=0))]
+              put(A, 1, 12, 4), *full(A, 4), ("RmaSync", dict(win=A, remote=1, sync_type="MEMORY")),
+              get(A, 1, 4, 5), *full(A, 5), ("RmaReleaseLock", dict(win=A, remote=1, lock_id=0))]
         m = 6
     r += [("RmaRequestLock", dict(win=A, remote=ALL, lock_id=0, lock_type="SHARED")),
           atomic(A, 0, "FETCH_AND_ADD", 4, 4, m), atomic(A, 0, "COMPARE_AND_SWAP", 8, 4, m + 1),
           put(A, right, 8, m + 2), done(A, m + 2, blocking=False),
           get(A, 0, 4, m + 3), done(A, m + 3, blocking=False),
-          done(A, m), done(A, m + 1), ("RmaSync", dict(win=A, remote=ALL, sync_type="MEMORY")),
+          # MPI_Win_flush_all: the request-based ones completed at the origin already
+          *full(A, m), *full(A, m + 1), at_target(A, m + 2), at_target(A, m + 3),
+          ("RmaSync", dict(win=A, remote=ALL, sync_type="MEMORY")),
           ("RmaReleaseLock", dict(win=A, remote=ALL, lock_id=0))]
     # MPI_Win_free(created), MPI_Win_free(allocated)
     r += [begin(), end("DESTROY_HANDLE", both, B), ("RmaWinDestroy", dict(win=B))]
@@ -217,10 +232,12 @@ def fortran_expected(rank, size):
     r = [begin, ("RmaWinCreate", dict(win=W)), end("CREATE_HANDLE", "NONE"),
          begin, end("BARRIER", both),
          ("RmaPut", dict(win=W, remote=right, bytes=16, matching_id=1)),
-         begin, ("RmaOpCompleteBlocking", dict(win=W, matching_id=1)), end("BARRIER", both),
+         begin, ("RmaOpCompleteBlocking", dict(win=W, matching_id=1)),
+         ("RmaOpCompleteRemote", dict(win=W, matching_id=1)), end("BARRIER", both),
          ("RmaRequestLock", dict(win=W, remote=0, lock_id=0, lock_type="SHARED")),
          ("RmaGet", dict(win=W, remote=0, bytes=4, matching_id=2)),
          ("RmaOpCompleteBlocking", dict(win=W, matching_id=2)),
+         ("RmaOpCompleteRemote", dict(win=W, matching_id=2)),
          ("RmaReleaseLock", dict(win=W, remote=0, lock_id=0)),
          begin, end("DESTROY_HANDLE", both), ("RmaWinDestroy", dict(win=W))]
     r += [("IoCreateHandle", dict(handle=H, mode="READ_WRITE", creation_flags="CREATE",
