@@ -43,8 +43,6 @@ const char* reason_text(Untraced why) {
     return "excluded by HTRACE_MPI_EXCLUDE";
   case Untraced::Paused:
     return "made while MPI_Pcontrol(0) had recording off";
-  case Untraced::CountedOnly:
-    return "made through Fortran entry points htrace does not trace";
   }
   return "";
 }

@@ -1,6 +1,6 @@
-// What went unrecorded, per MPI function: calls excluded by HTRACE_MPI_EXCLUDE, calls made while
-// MPI_Pcontrol(0) had recording off, and calls through entry points htrace only counts (Fortran
-// functions without a conversion rule). Counting is off the hot path: only skipped calls count.
+// What went unrecorded, per MPI function: calls excluded by HTRACE_MPI_EXCLUDE and calls made while
+// MPI_Pcontrol(0) had recording off. (Every entry point of the MPI and Fortran libraries records:
+// none is only counted, README.) Counting is off the hot path: only skipped calls count.
 #pragma once
 
 #include "mpi/function_ids.gen.h"
@@ -11,8 +11,8 @@
 
 namespace htrace::mpi {
 
-enum class Untraced : std::uint8_t { Excluded, Paused, CountedOnly };
-constexpr std::size_t kUntracedReasons = 3;
+enum class Untraced : std::uint8_t { Excluded, Paused };
+constexpr std::size_t kUntracedReasons = 2;
 
 /// One skipped call of `fn` (thread-safe, relaxed atomics).
 void note_untraced(FunctionId fn, Untraced why) noexcept;
