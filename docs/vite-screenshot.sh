@@ -18,7 +18,7 @@ OMP_NUM_THREADS=2 mpirun --allow-run-as-root --oversubscribe -np 2 -x OMP_NUM_TH
   -x LD_PRELOAD="$build/libtrace/libhtrace.so" -x HTRACE_ARCHIVE_DIR="$work" -x HTRACE_ARCHIVE_NAME=jacobi \
   "$build/examples/hybrid-jacobi/hybrid-jacobi-gcc" >/dev/null
 "$build/tools/htrace-correct/htrace-correct" --no-progress "$work/jacobi" "$work/corrected" >/dev/null
-"$build/tools/htrace-report/htrace-report" --format vite "$work/corrected" -o "$work/vite" 2>/dev/null
+"$build/tools/htrace-report/htrace-report" --format vite "$work/corrected" -o "$work/vite" >/dev/null
 # The window between the end of the last MPI_Init and the start of the first MPI_Finalize
 # (seconds from the trace start): MPI_Init alone lasts longer than this short run's computation.
 window=$(/usr/bin/python3 - "$work/vite/traces.otf2" <<'PY'

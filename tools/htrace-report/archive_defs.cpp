@@ -83,7 +83,7 @@ OTF2_CallbackCode on_location(void* u, OTF2_LocationRef self, OTF2_StringRef nam
 }
 
 OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
-                            OTF2_StringRef, OTF2_RegionRole, OTF2_Paradigm paradigm,
+                            OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
                             OTF2_RegionFlag, OTF2_StringRef, uint32_t, uint32_t) {
   Collector& c = of(u);
   Region r;
@@ -91,6 +91,12 @@ OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, O
   r.kind = paradigm == OTF2_PARADIGM_MPI      ? RegionKind::Mpi
            : paradigm == OTF2_PARADIGM_OPENMP ? RegionKind::OpenMp
                                               : RegionKind::Other;
+  // As htrace-correct reads them (correct/src/definitions.cpp).
+  r.thread_barrier = paradigm != OTF2_PARADIGM_MPI && (role == OTF2_REGION_ROLE_BARRIER ||
+                                                       role == OTF2_REGION_ROLE_IMPLICIT_BARRIER);
+  r.neighborhood = r.name.rfind("MPI_Neighbor_", 0) == 0 || r.name.rfind("MPI_Ineighbor_", 0) == 0;
+  r.task_wait = paradigm != OTF2_PARADIGM_MPI && role == OTF2_REGION_ROLE_TASK_WAIT &&
+                r.name.find("taskgroup") == std::string::npos;
   c.defs->regions[self] = std::move(r);
   return OTF2_CALLBACK_SUCCESS;
 }

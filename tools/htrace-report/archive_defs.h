@@ -16,6 +16,9 @@ enum class RegionKind { Mpi, OpenMp, Other };
 struct Region {
   std::string name;
   RegionKind kind = RegionKind::Other;
+  bool thread_barrier = false; ///< role (implicit) barrier, paradigm not MPI: an OpenMP barrier
+  bool neighborhood = false;   ///< MPI_Neighbor_* / MPI_Ineighbor_*: relates neighbours only
+  bool task_wait = false;      ///< role TASK_WAIT, paradigm not MPI, not named "...taskgroup..."
 };
 
 struct Location {

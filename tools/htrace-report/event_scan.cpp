@@ -82,6 +82,81 @@ OTF2_CallbackCode on_coll_end(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OT
   });
 }
 
+OTF2_CallbackCode on_coll_begin(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                                OTF2_AttributeList*) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.collective_begin(l, t); });
+}
+
+OTF2_CallbackCode on_nbc_request(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                                 OTF2_AttributeList*, uint64_t request) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.nbc_request(l, t, request); });
+}
+
+OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                                  OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                  uint32_t root, uint64_t sent, uint64_t received,
+                                  uint64_t request) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.nbc_complete(l, t, op, comm, root, sent, received, request);
+  });
+}
+
+OTF2_CallbackCode on_fork(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                          OTF2_Paradigm, uint32_t) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.thread_fork(l, t); });
+}
+
+OTF2_CallbackCode on_join(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                          OTF2_Paradigm) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.thread_join(l, t); });
+}
+
+OTF2_CallbackCode on_team_begin(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                                OTF2_CommRef team) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.team_begin(l, t, team); });
+}
+
+OTF2_CallbackCode on_team_end(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                              OTF2_CommRef team) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.team_end(l, t, team); });
+}
+
+OTF2_CallbackCode on_acquire(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                             OTF2_Paradigm model, uint32_t lock, uint32_t order) {
+  return fan_out(u, id,
+                 [&](EventSink& k, std::uint32_t l) { k.lock_acquire(l, t, model, lock, order); });
+}
+
+OTF2_CallbackCode on_release(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                             OTF2_Paradigm model, uint32_t lock, uint32_t order) {
+  return fan_out(u, id,
+                 [&](EventSink& k, std::uint32_t l) { k.lock_release(l, t, model, lock, order); });
+}
+
+OTF2_CallbackCode on_task_create(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                                 OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                 uint32_t generation) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.task_create(l, t, team, creator, generation);
+  });
+}
+
+OTF2_CallbackCode on_task_switch(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                                 OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                 uint32_t generation) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.task_switch(l, t, team, creator, generation);
+  });
+}
+
+OTF2_CallbackCode on_task_complete(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                                   OTF2_AttributeList*, OTF2_CommRef team, uint32_t creator,
+                                   uint32_t generation) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.task_complete(l, t, team, creator, generation);
+  });
+}
+
 // Events a report does not show still count as read.
 OTF2_CallbackCode on_unknown(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
                              OTF2_AttributeList* a) {
@@ -137,6 +212,18 @@ std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
   OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cbs, on_recv);
   OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cbs, on_irecv);
   OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, on_coll_end);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, on_coll_begin);
+  OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, on_nbc_request);
+  OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, on_nbc_complete);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadForkCallback(cbs, on_fork);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(cbs, on_join);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadTeamBeginCallback(cbs, on_team_begin);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadTeamEndCallback(cbs, on_team_end);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadAcquireLockCallback(cbs, on_acquire);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadReleaseLockCallback(cbs, on_release);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCreateCallback(cbs, on_task_create);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(cbs, on_task_switch);
+  OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cbs, on_task_complete);
   const OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(reader, er, cbs, &state);
   OTF2_GlobalEvtReaderCallbacks_Delete(cbs);
   check(rc, archive, "registering event callbacks");

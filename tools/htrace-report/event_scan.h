@@ -27,6 +27,32 @@ public:
   /// MpiCollectiveEnd; `root` is OTF2_UNDEFINED_UINT32 for rootless collectives.
   virtual void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                           std::uint32_t root, std::uint64_t sent, std::uint64_t received) = 0;
+  // The records of logical messages besides p2p and collective ends (clock_conditions.h); most
+  // sinks ignore them.
+  /// MpiCollectiveBegin.
+  virtual void collective_begin(std::uint32_t, std::uint64_t) {}
+  /// NonBlockingCollectiveRequest / NonBlockingCollectiveComplete (matched by `request`).
+  virtual void nbc_request(std::uint32_t, std::uint64_t, std::uint64_t) {}
+  virtual void nbc_complete(std::uint32_t, std::uint64_t, std::uint8_t, std::uint32_t,
+                            std::uint32_t, std::uint64_t, std::uint64_t, std::uint64_t) {}
+  /// ThreadFork, ThreadJoin, ThreadTeamBegin/End (`team`: the team's communicator).
+  virtual void thread_fork(std::uint32_t, std::uint64_t) {}
+  virtual void thread_join(std::uint32_t, std::uint64_t) {}
+  virtual void team_begin(std::uint32_t, std::uint64_t, std::uint32_t) {}
+  virtual void team_end(std::uint32_t, std::uint64_t, std::uint32_t) {}
+  /// ThreadAcquireLock / ThreadReleaseLock (`order`: the acquisition order).
+  virtual void lock_acquire(std::uint32_t, std::uint64_t, std::uint8_t, std::uint32_t,
+                            std::uint32_t) {}
+  virtual void lock_release(std::uint32_t, std::uint64_t, std::uint8_t, std::uint32_t,
+                            std::uint32_t) {}
+  /// ThreadTaskCreate / ThreadTaskSwitch / ThreadTaskComplete: the task is (team, creating
+  /// thread, generation); a switch to generation 0 returns to the implicit task.
+  virtual void task_create(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t,
+                           std::uint32_t) {}
+  virtual void task_switch(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t,
+                           std::uint32_t) {}
+  virtual void task_complete(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t,
+                             std::uint32_t) {}
   /// After the last event.
   virtual void finish() {}
 };

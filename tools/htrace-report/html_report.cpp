@@ -151,6 +151,61 @@ void clocks(std::ostream& o, const ArchiveDefs& defs) {
   o << "]";
 }
 
+void counts_json(std::ostream& o, const ConditionCounts& c) {
+  o << "{\"messages\":" << c.messages << ",\"violations\":" << c.violations
+    << ",\"worst_ns\":" << c.worst_ns << "}";
+}
+
+void violation_counts(std::ostream& o, const ViolationCounts& v) {
+  o << "{\"p2p\":";
+  counts_json(o, v.p2p);
+  o << ",\"collective\":";
+  counts_json(o, v.collectives);
+  o << ",\"OpenMP\":";
+  counts_json(o, v.openmp);
+  o << ",\"incomplete_collectives\":" << v.incomplete_collectives << "}";
+}
+
+std::string region_name(const ArchiveDefs& defs, std::uint32_t region) {
+  auto r = defs.regions.find(region);
+  return r == defs.regions.end() ? "region " + std::to_string(region) : r->second.name;
+}
+
+void probed(std::ostream& o, const ArchiveDefs& defs, const ProbedEvent& e) {
+  if (!e.found) {
+    o << "null";
+    return;
+  }
+  o << "{\"location\":" << json_string(location_label(defs, e.loc)) << ",\"t\":" << e.t
+    << ",\"bytes\":" << e.bytes << ",\"region\":"
+    << (e.region == UINT32_MAX ? "null" : json_string(region_name(defs, e.region)))
+    << ",\"begin\":" << (e.region == UINT32_MAX ? e.t : e.region_begin)
+    << ",\"end\":" << (e.region == UINT32_MAX || e.region_end < 0 ? e.t : e.region_end) << "}";
+}
+
+void before_after(std::ostream& o, const ArchiveDefs& defs, const BeforeAfter& b) {
+  o << "{\"archive\":" << json_string(b.archive) << ",\"before\":";
+  violation_counts(o, b.before);
+  o << ",\"message\":";
+  if (!b.has_message) {
+    o << "null}";
+    return;
+  }
+  auto comm = defs.comms.find(b.channel.comm);
+  o << "{\"src\":" << json_string(defs.processes[b.channel.src].name)
+    << ",\"dst\":" << json_string(defs.processes[b.channel.dst].name) << ",\"comm\":"
+    << json_string(comm == defs.comms.end() ? std::to_string(b.channel.comm) : comm->second.name)
+    << ",\"tag\":" << b.channel.tag << ",\"index\":" << b.index << ",\"before\":{\"send\":";
+  probed(o, defs, b.send_before);
+  o << ",\"recv\":";
+  probed(o, defs, b.recv_before);
+  o << "},\"after\":{\"send\":";
+  probed(o, defs, b.send_after);
+  o << ",\"recv\":";
+  probed(o, defs, b.recv_after);
+  o << "}}}";
+}
+
 /// `json` with every '<' escaped, so that it cannot close the <script> element it sits in
 /// ('<' only occurs inside JSON strings, where \u003c means the same).
 std::string script_safe(const std::string& json) {
@@ -239,7 +294,14 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
       << ",\"send_ns\":" << p.worst.send_ns << ",\"recv_ns\":" << p.worst.recv_ns << "}";
   else
     o << "null";
-  o << "},\n\"correction\":"
+  o << "},\n\"conditions\":";
+  violation_counts(o, in.counts);
+  o << ",\n\"before_after\":";
+  if (in.before_after)
+    before_after(o, defs, *in.before_after);
+  else
+    o << "null";
+  o << ",\n\"correction\":"
     << (in.correction_json.empty() ? "null" : script_safe(in.correction_json)) << "}";
 
   // The library first: the data mark is then searched after it, so no text inside the library

@@ -18,8 +18,9 @@ const char* const kDescription =
     "Reads the archive once, streaming; memory does not grow with the number of events.";
 
 const char* const kExitCodes =
-    "Exit codes: 0 success; 1 the archive or the correction report cannot be read, or OUT cannot\n"
-    "be written (nothing is left behind); 2 usage error.";
+    "Exit codes: 0 success; 1 an archive or the correction report cannot be read, --before is\n"
+    "not the archive ARCHIVE was corrected from, or OUT cannot be written (nothing is left\n"
+    "behind); 2 usage error.";
 
 /// "T0:T1" in seconds, T0 < T1; false if malformed.
 bool parse_window(const std::string& s, double& t0, double& t1) {
@@ -68,6 +69,11 @@ int main(int argc, char** argv) {
                  "the JSON report of htrace-correct --json for this archive, shown beside the "
                  "clocks")
       ->type_name("FILE");
+  app.add_option("--before", o.before,
+                 "the archive ARCHIVE was corrected from (htrace-correct's input): its "
+                 "clock-condition violations beside ARCHIVE's, and its most violated message "
+                 "drawn as it was and as ARCHIVE has it")
+      ->type_name("RAW");
   app.add_flag("--no-progress", no_progress, "no progress display on a terminal");
   const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
     o.format = formats.at(format);
@@ -77,18 +83,32 @@ int main(int argc, char** argv) {
       return "--window: '" + window + "' is not T0:T1 with 0 <= T0 < T1 (seconds)";
     if (!window.empty() && o.format != htrace::report::Format::Html)
       return "--window applies to the HTML report only";
+    if (!o.before.empty() && o.format != htrace::report::Format::Html)
+      return "--before applies to the HTML report only";
     return "";
   });
   if (!outcome.run()) return htrace::cli::report(outcome);
   o.progress = !no_progress && isatty(STDERR_FILENO);
   try {
     const auto r = htrace::report::run(o);
-    if (o.format == htrace::report::Format::Vite)
-      std::fprintf(stderr,
-                   "htrace-report: %s: ViTE copy (%u communicator groups as location "
-                   "lists); open it with: vite %s/traces.otf2\n",
-                   o.output.c_str(), r.rewritten_groups, o.output.c_str());
-    else if (o.format == htrace::report::Format::Perfetto)
+    if (o.format == htrace::report::Format::Vite) {
+      // What the copy changed, on stdout: the result of the run, like the copy itself.
+      std::printf("htrace-report: %s: ViTE copy: %u communicator groups written as location "
+                  "lists\n",
+                  o.output.c_str(), r.rewritten_groups);
+      std::printf("htrace-report: %s: %llu BufferFlush, %llu ThreadFork and %llu ThreadJoin "
+                  "records left out (ViTE 1.2 has no handler for them and warns once per record; "
+                  "they mark the tracer's buffer flushes and the start and end of OpenMP parallel "
+                  "regions, and stay in the original)\n",
+                  o.output.c_str(), static_cast<unsigned long long>(r.dropped_flushes),
+                  static_cast<unsigned long long>(r.dropped_forks),
+                  static_cast<unsigned long long>(r.dropped_joins));
+      if (r.dropped_unknown)
+        std::printf("htrace-report: %s: %llu records of types this OTF2 library does not know "
+                    "left out\n",
+                    o.output.c_str(), static_cast<unsigned long long>(r.dropped_unknown));
+      std::printf("htrace-report: open it with: vite %s/traces.otf2\n", o.output.c_str());
+    } else if (o.format == htrace::report::Format::Perfetto)
       std::fprintf(stderr, "htrace-report: %s: %llu events, %llu slices, %llu flows\n",
                    o.output.c_str(), static_cast<unsigned long long>(r.events),
                    static_cast<unsigned long long>(r.slices),

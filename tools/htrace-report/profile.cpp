@@ -91,14 +91,19 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   }
 }
 
-void Profile::pair(const Pending& s, const Pending& r) {
+void Profile::pair(const ChannelKey& channel, const Pending& s, const Pending& r) {
   ++matched;
+  const bool within = channel.src == channel.dst;
+  matched_within_process += within;
   const std::int64_t early = s.t - r.t;
   if (early > 0) {
     ++violations;
+    violations_within_process += within;
     if (early > worst_violation_ns) {
       worst_violation_ns = early;
       worst = {s.loc, r.loc, s.t, r.t, s.bytes};
+      worst_channel = channel;
+      worst_index = s.index;
     }
   }
   if (r.t >= window_begin_ns && s.t <= window_end_ns) {
@@ -123,10 +128,11 @@ void Profile::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::
   const std::uint32_t sp = defs_.locations[loc].process, dp = defs_.locations[dst].process;
   ++matrix_messages[sp * np + dp];
   matrix_bytes[sp * np + dp] += bytes;
-  Queues& q = channels_[{sp, dp, comm, tag}];
-  const Pending mine{loc, ns, bytes};
+  const ChannelKey channel{sp, dp, comm, tag};
+  Queues& q = channels_[channel];
+  const Pending mine{loc, ns, bytes, q.sent++};
   if (!q.recvs.empty()) { // its receive was recorded earlier: a violation
-    pair(mine, q.recvs.front());
+    pair(channel, mine, q.recvs.front());
     q.recvs.pop_front();
   } else {
     q.sends.push_back(mine);
@@ -140,10 +146,11 @@ void Profile::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::
   if (RegionStats* s = innermost(loc)) s->bytes_received += bytes;
   const long src = defs_.member(comm, peer);
   if (src < 0) return;
-  Queues& q = channels_[{defs_.locations[src].process, defs_.locations[loc].process, comm, tag}];
-  const Pending mine{loc, ns, bytes};
+  const ChannelKey channel{defs_.locations[src].process, defs_.locations[loc].process, comm, tag};
+  Queues& q = channels_[channel];
+  const Pending mine{loc, ns, bytes, 0};
   if (!q.sends.empty()) {
-    pair(q.sends.front(), mine);
+    pair(channel, q.sends.front(), mine);
     q.sends.pop_front();
   } else {
     q.recvs.push_back(mine);

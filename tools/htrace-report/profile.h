@@ -60,8 +60,13 @@ public:
   std::vector<std::vector<double>> mpi_share;                     ///< [location][bin] in 0..1
   std::int64_t bin_ns = 1, first_ns = 0, last_ns = 0;
   std::uint64_t messages = 0, matched = 0, violations = 0, unmatched = 0;
+  /// Of matched and violations: messages between threads of one process (htrace-correct relates
+  /// only processes).
+  std::uint64_t matched_within_process = 0, violations_within_process = 0;
   std::int64_t worst_violation_ns = 0;
-  DetailMessage worst{};           ///< the message with the largest violation
+  DetailMessage worst{};      ///< the message with the largest violation
+  ChannelKey worst_channel{}; ///< its channel, and its number there (from 0)
+  std::uint64_t worst_index = 0;
   std::vector<DetailSlice> detail; ///< sorted by start
   std::vector<DetailMessage> detail_messages;
   std::uint64_t detail_total_slices = 0, detail_total_messages = 0;
@@ -76,14 +81,15 @@ private:
   struct Pending {
     std::uint32_t loc;
     std::int64_t t;
-    std::uint64_t bytes;
+    std::uint64_t bytes, index; ///< index: the message's number in its channel (sends only)
   };
   struct Queues {
     std::deque<Pending> sends, recvs;
+    std::uint64_t sent = 0;
   };
   void touch(std::int64_t ns);
   void add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to);
-  void pair(const Pending& s, const Pending& r);
+  void pair(const ChannelKey& channel, const Pending& s, const Pending& r);
   RegionStats* innermost(std::uint32_t loc);
 
   const ArchiveDefs& defs_;

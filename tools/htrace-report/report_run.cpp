@@ -1,8 +1,10 @@
 #include "report_run.h"
 
 #include "archive_defs.h"
+#include "clock_conditions.h"
 #include "event_scan.h"
 #include "html_report.h"
+#include "message_probe.h"
 #include "perfetto_export.h"
 #include "profile.h"
 #include "vite_export.h"
@@ -12,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
@@ -91,23 +94,52 @@ private:
   unsigned last_ = 0;
 };
 
+/// An archive and its corrected copy have the same locations, in the same processes, with the
+/// same number of events each (htrace-correct changes timestamps only).
+void check_same_run(const ArchiveDefs& before, const ArchiveDefs& after, const RunOptions& o) {
+  bool same = before.locations.size() == after.locations.size() &&
+              before.processes.size() == after.processes.size();
+  for (std::size_t i = 0; same && i < before.locations.size(); ++i)
+    same = before.locations[i].id == after.locations[i].id &&
+           before.locations[i].process == after.locations[i].process &&
+           before.locations[i].events == after.locations[i].events;
+  if (!same)
+    throw std::runtime_error("--before '" + o.before + "': not the archive '" + o.archive +
+                             "' was corrected from (its locations or event counts differ)");
+}
+
+ViolationCounts counts_of(const Profile& p, const ClockConditions& c) {
+  ViolationCounts v;
+  v.p2p = {p.matched - p.matched_within_process, p.violations - p.violations_within_process,
+           p.worst_violation_ns};
+  v.collectives = c.collectives;
+  v.openmp = c.openmp;
+  v.incomplete_collectives = c.incomplete_collectives;
+  return v;
+}
+
 } // namespace
 
 RunResult run(const RunOptions& o) {
   if (o.format == Format::Vite) {
     RunResult r;
-    r.rewritten_groups = write_vite_copy(o.archive, o.output);
+    const ViteCopy v = write_vite_copy(o.archive, o.output);
+    r.rewritten_groups = v.rewritten_groups;
+    r.dropped_flushes = v.buffer_flushes;
+    r.dropped_forks = v.thread_forks;
+    r.dropped_joins = v.thread_joins;
+    r.dropped_unknown = v.unknown_records;
     return r;
   }
   const ArchiveDefs defs = read_definitions(o.archive);
   const std::string correction = o.correction_report.empty() ? "" : read_file(o.correction_report);
   AtomicFile out(o.output);
-  ProgressLine progress(o.progress, defs.total_events());
-  const Progress report_progress = [&progress](std::uint64_t n) { progress(n); };
   RunResult result;
   if (o.format == Format::Perfetto) {
+    ProgressLine progress(o.progress, defs.total_events());
     PerfettoExport exporter(defs, out.stream());
-    result.events = scan_events(o.archive, defs, {&exporter}, report_progress);
+    result.events =
+        scan_events(o.archive, defs, {&exporter}, [&progress](std::uint64_t n) { progress(n); });
     result.slices = exporter.slices();
     result.flows = exporter.flows();
   } else {
@@ -116,10 +148,45 @@ RunResult run(const RunOptions& o) {
       po.window_begin_ns = static_cast<std::int64_t>(o.window_begin_s * 1e9);
       po.window_end_ns = static_cast<std::int64_t>(o.window_end_s * 1e9);
     }
+    // With --before, the archive before correction is read twice (its violations, then its most
+    // violated message once that is known) and this one once; progress counts all three.
+    BeforeAfter ba;
+    std::optional<ArchiveDefs> raw;
+    if (!o.before.empty()) {
+      raw = read_definitions(o.before);
+      check_same_run(*raw, defs, o);
+    }
+    const std::uint64_t total = defs.total_events() + (raw ? 2 * raw->total_events() : 0);
+    ProgressLine progress(o.progress, total);
+    std::uint64_t done = 0;
+    const Progress report_progress = [&](std::uint64_t n) { progress(done + n); };
+    if (raw) {
+      ba.archive = o.before;
+      Profile before(*raw, po);
+      ClockConditions before_conditions(*raw);
+      done += scan_events(o.before, *raw, {&before, &before_conditions}, report_progress);
+      ba.before = counts_of(before, before_conditions);
+      ba.has_message = before.violations > 0;
+      if (ba.has_message) {
+        ba.channel = before.worst_channel;
+        ba.index = before.worst_index;
+        MessageProbe probe(*raw, ba.channel, ba.index);
+        done += scan_events(o.before, *raw, {&probe}, report_progress);
+        ba.send_before = probe.sent;
+        ba.recv_before = probe.received;
+      }
+    }
     Profile profile(defs, po);
-    result.events = scan_events(o.archive, defs, {&profile}, report_progress);
-    write_html(out.stream(), defs, profile,
-               HtmlInputs{o.archive, archive_bytes(o.archive), result.events, correction});
+    ClockConditions conditions(defs);
+    MessageProbe probe(defs, ba.channel, ba.index);
+    std::vector<EventSink*> sinks{&profile, &conditions};
+    if (ba.has_message) sinks.push_back(&probe);
+    result.events = scan_events(o.archive, defs, sinks, report_progress);
+    ba.send_after = probe.sent;
+    ba.recv_after = probe.received;
+    HtmlInputs in{o.archive,  archive_bytes(o.archive),       result.events,
+                  correction, counts_of(profile, conditions), raw ? &ba : nullptr};
+    write_html(out.stream(), defs, profile, in);
   }
   out.commit();
   return result;

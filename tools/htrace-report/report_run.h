@@ -16,12 +16,14 @@ struct RunOptions {
   Format format = Format::Html;
   double window_begin_s = -1, window_end_s = -1; ///< detail window, seconds from the start
   std::string correction_report;                 ///< htrace-correct --json output, optional
+  std::string before;                            ///< the archive `archive` was corrected from
   bool progress = false;                         ///< progress line on stderr
 };
 
 struct RunResult {
   std::uint64_t events = 0, slices = 0, flows = 0;
   unsigned rewritten_groups = 0; ///< --format vite
+  std::uint64_t dropped_flushes = 0, dropped_forks = 0, dropped_joins = 0, dropped_unknown = 0;
 };
 
 /// Throws std::runtime_error with a message naming the file on any failure; the output is then

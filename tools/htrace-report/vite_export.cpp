@@ -1,6 +1,7 @@
 #include "vite_export.h"
 
 #include "archive_defs.h"
+#include "correct/record_tables.h"
 
 #include <filesystem>
 #include <map>
@@ -19,6 +20,7 @@ struct Copier {
   OTF2_ErrorCode rc = OTF2_SUCCESS;
   std::uint64_t delivered = 0;
   unsigned rewritten = 0;
+  const std::map<OTF2_LocationRef, std::uint64_t>* events_written = nullptr;
   std::map<OTF2_Paradigm, std::vector<std::uint64_t>> comm_locations;
   std::string error;
 
@@ -75,6 +77,9 @@ OTF2_CallbackCode location_group_property(void* u, OTF2_LocationGroupRef g, OTF2
 }
 OTF2_CallbackCode location(void* u, OTF2_LocationRef self, OTF2_StringRef name,
                            OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group) {
+  // The number of events the copy holds (its BufferFlush records left out).
+  auto written = of(u).events_written->find(self);
+  if (written != of(u).events_written->end()) events = written->second;
   return of(u).done(OTF2_GlobalDefWriter_WriteLocation(of(u).w, self, name, type, events, group));
 }
 OTF2_CallbackCode location_property(void* u, OTF2_LocationRef l, OTF2_StringRef name,
@@ -128,6 +133,45 @@ OTF2_CallbackCode inter_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OT
   return of(u).done(OTF2_GlobalDefWriter_WriteInterComm(of(u).w, self, name, a, b, common, flags));
 }
 
+/// Re-encodes one location's events unchanged through OTF2 (generated copy callbacks, every
+/// record type), except the records ViTE 1.2 has no handler for and records of types this OTF2
+/// does not know.
+struct EventCopy final : correct::EventSink {
+  OTF2_EvtWriter* w = nullptr;
+  OTF2_ErrorCode rc = OTF2_SUCCESS;
+  std::uint64_t flushes = 0, forks = 0, joins = 0, unknown = 0;
+  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
+  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return w; }
+  OTF2_CallbackCode end_record(OTF2_ErrorCode r) override {
+    if (r != OTF2_SUCCESS && rc == OTF2_SUCCESS) rc = r;
+    return r == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+  }
+};
+
+EventCopy& copy_of(void* u) {
+  return *static_cast<EventCopy*>(u);
+}
+OTF2_CallbackCode drop_flush(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
+                             OTF2_AttributeList*, OTF2_TimeStamp) {
+  ++copy_of(u).flushes;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode drop_fork(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
+                            OTF2_AttributeList*, OTF2_Paradigm, uint32_t) {
+  ++copy_of(u).forks;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode drop_join(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
+                            OTF2_AttributeList*, OTF2_Paradigm) {
+  ++copy_of(u).joins;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode drop_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
+                               OTF2_AttributeList*) {
+  ++copy_of(u).unknown;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
 void check(OTF2_ErrorCode rc, const std::string& what) {
   if (rc != OTF2_SUCCESS)
     throw std::runtime_error(what + " failed: " + OTF2_Error_GetName(rc) + " (" +
@@ -150,9 +194,8 @@ struct TempDir {
 
 } // namespace
 
-unsigned write_vite_copy(const std::string& archive, const std::string& out) {
+ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   const fs::path anchor = anchor_path(archive);
-  const fs::path in_dir = anchor.parent_path().empty() ? fs::path(".") : anchor.parent_path();
   const std::string stem = anchor.stem().string();
   std::error_code ec;
   if (fs::exists(out, ec))
@@ -211,7 +254,70 @@ unsigned write_vite_copy(const std::string& archive, const std::string& out) {
     free(names);
   }
 
+  // Events first, so that the location definitions can carry the number of events the copy
+  // holds. OTF2's reader applies each location's mapping tables and clock offsets (its local
+  // definitions) while reading; the copy's events hold global ids and times, so its local
+  // definition files are empty.
+  const ArchiveDefs defs = read_definitions(archive);
+  ViteCopy result;
+  std::map<OTF2_LocationRef, std::uint64_t> written;
+  for (const Location& l : defs.locations)
+    OTF2_Reader_SelectLocation(reader, l.id);
+  const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
+  check(OTF2_Reader_OpenEvtFiles(reader), "'" + archive + "': opening the event files");
+  check(OTF2_Archive_OpenEvtFiles(a), "'" + out + "': opening the event files");
+  struct CallbacksDeleter {
+    OTF2_EvtReaderCallbacks* c;
+    ~CallbacksDeleter() { OTF2_EvtReaderCallbacks_Delete(c); }
+  } event_callbacks{OTF2_EvtReaderCallbacks_New()};
+  correct::register_copy_events(event_callbacks.c);
+  OTF2_EvtReaderCallbacks_SetBufferFlushCallback(event_callbacks.c, drop_flush);
+  OTF2_EvtReaderCallbacks_SetThreadForkCallback(event_callbacks.c, drop_fork);
+  OTF2_EvtReaderCallbacks_SetThreadJoinCallback(event_callbacks.c, drop_join);
+  OTF2_EvtReaderCallbacks_SetUnknownCallback(event_callbacks.c, drop_unknown);
+  for (const Location& l : defs.locations) {
+    const std::string where = " of location " + std::to_string(l.id);
+    if (have_local_defs)
+      if (OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, l.id)) {
+        uint64_t n = 0;
+        const OTF2_ErrorCode drc = OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
+        OTF2_Reader_CloseDefReader(reader, dr);
+        check(drc, "'" + archive + "': reading the local definitions" + where);
+      }
+    OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l.id);
+    if (!er) throw std::runtime_error("'" + archive + "': no event reader" + where);
+    EventCopy copy;
+    copy.w = OTF2_Archive_GetEvtWriter(a, l.id);
+    if (!copy.w) throw std::runtime_error("'" + out + "': cannot write the events" + where);
+    check(OTF2_Reader_RegisterEvtCallbacks(reader, er, event_callbacks.c, &copy),
+          "'" + archive + "': event callbacks");
+    uint64_t n = 0;
+    const OTF2_ErrorCode rrc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
+    OTF2_Reader_CloseEvtReader(reader, er);
+    check(copy.rc, "'" + out + "': writing the events" + where);
+    check(rrc, "'" + archive + "': reading the events" + where);
+    uint64_t kept = 0;
+    check(OTF2_EvtWriter_GetNumberOfEvents(copy.w, &kept), "'" + out + "': counting events");
+    written[l.id] = kept;
+    check(OTF2_Archive_CloseEvtWriter(a, copy.w), "'" + out + "': writing the events" + where);
+    result.buffer_flushes += copy.flushes;
+    result.thread_forks += copy.forks;
+    result.thread_joins += copy.joins;
+    result.unknown_records += copy.unknown;
+  }
+  if (have_local_defs) OTF2_Reader_CloseDefFiles(reader);
+  OTF2_Reader_CloseEvtFiles(reader);
+  check(OTF2_Archive_CloseEvtFiles(a), "'" + out + "': closing the event files");
+  check(OTF2_Archive_OpenDefFiles(a), "'" + out + "': opening the local definition files");
+  for (const Location& l : defs.locations) {
+    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(a, l.id);
+    if (!dw) throw std::runtime_error("'" + out + "': cannot write local definitions");
+    check(OTF2_Archive_CloseDefWriter(a, dw), "'" + out + "': writing local definitions");
+  }
+  check(OTF2_Archive_CloseDefFiles(a), "'" + out + "': closing the local definition files");
+
   Copier c;
+  c.events_written = &written;
   c.w = OTF2_Archive_GetGlobalDefWriter(a);
   if (!c.w) throw std::runtime_error("'" + out + "': cannot write definitions");
   OTF2_GlobalDefReader* dr = OTF2_Reader_GetGlobalDefReader(reader);
@@ -251,16 +357,11 @@ unsigned write_vite_copy(const std::string& archive, const std::string& out) {
   archive_closer.a = nullptr;
   check(OTF2_Archive_Close(a), "'" + out + "': closing the archive");
 
-  // Event and local definition files are independent of the global definitions: copied as is.
-  const fs::path files = in_dir / stem;
-  if (fs::is_directory(files, ec)) {
-    fs::copy(files, tmp.path / stem, fs::copy_options::recursive, ec);
-    if (ec) throw std::runtime_error("'" + out + "': copying the event files: " + ec.message());
-  }
   fs::rename(tmp.path, out, ec);
   if (ec) throw std::runtime_error("'" + out + "': " + ec.message());
   tmp.keep = true;
-  return c.rewritten;
+  result.rewritten_groups = c.rewritten;
+  return result;
 }
 
 } // namespace htrace::report

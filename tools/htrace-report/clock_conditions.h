@@ -1,0 +1,151 @@
+// Clock-condition violations of collective operations and OpenMP hand-overs, counted on the
+// archive's timestamps as they are stored (no clock model applied), with htrace-correct's logical
+// messages (correct/README.md) and zero minimum latency: an event on the receiving side violates
+// the clock condition when it is earlier than the latest event it depends on.
+//  - collectives (blocking: MpiCollectiveBegin -> End; non-blocking: request -> completion),
+//    matched per communicator in each process's begin order: barrier, all-to-all kinds and
+//    communicator creation: every end after every other process's begin; bcast/scatter[v]:
+//    non-root ends after the root's begin; reduce/gather[v]: the root's end after every other
+//    begin; scan/exscan: end of rank r after the begins of ranks < r. Ends that receive no data
+//    wait for nobody (except barrier and creation); communicator destruction and neighbourhood
+//    collectives carry no relation;
+//  - OpenMP: fork -> every other member's team begin; members' team ends -> join; barriers
+//    (every member's leave after every other member's enter, task completions inside count as
+//    enters); lock release with order n -> the acquisition with order n + 1 on another thread;
+//    task creation -> every switch to the task; children's completions -> the exit of their
+//    parent's next taskwait.
+// Counted per receiving event that has a bound, like htrace-correct's `messages` and
+// `violations_before`: `htrace-correct --check --no-presync --lmin-intra 0 --lmin-inter 0
+// --lmin-omp 0 ARCHIVE` reports the same numbers. Not counted: completions -> taskgroup exits.
+// A task's switches are taken to be recorded before its completion (threads of one process share
+// a clock). Memory: the collectives and OpenMP hand-overs whose members have not all been seen
+// yet and the tasks not yet completed, never one entry per event.
+#pragma once
+
+#include "archive_defs.h"
+#include "event_scan.h"
+
+#include <deque>
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace htrace::report {
+
+struct ConditionCounts {
+  std::uint64_t messages = 0;   ///< receiving events with a bound
+  std::uint64_t violations = 0; ///< of those, earlier than their bound
+  std::int64_t worst_ns = 0;    ///< largest bound - time among the violations
+};
+
+class ClockConditions final : public EventSink {
+public:
+  explicit ClockConditions(const ArchiveDefs& defs);
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void send(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
+            std::uint64_t) override {}
+  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
+            std::uint64_t) override {}
+  void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
+                  std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
+  void collective_begin(std::uint32_t loc, std::uint64_t t) override;
+  void nbc_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void nbc_complete(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
+                    std::uint32_t root, std::uint64_t sent, std::uint64_t received,
+                    std::uint64_t request) override;
+  void thread_fork(std::uint32_t loc, std::uint64_t t) override;
+  void thread_join(std::uint32_t loc, std::uint64_t t) override;
+  void team_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t team) override;
+  void team_end(std::uint32_t loc, std::uint64_t t, std::uint32_t team) override;
+  void lock_acquire(std::uint32_t loc, std::uint64_t t, std::uint8_t model, std::uint32_t lock,
+                    std::uint32_t order) override;
+  void lock_release(std::uint32_t loc, std::uint64_t t, std::uint8_t model, std::uint32_t lock,
+                    std::uint32_t order) override;
+  void task_create(std::uint32_t loc, std::uint64_t t, std::uint32_t team, std::uint32_t creator,
+                   std::uint32_t generation) override;
+  void task_switch(std::uint32_t loc, std::uint64_t t, std::uint32_t team, std::uint32_t creator,
+                   std::uint32_t generation) override;
+  void task_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t team, std::uint32_t creator,
+                     std::uint32_t generation) override;
+  void finish() override;
+
+  ConditionCounts collectives, openmp;      ///< valid after finish()
+  std::uint64_t incomplete_collectives = 0; ///< instances some member never reached (salvage)
+
+private:
+  static constexpr std::int64_t kNone = INT64_MIN;
+
+  // One collective call of a location, in begin order until its communicator is known.
+  struct PendingColl {
+    std::int64_t begin = kNone, end = kNone;
+    std::uint64_t request = 0;
+    bool nonblocking = false, resolved = false, neighborhood = false, waits = false;
+    std::uint8_t op = 0;
+    std::uint32_t comm = 0, root = 0;
+  };
+  struct Member {
+    std::int64_t begin = kNone, end = kNone;
+    bool waits = false, seen = false;
+  };
+  struct CollInstance {
+    std::uint8_t op = 0;
+    std::uint32_t root = 0, ended = 0;
+    std::vector<Member> members; ///< by communicator rank
+  };
+  // OpenMP hand-overs inside one process.
+  enum class Local : std::uint8_t { Fork, Join, Barrier, Lock, Task, Taskwait };
+  using LocalKey = std::tuple<Local, std::uint32_t, std::uint64_t, std::uint64_t, std::uint64_t>;
+  struct LocalChannel {
+    std::vector<std::pair<std::uint32_t, std::int64_t>> contributions, receivers;
+    std::uint64_t children = 0; ///< Taskwait: tasks created for it
+    bool completed = false;     ///< Task: the task completed
+  };
+  using TaskKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>; ///< team, creator, gen.
+  struct Team {
+    std::uint32_t comm;
+    std::uint64_t instance, barriers = 0;
+    bool master, ended = false;
+  };
+  struct Thread {
+    std::deque<PendingColl> colls;
+    bool in_blocking = false; ///< colls.back() is an open blocking collective
+    std::uint32_t last_entered = UINT32_MAX;
+    std::vector<std::int64_t> forks;
+    std::vector<Team> teams;
+    std::map<std::uint32_t, std::uint64_t> team_instances;
+    int barrier_depth = 0, region_depth = 0;
+    TaskKey current{};                               ///< the task running on this thread
+    std::map<TaskKey, std::uint64_t> taskwaits;      ///< per task: taskwaits it passed here
+    std::vector<std::pair<TaskKey, int>> open_waits; ///< open taskwait regions, their depth
+  };
+
+  std::int64_t ns(std::uint64_t t) const { return defs_.ns_from_start(t); }
+  void end_collective(std::uint32_t loc, PendingColl& c, std::int64_t t, std::uint8_t op,
+                      std::uint32_t comm, std::uint32_t root, std::uint64_t received);
+  void release_resolved(std::uint32_t loc);
+  void add_member(std::uint32_t process, const PendingColl& c);
+  void evaluate(std::uint32_t comm, const CollInstance& inst);
+  Team* active_team(std::uint32_t loc);
+  LocalKey key(Local kind, std::uint32_t loc, std::uint64_t a, std::uint64_t b,
+               std::uint64_t c) const;
+  void contribute(const LocalKey& k, std::uint32_t loc, std::int64_t t);
+  void receive(const LocalKey& k, std::uint32_t loc, std::int64_t t);
+  void settle(const LocalKey& k); ///< evaluates and drops the channel if it is complete
+  void evaluate(const LocalChannel& ch);
+  std::size_t team_size(std::uint32_t team) const;
+  static TaskKey implicit_task(std::uint32_t team, std::uint32_t loc, std::uint64_t instance);
+  LocalKey taskwait_key(std::uint32_t loc, const TaskKey& task, std::uint64_t n) const;
+  static void count(ConditionCounts& c, std::int64_t t, std::int64_t bound);
+
+  const ArchiveDefs& defs_;
+  std::vector<Thread> threads_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> coll_seq_; ///< process, comm
+  std::map<std::pair<std::uint32_t, std::uint64_t>, CollInstance> instances_; ///< comm, seq
+  std::map<LocalKey, LocalChannel> local_;
+  /// (process, task) -> its parent task and the parent's taskwait it belongs to; until it
+  /// completes.
+  std::map<std::pair<std::uint32_t, TaskKey>, std::pair<TaskKey, std::uint64_t>> parent_;
+};
+
+} // namespace htrace::report
