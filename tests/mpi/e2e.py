@@ -299,13 +299,17 @@ def demo():
                           timeout=120)
     require(done.returncode == 0, f"htrace-demo failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     entries = os.listdir(out)
-    archives = sorted(e for e in entries if not e.endswith(("-corrected", "-correction.json")))
+    archives = sorted(e for e in entries
+                      if not e.endswith(("-corrected", "-correction.json", "-corrected-vite", "-report.html")))
     require(len(archives) == 1, f"htrace-demo should leave one archive in {out}: {entries}")
     name = archives[0]
-    require(sorted(entries) == sorted([name, name + "-corrected", name + "-correction.json"]),
-            f"htrace-demo should leave the archive, its correction and the report: {entries}")
-    require(f"vite {os.path.join(out, name)}-corrected/traces.otf2" in done.stdout,
+    require(sorted(entries) == sorted([name, name + "-corrected", name + "-correction.json",
+                                       name + "-corrected-vite", name + "-report.html"]),
+            f"htrace-demo should leave the archive, its correction, the ViTE copy and the reports: {entries}")
+    # The command it prints opens the ViTE copy (report_vite: ViTE reads such copies without a warning).
+    require(f"vite {os.path.join(out, name)}-corrected-vite/traces.otf2" in done.stdout,
             f"htrace-demo does not say how to view the corrected trace:\n{done.stdout}")
+    require(os.path.exists(os.path.join(out, name + "-corrected-vite", "traces.otf2")), "the ViTE copy is written")
     for said in ("what htrace-correct changed, and why", "violations before -> after: p2p",
                  "the controlled logical clock moved"):
         require(said in done.stdout, f"htrace-demo does not say {said!r}:\n{done.stdout}")
