@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Remakes docs/vite-hybrid-jacobi.png: examples/hybrid-jacobi (2 ranks x 2 OpenMP threads) traced
-# with libhtrace, corrected with htrace-correct, turned into ViTE's layout by htrace-report
+# Remakes docs/vite-hybrid-jacobi.png: examples/hybrid-jacobi (2 ranks x 2 OpenMP threads; the
+# clang build, whose LLVM libomp reports OpenMP events, else the gcc one) traced with libhtrace, corrected with htrace-correct, turned into ViTE's layout by htrace-report
 # --format vite, and shown in ViTE 1.2 under Xvfb; the screen is captured with ImageMagick's
 # import. ViTE's own messages are kept in docs/vite-hybrid-jacobi.log (no warning expected).
 #
@@ -12,11 +12,13 @@ docs=$(cd "$(dirname "$0")" && pwd)
 for tool in vite xvfb-run import; do
   command -v $tool >/dev/null || { echo "vite-screenshot: error: '$tool' not found (apt-get install vite xvfb xauth imagemagick)" >&2; exit 1; }
 done
+program=$build/examples/hybrid-jacobi/hybrid-jacobi
+[[ -x $program ]] || program=$build/examples/hybrid-jacobi/hybrid-jacobi-gcc
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 OMP_NUM_THREADS=2 mpirun --allow-run-as-root --oversubscribe -np 2 -x OMP_NUM_THREADS \
   -x LD_PRELOAD="$build/libtrace/libhtrace.so" -x HTRACE_ARCHIVE_DIR="$work" -x HTRACE_ARCHIVE_NAME=jacobi \
-  "$build/examples/hybrid-jacobi/hybrid-jacobi-gcc" >/dev/null
+  "$program" >/dev/null
 "$build/tools/htrace-correct/htrace-correct" --no-progress "$work/jacobi" "$work/corrected" >/dev/null
 "$build/tools/htrace-report/htrace-report" --format vite "$work/corrected" -o "$work/vite" >/dev/null
 # The window between the end of the last MPI_Init and the start of the first MPI_Finalize
