@@ -347,8 +347,17 @@ void ClockConditions::task_create(std::uint32_t loc, std::uint64_t t, std::uint3
   Thread& th = threads_[loc];
   const TaskKey child{team, creator, generation};
   const std::uint64_t index = th.taskwaits[th.current];
-  parent_[{defs_.locations[loc].process, child}] = {th.current, index};
-  ++local_[taskwait_key(loc, th.current, index)].children;
+  const std::pair<std::uint32_t, TaskKey> task{defs_.locations[loc].process, child};
+  const LocalKey wait = taskwait_key(loc, th.current, index);
+  ++local_[wait].children;
+  auto early = early_.find(task);
+  if (early != early_.end()) { // it completed "before" it was created
+    const auto [where, when] = early->second;
+    early_.erase(early);
+    contribute(wait, where, when);
+  } else {
+    parent_[task] = {th.current, index};
+  }
   contribute(key(Local::Task, loc, team, creator, generation), loc, ns(t));
 }
 
@@ -369,15 +378,19 @@ void ClockConditions::task_complete(std::uint32_t loc, std::uint64_t t, std::uin
   if (threads_[loc].barrier_depth > 0)
     if (Team* tm = active_team(loc))
       contribute(key(Local::Barrier, loc, tm->comm, tm->instance, tm->barriers), loc, ns(t));
-  auto p = parent_.find({defs_.locations[loc].process, TaskKey{team, creator, generation}});
+  const std::pair<std::uint32_t, TaskKey> task{defs_.locations[loc].process,
+                                               TaskKey{team, creator, generation}};
+  auto p = parent_.find(task);
   if (p != parent_.end()) {
     const LocalKey k = taskwait_key(loc, p->second.first, p->second.second);
     parent_.erase(p);
     contribute(k, loc, ns(t));
+  } else {
+    early_[task] = {loc, ns(t)};
   }
-  const LocalKey task = key(Local::Task, loc, team, creator, generation);
-  local_[task].completed = true;
-  settle(task);
+  const LocalKey switches = key(Local::Task, loc, team, creator, generation);
+  local_[switches].completed = true;
+  settle(switches);
 }
 
 void ClockConditions::lock_acquire(std::uint32_t loc, std::uint64_t t, std::uint8_t model,
@@ -403,6 +416,7 @@ void ClockConditions::finish() {
   for (const auto& [k, ch] : local_)
     evaluate(ch);
   local_.clear();
+  early_.clear(); // completions of tasks never created (implicit or lost): no relation
 }
 
 } // namespace htrace::report

@@ -146,6 +146,9 @@ private:
   /// (process, task) -> its parent task and the parent's taskwait it belongs to; until it
   /// completes.
   std::map<std::pair<std::uint32_t, TaskKey>, std::pair<TaskKey, std::uint64_t>> parent_;
+  /// Completions recorded before their task's creation (a thread whose clock is behind): handed
+  /// to the parent's taskwait when the creation comes.
+  std::map<std::pair<std::uint32_t, TaskKey>, std::pair<std::uint32_t, std::int64_t>> early_;
 };
 
 } // namespace htrace::report
