@@ -95,8 +95,9 @@ OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, O
   r.thread_barrier = paradigm != OTF2_PARADIGM_MPI && (role == OTF2_REGION_ROLE_BARRIER ||
                                                        role == OTF2_REGION_ROLE_IMPLICIT_BARRIER);
   r.neighborhood = r.name.rfind("MPI_Neighbor_", 0) == 0 || r.name.rfind("MPI_Ineighbor_", 0) == 0;
-  r.task_wait = paradigm != OTF2_PARADIGM_MPI && role == OTF2_REGION_ROLE_TASK_WAIT &&
-                r.name.find("taskgroup") == std::string::npos;
+  const bool waits = paradigm != OTF2_PARADIGM_MPI && role == OTF2_REGION_ROLE_TASK_WAIT;
+  r.task_group = waits && r.name.find("taskgroup") != std::string::npos;
+  r.task_wait = waits && !r.task_group;
   c.defs->regions[self] = std::move(r);
   return OTF2_CALLBACK_SUCCESS;
 }

@@ -19,6 +19,7 @@ struct Region {
   bool thread_barrier = false; ///< role (implicit) barrier, paradigm not MPI: an OpenMP barrier
   bool neighborhood = false;   ///< MPI_Neighbor_* / MPI_Ineighbor_*: relates neighbours only
   bool task_wait = false;      ///< role TASK_WAIT, paradigm not MPI, not named "...taskgroup..."
+  bool task_group = false;     ///< role TASK_WAIT, paradigm not MPI, named "...taskgroup..."
 };
 
 struct Location {

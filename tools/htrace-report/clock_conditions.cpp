@@ -237,7 +237,8 @@ void ClockConditions::settle(const LocalKey& k) {
   case Local::Lock:
     complete = !ch.receivers.empty() && !ch.contributions.empty();
     break;
-  case Local::Taskwait: // every child created for this taskwait has completed
+  case Local::Taskwait: // every task created for it has completed
+  case Local::Taskgroup:
     complete = !ch.receivers.empty() && ch.contributions.size() == ch.children;
     break;
   case Local::Task: // switches are checked as they come once the creation is known
@@ -316,6 +317,14 @@ void ClockConditions::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t re
   auto r = defs_.regions.find(region);
   const bool known = r != defs_.regions.end();
   if (known && r->second.task_wait) th.open_waits.emplace_back(th.current, th.region_depth);
+  if (known && r->second.task_group) {
+    const std::uint64_t n = th.groups_entered[th.current]++;
+    th.open_groups.emplace_back(
+        key(Local::Taskgroup, loc, std::get<0>(th.current),
+            (std::uint64_t{std::get<1>(th.current)} << 32) | std::get<2>(th.current), n),
+        th.current);
+    th.open_group_depths.push_back(th.region_depth);
+  }
   if (th.barrier_depth > 0) {
     ++th.barrier_depth;
     return;
@@ -329,6 +338,12 @@ void ClockConditions::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t re
 
 void ClockConditions::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   Thread& th = threads_[loc];
+  if (!th.open_group_depths.empty() && th.open_group_depths.back() == th.region_depth) {
+    const LocalKey group = th.open_groups.back().first;
+    th.open_groups.pop_back();
+    th.open_group_depths.pop_back();
+    receive(group, loc, ns(t));
+  }
   if (!th.open_waits.empty() && th.open_waits.back().second == th.region_depth) {
     const TaskKey parent = th.open_waits.back().first;
     th.open_waits.pop_back();
@@ -346,17 +361,28 @@ void ClockConditions::task_create(std::uint32_t loc, std::uint64_t t, std::uint3
                                   std::uint32_t creator, std::uint32_t generation) {
   Thread& th = threads_[loc];
   const TaskKey child{team, creator, generation};
-  const std::uint64_t index = th.taskwaits[th.current];
-  const std::pair<std::uint32_t, TaskKey> task{defs_.locations[loc].process, child};
-  const LocalKey wait = taskwait_key(loc, th.current, index);
-  ++local_[wait].children;
+  const std::uint32_t process = defs_.locations[loc].process;
+  const std::pair<std::uint32_t, TaskKey> task{process, child};
+  TaskInfo info;
+  info.wait = taskwait_key(loc, th.current, th.taskwaits[th.current]);
+  ++local_[info.wait].children;
+  if (!th.open_groups.empty() && th.open_groups.back().second == th.current) {
+    info.grouped = true;
+    info.group = th.open_groups.back().first;
+  } else if (auto parent = tasks_.find({process, th.current});
+             parent != tasks_.end() && parent->second.grouped) {
+    info.grouped = true;
+    info.group = parent->second.group;
+  }
+  if (info.grouped) ++local_[info.group].children;
   auto early = early_.find(task);
   if (early != early_.end()) { // it completed "before" it was created
     const auto [where, when] = early->second;
     early_.erase(early);
-    contribute(wait, where, when);
+    contribute(info.wait, where, when);
+    if (info.grouped) contribute(info.group, where, when);
   } else {
-    parent_[task] = {th.current, index};
+    tasks_[task] = info;
   }
   contribute(key(Local::Task, loc, team, creator, generation), loc, ns(t));
 }
@@ -380,11 +406,12 @@ void ClockConditions::task_complete(std::uint32_t loc, std::uint64_t t, std::uin
       contribute(key(Local::Barrier, loc, tm->comm, tm->instance, tm->barriers), loc, ns(t));
   const std::pair<std::uint32_t, TaskKey> task{defs_.locations[loc].process,
                                                TaskKey{team, creator, generation}};
-  auto p = parent_.find(task);
-  if (p != parent_.end()) {
-    const LocalKey k = taskwait_key(loc, p->second.first, p->second.second);
-    parent_.erase(p);
-    contribute(k, loc, ns(t));
+  auto p = tasks_.find(task);
+  if (p != tasks_.end()) {
+    const TaskInfo info = p->second;
+    tasks_.erase(p);
+    contribute(info.wait, loc, ns(t));
+    if (info.grouped) contribute(info.group, loc, ns(t));
   } else {
     early_[task] = {loc, ns(t)};
   }

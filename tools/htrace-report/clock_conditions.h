@@ -13,13 +13,14 @@
 //    (every member's leave after every other member's enter, task completions inside count as
 //    enters); lock release with order n -> the acquisition with order n + 1 on another thread;
 //    task creation -> every switch to the task; children's completions -> the exit of their
-//    parent's next taskwait.
+//    parent's next taskwait; completions of tasks created in a taskgroup (or descended from
+//    one) -> the taskgroup's exit.
 // Counted per receiving event that has a bound, like htrace-correct's `messages` and
 // `violations_before`: `htrace-correct --check --no-presync --lmin-intra 0 --lmin-inter 0
-// --lmin-omp 0 ARCHIVE` reports the same numbers. Not counted: completions -> taskgroup exits.
-// A task's switches are taken to be recorded before its completion (threads of one process share
-// a clock). Memory: the collectives and OpenMP hand-overs whose members have not all been seen
-// yet and the tasks not yet completed, never one entry per event.
+// --lmin-omp 0 ARCHIVE` reports the same numbers. A task's switches are taken to be recorded before
+// its completion (threads of one process share a clock). Memory: the collectives and OpenMP
+// hand-overs whose members have not all been seen yet and the tasks not yet completed, never one
+// entry per event.
 #pragma once
 
 #include "archive_defs.h"
@@ -94,11 +95,11 @@ private:
     std::vector<Member> members; ///< by communicator rank
   };
   // OpenMP hand-overs inside one process.
-  enum class Local : std::uint8_t { Fork, Join, Barrier, Lock, Task, Taskwait };
+  enum class Local : std::uint8_t { Fork, Join, Barrier, Lock, Task, Taskwait, Taskgroup };
   using LocalKey = std::tuple<Local, std::uint32_t, std::uint64_t, std::uint64_t, std::uint64_t>;
   struct LocalChannel {
     std::vector<std::pair<std::uint32_t, std::int64_t>> contributions, receivers;
-    std::uint64_t children = 0; ///< Taskwait: tasks created for it
+    std::uint64_t children = 0; ///< Taskwait, Taskgroup: tasks created for it
     bool completed = false;     ///< Task: the task completed
   };
   using TaskKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>; ///< team, creator, gen.
@@ -115,9 +116,12 @@ private:
     std::vector<Team> teams;
     std::map<std::uint32_t, std::uint64_t> team_instances;
     int barrier_depth = 0, region_depth = 0;
-    TaskKey current{};                               ///< the task running on this thread
-    std::map<TaskKey, std::uint64_t> taskwaits;      ///< per task: taskwaits it passed here
-    std::vector<std::pair<TaskKey, int>> open_waits; ///< open taskwait regions, their depth
+    TaskKey current{};                                     ///< the task running on this thread
+    std::map<TaskKey, std::uint64_t> taskwaits;            ///< per task: taskwaits it passed here
+    std::vector<std::pair<TaskKey, int>> open_waits;       ///< open taskwait regions, their depth
+    std::map<TaskKey, std::uint64_t> groups_entered;       ///< per task: taskgroups it entered here
+    std::vector<std::pair<LocalKey, TaskKey>> open_groups; ///< open taskgroups, their task
+    std::vector<int> open_group_depths;
   };
 
   std::int64_t ns(std::uint64_t t) const { return defs_.ns_from_start(t); }
@@ -143,9 +147,13 @@ private:
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> coll_seq_; ///< process, comm
   std::map<std::pair<std::uint32_t, std::uint64_t>, CollInstance> instances_; ///< comm, seq
   std::map<LocalKey, LocalChannel> local_;
-  /// (process, task) -> its parent task and the parent's taskwait it belongs to; until it
-  /// completes.
-  std::map<std::pair<std::uint32_t, TaskKey>, std::pair<TaskKey, std::uint64_t>> parent_;
+  /// What a task's completion hands over to: its parent's taskwait, and its taskgroup if it was
+  /// created in one or descends from a task that was. Kept from its creation to its completion.
+  struct TaskInfo {
+    LocalKey wait{}, group{};
+    bool grouped = false;
+  };
+  std::map<std::pair<std::uint32_t, TaskKey>, TaskInfo> tasks_;
   /// Completions recorded before their task's creation (a thread whose clock is behind): handed
   /// to the parent's taskwait when the creation comes.
   std::map<std::pair<std::uint32_t, TaskKey>, std::pair<std::uint32_t, std::int64_t>> early_;
