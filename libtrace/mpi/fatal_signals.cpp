@@ -49,6 +49,10 @@ bool should_hook(int sig, const struct sigaction& current) {
 }
 
 void on_fatal_signal(int sig) {
+  // A signal from outside that lands while this thread converts its own full buffer comes back
+  // when the conversion is done (under a millisecond): interrupted inside OTF2, the buffer could
+  // not be written. Faults cannot wait; they lose that buffer.
+  if ((sig == SIGTERM || sig == SIGINT) && record::defer_signal_during_own_flush(sig)) return;
   // Restore first: a second fault inside the flush then ends the process the ordinary way.
   restore_previous();
   if (!g_flushed.exchange(true)) {

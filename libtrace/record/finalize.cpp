@@ -14,6 +14,7 @@
 #include <otf2/otf2.h>
 #include <sys/stat.h>
 #include <thread>
+#include <time.h>
 
 namespace htrace::record {
 namespace {
@@ -328,34 +329,59 @@ void finalize() {
                  static_cast<unsigned long long>(local.events_dropped));
 }
 
+namespace {
+
+/// try_lock, retried for up to 200 ms when `may_wait`: another thread converting its buffer (well
+/// under a millisecond normally) lets go within that. Never blocks for good: the holder may be this
+/// very thread, interrupted by the signal. nanosleep is async-signal-safe.
+bool lock_soon(std::mutex& m, bool may_wait) {
+  constexpr int kWaitMs = 200;
+  for (int waited_ms = 0;; ++waited_ms) {
+    if (m.try_lock()) return true;
+    if (!may_wait || waited_ms >= kWaitMs) return false;
+    struct timespec one_ms = {0, 1000000};
+    ::nanosleep(&one_ms, nullptr);
+  }
+}
+
+} // namespace
+
 void emergency_flush(const char* reason) {
   State& s = state();
   if (!s.finalize_pending.exchange(false)) return;
   s.phase = Phase::Stopped;
   s.thread_lookup_ok = false;
   snapshot::mark_end(reason);
-  // Never block: a thread interrupted by a signal may hold any of these locks.
-  std::unique_lock<std::mutex> lock(s.mutex, std::try_to_lock);
-  if (!lock.owns_lock()) {
+  // Never block for good: a thread interrupted by a signal may hold any of these locks. A thread
+  // interrupted inside its own conversion holds the registry or its location: no wait there.
+  Location* const interrupted = LocationAccess::own_flush();
+  if (!lock_soon(s.mutex, interrupted == nullptr)) {
     log::error("%s: trace not written (recorder busy)", reason);
     return;
   }
+  std::unique_lock<std::mutex> lock(s.mutex, std::adopt_lock);
   snapshot::refresh_locked(s);
   std::uint64_t written = 0, skipped = 0;
   for (auto& loc : s.locations) {
-    std::unique_lock<std::mutex> wl(LocationAccess::write_mutex(*loc), std::try_to_lock);
-    if (!wl.owns_lock()) {
+    std::mutex& m = LocationAccess::write_mutex(*loc);
+    if (!lock_soon(m, interrupted != loc.get())) {
       ++skipped;
       continue;
     }
+    std::unique_lock<std::mutex> wl(m, std::adopt_lock);
     LocationAccess::write_out(*loc, s, /*mark_flush=*/false);
     LocationAccess::close_writer(*loc, s);
     written += LocationAccess::stats(*loc).events_written;
   }
-  log::error("%s: wrote %llu events of this process to '%s'%s; the archive lacks its global "
+  const char* deferred = s.deferred_signal_event_lost.load()
+                             ? " (the signal waited until a thread had written out its full "
+                               "buffer; the one event it was recording then is missing)"
+                             : "";
+  log::error("%s: wrote %llu events of this process to '%s'%s%s; the archive lacks its global "
              "definitions (no collective finalize): 'htrace-salvage %s OUT' makes it readable",
              reason, static_cast<unsigned long long>(written), s.archive_path.c_str(),
-             skipped ? " (some threads were busy and are missing)" : "", s.archive_path.c_str());
+             skipped ? " (some threads were busy and are missing)" : "", deferred,
+             s.archive_path.c_str());
 }
 
 Summary summary() {

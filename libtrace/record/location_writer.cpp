@@ -10,12 +10,21 @@
 #include "record/snapshot.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <new>
 #include <otf2/otf2.h>
 
 namespace htrace::record {
 namespace {
+
+// The location whose full buffer this thread converts (on_full). A SIGTERM or SIGINT it receives
+// then is raised again when the conversion is done (defer_signal_during_own_flush): interrupted
+// inside a record or a chunk write, the location cannot be written by the emergency flush, and
+// that buffer would be lost.
+thread_local Location* t_own_flush __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local volatile std::sig_atomic_t t_deferred_signal
+    __attribute__((tls_model("initial-exec"))) = 0;
 
 // Pre-start overflow keeps up to this many bytes of extra buffers per thread (at least 3
 // buffers) before dropping events.
@@ -160,8 +169,24 @@ void LocationAccess::discard(Location& loc) {
 }
 
 void LocationAccess::on_full(Location& loc) {
+  {
+    std::lock_guard<std::mutex> lock(loc.write_mutex_);
+    t_own_flush = &loc;
+    on_full_locked(loc);
+    t_own_flush = nullptr;
+  }
+  // A signal deferred during the conversion takes effect now that the buffer is on its way to the
+  // file and unlocked: the emergency flush writes it. The record that found the buffer full is
+  // not stored (the signal came first); the emergency flush says so.
+  if (const int sig = t_deferred_signal) {
+    t_deferred_signal = 0;
+    state().deferred_signal_event_lost = true;
+    std::raise(sig);
+  }
+}
+
+void LocationAccess::on_full_locked(Location& loc) {
   State& s = state();
-  std::lock_guard<std::mutex> lock(loc.write_mutex_);
   switch (s.phase.load()) {
   case Phase::Recording:
     write_out(loc, s, /*mark_flush=*/true);
@@ -307,6 +332,16 @@ void LocationAccess::close_writer(Location& loc, State& s) {
 LocationAccess::Stats LocationAccess::stats(Location& loc) {
   return {loc.events_written_, loc.events_recorded_, loc.events_dropped_, loc.clamped_,
           loc.flushes_,        loc.min_global_,      loc.max_global_};
+}
+
+Location* LocationAccess::own_flush() {
+  return t_own_flush;
+}
+
+bool defer_signal_during_own_flush(int sig) {
+  if (!t_own_flush) return false;
+  t_deferred_signal = sig;
+  return true;
 }
 
 } // namespace htrace::record

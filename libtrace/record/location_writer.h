@@ -11,6 +11,7 @@ namespace htrace::record {
 struct LocationAccess {
   /// The hot path's slow branch: the buffer is full.
   static void on_full(Location& loc);
+  static void on_full_locked(Location& loc); ///< caller holds loc's write mutex
   /// Writes pending buffers and the current buffer, then resets it; `mark_flush` adds a
   /// BufferFlush record spanning the write. Caller holds loc's write mutex.
   static void write_out(Location& loc, State& s, bool mark_flush);
@@ -32,6 +33,8 @@ struct LocationAccess {
     std::int64_t min_global, max_global;
   };
   static Stats stats(Location& loc); ///< caller holds loc's write mutex
+  /// The location whose full buffer the calling thread converts (on_full), nullptr if none.
+  static Location* own_flush();
 };
 
 } // namespace htrace::record

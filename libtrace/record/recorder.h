@@ -257,6 +257,10 @@ void finalize();
 void add_finalize_hook(void (*hook)());
 /// Emergency path (MPI_Abort, fatal signal): write what can be written, never block on other ranks.
 void emergency_flush(const char* reason);
+/// For a handler of a signal that comes from outside (SIGTERM, SIGINT): true when the calling
+/// thread is converting its own full buffer; the handler then returns at once and the signal is
+/// raised again as soon as the conversion is done, so that buffer is not lost. Async-signal-safe.
+bool defer_signal_during_own_flush(int sig);
 
 /// World rank of this process once start() ran (cached, no MPI call); -1 before.
 int world_rank();

@@ -86,6 +86,9 @@ struct State {
   std::atomic<bool> archive_ready{false};    ///< archive opened by start(), not yet closed
   std::atomic<bool> failed{false};           ///< writing failed: later writes are discarded
   std::atomic<bool> failure_logged{false};
+  /// A fatal signal waited for its thread's own buffer conversion; the event being recorded then
+  /// was not stored (see defer_signal_during_own_flush).
+  std::atomic<bool> deferred_signal_event_lost{false};
   std::atomic<std::uint64_t> dropped_elsewhere{0}; ///< drops not attributable to a location
   Summary totals;                                  ///< global_* fields after finalize()
 
