@@ -15,7 +15,9 @@
 namespace htrace::record::snapshot {
 namespace {
 
-constexpr char kMagic[] = "htrace-salvage-2\n";
+constexpr char kMagic[] = "htrace-salvage-3\n";
+// Version 2 lacked the windows and MPI-IO definitions (read as none).
+constexpr char kMagicWithoutRmaIo[] = "htrace-salvage-2\n";
 
 std::string dir_of(const State& s) {
   return s.archive_path + "/" + kDirName;
@@ -116,6 +118,7 @@ RankSnapshot take(State& s) {
   snap.defs.comms = s.comms;
   snap.defs.process_properties = s.process_properties;
   if (s.rank == 0) snap.archive_properties = s.archive_properties;
+  snap.rma_io = to_part(s.rma_io, {}); // an empty map keeps the local communicator ids
   return snap;
 }
 
@@ -133,12 +136,15 @@ std::string encode(const RankSnapshot& snap) {
     append_str(out, p.first);
     append_str(out, p.second);
   }
+  append_str(out, serialize(snap.rma_io));
   return out;
 }
 
 bool decode(const std::string& bytes, RankSnapshot& snap, std::string& error) {
   const std::size_t magic = sizeof kMagic - 1;
-  if (bytes.compare(0, magic, kMagic) != 0) {
+  static_assert(sizeof kMagic == sizeof kMagicWithoutRmaIo, "one magic length");
+  const bool with_rma_io = bytes.compare(0, magic, kMagic) == 0;
+  if (!with_rma_io && bytes.compare(0, magic, kMagicWithoutRmaIo) != 0) {
     error = "not an htrace salvage file";
     return false;
   }
@@ -154,7 +160,9 @@ bool decode(const std::string& bytes, RankSnapshot& snap, std::string& error) {
     std::string value = c.str();
     snap.archive_properties.emplace_back(std::move(name), std::move(value));
   }
-  if (!c.ok || c.pos != bytes.size() || !deserialize(defs, snap.defs)) {
+  const std::string rma_io = with_rma_io ? c.str() : std::string();
+  if (!c.ok || c.pos != bytes.size() || !deserialize(defs, snap.defs) ||
+      (with_rma_io && !deserialize(rma_io, snap.rma_io))) {
     error = "truncated or corrupt";
     return false;
   }

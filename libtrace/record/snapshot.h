@@ -5,7 +5,8 @@
 //
 // Per rank, in `<archive>/salvage/`:
 //  - `<rank>.defs`: the rank's definitions (regions, communicators, teams, locations, clock
-//    measurements from MPI_Init, host) and rank 0's archive properties; written right after
+//    measurements from MPI_Init, host, one-sided windows and MPI-IO files and handles) and rank
+//    0's archive properties; written right after
 //    MPI_Init's clock synchronization and rewritten atomically (temporary + rename) whenever they
 //    changed, before a buffer is written, so every event that reaches an event file has its
 //    definitions on disk first.
@@ -15,6 +16,7 @@
 // A finalize that completes the archive removes the directory.
 #pragma once
 
+#include "record/rma_io_defs.h"
 #include "record/unify.h"
 
 #include <cstdint>
@@ -54,6 +56,7 @@ struct RankSnapshot {
   std::int64_t start_global_ns = 0;   ///< the same instant on the trace's (global) clock
   std::uint64_t event_chunk_size = 0; ///< OTF2 chunk size of the event files (reading needs it)
   std::vector<std::pair<std::string, std::string>> archive_properties;
+  RmaIoPart rma_io; ///< windows, groups, files and handles (communicators: the rank's local ids)
 };
 std::string encode(const RankSnapshot& snap);
 /// False (and why) on a damaged or foreign file.

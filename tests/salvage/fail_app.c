@@ -10,7 +10,12 @@
  *   kill-one   barriers on MPI_COMM_SELF until killed (the test SIGKILLs rank 1, rank 0 goes on,
  *              one barrier per millisecond)
  *   omp-abort  N barriers, then an OpenMP parallel region in which rank 1's master thread calls
- *              MPI_Abort(MPI_COMM_WORLD, 9) while the other threads wait in the region */
+ *              MPI_Abort(MPI_COMM_WORLD, 9) while the other threads wait in the region
+ *   rma-io     N rounds of one-sided and MPI-IO calls on a window named "salvage window" and the
+ *              file COUNTDIR/io.dat, then rank 1 calls MPI_Abort(MPI_COMM_WORLD, 8). A round:
+ *              MPI_Win_fence, MPI_Put of 8 bytes to the next rank, MPI_Win_fence, MPI_File_write_at
+ *              of 8 bytes. Counted: [3] puts returned, [4] file writes returned, [5] fences
+ *              entered, [6] fences returned. */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -42,6 +47,44 @@ static void map_counter(const char* dir, int rank) {
   counts[2] = (uint64_t)getpid();
 }
 
+/* Rounds of one-sided and MPI-IO calls, counted, until rank 1 aborts (mode rma-io). */
+static void rma_io_rounds(long n, const char* dir, int rank) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  static long exposed[64];
+  MPI_Win win;
+  MPI_Win_create(exposed, sizeof exposed, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_set_name(win, "salvage window");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/io.dat", dir);
+  MPI_File fh;
+  MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  const long value = rank;
+  for (long i = 0; i < n; ++i) {
+    ++counts[5];
+    MPI_Win_fence(0, win);
+    ++counts[6];
+    MPI_Put(&value, 1, MPI_LONG, (rank + 1) % size, (MPI_Aint)(i % 64), 1, MPI_LONG, win);
+    ++counts[3];
+    ++counts[5];
+    MPI_Win_fence(0, win);
+    ++counts[6];
+    MPI_File_write_at(fh, (MPI_Offset)((i * size + rank) % 4096) * 8, &value, 1, MPI_LONG,
+                      MPI_STATUS_IGNORE);
+    ++counts[4];
+  }
+  if (rank == 1) {
+    printf("rank 1: MPI_Abort after %ld one-sided and I/O rounds\n", n);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 8);
+  }
+  ++counts[5];
+  MPI_Win_fence(0, win); /* waits for rank 1, which never comes */
+  ++counts[6];
+  MPI_File_close(&fh);
+  MPI_Win_free(&win);
+}
+
 static void barrier(MPI_Comm comm) {
   ++counts[0];
   MPI_Barrier(comm);
@@ -71,6 +114,11 @@ int main(int argc, char** argv) {
       barrier(MPI_COMM_WORLD);
       if (pause) usleep(pause);
     }
+  }
+  if (!strcmp(mode, "rma-io")) {
+    rma_io_rounds(n, argv[3], rank);
+    MPI_Finalize();
+    return 0;
   }
   if (!strcmp(mode, "kill-one")) {
     for (;;) {

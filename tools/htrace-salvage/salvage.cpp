@@ -12,6 +12,7 @@
 //     finished archive is renamed into place. IN is only read.
 #include "salvage.h"
 
+#include "event_file_scan.h"
 #include "record/global_defs.h"
 #include "record/snapshot.h"
 
@@ -246,18 +247,60 @@ void register_callbacks(OTF2_EvtReaderCallbacks* cbs) {
   HTRACE_FORWARD(ThreadTaskCreate);
   HTRACE_FORWARD(ThreadTaskSwitch);
   HTRACE_FORWARD(ThreadTaskComplete);
+  HTRACE_FORWARD(RmaWinCreate);
+  HTRACE_FORWARD(RmaWinDestroy);
+  HTRACE_FORWARD(RmaCollectiveBegin);
+  HTRACE_FORWARD(RmaCollectiveEnd);
+  HTRACE_FORWARD(RmaGroupSync);
+  HTRACE_FORWARD(RmaRequestLock);
+  HTRACE_FORWARD(RmaReleaseLock);
+  HTRACE_FORWARD(RmaSync);
+  HTRACE_FORWARD(RmaPut);
+  HTRACE_FORWARD(RmaGet);
+  HTRACE_FORWARD(RmaAtomic);
+  HTRACE_FORWARD(RmaOpCompleteBlocking);
+  HTRACE_FORWARD(RmaOpCompleteNonBlocking);
+  HTRACE_FORWARD(RmaOpTest);
+  HTRACE_FORWARD(IoCreateHandle);
+  HTRACE_FORWARD(IoDestroyHandle);
+  HTRACE_FORWARD(IoOperationBegin);
+  HTRACE_FORWARD(IoOperationIssued);
+  HTRACE_FORWARD(IoOperationTest);
+  HTRACE_FORWARD(IoOperationComplete);
+  HTRACE_FORWARD(IoSeek);
+  HTRACE_FORWARD(IoDeleteFile);
 }
 #undef HTRACE_FORWARD
 
+/// Windows, groups, files and MPI-IO handles of every rank, unified as finalize() does: windows
+/// and handles are identified by their communicators, so these are first made global.
+record::RmaIoGlobal unify_rma_io(const std::vector<RankInput>& ranks,
+                                 const record::Unified& unified,
+                                 std::vector<record::RmaIoMaps>& maps) {
+  std::vector<record::RmaIoPart> parts;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const std::vector<std::uint32_t>& comms = unified.maps[r].comms;
+    auto global = [&](record::CommId c) { return c < comms.size() ? comms[c] : c; };
+    record::RmaIoPart part = ranks[r].snap.rma_io;
+    for (auto& w : part.windows)
+      w.comm = global(w.comm);
+    for (auto& h : part.handles)
+      h.comm = global(h.comm);
+    parts.push_back(std::move(part));
+  }
+  return record::unify_rma_io(parts, static_cast<std::uint32_t>(unified.groups.size()), maps);
+}
+
 /// Every rank's mapping tables, one local definition file per location. Returns "" or why.
 std::string write_mappings(OTF2_Archive* a, const std::vector<RankDefs>& all,
-                           const record::Unified& unified) {
+                           const record::Unified& unified,
+                           const std::vector<record::RmaIoMaps>& rma_io_maps) {
   OTF2_ErrorCode rc = OTF2_Archive_OpenDefFiles(a);
   if (rc != OTF2_SUCCESS) return otf2_failure("opening definition files", rc);
   std::string error;
   for (std::size_t r = 0; error.empty() && r < all.size(); ++r)
     error = record::write_local_definitions(reinterpret_cast<OTF2_Archive_struct*>(a), all[r],
-                                            unified.maps[r]);
+                                            unified.maps[r], &rma_io_maps[r]);
   rc = OTF2_Archive_CloseDefFiles(a);
   if (error.empty() && rc != OTF2_SUCCESS) error = otf2_failure("closing definition files", rc);
   return error;
@@ -359,6 +402,8 @@ Result salvage_archive(const Options& o) {
     all.push_back(r.snap.defs);
   }
   const record::Unified unified = record::unify(all);
+  std::vector<record::RmaIoMaps> rma_io_maps;
+  const record::RmaIoGlobal rma_io = unify_rma_io(ranks, unified, rma_io_maps);
 
   TempDir temp(out.parent_path() /
                ("." + out.filename().string() + ".htrace-salvage-" + std::to_string(::getpid())));
@@ -405,26 +450,39 @@ Result salvage_archive(const Options& o) {
       if (!copy.writer) throw Error(kExitOutput, "cannot create an event writer");
       const fs::path source = in / "traces" / (std::to_string(loc.id) + ".evt");
       if (fs::is_regular_file(source, ec)) {
-        // A process killed while OTF2 wrote its file leaves it empty, ending inside a chunk or
-        // with a chunk from an unfinished flush: what precedes the damage is kept.
-        OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), loc.id);
-        rc = OTF2_ERROR_INTEGRITY_FAULT;
-        if (er) {
-          OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs.get(), &copy);
-          std::uint64_t n = 0;
-          rc = OTF2_Reader_ReadAllLocalEvents(reader.get(), er, &n);
-          OTF2_Reader_CloseEvtReader(reader.get(), er);
+        // A process killed while OTF2 wrote its file leaves it empty, or ending inside a chunk:
+        // the reader is asked for the whole events only (see event_file_scan.h).
+        const EventFileExtent extent =
+            scan_event_file(source.string(), first.snap.event_chunk_size);
+        rc = OTF2_SUCCESS;
+        std::uint64_t n = 0;
+        if (extent.events > 0) {
+          OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), loc.id);
+          rc = OTF2_ERROR_INTEGRITY_FAULT;
+          if (er) {
+            OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs.get(), &copy);
+            rc = OTF2_Reader_ReadLocalEvents(reader.get(), er, extent.events, &n);
+            OTF2_Reader_CloseEvtReader(reader.get(), er);
+          }
         }
         if (copy.write_error != OTF2_SUCCESS)
           throw Error(kExitOutput,
                       otf2_failure("'" + o.output + "': writing events", copy.write_error));
+        loc_result.missing = extent.missing;
         if (!copy.damage.empty()) {
           loc_result.file_damaged = true;
           loc_result.damage = copy.damage;
-        } else if (rc != OTF2_SUCCESS) {
+        } else if (rc != OTF2_SUCCESS || n != extent.events) {
           loc_result.file_damaged = true;
-          loc_result.damage =
-              fs::file_size(source, ec) == 0 ? "the file is empty" : OTF2_Error_GetDescription(rc);
+          loc_result.damage = "OTF2 read " + std::to_string(n) + " of its " +
+                              std::to_string(extent.events) + " whole events (" +
+                              OTF2_Error_GetDescription(rc) + ")";
+        } else if (fs::file_size(source, ec) == 0) {
+          loc_result.file_damaged = true;
+          loc_result.damage = "the file is empty";
+        } else if (!extent.damage.empty()) {
+          loc_result.file_damaged = true;
+          loc_result.damage = extent.damage;
         }
       }
       loc_result.events = copy.events;
@@ -467,10 +525,10 @@ Result salvage_archive(const Options& o) {
   clock.trace_length = static_cast<std::uint64_t>(hi - lo);
   clock.realtime_at_offset =
       static_cast<std::uint64_t>(first.snap.start_realtime_ns + (lo - first.snap.start_global_ns));
-  std::string error = write_mappings(writer.get(), all, unified);
+  std::string error = write_mappings(writer.get(), all, unified, rma_io_maps);
   if (error.empty())
     error = record::write_global_definitions(reinterpret_cast<OTF2_Archive_struct*>(writer.get()),
-                                             all, unified, clock);
+                                             all, unified, clock, &rma_io);
   if (!error.empty()) throw Error(kExitOutput, "'" + o.output + "': " + error);
 
   std::vector<int> finished, without_final;

@@ -38,8 +38,9 @@ struct Result {
     std::uint64_t id = 0;
     std::uint64_t events = 0;  ///< copied from the event file
     std::uint64_t closed = 0;  ///< regions left open, closed at the last recorded time
-    bool file_damaged = false; ///< the event file ended inside a record (reading stopped)
-    std::string damage;        ///< OTF2's reason when file_damaged
+    std::uint64_t missing = 0; ///< events of a chunk written in part that are not whole (lost)
+    bool file_damaged = false; ///< the event file ended inside a chunk (reading stopped)
+    std::string damage;        ///< why, when file_damaged
   };
   struct Rank {
     int rank = 0;
