@@ -233,6 +233,44 @@ def check_rma_io(evs, program, exact, rank, count_dir, one_missing):
             "rank %d: windows and files named %s" % (rank, sorted(names)))
 
 
+def check_truncations(work, archive_dir, whole):
+    """Rank 1's event file cut at offsets inside chunks, records and the end-of-file mark: each
+    salvage keeps a prefix of the events of the whole file (nothing invented past the cut, the
+    more the longer the file) and says where the file ends. `whole`: the events salvaged from the
+    uncut file, before the cut-off marker."""
+    source = os.path.join(archive_dir, "traces", "1.evt")
+    size = os.path.getsize(source)
+    chunk = 256 << 10
+    offsets = sorted(o for o in {size - 1, size - 3, size // 2 + 13, chunk + 25, 2 * chunk,
+                                 2 * chunk + 1001} if 0 < o < size)
+    kept = -1
+    for offset in offsets:
+        cut = os.path.join(work, "cut-%d" % offset)
+        shutil.copytree(archive_dir, cut, symlinks=True)
+        with open(os.path.join(cut, "traces", "1.evt"), "r+b") as f:
+            f.truncate(offset)
+        out = cut + "-salvaged"
+        s = subprocess.run([SALVAGE, cut, out], capture_output=True, text=True)
+        require(s.returncode == 0, "cut at %d: htrace-salvage exit %d: %s" %
+                (offset, s.returncode, s.stderr))
+        evs = read_archive(os.path.join(out, "traces.otf2")).get(1, [])
+        marker = [i for i, e in enumerate(evs) if e[1] and e[1].startswith(MARKER)]
+        evs = evs[:marker[0]] if marker else evs
+        require(evs == whole[:len(evs)], "cut at %d: the %d events salvaged are not the first ones "
+                "of the whole file" % (offset, len(evs)))
+        require(len(evs) >= kept, "cut at %d: %d events, fewer than a shorter file gave (%d)" %
+                (offset, len(evs), kept))
+        if offset % chunk and len(evs) < len(whole):
+            where = "the file ends inside chunk %d" % (offset // chunk + 1)
+            require(where in s.stdout, "cut at %d: the summary does not say '%s': %s" %
+                    (offset, where, s.stdout))
+        print("rank 1's file cut at byte %d of %d: %d of %d events kept" %
+              (offset, size, len(evs), len(whole)))
+        kept = len(evs)
+        shutil.rmtree(cut)
+        shutil.rmtree(out)
+
+
 RMA_IO_NAMES = {}  # rank -> names of the windows and files its records refer to (read_archive)
 
 
@@ -378,6 +416,7 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
             "otf2-print failed: %s" % p.stderr[:2000])
 
     events = read_archive(anchor)
+    killed_early = set()
     if CASE == "term":
         # mpirun follows its SIGTERM with SIGKILL; on a loaded machine a rank the scheduler did
         # not run in between never saw the SIGTERM, and the salvage must then say so, not guess.
@@ -386,6 +425,7 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
                 print("rank %d: SIGKILLed by mpirun before its SIGTERM handler ran" % rank)
                 causes[rank] = "killed (no end recorded)"
                 exact[rank] = False
+                killed_early.add(rank)  # its file may be empty: no 256 KiB chunk was full yet
     for rank in (0, 1):
         entered, returned = program[rank][:2]
         evs = events.get(rank, [])
@@ -401,7 +441,8 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
         if one_missing:
             print("rank %d: the signal waited for the thread's own flush" % rank)
         got = check_location(evs, causes[rank], entered, returned, exact[rank], rank,
-                             may_be_empty=mode == "finish", one_missing=one_missing)
+                             may_be_empty=mode == "finish" or (rank in killed_early and not evs),
+                             one_missing=one_missing)
         # The tracer's own figure at its emergency flush agrees with the archive.
         m = re.search(r"htrace\[%d\]: error: [^:]+: wrote (\d+) events of this process" % rank, err)
         if m and exact[rank] and mode != "omp-abort":
@@ -413,6 +454,10 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
               (rank, got, entered, returned))
         if mode == "rma-io":
             check_rma_io(evs, program[rank], exact[rank], rank, count_dir, one_missing)
+    if CASE == "abort":
+        whole = events.get(1, [])
+        marker = [i for i, e in enumerate(whole) if e[1] and e[1].startswith(MARKER)]
+        check_truncations(work, archive_dir, whole[:marker[0]])
     if CASE == "term_ranks":
         # The signal waits for the thread's own conversion: no buffer is lost.
         require("some threads were busy" not in err, "a rank lost the buffer its thread was "
