@@ -409,6 +409,8 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
     # for a collective that never happened), which these salvage diagnostics would then reveal.
     for stale in ("timestamps go backwards", "Invalid or inconsistent record data"):
         require(stale not in s.stdout, "htrace-salvage read past the whole records: " + s.stdout)
+    # Every kind of record libhtrace writes is copied.
+    require("were left out" not in s.stdout, "htrace-salvage dropped records: " + s.stdout)
     anchor = os.path.join(out_dir, "traces.otf2")
 
     p = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
@@ -466,9 +468,7 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
         threads = [loc for loc in events if loc >> 32]
         require(threads, "no OpenMP thread location salvaged")
 
-    # htrace-report's ViTE copy refuses window and file definitions, and keeps OpenMP's
-    # ThreadFork and ThreadJoin records, which ViTE 1.2 warns about once per record.
-    if mode not in ("rma-io", "omp-abort"):
+    if mode != "rma-io":  # htrace-report's ViTE copy refuses window and file definitions
         check_vite(work, out_dir)
 
     props, _ = archive_properties(anchor)

@@ -260,6 +260,7 @@ void register_callbacks(OTF2_EvtReaderCallbacks* cbs) {
   HTRACE_FORWARD(RmaAtomic);
   HTRACE_FORWARD(RmaOpCompleteBlocking);
   HTRACE_FORWARD(RmaOpCompleteNonBlocking);
+  HTRACE_FORWARD(RmaOpCompleteRemote);
   HTRACE_FORWARD(RmaOpTest);
   HTRACE_FORWARD(IoCreateHandle);
   HTRACE_FORWARD(IoDestroyHandle);
