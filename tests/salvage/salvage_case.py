@@ -301,8 +301,8 @@ def check_vite(work, archive):
     require(v.returncode == 0 and not noise, "ViTE on the salvaged archive: exit %d, %s" %
             (v.returncode, noise[:5]))
     require(os.path.getsize(svg) > 0, "ViTE exported nothing")
-    print("ViTE opens the salvaged archive (%d BufferFlush warnings, one per record, nothing else)"
-          % flushes)
+    print("ViTE opens the salvaged archive without a warning%s" %
+          (" but one per BufferFlush record (%d)" % flushes if flushes else ""))
 
 
 def main():
