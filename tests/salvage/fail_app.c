@@ -8,7 +8,7 @@
  *   segv       rank 1 writes through a null pointer after N barriers
  *   loop       barriers until killed from outside (SIGTERM to mpirun, SIGKILL to every rank)
  *   kill-one   barriers on MPI_COMM_SELF until killed (the test SIGKILLs rank 1, rank 0 goes on,
- *              one barrier per millisecond)
+ *              one barrier per millisecond; rank 1 pauses 10 us after each)
  *   omp-abort  N barriers, then an OpenMP parallel region in which rank 1's master thread calls
  *              MPI_Abort(MPI_COMM_WORLD, 9) while the other threads wait in the region
  *   rma-io     N rounds of one-sided and MPI-IO calls on a window named "salvage window" and the
@@ -123,7 +123,9 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "kill-one")) {
     for (;;) {
       barrier(MPI_COMM_SELF);
-      if (rank == 0) usleep(1000); /* keeps its trace small until mpirun ends it */
+      /* Keeps the traces small: rank 0's until mpirun ends it; rank 1's until the test, which waits
+         for its first 256 KiB chunk on disk, kills it (unpaced, it wrote 5 M events by then). */
+      usleep(rank == 0 ? 1000 : 10);
     }
   }
   for (long i = 0; i < n; ++i)
