@@ -60,6 +60,10 @@ std::size_t archive_event_chunk_size() {
   return kEventChunk;
 }
 
+std::string event_file_path(const State& s, LocationId id) {
+  return s.archive_path + "/traces/" + std::to_string(id) + ".evt";
+}
+
 std::string open_archive(State& s, const std::string& path) {
   OTF2_Error_RegisterCallback(on_otf2_error, nullptr);
   t_last_error.clear();

@@ -16,6 +16,9 @@ std::string open_archive(State& s, const std::string& path);
 /// Chunk size of the event files, as the archive's anchor file gives it to readers.
 std::size_t archive_event_chunk_size();
 
+/// Path of location `id`'s event file in the archive (OTF2's POSIX layout).
+std::string event_file_path(const State& s, LocationId id);
+
 /// Closes the archive (collective over s.comm). Returns "" or the reason.
 std::string close_archive(State& s);
 

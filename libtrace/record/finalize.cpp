@@ -19,10 +19,6 @@
 namespace htrace::record {
 namespace {
 
-std::string evt_file(const State& s, LocationId id) {
-  return s.archive_path + "/traces/" + std::to_string(id) + ".evt";
-}
-
 /// Writes every location's buffer and closes its event writer. Caller holds s.mutex.
 void write_all_locations(State& s) {
   for (auto& loc : s.locations) {
@@ -236,7 +232,7 @@ void finalize() {
     std::uint64_t bytes = 0;
     for (const auto& loc : mine.locations) {
       struct stat st;
-      if (::stat(evt_file(s, loc.id).c_str(), &st) == 0)
+      if (::stat(event_file_path(s, loc.id).c_str(), &st) == 0)
         bytes += static_cast<std::uint64_t>(st.st_size);
     }
     std::uint64_t in[2] = {summary().events_recorded, bytes}, sum[2] = {0, 0};
@@ -311,7 +307,7 @@ void finalize() {
   std::uint64_t bytes = 0;
   for (const auto& loc : mine.locations) {
     struct stat st;
-    if (::stat(evt_file(s, loc.id).c_str(), &st) == 0)
+    if (::stat(event_file_path(s, loc.id).c_str(), &st) == 0)
       bytes += static_cast<std::uint64_t>(st.st_size);
   }
   std::uint64_t in[3] = {local.events_written, bytes, local.events_dropped}, out[3] = {0, 0, 0};

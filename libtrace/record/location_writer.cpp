@@ -222,10 +222,6 @@ void LocationAccess::on_full_locked(Location& loc) {
 
 namespace {
 
-std::string event_file_path(const State& s, LocationId id) {
-  return s.archive_path + "/traces/" + std::to_string(id) + ".evt";
-}
-
 /// The location's event file, created on first use; nullptr (and recording stopped) if it cannot.
 EventFileEncoder* event_file(State& s, LocationId id, std::unique_ptr<EventFileEncoder>& file) {
   if (file) return file.get();
