@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   const double t2 = now_ms();
   MPI_Finalize();
   const double t3 = now_ms();
-  printf("initfinal rank %d init_ms %.3f finalize_ms %.3f\n", rank, t1 - t0, t3 - t2);
+  printf("initfinal rank %d init_ms %.3f finalize_ms %.3f barriers_ms %.3f\n", rank, t1 - t0,
+         t3 - t2, t2 - t1);
   return 0;
 }

@@ -11,6 +11,8 @@
 #include "mpi/wrapper_call.h"
 #include "record/snapshot.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <mpi.h>
 
@@ -59,8 +61,33 @@ bool agree_to_trace(const OptionsResult& run, int rank) {
   return global[1] == 1;
 }
 
+// Rank 0's MPI_Init phases at HTRACE_VERBOSE=2 (bench/initfinal reads them): on oversubscribed
+// nodes every collective costs a scheduling round, so which phase waits is worth seeing.
+class InitPhases {
+public:
+  explicit InitPhases(std::int64_t began) : last_(began) {}
+  void mark(const char* name) {
+    const std::int64_t now = monotonic_ns();
+    const int n =
+        std::snprintf(text_ + used_, sizeof text_ - used_, "%s%s %.2f ms", used_ == 0 ? "" : ", ",
+                      name, static_cast<double>(now - last_) * 1e-6);
+    if (n > 0) used_ = std::min(sizeof text_ - 1, used_ + static_cast<std::size_t>(n));
+    last_ = now;
+  }
+  void log(int rank) const {
+    if (rank == 0) log::debug("MPI_Init: %s", text_);
+  }
+
+private:
+  std::int64_t last_;
+  char text_[256] = {};
+  std::size_t used_ = 0;
+};
+
 // Everything after PMPI_Init succeeded. Any failure leaves tracing off; the application runs on.
 void start_tracing(FunctionId init_function, std::int64_t init_began) {
+  InitPhases phases(init_began);
+  phases.mark("PMPI_Init");
   Lifecycle& l = lifecycle();
   const OptionsResult& run = run_options();
   int rank = -1;
@@ -73,6 +100,7 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
     record::configure(l.options); // events buffered before MPI_Init (OMPT) are dropped now
     return;
   }
+  phases.mark("agreeing on options");
 
   PMPI_Comm_dup(MPI_COMM_WORLD, &l.private_comm);
   PMPI_Comm_set_name(l.private_comm, "htrace private");
@@ -82,11 +110,15 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   const std::string exclusion_warnings = apply_exclusions(l.options.mpi_exclude);
   if (!exclusion_warnings.empty() && rank == 0) log::warning("%s", exclusion_warnings.c_str());
   register_predefined_comms();
+  phases.mark("opening the archive");
   if (!clock::sync_at_init(l.private_comm, l.options))
     return; // logged by clock/; tracing stays off
+  phases.mark("clock synchronization");
   // From here on the run can be salvaged: definitions and INIT clock measurements are on disk.
   record::snapshot::write_initial();
   install_fatal_signal_handlers();
+  phases.mark("salvage snapshot");
+  phases.log(rank);
   record::Location* loc = record::thread();
   if (loc == nullptr) return;
   const record::LocalTime end = clock::stamp();
