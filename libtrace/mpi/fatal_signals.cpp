@@ -1,10 +1,12 @@
 #include "mpi/fatal_signals.h"
 
+#include "common/options.h"
 #include "mpi/wrapper_call.h"
 #include "record/recorder.h"
 
 #include <atomic>
 #include <csignal>
+#include <pthread.h>
 #include <unistd.h>
 
 namespace htrace::mpi {
@@ -83,6 +85,20 @@ void install_fatal_signal_handlers() {
 
 void remove_fatal_signal_handlers() {
   if (g_installed.exchange(false)) restore_previous();
+}
+
+TermSignalsSkipMpiThreads::TermSignalsSkipMpiThreads() {
+  // Only when tracing may start: with HTRACE_ENABLE=0 the library changes nothing.
+  if (!run_options().options.enable) return;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  blocked_ = pthread_sigmask(SIG_BLOCK, &set, &previous_) == 0;
+}
+
+TermSignalsSkipMpiThreads::~TermSignalsSkipMpiThreads() {
+  if (blocked_) pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
 }
 
 } // namespace htrace::mpi

@@ -154,14 +154,20 @@ using namespace htrace;
 
 extern "C" int MPI_Init(int* argc, char*** argv) {
   const std::int64_t began = mpi::monotonic_ns();
-  const int rc = PMPI_Init(argc, argv);
+  const int rc = [&] {
+    mpi::TermSignalsSkipMpiThreads guard;
+    return PMPI_Init(argc, argv);
+  }();
   if (rc == MPI_SUCCESS) mpi::start_tracing(mpi::FunctionId::Init, began);
   return rc;
 }
 
 extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const std::int64_t began = mpi::monotonic_ns();
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  const int rc = [&] {
+    mpi::TermSignalsSkipMpiThreads guard;
+    return PMPI_Init_thread(argc, argv, required, provided);
+  }();
   if (rc == MPI_SUCCESS) mpi::start_tracing(mpi::FunctionId::Init_thread, began);
   return rc;
 }

@@ -57,7 +57,8 @@ void configure(const Options& options) {
 }
 
 Location::Location(std::size_t capacity) : buffer_(new EventRecord[capacity]), capacity_(capacity) {
-  begin_ = cursor_ = buffer_.get();
+  begin_ = buffer_.get();
+  cursor_ = begin_;
   end_ = begin_ + capacity;
 }
 
@@ -67,8 +68,9 @@ LocationId Location::id() const {
   return id_;
 }
 
-void Location::overflow() {
+EventRecord* Location::overflow() {
   LocationAccess::on_full(*this);
+  return cursor_.load(std::memory_order_relaxed);
 }
 
 namespace {

@@ -154,7 +154,8 @@ bool write_one(EventFileEncoder& w, const EventRecord& r, OTF2_TimeStamp t) {
 } // namespace
 
 std::uint64_t LocationAccess::buffered(const Location& loc) {
-  std::uint64_t n = static_cast<std::uint64_t>(loc.cursor_ - loc.begin_);
+  std::uint64_t n =
+      static_cast<std::uint64_t>(loc.cursor_.load(std::memory_order_acquire) - loc.begin_);
   for (const auto& p : loc.pending_)
     n += p.second;
   return n;
@@ -185,6 +186,20 @@ void LocationAccess::on_full(Location& loc) {
   }
 }
 
+bool LocationAccess::keep_full_buffer(Location& loc) {
+  try {
+    std::unique_ptr<EventRecord[]> fresh(new EventRecord[loc.capacity_]);
+    loc.pending_.emplace_back(std::move(loc.buffer_), loc.capacity_);
+    loc.buffer_ = std::move(fresh);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  loc.begin_ = loc.buffer_.get();
+  loc.cursor_ = loc.begin_;
+  loc.end_ = loc.begin_ + loc.capacity_;
+  return true;
+}
+
 void LocationAccess::on_full_locked(Location& loc) {
   State& s = state();
   switch (s.phase.load()) {
@@ -194,30 +209,25 @@ void LocationAccess::on_full_locked(Location& loc) {
   case Phase::BeforeStart:
     // No archive yet (e.g. OpenMP before MPI_Init): keep the full buffer, start a new one.
     if (loc.pending_.size() <
-        std::max<std::size_t>(3, kMaxPendingBytes / (loc.capacity_ * sizeof(EventRecord)))) {
-      try {
-        std::unique_ptr<EventRecord[]> fresh(new EventRecord[loc.capacity_]);
-        loc.pending_.emplace_back(std::move(loc.buffer_), loc.capacity_);
-        loc.buffer_ = std::move(fresh);
-        loc.begin_ = loc.cursor_ = loc.buffer_.get();
-        loc.end_ = loc.begin_ + loc.capacity_;
-        return;
-      } catch (const std::bad_alloc&) {
-      }
-    }
+            std::max<std::size_t>(3, kMaxPendingBytes / (loc.capacity_ * sizeof(EventRecord))) &&
+        keep_full_buffer(loc))
+      return;
     if (loc.events_dropped_ == 0)
       log::warning("event buffer full before MPI_Init; dropping events of this thread until then "
                    "(raise HTRACE_BUFFER_SIZE)");
-    loc.events_recorded_ += loc.capacity_;
-    loc.events_dropped_ += loc.capacity_;
-    loc.cursor_ = loc.begin_;
-    return;
+    break;
   default:
-    loc.events_recorded_ += loc.capacity_;
-    loc.events_dropped_ += loc.capacity_;
-    loc.cursor_ = loc.begin_;
-    return;
+    // Stopped, while finalize() or an emergency flush on another thread may still write this
+    // location: the buffer that fills first holds the events up to the stop and is kept; the
+    // events after it are dropped, the current buffer's included, so what is written stays a
+    // prefix of what the thread did, without a gap.
+    if (!loc.cut_ && loc.pending_.empty() && keep_full_buffer(loc)) return;
+    loc.cut_ = true;
+    break;
   }
+  loc.events_recorded_ += loc.capacity_;
+  loc.events_dropped_ += loc.capacity_;
+  loc.cursor_ = loc.begin_;
 }
 
 namespace {
@@ -307,7 +317,15 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
   for (const auto& p : loc.pending_)
     write_range(p.first.get(), p.second);
   loc.pending_.clear();
-  write_range(loc.begin_, static_cast<std::size_t>(loc.cursor_ - loc.begin_));
+  // Acquire: records another thread published are whole (Location::publish()).
+  const auto current =
+      static_cast<std::size_t>(loc.cursor_.load(std::memory_order_acquire) - loc.begin_);
+  if (loc.cut_) { // events after a buffer dropped while stopped: not written (on_full_locked)
+    loc.events_recorded_ += current;
+    loc.events_dropped_ += current;
+  } else {
+    write_range(loc.begin_, current);
+  }
   loc.cursor_ = loc.begin_;
   write_flush_mark(); // a flush with no event after it (final write)
   if (loc.min_global_ != INT64_MAX) loc.max_global_ = std::max(loc.max_global_, loc.last_global_);

@@ -12,6 +12,8 @@ struct LocationAccess {
   /// The hot path's slow branch: the buffer is full.
   static void on_full(Location& loc);
   static void on_full_locked(Location& loc); ///< caller holds loc's write mutex
+  /// Keeps the full buffer as pending and gives the location a fresh one; false if memory is short.
+  static bool keep_full_buffer(Location& loc);
   /// Writes pending buffers and the current buffer, then resets it; `mark_flush` adds a
   /// BufferFlush record spanning the write. Caller holds loc's write mutex.
   static void write_out(Location& loc, State& s, bool mark_flush);

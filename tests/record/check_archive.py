@@ -4,6 +4,8 @@
 usage: check_archive.py full ARCHIVE_DIR WRITER_STDOUT   every check of the 'write' sequence
        check_archive.py readable ARCHIVE_DIR             opens it and checks time order only
        check_archive.py volume ARCHIVE_DIR PAIRS STDOUT  'volume' run: exact counts, OTF2 flushes
+       check_archive.py race ARCHIVE_DIR                 'emergency-race' run, salvaged: each
+                                                         worker's MpiSends numbered 0, 1, 2, ...
 """
 import collections
 import re
@@ -164,10 +166,31 @@ def check_full(path, writer_stdout):
         print(f'{len(all_times)} events, {int(m.group(2)) / len(all_times):.1f} bytes/event')
 
 
+def check_race(path):
+    """The worker threads' records, written by another thread's emergency flush while they went
+    on recording, are whole and in order: no slot was written out before it was filled."""
+    _, per_location = read(path)
+    workers = [loc for loc, events in per_location.items()
+               if loc >> 32 != 0 and any(isinstance(e, MpiSend) for e in events)]
+    check(len(workers) >= 1, f'no worker location among {sorted(per_location)}')
+    for loc in workers:
+        sends = [e for e in per_location[loc] if isinstance(e, MpiSend)]
+        numbers = [e.msg_tag for e in sends]
+        check(len(sends) >= 100000, f'location {loc}: only {len(sends)} sends written')
+        check(numbers == list(range(len(numbers))),
+              f'location {loc}: sends not numbered 0..{len(numbers) - 1}: first break at '
+              f'{next((i for i, n in enumerate(numbers) if n != i), None)}')
+        check(all(e.msg_length == e.msg_tag for e in sends),
+              f'location {loc}: a send whose fields belong to different records')
+        print(f'location {loc}: {len(sends)} sends, whole and in order')
+
+
 def main():
     mode, path = sys.argv[1], sys.argv[2]
     if mode == 'full':
         check_full(path, sys.argv[3])
+    elif mode == 'race':
+        check_race(path)
     elif mode == 'volume':
         defs, per_location = read(path)
         check_time_order(per_location)

@@ -5,10 +5,16 @@
 //   record_writer emergency  a few events, then emergency_flush() instead of finalize()
 //   record_writer exit       a few events, then exit(0) without MPI_Finalize
 //   record_writer volume N   N Enter/Leave pairs per rank (exercises OTF2's own buffer flushes)
+//   record_writer emergency-race
+//                            a second thread records numbered MpiSend events without pause while
+//                            the main thread runs emergency_flush(): what reaches the file must be
+//                            whole records (tag = bytes = number), numbered 0, 1, 2, ... in order
 #include "clock/base_clock.h"
 #include "common/options.h"
 #include "record/recorder.h"
+#include "record/snapshot.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -62,6 +68,7 @@ void print_rank_summary(int rank, const rec::Summary& s) {
 int main(int argc, char** argv) {
   const bool emergency = argc > 1 && std::strcmp(argv[1], "emergency") == 0;
   const bool exit_early = argc > 1 && std::strcmp(argv[1], "exit") == 0;
+  const bool emergency_race = argc > 1 && std::strcmp(argv[1], "emergency-race") == 0;
   const long volume = argc > 2 && std::strcmp(argv[1], "volume") == 0 ? std::atol(argv[2]) : 0;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -153,6 +160,30 @@ int main(int argc, char** argv) {
     rec::emergency_flush("record_writer emergency test");
     MPI_Barrier(MPI_COMM_WORLD);
     rec::finalize(); // must be a no-op now
+    MPI_Finalize();
+    return 0;
+  }
+
+  if (emergency_race) {
+    // The worker is far into its buffer's later rounds when the flush comes, so a slot that was
+    // counted before it was filled would show an older number.
+    rec::snapshot::write_initial(); // as MPI_Init does: htrace-salvage reads the run back
+    std::atomic<long> recorded{0};
+    std::atomic<bool> stop{false};
+    std::thread worker([&] {
+      rec::Location* loc = rec::thread();
+      for (long i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+        loc->mpi_send(htrace::clock::stamp(), static_cast<std::uint32_t>(peer), world_id,
+                      static_cast<std::uint32_t>(i), static_cast<std::uint64_t>(i));
+        recorded.store(i + 1, std::memory_order_relaxed);
+      }
+    });
+    while (recorded.load() < 200000)
+      std::this_thread::yield();
+    rec::emergency_flush("record_writer emergency race");
+    stop = true;
+    worker.join();
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;
   }

@@ -191,8 +191,16 @@ def check_location(evs, expect_cause, entered, returned, exact, rank, may_be_emp
     require(markers[0][2] == max(times), "rank %d: marker not at the last recorded time" % rank)
     closing = sum(1 for _, n, _ in tail if n == "MPI_Barrier")
     if exact:
-        # Everything the rank did reached the archive (it flushed at its end).
-        require(barrier_enters == entered or (one_missing and barrier_enters == entered - 1),
+        # Everything the rank did reached the archive (it flushed at its end). A signal that lands
+        # after the program counted a barrier but before the tracer's Enter record was complete
+        # (some 20 ns of each call) leaves that barrier unrecorded and no region open: the order
+        # of the two is not observable, so that one case is allowed, and said.
+        in_window = (barrier_enters == entered - 1 and entered == returned + 1 and closing == 0)
+        if in_window:
+            print("rank %d: the signal landed between the program's count and the Enter record"
+                  % rank)
+        require(barrier_enters == entered or in_window or
+                (one_missing and barrier_enters == entered - 1),
                 "rank %d: %d barriers entered in the archive, the program entered %d" %
                 (rank, barrier_enters, entered))
         require(barrier_leaves - closing == returned, "rank %d: %d barriers returned in the "
@@ -378,6 +386,9 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
     require(traced[1] == plain[1], "output differs:\n%r\n%r" % (traced[1], plain[1]))
     err = traced[2]
     count_dir = traced[3]
+    for line in err.splitlines():  # the tracer's own account, for a failure's diagnosis
+        if line.startswith("htrace["):
+            print("stderr: " + line)
     program = [counts(count_dir, r) for r in (0, 1)]
 
     if mode == "finish":
