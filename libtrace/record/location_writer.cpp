@@ -291,9 +291,13 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     if (__builtin_expect(loc.min_global_ == INT64_MAX, 0))
       loc.min_global_ = static_cast<std::int64_t>(t);
   };
-  auto write_flush_mark = [&]() {
+  // `after_trigger`: right after the event whose append found the buffer full. The record then
+  // takes that event's time (the flush began nanoseconds later) and needs no timestamp record of
+  // its own: 9 bytes less per flush.
+  auto write_flush_mark = [&](bool after_trigger) {
     if (loc.flush_mark_begin_ < 0) return;
-    const OTF2_TimeStamp t0 = to_global(loc.flush_mark_begin_);
+    const OTF2_TimeStamp t0 = after_trigger ? static_cast<OTF2_TimeStamp>(to_global.last)
+                                            : to_global(loc.flush_mark_begin_);
     const OTF2_TimeStamp t1 = std::max<OTF2_TimeStamp>(
         t0, static_cast<OTF2_TimeStamp>(to_global.global(loc.flush_mark_end_)));
     loc.flush_mark_begin_ = loc.flush_mark_end_ = -1;
@@ -311,7 +315,7 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     loc.events_recorded_ += n;
     for (std::size_t i = 0; i < n; ++i) {
       write_record(b[i]);
-      if (i == 0) write_flush_mark(); // after the event that triggered the previous flush
+      if (i == 0) write_flush_mark(ok); // after the event that triggered the previous flush
     }
   };
   for (const auto& p : loc.pending_)
@@ -327,7 +331,7 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     write_range(loc.begin_, current);
   }
   loc.cursor_ = loc.begin_;
-  write_flush_mark(); // a flush with no event after it (final write)
+  write_flush_mark(false); // a flush with no event after it (final write)
   if (loc.min_global_ != INT64_MAX) loc.max_global_ = std::max(loc.max_global_, loc.last_global_);
 
   if (ok && mark_flush) {
