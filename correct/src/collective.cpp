@@ -29,24 +29,6 @@ int64_t max_excluding(const Top2& by_node, const Top2& by_process, const Collect
 
 } // namespace
 
-CollectivePattern collective_pattern(uint32_t op) {
-  switch (op) {
-  case OTF2_COLLECTIVE_OP_BCAST:
-  case OTF2_COLLECTIVE_OP_SCATTER:
-  case OTF2_COLLECTIVE_OP_SCATTERV:
-    return CollectivePattern::OneToN;
-  case OTF2_COLLECTIVE_OP_GATHER:
-  case OTF2_COLLECTIVE_OP_GATHERV:
-  case OTF2_COLLECTIVE_OP_REDUCE:
-    return CollectivePattern::NToOne;
-  case OTF2_COLLECTIVE_OP_SCAN:
-  case OTF2_COLLECTIVE_OP_EXSCAN:
-    return CollectivePattern::Prefix;
-  default:
-    return CollectivePattern::AllToAll;
-  }
-}
-
 CollectiveInstance::PrefixEntry& CollectiveInstance::prefix_entry(const CollectiveMember& m) {
   for (PrefixEntry& e : prefix)
     if (e.rank == m.rank) return e;

@@ -100,15 +100,6 @@ OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, 
   return OTF2_CALLBACK_SUCCESS;
 }
 
-// Whether a member's end waits for other members: only if data reaches it (MPI returns at once
-// from a collective that moves no data to the caller, e.g. a bcast of count 0), or the operation
-// synchronizes by itself. MPI_Comm_free need not synchronize (Open MPI's is local).
-bool end_waits(const RawColl& c) {
-  if (c.op == OTF2_COLLECTIVE_OP_DESTROY_HANDLE) return false;
-  return c.op == OTF2_COLLECTIVE_OP_BARRIER || c.op == OTF2_COLLECTIVE_OP_CREATE_HANDLE ||
-         c.received > 0;
-}
-
 } // namespace
 
 void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
@@ -148,7 +139,7 @@ void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
       inst.channel = id;
     }
     add_link(r.loc_, c.begin, LinkRole::Contribute, id, m);
-    if (end_waits(c)) add_link(r.loc_, c.end, LinkRole::Receive, id, m);
+    if (collective_end_waits(c.op, c.received)) add_link(r.loc_, c.end, LinkRole::Receive, id, m);
   }
   sort_links(r.loc_);
 }

@@ -1,39 +1,12 @@
 #include "clock_conditions.h"
 
+#include "correct/collective_rules.h"
+
 #include <algorithm>
-#include <otf2/otf2.h>
 
 namespace htrace::report {
-namespace {
 
-enum class Pattern { AllToAll, OneToN, NToOne, Prefix };
-
-Pattern pattern_of(std::uint8_t op) {
-  switch (op) {
-  case OTF2_COLLECTIVE_OP_BCAST:
-  case OTF2_COLLECTIVE_OP_SCATTER:
-  case OTF2_COLLECTIVE_OP_SCATTERV:
-    return Pattern::OneToN;
-  case OTF2_COLLECTIVE_OP_GATHER:
-  case OTF2_COLLECTIVE_OP_GATHERV:
-  case OTF2_COLLECTIVE_OP_REDUCE:
-    return Pattern::NToOne;
-  case OTF2_COLLECTIVE_OP_SCAN:
-  case OTF2_COLLECTIVE_OP_EXSCAN:
-    return Pattern::Prefix;
-  default:
-    return Pattern::AllToAll;
-  }
-}
-
-// MPI returns at once from a collective that moves no data to the caller (a bcast of count 0);
-// barrier and communicator creation synchronize by themselves; MPI_Comm_free need not.
-bool end_waits(std::uint8_t op, std::uint64_t received) {
-  if (op == OTF2_COLLECTIVE_OP_DESTROY_HANDLE) return false;
-  return op == OTF2_COLLECTIVE_OP_BARRIER || op == OTF2_COLLECTIVE_OP_CREATE_HANDLE || received > 0;
-}
-
-} // namespace
+using correct::CollectivePattern;
 
 // The implicit task of a thread in a team instance (distinct from every explicit task's key).
 ClockConditions::TaskKey ClockConditions::implicit_task(std::uint32_t team, std::uint32_t loc,
@@ -106,7 +79,7 @@ void ClockConditions::end_collective(std::uint32_t loc, PendingColl& c, std::int
   c.op = op;
   c.comm = comm;
   c.root = root;
-  c.waits = end_waits(op, received);
+  c.waits = correct::collective_end_waits(op, received);
   c.resolved = true;
   release_resolved(loc);
 }
@@ -155,23 +128,23 @@ void ClockConditions::evaluate(std::uint32_t comm, const CollInstance& inst) {
       if (take(r)) v = std::max(v, inst.members[r].begin);
     return v;
   };
-  const Pattern p = pattern_of(inst.op);
+  const CollectivePattern p = correct::collective_pattern(inst.op);
   for (std::size_t r = 0; r < inst.members.size(); ++r) {
     const Member& m = inst.members[r];
     if (!m.waits) continue;
     std::int64_t bound = kNone;
     const auto others = [&](std::size_t o) { return process(o) != process(r); };
     switch (p) {
-    case Pattern::AllToAll:
+    case CollectivePattern::AllToAll:
       bound = latest(others);
       break;
-    case Pattern::NToOne:
+    case CollectivePattern::NToOne:
       if (r == inst.root) bound = latest(others);
       break;
-    case Pattern::OneToN:
+    case CollectivePattern::OneToN:
       if (r != inst.root && inst.root < inst.members.size()) bound = inst.members[inst.root].begin;
       break;
-    case Pattern::Prefix:
+    case CollectivePattern::Prefix:
       bound = latest([&](std::size_t o) { return o < r; });
       break;
     }

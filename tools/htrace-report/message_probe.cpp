@@ -30,24 +30,22 @@ void MessageProbe::capture(ProbedEvent& e, std::uint32_t loc, std::uint64_t t,
   awaiting_.emplace_back(&e, stacks_[loc].size());
 }
 
+bool MessageProbe::between(long src, long dst) const {
+  return src >= 0 && dst >= 0 && defs_.locations[src].process == channel_.src &&
+         defs_.locations[dst].process == channel_.dst;
+}
+
 void MessageProbe::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
                         std::uint32_t tag, std::uint64_t bytes) {
   if (comm != channel_.comm || tag != channel_.tag) return;
-  const long dst = defs_.member(comm, peer);
-  if (dst < 0 || defs_.locations[loc].process != channel_.src ||
-      defs_.locations[dst].process != channel_.dst)
-    return;
-  if (sends_++ == index_) capture(sent, loc, t, bytes);
+  if (between(loc, defs_.member(comm, peer)) && sends_++ == index_) capture(sent, loc, t, bytes);
 }
 
 void MessageProbe::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
                         std::uint32_t tag, std::uint64_t bytes) {
   if (comm != channel_.comm || tag != channel_.tag) return;
-  const long src = defs_.member(comm, peer);
-  if (src < 0 || defs_.locations[src].process != channel_.src ||
-      defs_.locations[loc].process != channel_.dst)
-    return;
-  if (recvs_++ == index_) capture(received, loc, t, bytes);
+  if (between(defs_.member(comm, peer), loc) && recvs_++ == index_)
+    capture(received, loc, t, bytes);
 }
 
 } // namespace htrace::report

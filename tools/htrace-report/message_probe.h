@@ -41,6 +41,8 @@ private:
     std::int64_t begin;
   };
   void capture(ProbedEvent& e, std::uint32_t loc, std::uint64_t t, std::uint64_t bytes);
+  /// The message's ends (locations, -1 if unknown) are the probed channel's processes.
+  bool between(long src, long dst) const;
 
   const ArchiveDefs& defs_;
   ChannelKey channel_;

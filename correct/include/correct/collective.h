@@ -5,6 +5,7 @@
 #ifndef HTRACE_CORRECT_COLLECTIVE_H
 #define HTRACE_CORRECT_COLLECTIVE_H
 
+#include "correct/collective_rules.h"
 #include "correct/latencies.h"
 #include "correct/model.h"
 
@@ -17,15 +18,6 @@ struct CollectiveMember {
   uint32_t rank = 0;    // in the communicator
   uint32_t process = 0; // index into Definitions::processes
 };
-
-enum class CollectivePattern : uint8_t {
-  AllToAll, // barrier, all-to-all kinds, allreduce/allgather, reduce_scatter, comm create/destroy:
-            // every end after every other member's begin
-  OneToN,   // bcast, scatter[v]: non-root ends after the root's begin
-  NToOne,   // reduce, gather[v]: the root's end after every other begin
-  Prefix,   // scan, exscan: the end of rank r after the begins of ranks < r
-};
-CollectivePattern collective_pattern(uint32_t otf2_collective_op);
 
 struct CollectiveInstance {
   CollectivePattern pattern = CollectivePattern::AllToAll;
