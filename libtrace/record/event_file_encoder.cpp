@@ -51,6 +51,7 @@ bool EventFileEncoder::next_chunk() {
   std::memcpy(chunk_.get() + kLastEventOffset, &events_, sizeof events_);
   std::memset(chunk_.get() + pos_, kEndOfChunk, size_ - pos_);
   if (!write_all(chunk_.get(), size_)) return false;
+  ++chunks_written_;
   start_chunk();
   return true;
 }

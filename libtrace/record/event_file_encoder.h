@@ -67,6 +67,8 @@ public:
 
   /// errno of the first failure, 0 if none.
   int error() const { return error_; }
+  /// Full chunks written to the file so far.
+  std::uint64_t chunks_written() const { return chunks_written_; }
   const std::string& path() const { return path_; }
 
 private:
@@ -105,6 +107,7 @@ private:
   std::size_t size_ = 0; ///< 0 until open() succeeded, so begin_record() fails before
   std::size_t pos_ = 0;
   std::uint64_t events_ = 0;
+  std::uint64_t chunks_written_ = 0;
   OTF2_TimeStamp time_ = 0;
   bool stamped_ = false;           ///< the current chunk has a timestamp record
   std::uint8_t* length_ = nullptr; ///< length byte of the event being encoded

@@ -23,7 +23,7 @@ namespace {
 void write_all_locations(State& s) {
   for (auto& loc : s.locations) {
     std::lock_guard<std::mutex> lock(LocationAccess::write_mutex(*loc));
-    LocationAccess::write_out(*loc, s, /*mark_flush=*/false);
+    LocationAccess::write_out(*loc, s, LocationAccess::FlushMark::None);
     LocationAccess::close_writer(*loc, s);
   }
 }
@@ -365,7 +365,7 @@ void emergency_flush(const char* reason) {
       continue;
     }
     std::unique_lock<std::mutex> wl(m, std::adopt_lock);
-    LocationAccess::write_out(*loc, s, /*mark_flush=*/false);
+    LocationAccess::write_out(*loc, s, LocationAccess::FlushMark::None);
     LocationAccess::close_writer(*loc, s);
     written += LocationAccess::stats(*loc).events_written;
   }

@@ -73,6 +73,10 @@ EventRecord* Location::overflow() {
   return cursor_.load(std::memory_order_relaxed);
 }
 
+void Location::convert_ahead() {
+  LocationAccess::convert_ahead(*this);
+}
+
 namespace {
 
 Location* create_location() {

@@ -169,6 +169,22 @@ void LocationAccess::discard(Location& loc) {
   loc.cursor_ = loc.begin_;
 }
 
+namespace {
+
+/// Raises a SIGTERM or SIGINT that waited for the thread's own conversion (on_full,
+/// convert_ahead), now that the buffer is on its way to the file and unlocked: the emergency flush
+/// writes it. `event_lost`: the record that found the buffer full was not stored (the signal came
+/// first); the emergency flush says so.
+void raise_deferred_signal(bool event_lost) {
+  if (const int sig = t_deferred_signal) {
+    t_deferred_signal = 0;
+    if (event_lost) state().deferred_signal_event_lost = true;
+    std::raise(sig);
+  }
+}
+
+} // namespace
+
 void LocationAccess::on_full(Location& loc) {
   {
     std::lock_guard<std::mutex> lock(loc.write_mutex_);
@@ -176,14 +192,22 @@ void LocationAccess::on_full(Location& loc) {
     on_full_locked(loc);
     t_own_flush = nullptr;
   }
-  // A signal deferred during the conversion takes effect now that the buffer is on its way to the
-  // file and unlocked: the emergency flush writes it. The record that found the buffer full is
-  // not stored (the signal came first); the emergency flush says so.
-  if (const int sig = t_deferred_signal) {
-    t_deferred_signal = 0;
-    state().deferred_signal_event_lost = true;
-    std::raise(sig);
+  raise_deferred_signal(/*event_lost=*/true);
+}
+
+void LocationAccess::convert_ahead(Location& loc) {
+  State& s = state();
+  if (s.phase.load(std::memory_order_relaxed) != Phase::Recording) return;
+  {
+    // Another thread writing this location (finalize, an emergency flush) takes the buffer with
+    // it; before the archive exists or after recording stopped the buffer stays as it is.
+    std::unique_lock<std::mutex> lock(loc.write_mutex_, std::try_to_lock);
+    if (!lock.owns_lock() || s.phase.load() != Phase::Recording) return;
+    t_own_flush = &loc;
+    write_out(loc, s, FlushMark::ChunkWrite);
+    t_own_flush = nullptr;
   }
+  raise_deferred_signal(/*event_lost=*/false);
 }
 
 bool LocationAccess::keep_full_buffer(Location& loc) {
@@ -204,7 +228,7 @@ void LocationAccess::on_full_locked(Location& loc) {
   State& s = state();
   switch (s.phase.load()) {
   case Phase::Recording:
-    write_out(loc, s, /*mark_flush=*/true);
+    write_out(loc, s, FlushMark::Conversion);
     return;
   case Phase::BeforeStart:
     // No archive yet (e.g. OpenMP before MPI_Init): keep the full buffer, start a new one.
@@ -258,8 +282,8 @@ void fail_writing(State& s, const EventFileEncoder& file) {
 
 } // namespace
 
-void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
-  const clock::Stamp flush_begin = clock::stamp();
+void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
+  const clock::Stamp flush_begin = mark == FlushMark::Conversion ? clock::stamp() : 0;
   if (s.failed.load() || !s.archive) {
     discard(loc);
     return;
@@ -272,6 +296,7 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
   clock::maybe_anchor(); // so that these stamps lie between anchors, not beyond the last one
   const clock::GlobalTimeMap map = s.current_map();
   TimeClamp to_global{map, loc.last_global_, loc.clamped_};
+  const std::uint64_t chunks_before = file->chunks_written();
 
   bool ok = true;
   auto write_record = [&](const EventRecord& r) {
@@ -291,17 +316,9 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     if (__builtin_expect(loc.min_global_ == INT64_MAX, 0))
       loc.min_global_ = static_cast<std::int64_t>(t);
   };
-  // `after_trigger`: right after the event whose append found the buffer full. The record then
-  // takes that event's time (the flush began nanoseconds later) and needs no timestamp record of
-  // its own: 9 bytes less per flush.
-  auto write_flush_mark = [&](bool after_trigger) {
-    if (loc.flush_mark_begin_ < 0) return;
-    const OTF2_TimeStamp t0 = after_trigger ? static_cast<OTF2_TimeStamp>(to_global.last)
-                                            : to_global(loc.flush_mark_begin_);
-    const OTF2_TimeStamp t1 = std::max<OTF2_TimeStamp>(
-        t0, static_cast<OTF2_TimeStamp>(to_global.global(loc.flush_mark_end_)));
-    loc.flush_mark_begin_ = loc.flush_mark_end_ = -1;
-    if (!ok) return;
+  auto encode_flush_mark = [&](OTF2_TimeStamp t0, clock::Stamp end) {
+    const OTF2_TimeStamp t1 =
+        std::max<OTF2_TimeStamp>(t0, static_cast<OTF2_TimeStamp>(to_global.global(end)));
     if (!encode_BufferFlush(*file, t0, t1)) {
       ok = false;
       fail_writing(s, *file);
@@ -310,6 +327,17 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
     ++loc.events_written_;
     ++loc.flushes_;
     loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t0));
+  };
+  // `after_trigger`: right after the event whose append found the buffer full. The record then
+  // takes that event's time (the flush began nanoseconds later) and needs no timestamp record of
+  // its own: 9 bytes less per flush.
+  auto write_flush_mark = [&](bool after_trigger) {
+    if (loc.flush_mark_begin_ < 0) return;
+    const OTF2_TimeStamp t0 = after_trigger ? static_cast<OTF2_TimeStamp>(to_global.last)
+                                            : to_global(loc.flush_mark_begin_);
+    const clock::Stamp end = loc.flush_mark_end_;
+    loc.flush_mark_begin_ = loc.flush_mark_end_ = -1;
+    if (ok) encode_flush_mark(t0, end);
   };
   auto write_range = [&](const EventRecord* b, std::size_t n) {
     loc.events_recorded_ += n;
@@ -334,9 +362,13 @@ void LocationAccess::write_out(Location& loc, State& s, bool mark_flush) {
   write_flush_mark(false); // a flush with no event after it (final write)
   if (loc.min_global_ != INT64_MAX) loc.max_global_ = std::max(loc.max_global_, loc.last_global_);
 
-  if (ok && mark_flush) {
+  if (!ok) return;
+  if (mark == FlushMark::Conversion) {
     loc.flush_mark_begin_ = flush_begin;
     loc.flush_mark_end_ = clock::stamp();
+  } else if (mark == FlushMark::ChunkWrite && file->chunks_written() != chunks_before) {
+    // From the last event (the call that converts ahead entered nanoseconds ago) to now.
+    encode_flush_mark(static_cast<OTF2_TimeStamp>(to_global.last), clock::stamp());
   }
 }
 

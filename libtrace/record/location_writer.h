@@ -12,11 +12,20 @@ struct LocationAccess {
   /// The hot path's slow branch: the buffer is full.
   static void on_full(Location& loc);
   static void on_full_locked(Location& loc); ///< caller holds loc's write mutex
+  /// Location::convert_while_waiting(): converts the buffer now if the location is recording and
+  /// no other thread is writing it (then it stays for later).
+  static void convert_ahead(Location& loc);
   /// Keeps the full buffer as pending and gives the location a fresh one; false if memory is short.
   static bool keep_full_buffer(Location& loc);
-  /// Writes pending buffers and the current buffer, then resets it; `mark_flush` adds a
-  /// BufferFlush record spanning the write. Caller holds loc's write mutex.
-  static void write_out(Location& loc, State& s, bool mark_flush);
+  /// Which BufferFlush record write_out() leaves in the trace for its own time.
+  enum class FlushMark {
+    None,       ///< the final writes (finalize, emergency)
+    Conversion, ///< a full buffer: the whole conversion stalled the thread
+    ChunkWrite, ///< a conversion ahead: marked only when it wrote a chunk to the file
+  };
+  /// Writes pending buffers and the current buffer, then resets it. Caller holds loc's write
+  /// mutex.
+  static void write_out(Location& loc, State& s, FlushMark mark);
   /// Ends the location's event file (complete and closed afterwards).
   static void close_writer(Location& loc, State& s);
   /// Drops everything buffered (tracing disabled), counting it.

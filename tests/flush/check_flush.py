@@ -1,15 +1,18 @@
 """Many flushes on several threads keep every event, in order (issue 16).
 
-Runs flush_threads (3 threads per rank, MPI_THREAD_MULTIPLE) traced with a 4 KiB event buffer
-(85 records: a buffer conversion every ~9 iterations of a thread, OTF2 chunk writes on top), then
-reads the archive with python3-otf2 and checks, per worker thread location, that the events are
+Runs flush_threads (3 threads per rank, MPI_THREAD_MULTIPLE) traced with a small event buffer,
+then reads the archive with python3-otf2 and checks, per worker thread location, that the events are
 exactly the program's calls in program order: for every iteration i, Enter MPI_Isend, MpiIsend
 (tag i, 8 bytes, request r), Leave, Enter MPI_Recv, MpiRecv (tag i, 8 bytes), Leave, Enter
 MPI_Wait, MpiIsendComplete (request r), Leave, with only BufferFlush records in between;
 timestamps never decrease; the counts equal what the program printed; the tracer reports nothing
 dropped.
 
-usage: check_flush.py FLUSH_THREADS_BINARY TSC_STAMPS(0|1)
+BUFFER 4k (85 records): the recorder converts ahead at MPI_Recv and MPI_Wait once 32 records
+wait, so no buffer ever fills and BufferFlush records mark only the event file's chunk writes.
+BUFFER 1k (21 records, fewer than 32): every conversion is at a full buffer, each one marked.
+
+usage: check_flush.py FLUSH_THREADS_BINARY TSC_STAMPS(0|1) BUFFER(4k|1k)
 """
 import collections
 import os
@@ -31,10 +34,11 @@ def fail(message):
 
 
 def main():
-    binary, stamps = sys.argv[1], sys.argv[2]
+    binary, stamps, buffer = sys.argv[1], sys.argv[2], sys.argv[3]
+    records = {"4k": 85, "1k": 21}[buffer]
     mpirun = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
     with tempfile.TemporaryDirectory(prefix="htrace-flush-") as work:
-        env = dict(os.environ, HTRACE_BUFFER_SIZE="4k", HTRACE_ARCHIVE_DIR=work,
+        env = dict(os.environ, HTRACE_BUFFER_SIZE=buffer, HTRACE_ARCHIVE_DIR=work,
                    HTRACE_ARCHIVE_NAME="flush", HTRACE_TSC_STAMPS=stamps, HTRACE_VERBOSE="1")
         cmd = [*mpirun, "-np", "2", "--bind-to", "none", "-x", f"LD_PRELOAD={os.environ['HTRACE_LIB']}",
                "-x", "HTRACE_BUFFER_SIZE", "-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_ARCHIVE_NAME",
@@ -84,13 +88,15 @@ def main():
                     and isinstance(done, MpiIsendComplete) and done.request_id == send.request_id):
                 fail(f"location {ref:#x}, iteration {i}: {[type(e).__name__ for e in block]} "
                      f"{[getattr(e, 'msg_tag', None) for e in block]}")
-        # 9 records per iteration in an 85-record buffer: one conversion per ~9 iterations.
-        if flushes_here < PER_ITER * ITERS // 85 - 2:
-            fail(f"location {ref:#x}: only {flushes_here} BufferFlush records")
+        if records < 32:  # 9 records per iteration: a full buffer every 2-3 iterations
+            if flushes_here < PER_ITER * ITERS // records - 2:
+                fail(f"location {ref:#x}: only {flushes_here} BufferFlush records")
+        elif flushes_here > 2:  # ~270 KB of events: one 256 KiB chunk write, not ~300 buffers
+            fail(f"location {ref:#x}: {flushes_here} BufferFlush records: buffers filled up")
     if workers != {0: THREADS, 1: THREADS}:
         fail(f"expected {THREADS} worker locations per rank, found {dict(workers)}")
     print(f"ok: {2 * THREADS} threads x {PER_ITER * ITERS} events in program order, {flushes} flushes, "
-          f"TSC stamps {stamps}")
+          f"TSC stamps {stamps}, buffer {buffer}")
 
 
 main()

@@ -8,6 +8,7 @@ usage: check_archive.py full ARCHIVE_DIR WRITER_STDOUT   every check of the 'wri
                                                          worker's MpiSends numbered 0, 1, 2, ...
 """
 import collections
+import os
 import re
 import subprocess
 import sys
@@ -185,12 +186,42 @@ def check_race(path):
         print(f'location {loc}: {len(sends)} sends, whole and in order')
 
 
+def check_volume_ahead(path, pairs_written, writer_stdout):
+    """Conversions ahead (Location::convert_while_waiting) inside every Enter/Leave pair: every
+    pair is in the file in order, and each BufferFlush record marks a write of a full 256 KiB
+    chunk: as many as the event file has full chunks, each between the Enter of the conversion's
+    pair (same time) and its Leave (not before the flush ended)."""
+    defs, per_location = read(path)
+    check_time_order(per_location)
+    pairs = pairs_written + PRE_START_PAIRS
+    ours = {int(r): int(f) for r, f in re.findall(r'RANK (\d+) .*flushes=(\d+)', open(writer_stdout).read())}
+    for loc in [l for l in defs.locations if l._ref < (1 << 32)]:  # master threads
+        events = per_location[loc._ref]
+        calls = [e for e in events if not isinstance(e, BufferFlush)]
+        check(len(calls) == 2 * pairs and all(isinstance(e, Enter if i % 2 == 0 else Leave)
+                                               for i, e in enumerate(calls)),
+              f'{loc._ref}: not {pairs} Enter/Leave pairs in order')
+        chunks = (os.path.getsize(f'{path}/traces/{loc._ref}.evt') - 1) // (256 << 10)
+        marks = [i for i, e in enumerate(events) if isinstance(e, BufferFlush)]
+        check(chunks >= 5 and len(marks) == chunks == ours.get(loc._ref, -1),
+              f'{loc._ref}: {len(marks)} BufferFlush records, {chunks} full chunks, summary {ours}')
+        for i in marks:
+            before, mark, after = events[i - 1], events[i], events[i + 1]
+            check(isinstance(before, Enter) and isinstance(after, Leave) and before.time == mark.time
+                  and mark.time <= mark.stop_time <= after.time,
+                  f'{loc._ref}: BufferFlush {mark.time}..{mark.stop_time} between '
+                  f'{type(before).__name__} {before.time} and {type(after).__name__} {after.time}')
+    print(f'{path}: conversions ahead checked')
+
+
 def main():
     mode, path = sys.argv[1], sys.argv[2]
     if mode == 'full':
         check_full(path, sys.argv[3])
     elif mode == 'race':
         check_race(path)
+    elif mode == 'volume-ahead':
+        check_volume_ahead(path, int(sys.argv[3]), sys.argv[4])
     elif mode == 'volume':
         defs, per_location = read(path)
         check_time_order(per_location)

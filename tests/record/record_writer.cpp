@@ -5,6 +5,9 @@
 //   record_writer emergency  a few events, then emergency_flush() instead of finalize()
 //   record_writer exit       a few events, then exit(0) without MPI_Finalize
 //   record_writer volume N   N Enter/Leave pairs per rank (exercises OTF2's own buffer flushes)
+//   record_writer volume-ahead N
+//                            the same, converting ahead (convert_while_waiting) inside each pair,
+//                            as the wrapper of a receive does before the PMPI call
 //   record_writer emergency-race
 //                            a second thread records numbered MpiSend events without pause while
 //                            the main thread runs emergency_flush(): what reaches the file must be
@@ -69,7 +72,9 @@ int main(int argc, char** argv) {
   const bool emergency = argc > 1 && std::strcmp(argv[1], "emergency") == 0;
   const bool exit_early = argc > 1 && std::strcmp(argv[1], "exit") == 0;
   const bool emergency_race = argc > 1 && std::strcmp(argv[1], "emergency-race") == 0;
-  const long volume = argc > 2 && std::strcmp(argv[1], "volume") == 0 ? std::atol(argv[2]) : 0;
+  const bool ahead = argc > 2 && std::strcmp(argv[1], "volume-ahead") == 0;
+  const long volume =
+      argc > 2 && (ahead || std::strcmp(argv[1], "volume") == 0) ? std::atol(argv[2]) : 0;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank = 0, size = 0;
@@ -192,6 +197,7 @@ int main(int argc, char** argv) {
     const std::int64_t began = htrace::clock::posix_now(CLOCK_MONOTONIC);
     for (long i = 0; i < volume; ++i) {
       main_loc->enter(htrace::clock::stamp(), compute);
+      if (ahead) main_loc->convert_while_waiting();
       main_loc->leave(htrace::clock::stamp(), compute);
     }
     const double ns_per_event =

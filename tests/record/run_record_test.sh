@@ -52,6 +52,12 @@ volume)
   HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_NAME=vol run volume 100000 || fail "exit code $?"
   "$python" "$checker" volume vol 100000 out || fail "archive check"
   ;;
+volume_ahead)
+  # Converting ahead, as at a receive: no full buffer, so the BufferFlush records mark the chunk
+  # writes, about 10 of them.
+  HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_NAME=vol run volume-ahead 100000 || fail "exit code $?"
+  "$python" "$checker" volume-ahead vol 100000 out || fail "archive check"
+  ;;
 full_disk)
   # A 300 KiB file system fills up mid-run: one line per rank, exit code 0, no hang.
   mkdir small
