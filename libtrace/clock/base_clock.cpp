@@ -139,6 +139,8 @@ Anchor g_anchors[kMaxAnchors];
 std::atomic<std::size_t> g_anchor_count{0};
 std::atomic<bool> g_anchor_busy{false};
 double g_ticks_per_ns = 1.0; ///< first estimate, written before the second anchor is published
+/// The shortest gap between anchors (10 ms) in ticks: maybe_anchor()'s test on integers.
+Stamp g_min_gap_ticks = 0;
 
 /// One (TSC, CLOCK_MONOTONIC) pair: the TSC read between two clock reads, the tightest bracket of
 /// a few tries (a preemption or an interrupt inside one try does not skew the pair).
@@ -179,6 +181,7 @@ void decide(bool use_tsc) {
       second = read_anchor();
     g_ticks_per_ns =
         static_cast<double>(second.tsc - first.tsc) / static_cast<double>(second.ns - first.ns);
+    g_min_gap_ticks = static_cast<Stamp>(1e7 * g_ticks_per_ns);
     publish_anchor(first);
     publish_anchor(second);
     detail::g_stamp_kind = StampKind::Tsc;
@@ -212,12 +215,16 @@ Stamp stamp_before(Stamp s, Nanoseconds ago_ns) {
 }
 
 void maybe_anchor() {
+  if (detail::g_stamp_kind == StampKind::Tsc) maybe_anchor(static_cast<Stamp>(detail::read_tsc()));
+}
+
+void maybe_anchor(Stamp t) {
   if (detail::g_stamp_kind != StampKind::Tsc) return;
   const std::size_t n = g_anchor_count.load(std::memory_order_acquire);
   if (n < 2 || n >= kMaxAnchors) return;
   // Dense early (the run's first segments set the rate of everything extrapolated), then sparse:
-  // the gap is 1/64 of the run so far, between 10 ms and 1 s.
-  const Stamp t = static_cast<Stamp>(detail::read_tsc());
+  // the gap is 1/64 of the run so far, between 10 ms and 1 s. Most calls end at the first test.
+  if (t - g_anchors[n - 1].tsc < g_min_gap_ticks) return;
   const double age_ns = static_cast<double>(t - g_anchors[0].tsc) / g_ticks_per_ns;
   const double gap_ns = static_cast<double>(t - g_anchors[n - 1].tsc) / g_ticks_per_ns;
   if (gap_ns < std::clamp(age_ns / 64, 1e7, 1e9)) return;
@@ -228,8 +235,13 @@ void maybe_anchor() {
 
 StampConverter::StampConverter(const GlobalTimeMap& map) : map_(map) {
   if (detail::g_stamp_kind == StampKind::Tsc)
-    count_ = g_anchor_count.load(std::memory_order_acquire);
+    count_ = seen_ = g_anchor_count.load(std::memory_order_acquire);
   if (count_ < 2) count_ = 0;
+}
+
+bool StampConverter::current() const {
+  return detail::g_stamp_kind != StampKind::Tsc ||
+         g_anchor_count.load(std::memory_order_acquire) == seen_;
 }
 
 std::int64_t StampConverter::fixed_rate(double rate) {

@@ -127,6 +127,9 @@ Stamp stamp_before(Stamp s, Nanoseconds ago_ns);
 /// Records an anchor if the last one is old enough (cheap otherwise; never blocks: a concurrent
 /// caller makes it skip). The recorder calls it before converting a buffer.
 void maybe_anchor();
+/// The same, deciding on `recent`, a stamp taken moments ago (the last event's), instead of
+/// reading the TSC: a few integer operations when no anchor is due.
+void maybe_anchor(Stamp recent);
 
 /// Converts the stamps of one buffer (any order, mostly increasing) into global ns: each stamp
 /// becomes base-clock ns (linear between anchors, the last segment's rate beyond them; the
@@ -136,6 +139,9 @@ void maybe_anchor();
 class StampConverter {
 public:
   explicit StampConverter(const GlobalTimeMap& map = {});
+  /// False once anchors were added after construction: a new converter then interpolates where
+  /// this one extrapolates.
+  bool current() const;
   /// Global ns of stamp `s` (base-clock ns when the map is the identity).
   Nanoseconds operator()(Stamp s) {
     if (__builtin_expect(s < seg_begin_ || s >= seg_end_, 0)) select(s);
@@ -150,6 +156,7 @@ private:
   static std::int64_t fixed_rate(double rate);
   GlobalTimeMap map_;
   std::size_t count_ = 0;             ///< anchors in the snapshot (0: base-clock stamps)
+  std::size_t seen_ = 0;              ///< anchors published at construction
   Stamp seg_begin_ = 0, seg_end_ = 0; ///< empty until the first select()
   Stamp seg_stamp_ = 0;
   /// Fractional bits of the rate: 2^-40 relative error is 0.001 ns over a 1 s segment, and

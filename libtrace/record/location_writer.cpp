@@ -33,10 +33,9 @@ constexpr std::size_t kMaxPendingBytes = 48u << 20;
 /// Global timestamp for OTF2 from a stamp (clock::stamp(): TSC or base-clock ns), never below
 /// the previous one of this location (OTF2 rejects a decreasing timestamp); the clamp is counted.
 struct TimeClamp {
-  const clock::GlobalTimeMap& map;
+  clock::StampConverter& global; ///< stamp -> base-clock ns -> global ns, fused
   std::int64_t& last;
   std::uint64_t& clamped;
-  clock::StampConverter global{map}; ///< stamp -> base-clock ns -> global ns, fused
   OTF2_TimeStamp operator()(clock::Stamp stamp) {
     std::int64_t g = global(stamp);
     if (g < last) {
@@ -275,6 +274,19 @@ EventFileEncoder* event_file(State& s, LocationId id, std::unique_ptr<EventFileE
   return file.get();
 }
 
+} // namespace
+
+clock::StampConverter& LocationAccess::converter(Location& loc, State& s) {
+  const std::uint32_t version = s.map_version.load(std::memory_order_acquire);
+  if (!loc.converter_ || !loc.converter_->current() || loc.converter_map_version_ != version) {
+    loc.converter_.emplace(s.current_map());
+    loc.converter_map_version_ = version;
+  }
+  return *loc.converter_;
+}
+
+namespace {
+
 void fail_writing(State& s, const EventFileEncoder& file) {
   s.fail(std::string("writing the trace archive failed (") + std::strerror(file.error()) + ": '" +
          file.path() + "'); the application continues untraced");
@@ -293,9 +305,11 @@ void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
     discard(loc);
     return;
   }
-  clock::maybe_anchor(); // so that these stamps lie between anchors, not beyond the last one
-  const clock::GlobalTimeMap map = s.current_map();
-  TimeClamp to_global{map, loc.last_global_, loc.clamped_};
+  // So that these stamps lie between anchors, not beyond the last one; the newest record's stamp
+  // stands for now.
+  const EventRecord* newest = loc.cursor_.load(std::memory_order_acquire);
+  clock::maybe_anchor(newest != loc.begin_ ? newest[-1].time : clock::stamp());
+  TimeClamp to_global{LocationAccess::converter(loc, s), loc.last_global_, loc.clamped_};
   const std::uint64_t chunks_before = file->chunks_written();
 
   bool ok = true;

@@ -26,6 +26,10 @@ struct LocationAccess {
   /// Writes pending buffers and the current buffer, then resets it. Caller holds loc's write
   /// mutex.
   static void write_out(Location& loc, State& s, FlushMark mark);
+  /// The location's stamp converter, kept from one conversion to the next while the anchors and
+  /// the global time map stay the same: a new one costs the map's lock, a search over the anchors
+  /// and a division, as much as converting a few records. Caller holds loc's write mutex.
+  static clock::StampConverter& converter(Location& loc, State& s);
   /// Ends the location's event file (complete and closed afterwards).
   static void close_writer(Location& loc, State& s);
   /// Drops everything buffered (tracing disabled), counting it.

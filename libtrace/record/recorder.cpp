@@ -147,6 +147,7 @@ void set_global_time_map(const clock::GlobalTimeMap& map) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.map_mutex);
   s.map = map;
+  s.map_version.fetch_add(1, std::memory_order_release);
 }
 
 void set_archive_property(const std::string& name, const std::string& value) {

@@ -13,6 +13,7 @@
 //    them across ranks in finalize().
 #pragma once
 
+#include "clock/base_clock.h"
 #include "clock/global_time_map.h"
 #include "record/event_record.h"
 
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -254,6 +256,9 @@ private:
 
   // Statistics and time bookkeeping, guarded by write_mutex_.
   std::int64_t last_global_ = 0; ///< last timestamp written (global ns), for the clamp
+  /// The last conversion's stamp converter and the global time map version it was made for.
+  std::optional<clock::StampConverter> converter_;
+  std::uint32_t converter_map_version_ = 0;
   std::int64_t min_global_ = INT64_MAX;
   std::int64_t max_global_ = INT64_MIN;
   std::uint64_t events_written_ = 0; ///< OTF2 records written, BufferFlush records included

@@ -81,6 +81,7 @@ struct State {
 
   std::mutex map_mutex;
   clock::GlobalTimeMap map;
+  std::atomic<std::uint32_t> map_version{0}; ///< changes with every set_global_time_map()
 
   std::atomic<bool> finalize_pending{false}; ///< start() succeeded; finalize/emergency not yet run
   std::atomic<bool> archive_ready{false};    ///< archive opened by start(), not yet closed
