@@ -206,7 +206,7 @@ void finalize() {
       hook();
   if (!s.finalize_pending.exchange(false)) return;
   s.phase = Phase::Stopped;
-  s.thread_lookup_ok = false;
+  detail::g_thread_lookup_ok = false;
   auto* archive = reinterpret_cast<OTF2_Archive*>(s.archive);
 
   // Phase times for the debug log (bench/initfinal models large runs from them).
@@ -346,7 +346,7 @@ void emergency_flush(const char* reason) {
   State& s = state();
   if (!s.finalize_pending.exchange(false)) return;
   s.phase = Phase::Stopped;
-  s.thread_lookup_ok = false;
+  detail::g_thread_lookup_ok = false;
   snapshot::mark_end(reason);
   // Never block for good: a thread interrupted by a signal may hold any of these locks. A thread
   // interrupted inside its own conversion holds the registry or its location: no wait there.

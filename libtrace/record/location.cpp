@@ -11,10 +11,6 @@
 namespace htrace::record {
 namespace {
 
-// initial-exec: libhtrace is preloaded, so its TLS is static and every traced call reaches its
-// location without a __tls_get_addr call.
-thread_local Location* t_location __attribute__((tls_model("initial-exec"))) = nullptr;
-
 constexpr std::size_t kMinRecords = 16; // even a silly HTRACE_BUFFER_SIZE holds a few events
 
 } // namespace
@@ -28,7 +24,7 @@ State& state() {
 void State::fail(const std::string& reason) {
   failed = true;
   phase = Phase::Stopped;
-  thread_lookup_ok = false;
+  detail::g_thread_lookup_ok = false;
   // What htrace-salvage reports: the cause, without the advice after ';'.
   snapshot::mark_end(("write failure: " + reason.substr(0, reason.find(';'))).c_str());
   if (!failure_logged.exchange(true)) log::error("recording stopped: %s", reason.c_str());
@@ -41,7 +37,7 @@ void ensure_configured_locked(State& s) {
   s.configured = true;
   if (!s.options.enable) {
     s.phase = Phase::Disabled;
-    s.thread_lookup_ok = false;
+    detail::g_thread_lookup_ok = false;
   }
 }
 
@@ -52,7 +48,7 @@ void configure(const Options& options) {
   s.configured = true;
   if (!options.enable) {
     s.phase = Phase::Disabled;
-    s.thread_lookup_ok = false;
+    detail::g_thread_lookup_ok = false;
   }
 }
 
@@ -107,17 +103,15 @@ Location* create_location() {
 
 } // namespace
 
-Location* thread() {
-  Location* loc = t_location;
-  if (loc && state().thread_lookup_ok.load(std::memory_order_relaxed)) return loc;
-  if (loc || !state().thread_lookup_ok.load()) return nullptr;
+Location* detail::thread_slow() {
+  if (t_location || !g_thread_lookup_ok.load()) return nullptr;
   t_location = create_location();
   return t_location;
 }
 
 /// The calling thread's location without creating one (start() uses it to find thread 0).
 Location* existing_thread_location() {
-  return t_location;
+  return detail::t_location;
 }
 
 } // namespace htrace::record

@@ -70,7 +70,7 @@ void exit_without_finalize() {
 
 void disable(State& s) {
   s.phase = Phase::Disabled;
-  s.thread_lookup_ok = false;
+  detail::g_thread_lookup_ok = false;
   std::lock_guard<std::mutex> lock(s.mutex);
   for (auto& loc : s.locations) {
     std::lock_guard<std::mutex> wl(LocationAccess::write_mutex(*loc));

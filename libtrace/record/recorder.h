@@ -272,8 +272,23 @@ private:
   std::int64_t flush_mark_end_ = -1;
 };
 
+namespace detail {
+// initial-exec: libhtrace is preloaded, so its TLS is static and every traced call reaches its
+// location with one fs-relative load, without a call.
+inline thread_local Location* t_location __attribute__((tls_model("initial-exec"))) = nullptr;
+/// False once recording stopped or tracing is disabled: thread() then returns nullptr.
+inline std::atomic<bool> g_thread_lookup_ok{true};
+Location* thread_slow(); ///< first event of a thread, or recording over
+} // namespace detail
+
 /// The calling thread's location; nullptr when tracing is disabled or has failed.
-Location* thread();
+inline Location* thread() {
+  Location* loc = detail::t_location;
+  if (__builtin_expect(loc != nullptr, 1) &&
+      detail::g_thread_lookup_ok.load(std::memory_order_relaxed))
+    return loc;
+  return detail::thread_slow();
+}
 
 /// Lifecycle, driven by the MPI_Init / MPI_Finalize wrappers.
 /// start(): after PMPI_Init, on the tracer's private duplicate of MPI_COMM_WORLD. Creates the

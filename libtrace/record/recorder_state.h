@@ -51,7 +51,6 @@ struct CommDef {
 struct State {
   std::mutex mutex; ///< registry and definitions (never taken on the hot path)
   std::atomic<Phase> phase{Phase::BeforeStart};
-  std::atomic<bool> thread_lookup_ok{true}; ///< false once Stopped/Disabled (read by thread())
 
   bool configured = false;
   Options options;
