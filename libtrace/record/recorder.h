@@ -203,7 +203,7 @@ public:
         cursor_.load(std::memory_order_relaxed) != begin_)
       convert_ahead();
   }
-  /// About 10 point-to-point calls: a conversion of ~5 ns a record plus ~40 ns stays within the
+  /// About 10 point-to-point calls: a conversion of ~5 ns a record plus ~10 ns stays within the
   /// few hundred ns a ping-pong waits for the reply.
   static constexpr std::ptrdiff_t kConvertAheadRecords = 32;
   static constexpr unsigned kCollectivesPerConversion = 32; ///< a power of 2
