@@ -240,8 +240,9 @@ StampConverter::StampConverter(const GlobalTimeMap& map) : map_(map) {
 }
 
 bool StampConverter::current() const {
-  return detail::g_stamp_kind != StampKind::Tsc ||
-         g_anchor_count.load(std::memory_order_acquire) == seen_;
+  // Without anchors the one segment is based at the first stamp converted; a fresh converter
+  // bases it anew, so that the fixed-point rate's rounding never adds up over a long run.
+  return count_ != 0 && g_anchor_count.load(std::memory_order_acquire) == seen_;
 }
 
 std::int64_t StampConverter::fixed_rate(double rate) {

@@ -139,8 +139,8 @@ void maybe_anchor(Stamp recent);
 class StampConverter {
 public:
   explicit StampConverter(const GlobalTimeMap& map = {});
-  /// False once anchors were added after construction: a new converter then interpolates where
-  /// this one extrapolates.
+  /// False once anchors were added after construction (a new converter then interpolates where
+  /// this one extrapolates), and without anchors (a new one re-bases its single segment).
   bool current() const;
   /// Global ns of stamp `s` (base-clock ns when the map is the identity).
   Nanoseconds operator()(Stamp s) {

@@ -143,13 +143,15 @@ REVEAL = {
     "testsome": "*outcount != MPI_UNDEFINED && *outcount > 0",
     "improbe": "rc == MPI_SUCCESS && *flag",
 }
-# Skeletons of calls that may wait for another rank once every message they send has left:
-# their wrappers let the recorder convert its buffer ahead just before the PMPI call, where the
-# conversion overlaps the wait (Location::convert_while_waiting), or, at blocking collectives,
-# where every rank converts in the same call (convert_at_collective). Not Sendrecv, whose send
-# starts inside the call: converting first would delay the partner.
+# Skeletons of calls that may wait for another rank: their wrappers let the recorder convert its
+# buffer ahead just before the PMPI call, where the conversion overlaps the wait
+# (Call::convert_while_waiting), or, at blocking collectives, where every rank converts in the
+# same call (convert_at_collective). Not Sendrecv, whose send starts inside the call: converting
+# first would delay the partner. Not MPI_Win_fence, whose records written after the call carry
+# its entry time: a BufferFlush record marking a chunk write in the conversion would end after
+# them.
 MAY_WAIT = {"recv", "mrecv", "wait", "waitany", "waitall", "waitsome", "win_wait"}
-COLLECTIVE_WAIT = {"coll", "win_fence"}
+COLLECTIVE_WAIT = {"coll"}
 # Communicator constructors and destructors keep the communicator registry right: never excluded.
 # Likewise windows and files: their later records need the definitions made at creation.
 STRUCTURAL = {"comm_create", "comm_free", "win_create", "win_free", "file_open", "file_close"}
@@ -199,8 +201,8 @@ def wrapper(family, skeleton, p):
     fill.update(rma_io_fill(fid, names))
     before, after = (s.format(**fill) for s in SKELETONS[skeleton])
     if skeleton in MAY_WAIT | COLLECTIVE_WAIT:
-        before += ("  " if before else "") + ("L.convert_at_collective();\n" if skeleton in COLLECTIVE_WAIT
-                                              else "L.convert_while_waiting();\n")
+        before += ("  " if before else "") + ("call.convert_at_collective();\n" if skeleton in COLLECTIVE_WAIT
+                                              else "call.convert_while_waiting();\n")
     if skeleton in REVEAL:
         after = f"if (call.record_if({REVEAL[skeleton]})) {{\n    {after}  }}\n"
     # The completion time ends the region (Leave) whether or not the snippet needs it as T.

@@ -64,6 +64,14 @@ public:
 
   bool traced() const { return location_ != nullptr; }
   record::Location& location() const { return *location_; }
+  /// Just before the PMPI call of a call that may wait: lets the recorder convert its buffer
+  /// (record::Location::convert_while_waiting). Not while the call is hidden: revealed after the
+  /// PMPI call, it writes its Enter at its entry time, before the end of the conversion.
+  void convert_while_waiting() {
+    if (!hidden_) location_->convert_while_waiting();
+  }
+  /// Just before the PMPI call of a blocking collective (never hidden: not revealable).
+  void convert_at_collective() { location_->convert_at_collective(); }
   /// Time of Enter: also the time of records written before the PMPI call.
   record::LocalTime entered() const { return entered_; }
   /// Reads the clock once after the PMPI call; records written then and Leave share it, so a

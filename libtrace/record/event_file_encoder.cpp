@@ -50,20 +50,10 @@ bool EventFileEncoder::next_chunk() {
   if (error_ != 0 || size_ == 0) return false;
   std::memcpy(chunk_.get() + kLastEventOffset, &events_, sizeof events_);
   std::memset(chunk_.get() + pos_, kEndOfChunk, size_ - pos_);
-  reserve_ahead((chunks_written_ + 1) * size_);
   if (!write_all(chunk_.get(), size_)) return false;
   ++chunks_written_;
   start_chunk();
   return true;
-}
-
-void EventFileEncoder::reserve_ahead(std::uint64_t end) {
-  if (!can_reserve_ || end <= reserved_) return;
-  if (::fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(reserved_),
-                  static_cast<off_t>(kReserveStep)) == 0)
-    reserved_ += kReserveStep;
-  else
-    can_reserve_ = false; // not supported, or the disk is full: the writes say so
 }
 
 bool EventFileEncoder::write_all(const std::uint8_t* p, std::size_t n) {
@@ -87,10 +77,6 @@ bool EventFileEncoder::finish() {
   chunk_[pos_++] = kEndOfFile;
   chunk_[pos_++] = kEndOfBuffer; // as OTF2 ends its files
   const bool written = write_all(chunk_.get(), pos_);
-  // Blocks reserved beyond the end go back (truncating to the size itself releases them).
-  const std::uint64_t file_size = chunks_written_ * size_ + pos_;
-  if (written && reserved_ > file_size && ::ftruncate(fd_, static_cast<off_t>(file_size)) != 0)
-    error_ = errno;
   size_ = 0;
   const int fd = fd_;
   fd_ = -1;

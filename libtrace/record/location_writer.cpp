@@ -184,28 +184,31 @@ void raise_deferred_signal(bool event_lost) {
 
 } // namespace
 
+// Both mark the conversion as the thread's own (t_own_flush) from before the lock is taken until
+// after it is released: a SIGTERM or SIGINT in between waits for the conversion, instead of an
+// emergency flush on this thread finding the location locked by the thread itself.
 void LocationAccess::on_full(Location& loc) {
+  t_own_flush = &loc;
   {
     std::lock_guard<std::mutex> lock(loc.write_mutex_);
-    t_own_flush = &loc;
     on_full_locked(loc);
-    t_own_flush = nullptr;
   }
+  t_own_flush = nullptr;
   raise_deferred_signal(/*event_lost=*/true);
 }
 
 void LocationAccess::convert_ahead(Location& loc) {
   State& s = state();
   if (s.phase.load(std::memory_order_relaxed) != Phase::Recording) return;
+  t_own_flush = &loc;
   {
     // Another thread writing this location (finalize, an emergency flush) takes the buffer with
     // it; before the archive exists or after recording stopped the buffer stays as it is.
     std::unique_lock<std::mutex> lock(loc.write_mutex_, std::try_to_lock);
-    if (!lock.owns_lock() || s.phase.load() != Phase::Recording) return;
-    t_own_flush = &loc;
-    write_out(loc, s, FlushMark::ChunkWrite);
-    t_own_flush = nullptr;
+    if (lock.owns_lock() && s.phase.load() == Phase::Recording)
+      write_out(loc, s, FlushMark::ChunkWrite);
   }
+  t_own_flush = nullptr;
   raise_deferred_signal(/*event_lost=*/false);
 }
 
@@ -330,9 +333,13 @@ void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
     if (__builtin_expect(loc.min_global_ == INT64_MAX, 0))
       loc.min_global_ = static_cast<std::int64_t>(t);
   };
-  auto encode_flush_mark = [&](OTF2_TimeStamp t0, clock::Stamp end) {
-    const OTF2_TimeStamp t1 =
-        std::max<OTF2_TimeStamp>(t0, static_cast<OTF2_TimeStamp>(to_global.global(end)));
+  // [t0, end], cut at `before` (the time of the event written next, when known): the records of
+  // a call written after its Enter may carry the Enter's time, and no event may precede the end
+  // of the flush before it.
+  auto encode_flush_mark = [&](OTF2_TimeStamp t0, clock::Stamp end,
+                               OTF2_TimeStamp before = UINT64_MAX) {
+    const OTF2_TimeStamp t1 = std::max<OTF2_TimeStamp>(
+        t0, std::min(before, static_cast<OTF2_TimeStamp>(to_global.global(end))));
     if (!encode_BufferFlush(*file, t0, t1)) {
       ok = false;
       fail_writing(s, *file);
@@ -345,19 +352,22 @@ void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
   // `after_trigger`: right after the event whose append found the buffer full. The record then
   // takes that event's time (the flush began nanoseconds later) and needs no timestamp record of
   // its own: 9 bytes less per flush.
-  auto write_flush_mark = [&](bool after_trigger) {
+  auto write_flush_mark = [&](bool after_trigger, const EventRecord* next) {
     if (loc.flush_mark_begin_ < 0) return;
     const OTF2_TimeStamp t0 = after_trigger ? static_cast<OTF2_TimeStamp>(to_global.last)
                                             : to_global(loc.flush_mark_begin_);
     const clock::Stamp end = loc.flush_mark_end_;
     loc.flush_mark_begin_ = loc.flush_mark_end_ = -1;
-    if (ok) encode_flush_mark(t0, end);
+    if (ok)
+      encode_flush_mark(
+          t0, end, next ? static_cast<OTF2_TimeStamp>(to_global.global(next->time)) : UINT64_MAX);
   };
   auto write_range = [&](const EventRecord* b, std::size_t n) {
     loc.events_recorded_ += n;
     for (std::size_t i = 0; i < n; ++i) {
       write_record(b[i]);
-      if (i == 0) write_flush_mark(ok); // after the event that triggered the previous flush
+      // After the event that triggered the previous flush.
+      if (i == 0) write_flush_mark(ok, n > 1 ? &b[1] : nullptr);
     }
   };
   for (const auto& p : loc.pending_)
@@ -373,7 +383,7 @@ void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
     write_range(loc.begin_, current);
   }
   loc.cursor_ = loc.begin_;
-  write_flush_mark(false); // a flush with no event after it (final write)
+  write_flush_mark(false, nullptr); // a flush with no event after it (final write)
   if (loc.min_global_ != INT64_MAX) loc.max_global_ = std::max(loc.max_global_, loc.last_global_);
 
   if (!ok) return;
@@ -381,7 +391,9 @@ void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
     loc.flush_mark_begin_ = flush_begin;
     loc.flush_mark_end_ = clock::stamp();
   } else if (mark == FlushMark::ChunkWrite && file->chunks_written() != chunks_before) {
-    // From the last event (the call that converts ahead entered nanoseconds ago) to now.
+    // From the last event (the Enter of the call that converts ahead) to now. Every record the
+    // call writes later is stamped later: the wrappers that convert ahead write nothing at their
+    // entry time after the PMPI call (gen_wrappers.py, MAY_WAIT).
     encode_flush_mark(static_cast<OTF2_TimeStamp>(to_global.last), clock::stamp());
   }
 }

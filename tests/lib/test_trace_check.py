@@ -258,6 +258,14 @@ class TraceCheckTest(unittest.TestCase):
             f.write(data.replace(needle, earlier.to_bytes(8, "little")))
         self.assertViolation(trace_check.check(path), "time goes backwards")
 
+    def test_event_inside_a_buffer_flush_fails(self):
+        a = self.good()
+        a.add(0, "buffer_flush", 200, 250).add(0, "enter", 250, "REGION").add(0, "leave", 260, "REGION")
+        self.assertEqual(self.run_check(a).violations, [])
+        b = self.good()
+        b.add(0, "buffer_flush", 200, 250).add(0, "enter", 240, "REGION").add(0, "leave", 260, "REGION")
+        self.assertViolation(self.run_check(b), "before the end of the BufferFlush")
+
     def test_unreadable_archive_fails(self):
         report = trace_check.check(self.tmp.name)
         self.assertFalse(report.ok)

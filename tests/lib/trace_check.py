@@ -196,6 +196,7 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
     check_definitions(defs, topo, report)
 
     last_time = {}
+    flush_end = {}                # location -> stop time of its last BufferFlush
     stacks = defaultdict(list)
     in_collective = {}
     sends = defaultdict(list)     # (sender, receiver, comm, tag) -> [(post time, size, where)]
@@ -216,6 +217,11 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
             if event.time < last_time.get(loc, event.time):
                 report.fail(f"time goes backwards on {location.name}: {event.time} after {last_time[loc]}")
             last_time[loc] = max(event.time, last_time.get(loc, event.time))
+            # A BufferFlush spans time: what follows it begins after its end (viewers and analyses
+            # read it as a region).
+            if kind != "BufferFlush" and event.time < flush_end.get(loc, 0):
+                report.fail(f"{kind} at {where(location, event)} before the end of the BufferFlush "
+                            f"before it ({flush_end[loc]})")
 
             if kind == "Enter":
                 stacks[loc].append(event.region)
@@ -231,6 +237,7 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                     stacks[loc].pop()
             elif kind == "BufferFlush":
                 report.buffer_flushes += 1
+                flush_end[loc] = event.stop_time
             elif kind in ("MpiSend", "MpiIsend"):
                 report.sends += 1
                 peer = topo.peer(event.communicator._ref, me, event.receiver)
