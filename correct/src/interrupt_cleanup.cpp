@@ -105,13 +105,8 @@ void forget_on_interrupt() {
   g_armed.store(false);
 }
 
-InterruptsStayOnThisThread::InterruptsStayOnThisThread() {
-  const sigset_t set = interrupt_signals();
-  pthread_sigmask(SIG_BLOCK, &set, &previous_);
-}
-
-InterruptsStayOnThisThread::~InterruptsStayOnThisThread() {
-  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+BlockedSignals interrupts_stay_on_this_thread() {
+  return BlockedSignals(interrupt_signals());
 }
 
 } // namespace htrace::correct

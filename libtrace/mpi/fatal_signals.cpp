@@ -87,18 +87,8 @@ void remove_fatal_signal_handlers() {
   if (g_installed.exchange(false)) restore_previous();
 }
 
-TermSignalsSkipMpiThreads::TermSignalsSkipMpiThreads() {
-  // Only when tracing may start: with HTRACE_ENABLE=0 the library changes nothing.
-  if (!run_options().options.enable) return;
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  blocked_ = pthread_sigmask(SIG_BLOCK, &set, &previous_) == 0;
-}
-
-TermSignalsSkipMpiThreads::~TermSignalsSkipMpiThreads() {
-  if (blocked_) pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+BlockedSignals term_signals_off_mpi_threads() {
+  return BlockedSignals({SIGTERM, SIGINT}, run_options().options.enable);
 }
 
 } // namespace htrace::mpi

@@ -3,7 +3,7 @@
 // bounds the flush so it never hangs.
 #pragma once
 
-#include <signal.h>
+#include "common/blocked_signals.h"
 
 namespace htrace::mpi {
 void install_fatal_signal_handlers();
@@ -12,16 +12,7 @@ void remove_fatal_signal_handlers();
 /// Around PMPI_Init: the threads MPI starts there (Open MPI's progress and event threads) are
 /// born with SIGTERM and SIGINT blocked, so a batch system's SIGTERM runs the handler on an
 /// application thread. On MPI's event thread, woken by the same failure that brought the signal,
-/// it flushed while the main thread went on making calls it no longer recorded.
-class TermSignalsSkipMpiThreads {
-public:
-  TermSignalsSkipMpiThreads();
-  ~TermSignalsSkipMpiThreads();
-  TermSignalsSkipMpiThreads(const TermSignalsSkipMpiThreads&) = delete;
-  TermSignalsSkipMpiThreads& operator=(const TermSignalsSkipMpiThreads&) = delete;
-
-private:
-  sigset_t previous_;
-  bool blocked_ = false;
-};
+/// it flushed while the main thread went on making calls it no longer recorded. With
+/// HTRACE_ENABLE=0 nothing changes.
+BlockedSignals term_signals_off_mpi_threads();
 } // namespace htrace::mpi

@@ -155,7 +155,7 @@ using namespace htrace;
 extern "C" int MPI_Init(int* argc, char*** argv) {
   const std::int64_t began = mpi::monotonic_ns();
   const int rc = [&] {
-    mpi::TermSignalsSkipMpiThreads guard;
+    const auto guard = mpi::term_signals_off_mpi_threads();
     return PMPI_Init(argc, argv);
   }();
   if (rc == MPI_SUCCESS) mpi::start_tracing(mpi::FunctionId::Init, began);
@@ -165,7 +165,7 @@ extern "C" int MPI_Init(int* argc, char*** argv) {
 extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const std::int64_t began = mpi::monotonic_ns();
   const int rc = [&] {
-    mpi::TermSignalsSkipMpiThreads guard;
+    const auto guard = mpi::term_signals_off_mpi_threads();
     return PMPI_Init_thread(argc, argv, required, provided);
   }();
   if (rc == MPI_SUCCESS) mpi::start_tracing(mpi::FunctionId::Init_thread, began);

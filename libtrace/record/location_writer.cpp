@@ -277,6 +277,11 @@ EventFileEncoder* event_file(State& s, LocationId id, std::unique_ptr<EventFileE
   return file.get();
 }
 
+void fail_writing(State& s, const EventFileEncoder& file) {
+  s.fail(std::string("writing the trace archive failed (") + std::strerror(file.error()) + ": '" +
+         file.path() + "'); the application continues untraced");
+}
+
 } // namespace
 
 clock::StampConverter& LocationAccess::converter(Location& loc, State& s) {
@@ -287,15 +292,6 @@ clock::StampConverter& LocationAccess::converter(Location& loc, State& s) {
   }
   return *loc.converter_;
 }
-
-namespace {
-
-void fail_writing(State& s, const EventFileEncoder& file) {
-  s.fail(std::string("writing the trace archive failed (") + std::strerror(file.error()) + ": '" +
-         file.path() + "'); the application continues untraced");
-}
-
-} // namespace
 
 void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
   const clock::Stamp flush_begin = mark == FlushMark::Conversion ? clock::stamp() : 0;

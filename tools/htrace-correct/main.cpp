@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   // not kill the process with SIGXFSZ halfway through the output.
   std::signal(SIGXFSZ, SIG_IGN);
   {
-    const htrace::correct::InterruptsStayOnThisThread interrupts;
+    const auto interrupts = htrace::correct::interrupts_stay_on_this_thread();
     MPI_Init(&argc, &argv);
   }
   int rank = 0, size = 1;

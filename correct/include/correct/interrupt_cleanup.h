@@ -3,7 +3,8 @@
 #ifndef HTRACE_CORRECT_INTERRUPT_CLEANUP_H
 #define HTRACE_CORRECT_INTERRUPT_CLEANUP_H
 
-#include <csignal>
+#include "common/blocked_signals.h"
+
 #include <string>
 
 namespace htrace::correct {
@@ -15,19 +16,11 @@ void remove_on_interrupt(const std::string& dir);
 // The directory was committed or removed: an interrupt only ends the process.
 void forget_on_interrupt();
 
-// Threads started while a guard lives (MPI's progress threads, started in MPI_Init) have the
-// interrupt signals blocked, so the handler always runs on the thread that writes the output:
-// nothing is written while it removes. Construct before MPI_Init, destroy after it.
-class InterruptsStayOnThisThread {
-public:
-  InterruptsStayOnThisThread();
-  ~InterruptsStayOnThisThread();
-  InterruptsStayOnThisThread(const InterruptsStayOnThisThread&) = delete;
-  InterruptsStayOnThisThread& operator=(const InterruptsStayOnThisThread&) = delete;
-
-private:
-  sigset_t previous_;
-};
+// While the returned guard lives, the interrupt signals are blocked, so threads started then
+// (MPI's progress threads, started in MPI_Init) have them blocked too and the handler always runs
+// on the thread that writes the output: nothing is written while it removes. Take it before
+// MPI_Init, end it after.
+BlockedSignals interrupts_stay_on_this_thread();
 
 } // namespace htrace::correct
 
