@@ -1,5 +1,6 @@
 #include "correct/archive_io.h"
 
+#include "correct/anchor_file.h"
 #include "correct/event_file.h"
 #include "correct/exchange.h"
 #include "correct/interrupt_cleanup.h"
@@ -389,6 +390,9 @@ ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) : anchor_
   int size = 1;
   MPI_Comm_size(comm, &size);
   if (size > 1) collectives_ = std::make_unique<Otf2Collectives>(comm);
+  const std::string damage = anchor_file_damage(anchor);
+  check_together(comm,
+                 damage.empty() ? "" : "'" + anchor + "': not an OTF2 archive (" + damage + ")");
   reader_.reset(OTF2_Reader_Open(anchor.c_str()));
   int ok = reader_ ? 1 : 0, all = ok;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
@@ -473,19 +477,18 @@ void ArchiveReader::open_locations(const Definitions& defs,
     for (uint32_t li : defs.processes[p].locations) {
       if (!failed.empty()) break;
       const OTF2_LocationRef id = defs.locations[li].id;
-      const std::string where =
-          "location " + std::to_string(id) + " (" + defs.locations[li].name + ")";
+      const fs::path file = fs::path(event_dir_) / (std::to_string(id) + ".def");
+      const std::string where = "location " + std::to_string(id) + " (" + defs.locations[li].name +
+                                "): '" + file.string() + "'";
       if (local_defs_required_) {
-        const fs::path file = fs::path(event_dir_) / (std::to_string(id) + ".def");
         std::error_code ec;
         const auto size = fs::file_size(file, ec);
         if (ec) {
-          failed = where + ": '" + file.string() + "': missing local definition file (" +
-                   ec.message() + ")";
+          failed = where + ": missing local definition file (" + ec.message() + ")";
           break;
         }
         if (size == 0) {
-          failed = where + ": '" + file.string() + "': empty local definition file";
+          failed = where + ": empty local definition file";
           break;
         }
       }
@@ -493,8 +496,19 @@ void ArchiveReader::open_locations(const Definitions& defs,
         rewritten_by_definitions_.insert(id); // unknown: leave the location to OTF2's reader
         continue;
       }
+      // OTF2 opens the file here and reads its first chunk: no reader means a damaged file, or
+      // none at all where none is required.
       OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, id);
-      if (!dr) continue;
+      std::error_code ec;
+      if (!dr && !local_defs_required_ && !fs::exists(file, ec)) {
+        t_first_otf2_error.clear(); // (OTF2 complained about the missing file)
+        continue;
+      }
+      if (!dr) {
+        failed =
+            where + ": corrupt local definition file (" + otf2_cause(OTF2_ERROR_INVALID_DATA) + ")";
+        break;
+      }
       bool rewritten = false;
       OTF2_Reader_RegisterDefCallbacks(reader, dr, cbs.get(), &rewritten);
       uint64_t n = 0;

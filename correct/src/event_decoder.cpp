@@ -2,7 +2,10 @@
 
 #include "correct/event_file.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
+#include <otf2/OTF2_GeneralDefinitions.h>
 #include <type_traits>
 
 namespace htrace::correct {
@@ -37,30 +40,133 @@ template <class T> bool read_field(const uint8_t*& p, const uint8_t* end, T& out
   }
 }
 
+// The checks of event_validate.inc: a value of T's encoding, n raw bytes, an array's length.
+template <class T> bool skip_field(const uint8_t*& p, const uint8_t* end) {
+  T value;
+  return read_field(p, end, value);
+}
+bool skip_raw(const uint8_t*& p, const uint8_t* end, size_t n) {
+  if (size_t(end - p) < n) return false;
+  p += n;
+  return true;
+}
+template <class T> bool read_count(const uint8_t*& p, const uint8_t* end, uint64_t& count) {
+  T value;
+  if (!read_field(p, end, value)) return false;
+  count = value;
+  return true;
+}
+
 #include "event_decode_switch.inc"
+#include "event_validate.inc"
+
+// OTF2's bound on an attribute list's length: 15 bytes per entry and 5 for the count.
+constexpr uint64_t kMaxAttributeEntryBytes = 15, kMaxAttributeCountBytes = 5;
+
+// One attribute value of type `type`, encoded as OTF2 encodes OTF2_AttributeValue.
+bool skip_attribute_value(uint8_t type, const uint8_t*& p, const uint8_t* end) {
+  switch (type) {
+  case OTF2_TYPE_UINT8:
+  case OTF2_TYPE_INT8:
+    return skip_raw(p, end, 1);
+  case OTF2_TYPE_UINT16:
+  case OTF2_TYPE_INT16:
+    return skip_raw(p, end, 2);
+  case OTF2_TYPE_FLOAT:
+    return skip_raw(p, end, 4);
+  case OTF2_TYPE_DOUBLE:
+    return skip_raw(p, end, 8);
+  case OTF2_TYPE_UINT32:
+  case OTF2_TYPE_INT32:
+  case OTF2_TYPE_STRING:
+  case OTF2_TYPE_ATTRIBUTE:
+  case OTF2_TYPE_REGION:
+  case OTF2_TYPE_GROUP:
+  case OTF2_TYPE_METRIC:
+  case OTF2_TYPE_COMM:
+  case OTF2_TYPE_PARAMETER:
+  case OTF2_TYPE_RMA_WIN:
+  case OTF2_TYPE_SOURCE_CODE_LOCATION:
+  case OTF2_TYPE_CALLING_CONTEXT:
+  case OTF2_TYPE_INTERRUPT_GENERATOR:
+  case OTF2_TYPE_IO_FILE:
+  case OTF2_TYPE_IO_HANDLE:
+  case OTF2_TYPE_LOCATION_GROUP:
+    return skip_field<uint32_t>(p, end);
+  default: // OTF2_TYPE_UINT64, INT64, LOCATION, and types of later versions
+    return skip_field<uint64_t>(p, end);
+  }
+}
+
+// An attribute list record ([6][length][count][id, type, value]...) as OTF2's reader checks it:
+// the length within its bound, every entry's encoding, no attribute twice. The parser has
+// checked that the record lies within its chunk.
+const char* attribute_list_error(const uint8_t* list) {
+  const uint8_t* p = list + 1;
+  uint64_t length = *p++;
+  if (length == 0xff) {
+    std::memcpy(&length, p, 8);
+    p += 8;
+  }
+  const uint8_t* const end = p + length;
+  uint32_t count;
+  // (Each entry takes at least 3 bytes: a count beyond the length is damage, not a size.)
+  if (!read_field(p, end, count) || count > length) return "invalid attribute count";
+  if (length > count * kMaxAttributeEntryBytes + kMaxAttributeCountBytes)
+    return "attribute list longer than its entries";
+  std::array<uint32_t, 16> seen_small;
+  std::vector<uint32_t> seen_large;
+  uint32_t* seen = seen_small.data();
+  if (count > seen_small.size()) {
+    seen_large.resize(count);
+    seen = seen_large.data();
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!read_field(p, end, seen[i]) || p >= end) return "invalid attribute entry";
+    const uint8_t type = *p++;
+    if (!skip_attribute_value(type, p, end)) return "invalid attribute value";
+  }
+  std::sort(seen, seen + count);
+  if (std::adjacent_find(seen, seen + count) != seen + count) return "an attribute set twice";
+  return nullptr;
+}
+
+constexpr uint8_t kAttributeListId = 6;
 
 } // namespace
 
-const char* decode_event_file(const uint8_t* data, size_t size, size_t chunk_size,
+DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_size,
                               const EventDecodeCallbacks& callbacks, OtherEventFn other,
                               OTF2_LocationRef location, void* user) {
   EventFileParser parser(data, size, chunk_size);
   uint64_t position = 0;
-  const char* error = nullptr;
+  DecodeError error;
   const bool read = parser.for_each([&](const RawEvent& e) {
     ++position;
-    const DecodeStatus s =
+    error.offset = static_cast<size_t>(e.begin - data);
+    if (e.begin[0] == kAttributeListId) {
+      error.why = attribute_list_error(e.begin);
+      if (error.why) return false;
+    }
+    DecodeStatus s =
         decode_fields(callbacks, e.type, e.fields, e.end, location, e.time, position, user);
     if (s == DecodeStatus::NoCallback) {
-      other(user, e.time, e.type);
-      return true;
+      if (!fields_valid(e.type, e.fields, e.end)) {
+        s = DecodeStatus::Malformed;
+      } else {
+        other(user, e.time, e.type);
+        return true;
+      }
     }
-    if (s == DecodeStatus::Malformed) error = "a record ends before its fields";
-    if (s == DecodeStatus::Interrupted) error = "interrupted by a callback";
+    if (s == DecodeStatus::Malformed)
+      error.why = "a record's fields are not encoded as OTF2 reads them";
+    if (s == DecodeStatus::Interrupted) error.why = "interrupted by a callback";
     return s == DecodeStatus::Done;
   });
-  if (read) return nullptr;
-  return error ? error : parser.error() ? parser.error() : "unreadable event file";
+  if (read) return {};
+  if (error) return error;
+  if (parser.error()) return {parser.error(), parser.error_offset()};
+  return {"unreadable event file", 0};
 }
 
 } // namespace htrace::correct

@@ -80,11 +80,12 @@ EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_
 }
 
 bool EventFileParser::open_chunk(size_t offset) {
-  if (offset >= size_) return fail("file ends without END_OF_FILE");
+  if (offset >= size_) return fail("file ends without END_OF_FILE", size_);
   const size_t n = std::min(chunk_size_, size_ - offset);
   const uint8_t* c = data_ + offset;
-  if (n <= kChunkHeaderSize || c[0] != kChunkHeader) return fail("chunk without a chunk header");
-  if (c[1] != kLittleEndian) return fail("not little-endian");
+  if (n <= kChunkHeaderSize || c[0] != kChunkHeader)
+    return fail("chunk without a chunk header", offset);
+  if (c[1] != kLittleEndian) return fail("not little-endian", offset);
   chunk_offset_ = offset;
   chunk_end_ = c + n;
   p_ = c + kChunkHeaderSize;

@@ -62,17 +62,20 @@ EvtCallbacks store_callbacks() {
 // (before any event), which leaves it to OTF2's reader. Throws on malformed data after that.
 bool decode_location(const ReadPlan& plan, const LocationInfo& info,
                      const EventDecodeCallbacks& relations, LocationReader& r) {
+  const std::string path = event_file_path(plan.event_dir, info.id);
   std::optional<MappedFile> file;
   try {
-    file.emplace(event_file_path(plan.event_dir, info.id));
+    file.emplace(path);
   } catch (const std::runtime_error&) {
     return false; // (OTF2's reader says what is wrong, naming the location)
   }
-  const char* error = decode_event_file(file->data(), file->size(), plan.chunk_size, relations,
-                                        on_other_event, info.id, static_cast<EventStoreSink*>(&r));
+  const DecodeError error =
+      decode_event_file(file->data(), file->size(), plan.chunk_size, relations, on_other_event,
+                        info.id, static_cast<EventStoreSink*>(&r));
   if (!error) return true;
   if (r.times->empty() && r.unknown == 0) return false;
-  throw std::runtime_error(location_label(info) + ": corrupt event file (" + error + ")");
+  throw std::runtime_error(location_label(info) + ": '" + path + "': corrupt event file at byte " +
+                           std::to_string(error.offset) + " (" + error.why + ")");
 }
 
 // Reads every event of a location through OTF2's reader into `sink`.

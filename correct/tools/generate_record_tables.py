@@ -14,6 +14,7 @@ Outputs, all in OUTPUT_DIR:
   event_decode.inc       EventDecodeCallbacks: the types whose fields are all integers, decoded
                          straight from an event file (event_decoder.cpp), and their callbacks
   event_decode_switch.inc  decode_fields(): those fields from OTF2's encoding, then the callback
+  event_validate.inc     fields_valid(): every type's fields checked as OTF2's reader checks them
   event_encode.inc       encode_<Name>(): one event in OTF2's encoding, for the tracer's event file
                          writer (libtrace/record/event_file_encoder.h), for every type whose fields
                          are all integers or timestamps
@@ -125,6 +126,7 @@ def main():
     emit("event_layout.inc", event_layout(fields_of, typedefs, since))
     emit("event_decode.inc", event_decode(decodable))
     emit("event_decode_switch.inc", event_decode_switch(decodable))
+    emit("event_validate.inc", event_validate(fields_of, typedefs))
     emit("event_encode.inc", event_encode(fields_of, typedefs, since))
     emit("sample_encodes.inc", sample_encodes(fields_of, typedefs))
 
@@ -501,6 +503,56 @@ def event_decode_switch(decodable):
     o.append("    return DecodeStatus::NoCallback;")
     o.append("  }")
     o.append("}")
+    return o
+
+def field_check(ctype, typedefs):
+    """The check of one encoded value of C type `ctype` (event_decoder.cpp's helpers): OTF2 writes
+    timestamps as 8 raw bytes, 8-bit types as one byte, and every wider integer (signed ones by
+    their bits) and metric value compressed."""
+    if ctype == "OTF2_TimeStamp":
+        return "skip_raw(p, end, 8)"
+    base = typedefs.get(ctype, ctype)
+    if base == "uint8_t":
+        return "skip_field<uint8_t>(p, end)"
+    if base in ("uint32_t", "int32_t"):
+        return "skip_field<uint32_t>(p, end)"
+    if base in ("uint64_t", "int64_t") or ctype == "OTF2_MetricValue":
+        return "skip_field<uint64_t>(p, end)"
+    raise SystemExit("no encoding known for event field type " + ctype)
+
+def event_validate(fields_of, typedefs):
+    """fields_valid(): walks every field of a record as OTF2's reader does, failing where it fails
+    (a compressed integer's byte count above the field's size) and where a field would leave the
+    record. Arrays follow their numberOf* field, interleaved element by element when several share
+    one length, as OTF2 encodes them."""
+    o = [GENERATED,
+         "// Included by event_decoder.cpp, which defines skip_field(), skip_raw() and read_count().",
+         "",
+         "// True if the fields of an event of `record_type` (record_tables.h numbering) in [p, end) are",
+         "// encoded as OTF2's reader requires; types OTF2 does not know are skipped by their length.",
+         "static bool fields_valid(int record_type, const uint8_t* p, const uint8_t* end) {",
+         "  switch (record_type) {"]
+    for i, (name, fields) in enumerate(fields_of):
+        o.append("  case %d: { // %s" % (i, name))
+        looped = set()
+        for f in fields:
+            if not f.length:
+                if any(g.length == f.name for g in fields):
+                    width = typedefs.get(f.ctype, f.ctype)
+                    o.append("    uint64_t %s;" % f.name)
+                    o.append("    if (!read_count<%s>(p, end, %s)) return false;" % (width, f.name))
+                else:
+                    o.append("    if (!%s) return false;" % field_check(f.ctype, typedefs))
+                continue
+            if f.length in looped:
+                continue
+            looped.add(f.length)
+            checks = " && ".join(field_check(g.elem, typedefs) for g in fields if g.length == f.length)
+            o.append("    for (uint64_t i = 0; i < %s; ++i)" % f.length)
+            o.append("      if (!(%s)) return false;" % checks)
+        o.append("    return true;")
+        o.append("  }")
+    o += ["  default:", "    return true;", "  }", "}"]
     return o
 
 main()

@@ -136,7 +136,7 @@ def case_damaged_anchor():
     anchor = os.path.join(archive, "traces.otf2")
     data = open(anchor, "rb").read()
     open(anchor, "wb").write(data[: len(data) // 2])
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "cannot open as an OTF2 archive")
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "not an OTF2 archive (the file ends inside its header")
 
 
 def overwrite_from(path, offset, byte):
@@ -186,6 +186,17 @@ def case_corrupt_local_definitions():
     path = os.path.join(archive, "traces", "0.def")
     overwrite_from(path, 2, b"\x77")
     fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
+
+
+def case_damaged_local_definitions():
+    """A local definition file whose chunk header OTF2 cannot read: no reader for the location's
+    id mappings, and a copy of it would be unreadable too."""
+    archive = build("damaged_def", "--shift", "8000")
+    path = os.path.join(archive, "traces", "2.def")
+    data = bytearray(open(path, "rb").read())
+    data[0] ^= 0x1F
+    open(path, "wb").write(bytes(data))
+    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "2.def': corrupt local definition file")
 
 
 def case_unmatched():

@@ -1,5 +1,7 @@
 #include "archive_defs.h"
 
+#include "correct/anchor_file.h"
+
 #include <otf2/otf2.h>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -225,14 +227,22 @@ std::string anchor_path(const std::string& archive) {
   return archive;
 }
 
-ArchiveDefs read_definitions(const std::string& archive) {
+OTF2_Reader* open_reader(const std::string& archive) {
   const std::string anchor = anchor_path(archive);
   struct stat st {};
   if (stat(anchor.c_str(), &st) != 0)
     throw std::runtime_error("'" + archive + "': no OTF2 archive (missing " + anchor + ")");
-  ArchiveDefs defs;
+  const std::string damage = correct::anchor_file_damage(anchor);
+  if (!damage.empty())
+    throw std::runtime_error("'" + anchor + "': not an OTF2 archive (" + damage + ")");
   OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
   if (!reader) throw std::runtime_error("'" + archive + "': not a readable OTF2 archive");
+  return reader;
+}
+
+ArchiveDefs read_definitions(const std::string& archive) {
+  ArchiveDefs defs;
+  OTF2_Reader* reader = open_reader(archive);
   struct Closer {
     OTF2_Reader* r;
     ~Closer() { OTF2_Reader_Close(r); }

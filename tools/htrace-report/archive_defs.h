@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <otf2/OTF2_Reader.h>
 #include <string>
 #include <vector>
 
@@ -72,5 +73,9 @@ ArchiveDefs read_definitions(const std::string& archive);
 
 /// The anchor file path of `archive` (a directory or the anchor itself).
 std::string anchor_path(const std::string& archive);
+
+/// An OTF2 reader of `archive` once its anchor file is found well formed; throws
+/// std::runtime_error naming the archive otherwise. The caller closes it.
+OTF2_Reader* open_reader(const std::string& archive);
 
 } // namespace htrace::report

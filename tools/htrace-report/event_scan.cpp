@@ -173,8 +173,7 @@ void check(OTF2_ErrorCode rc, const std::string& archive, const char* what) {
 
 std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
                           const std::vector<EventSink*>& sinks, const Progress& progress) {
-  OTF2_Reader* reader = OTF2_Reader_Open(anchor_path(archive).c_str());
-  if (!reader) throw std::runtime_error("'" + archive + "': not a readable OTF2 archive");
+  OTF2_Reader* reader = open_reader(archive);
   struct Closer {
     OTF2_Reader* r;
     ~Closer() { OTF2_Reader_Close(r); }

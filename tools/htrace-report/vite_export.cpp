@@ -200,12 +200,7 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   std::error_code ec;
   if (fs::exists(out, ec))
     throw std::runtime_error("'" + out + "' exists (choose a new directory)");
-  if (!fs::exists(anchor, ec))
-    throw std::runtime_error("'" + archive + "': no OTF2 archive (missing " + anchor.string() +
-                             ")");
-
-  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
-  if (!reader) throw std::runtime_error("'" + archive + "': not a readable OTF2 archive");
+  OTF2_Reader* reader = open_reader(archive);
   struct ReaderCloser {
     OTF2_Reader* r;
     ~ReaderCloser() { OTF2_Reader_Close(r); }

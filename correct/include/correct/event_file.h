@@ -99,6 +99,8 @@ public:
     }
   }
   const char* error() const { return error_; }
+  // Where the malformed data begins (a byte offset in the file), when error() != nullptr.
+  size_t error_offset() const { return error_offset_; }
 
   static constexpr uint8_t kTimestamp = 5, kFirstEventId = 10;
   static constexpr size_t kTimestampSize = 9;
@@ -108,10 +110,12 @@ private:
   // The next event at any position; false at the end of the file or on malformed data.
   bool next_slow(RawEvent& event);
   bool open_chunk(size_t offset);
-  bool fail(const char* why) {
+  bool fail(const char* why, size_t offset) {
     error_ = why;
+    error_offset_ = offset;
     return false;
   }
+  bool fail(const char* why) { return fail(why, p_ ? size_t(p_ - data_) : chunk_offset_); }
   // Reads a record length at p (one byte, or 0xff and 8 bytes); false if it leaves the chunk.
   bool length(const uint8_t* p, size_t* header, size_t* payload) const;
 
@@ -123,6 +127,7 @@ private:
   const uint8_t* chunk_end_ = nullptr;
   uint64_t time_ = 0;
   const char* error_ = nullptr;
+  size_t error_offset_ = 0;
 };
 
 // The event file of location `id` in `dir`, a directory of event files (ArchiveReader::event_dir,
