@@ -80,7 +80,16 @@ foreach(tool IN LISTS _installed_tools)
 endforeach()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/htrace.7.in ${PROJECT_BINARY_DIR}/man/htrace.7 @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/man/htrace.7 DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Debian's machine-readable copyright file (DEP-5), which the .deb carries as
+# /usr/share/doc/htrace/copyright: the license text from LICENSE, indented as the format requires.
+file(READ ${PROJECT_SOURCE_DIR}/LICENSE _license)
+string(REGEX REPLACE "^[^\n]*\n\n[^\n]*\n\n" "" _license_terms "${_license}")
+string(REGEX REPLACE "\n\n" "\n.\n" _license_terms "${_license_terms}")
+string(REGEX REPLACE "\n([^\n])" "\n \\1" _license_terms " ${_license_terms}")
+string(STRIP "${_license_terms}" _license_terms)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/copyright.in ${PROJECT_BINARY_DIR}/package/copyright @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/package/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 foreach(readme correct libtrace/clock libtrace/mpi libtrace/ompt libtrace/record tools/htrace-bench)
   string(REPLACE "/" "-" name ${readme})
   install(FILES ${PROJECT_SOURCE_DIR}/${readme}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}

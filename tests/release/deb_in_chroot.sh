@@ -45,6 +45,7 @@ DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq /tmp/htrace.deb >"
   { tail -20 "$root/tmp/apt.log"; fail "apt-get install htrace.deb"; }
 in_root dpkg -s htrace | grep -E '^(Version|Depends):'
 
+in_root grep -q '^License: BSD-3-Clause$' /usr/share/doc/htrace/copyright || fail "no copyright file"
 in_root htrace-correct --help >/dev/null || fail "htrace-correct --help"
 in_root htrace-correct --version || fail "htrace-correct --version"
 in_root htrace-config >/dev/null || fail "htrace-config"

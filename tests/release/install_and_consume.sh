@@ -6,7 +6,8 @@
 #  - an external C project builds against the prefix with find_package(htrace CONFIG) and with
 #    pkg-config, and both programs run under mpirun;
 #  - an MPI program traced with LD_PRELOAD=$HTRACE_LIB writes an archive that records the
-#    version, and the installed htrace-correct corrects it.
+#    version, and the installed htrace-correct corrects it;
+#  - the license and Debian's copyright file are installed with the docs.
 #   install_and_consume.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1
@@ -32,6 +33,13 @@ for v in LD_LIBRARY_PATH MANPATH PKG_CONFIG_PATH CMAKE_PREFIX_PATH; do
   [[ ${!v} == "$prefix"* ]] || fail "$v=${!v} does not start with the prefix"
 done
 man -w htrace-correct >/dev/null 2>&1 || [[ ! -x /usr/bin/man ]] || fail "man htrace-correct: no page on MANPATH"
+
+# The license, and Debian's copyright file (the .deb's /usr/share/doc/htrace/copyright).
+cmp -s "$src/LICENSE" "$prefix/share/doc/htrace/LICENSE" || fail "LICENSE is not installed"
+grep -q '^License: BSD-3-Clause$' "$prefix/share/doc/htrace/copyright" ||
+  fail "share/doc/htrace/copyright names no BSD-3-Clause license"
+grep -q '^ Redistribution and use in source and binary forms' "$prefix/share/doc/htrace/copyright" ||
+  fail "share/doc/htrace/copyright does not carry the license text"
 
 version=$(sed -n 's/^#define HTRACE_VERSION_STRING "\(.*\)"$/\1/p' "$prefix/include/htrace/version.h")
 [[ -n $version ]] || fail "no HTRACE_VERSION_STRING in the installed version.h"
