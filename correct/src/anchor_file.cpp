@@ -21,6 +21,8 @@ namespace {
 constexpr size_t kMaxAnchorBytes = 16 << 20;
 constexpr uint8_t kNewestAnchorFormat = 3, kEndOfFile = 2, kBufferHeader = 3;
 constexpr uint8_t kLittleEndian = 0x42, kBigEndian = 0x23;
+// OTF2_COMPRESSION_ZLIB, which OTF2's header marks deprecated: OTF2 still loads such an anchor.
+constexpr uint8_t kCompressionZlib = 2;
 
 class AnchorWalk {
 public:
@@ -93,7 +95,7 @@ std::string anchor_file_damage(const std::string& path) {
   if (substrate != OTF2_SUBSTRATE_POSIX && substrate != OTF2_SUBSTRATE_SION &&
       substrate != OTF2_SUBSTRATE_NONE)
     return damage("unknown file substrate", 28);
-  if (compression != OTF2_COMPRESSION_NONE && compression != OTF2_COMPRESSION_ZLIB)
+  if (compression != OTF2_COMPRESSION_NONE && compression != kCompressionZlib)
     return damage("unknown compression", 29);
   if (!(walk.string() && walk.string() && walk.string()))
     return damage("unterminated machine, creator or description", walk.at());

@@ -3,6 +3,7 @@
 // nothing when the event file can be copied record by record, else every record (record store).
 #include "correct/model_reader.h"
 
+#include "correct/archive_io.h"
 #include "correct/event_file.h"
 #include "correct/record_tables.h"
 #include "location_reader.h"
@@ -88,8 +89,8 @@ void read_with_otf2(OTF2_Reader* reader, const LocationInfo& info, OTF2_EvtReade
   OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
   OTF2_Reader_CloseEvtReader(reader, er);
   if (rc != OTF2_SUCCESS)
-    throw std::runtime_error(location_label(info) + ": corrupt event file (" +
-                             OTF2_Error_GetDescription(rc) + ")");
+    throw std::runtime_error(location_label(info) + ": corrupt event file (" + otf2_cause(rc) +
+                             ")");
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 """Damaged archives through every tool that reads one (ctest fuzz_archives).
 
 Usage: fuzz_archives.py [--fresh] [--cases N] [--parallel-cases M] [--seed S] [--keep DIR]
+                        [--only GLOB] [--no-targeted]
 Needs HTRACE_BUILD_DIR and MPIRUN (and HTRACE_LIB with --fresh), as ctest sets them.
 
 Inputs: archives/ring (pingpong-ring on 3 ranks traced by libhtrace: a complete archive) for
@@ -29,6 +30,7 @@ mpirun -np 2) and htrace-report (html, perfetto, vite); each abort mutant throug
 Prints the outcomes by tool and class, and the slowest and largest run of each tool."""
 import argparse
 import collections
+import fnmatch
 import hashlib
 import json
 import os
@@ -285,9 +287,11 @@ def targeted_mutations(archive, salvage_archive, rng):
     return cases
 
 
-def seeded_mutation(root, rng):
-    """Applies one random mutation to the archive at `root`; returns its description."""
+def seeded_mutation(root, rng, only):
+    """Applies one random mutation to a file of the archive at `root` whose path matches `only`;
+    returns its description."""
     files = sorted(os.path.relpath(os.path.join(r, f), root) for r, _, fs in os.walk(root) for f in fs)
+    files = [f for f in files if fnmatch.fnmatch(f, only)] or files
     weights = [4 if f.endswith(".otf2") else 3 if f.endswith(".evt") else 2 for f in files]
     name = rng.choices(files, weights)[0]
     path = os.path.join(root, name)
@@ -341,6 +345,9 @@ def main():
                     help="ring mutants also corrected at P = 2 (spread over all of them)")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--keep", help="keep failing mutants here")
+    ap.add_argument("--only", default="*", help="seeded mutations only of files matching this glob "
+                    "(e.g. traces.otf2; archives without such a file mutate any)")
+    ap.add_argument("--no-targeted", action="store_true", help="seeded mutations only")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else (int(time.time()) if a.fresh else 32)
     work = tempfile.mkdtemp(prefix="htrace-fuzz-")
@@ -360,7 +367,7 @@ def main():
             sys.exit("FAIL: the intact archive's ViTE copy does not read back: %s" % lines)
         VITE_WARNINGS.update(lines)
         rng = random.Random(seed)
-        cases = [(k, d, f) for k, d, f in targeted_mutations(ring, abort, rng)]
+        cases = [] if a.no_targeted else targeted_mutations(ring, abort, rng)
         for kind in ("ring", "abort"):
             for i in range(a.cases):
                 cases.append((kind, None, i))
@@ -376,7 +383,8 @@ def main():
             shutil.rmtree(mutant, ignore_errors=True)
             shutil.copytree(ring if kind == "ring" else abort, mutant)
             if what is None:
-                what = seeded_mutation(mutant, random.Random(seed * 100003 + mutate + (0 if kind == "ring" else 50000)))
+                rng_case = random.Random(seed * 100003 + mutate + (0 if kind == "ring" else 50000))
+                what = seeded_mutation(mutant, rng_case, a.only)
             else:
                 mutate(mutant)
             before = digest(mutant)
