@@ -8,10 +8,12 @@
 #include "correct/record_tables.h"
 #include "location_reader.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 
 namespace htrace::correct {
 namespace {
@@ -79,6 +81,17 @@ bool decode_location(const ReadPlan& plan, const LocationInfo& info,
                            std::to_string(error.offset) + " (" + error.why + ")");
 }
 
+// The definitions' event count of a location, as far as its event file can hold it (an event takes
+// at least 2 bytes there), for reserving: a damaged count must not take gigabytes before the read
+// finds it wrong. Without a file to measure, growth past 2^26 events is left to the reads.
+size_t reservable_events(const ReadPlan& plan, const LocationInfo& info) {
+  uint64_t bound = uint64_t(1) << 26;
+  struct stat st {};
+  if (!plan.event_dir.empty() && ::stat(event_file_path(plan.event_dir, info.id).c_str(), &st) == 0)
+    bound = static_cast<uint64_t>(st.st_size) / 2;
+  return static_cast<size_t>(std::min(info.declared_events, bound));
+}
+
 // Reads every event of a location through OTF2's reader into `sink`.
 void read_with_otf2(OTF2_Reader* reader, const LocationInfo& info, OTF2_EvtReaderCallbacks* cbs,
                     EventStoreSink* sink) {
@@ -114,7 +127,7 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       LocationModel& loc = model.locations.back();
       loc.location = li;
       loc.process = p;
-      loc.input.reserve(info.declared_events);
+      loc.input.reserve(reservable_events(plan, info));
       // Copying the file is tried first: its records need not be kept then.
       const bool try_copy = plan.rewrite && !plan.event_dir.empty() && info.declared_events > 0;
       LocationReader r(defs, model, loc, plan.rewrite && !try_copy, raw);

@@ -25,8 +25,10 @@ mpirun -np 2) and htrace-report (html, perfetto, vite); each abort mutant throug
   - leave its input byte-identical;
   - either fail with its documented exit code (htrace-correct 3/4, htrace-salvage 3/4,
     htrace-report 1), exactly one error line and no output, or succeed with an output that reads
-    back cleanly: otf2-print prints every event without a word on stderr (an OTF2 archive), or
-    Python's json module parses it (Perfetto).
+    back cleanly: otf2-print prints every event without a word on stderr (an OTF2 archive: its
+    warnings about global definitions that disagree pass only where it says the same of the
+    damaged input, which the tools carry as they are), or Python's json module parses it
+    (Perfetto).
 Prints the outcomes by tool and class, and the slowest and largest run of each tool."""
 import argparse
 import collections
@@ -122,11 +124,16 @@ def otf2_print(path):
     return r.returncode, r.stderr.decode(errors="replace").splitlines()
 
 
-def read_back(path, expected=()):
+def read_back(path, source, expected=()):
     """None if otf2-print reads the archive at `path` in full and says nothing on stderr but the
-    `expected` lines, else what it said."""
+    `expected` lines, else what it said. Its warnings about definitions that OTF2's library reads
+    but that disagree with each other (a duplicate id, a dangling reference) pass where otf2-print
+    says the same of the input archive `source`: the tools carry global definitions as they are.
+    An error of OTF2's library never passes."""
     status, lines = otf2_print(path)
     said = [l for l in lines if l.strip() and l not in expected]
+    if said and status == 0 and all("warning:" in l for l in said):
+        said = [l for l in said if l not in set(otf2_print(source)[1])]
     if status != 0 or said:
         return "otf2-print exit %d: %s" % (status, "\n".join(said)[-2000:])
     return None
@@ -187,7 +194,7 @@ def correct_runs(mutant, out, ranks):
     cmd = [CORRECT, mutant, out]
     if ranks > 1:
         cmd = MPIRUN + ["-np", str(ranks)] + cmd
-    return [("htrace-correct", cmd, out, read_back)]
+    return [("htrace-correct", cmd, out, lambda p: read_back(p, mutant))]
 
 
 def report_runs(mutant, out):
@@ -195,11 +202,12 @@ def report_runs(mutant, out):
             ("htrace-report", [REPORT, "--format", "perfetto", mutant, "-o", out + ".json"],
              out + ".json", read_back_json),
             ("htrace-report", [REPORT, "--format", "vite", mutant, "-o", out + ".vite"],
-             out + ".vite", lambda p: read_back(p, VITE_WARNINGS))]
+             out + ".vite", lambda p: read_back(p, mutant, VITE_WARNINGS))]
 
 
 def salvage_runs(mutant, out):
-    return [("htrace-salvage", [SALVAGE, mutant, out], out, read_back)]
+    # (The input has no global definitions: whatever otf2-print says of the output counts.)
+    return [("htrace-salvage", [SALVAGE, mutant, out], out, lambda p: read_back(p, mutant))]
 
 
 # --- mutations ------------------------------------------------------------------------------
@@ -358,8 +366,9 @@ def main():
             ring, abort = os.path.join(HERE, "archives", "ring"), os.path.join(HERE, "archives", "abort")
         print("archives: %s, seed %d, %d s and %d MB per run" % (
             "fresh" if a.fresh else "archives/ (in the repository)", seed, SECONDS, PEAK_MB))
-        if read_back(ring):
-            sys.exit("FAIL: the intact ring archive does not read back: %s" % read_back(ring))
+        status, lines = otf2_print(ring)
+        if status != 0 or any(l.strip() for l in lines):
+            sys.exit("FAIL: the intact ring archive does not read back: %s" % lines)
         vite = os.path.join(work, "intact.vite")
         subprocess.run([REPORT, "--format", "vite", ring, "-o", vite], check=True, capture_output=True)
         status, lines = otf2_print(vite)
