@@ -84,8 +84,9 @@ std::string anchor_file_damage(const std::string& path) {
         walk.value(def_chunk) && walk.value(substrate) && walk.value(compression) &&
         walk.value(locations) && walk.value(definitions)))
     return damage("the file ends inside its header", walk.at());
-  // As OTF2's buffers require (a writer may leave the definitions' undefined). After the header,
-  // the magic, the two formats and the version: bytes 12 and 20.
+  // Within OTF2's chunk size limits, which its buffers enforce once they read (an undefined
+  // definition chunk size passes here: OTF2 then refuses it cleanly). After the header, the magic,
+  // the two formats and the version: bytes 12 and 20.
   const auto valid_chunk = [](uint64_t n) {
     return n >= OTF2_CHUNK_SIZE_MIN && n <= OTF2_CHUNK_SIZE_MAX;
   };

@@ -109,7 +109,7 @@ TEST_F(AnchorFile, BoundsTheCounts) {
   write(damaged);
   EXPECT_NE(anchor_file_damage(anchor()).find("invalid property count"), std::string::npos);
   damaged = bytes_;
-  damaged[2 + 5 + 1 + 4 + 4] = 0x7f; // an event chunk size of ~2^58 bytes
+  damaged[2 + 5 + 1 + 4 + 4] = 0x7f; // an event chunk size of ~2^39 bytes
   write(damaged);
   EXPECT_NE(anchor_file_damage(anchor()).find("invalid event chunk size"), std::string::npos);
   write(bytes_.substr(0, bytes_.rfind('\2'))); // (OTF2 writes 2 bytes after END_OF_FILE)

@@ -455,8 +455,9 @@ OTF2_ErrorCode quiet(void*, const char*, uint64_t, const char*, OTF2_ErrorCode c
 }
 
 // The decoder accepts no damaged record that OTF2's reader refuses (a copy of the file would
-// then be unreadable): every bit of the file with every type's record flipped in turn, and every
-// byte set to 9, a compressed integer's byte count no field allows.
+// then be unreadable), whether it decodes a type's fields for a callback or only checks them:
+// every bit of a file holding every type flipped in turn, and every byte set to 9, a compressed
+// integer's byte count no field allows.
 TEST_F(RecordStoreArchive, DecoderAcceptsOnlyWhatTheReaderReads) {
   const fs::path mutant = dir_ / "mutant";
   fs::create_directories(mutant / "traces");
@@ -465,7 +466,11 @@ TEST_F(RecordStoreArchive, DecoderAcceptsOnlyWhatTheReaderReads) {
   const std::string original = read_file(dir_ / "in/traces/0.evt");
   ASSERT_GT(original.size(), 1000u);
   const OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(quiet, nullptr);
+  // Both of the decoder's paths: fields it decodes for a callback, fields it only checks.
+  EventDecodeCallbacks all;
+  describe_decodable_events(all);
   const EventDecodeCallbacks none;
+  std::vector<std::string> described;
   const OtherEventFn other = [](void*, OTF2_TimeStamp, int) {};
   size_t cases = 0, refused_by_both = 0, refused_by_decoder_only = 0;
   std::vector<std::string> false_accepts;
@@ -475,15 +480,19 @@ TEST_F(RecordStoreArchive, DecoderAcceptsOnlyWhatTheReaderReads) {
       bytes[at] = change < 8 ? char(bytes[at] ^ (1 << change)) : char(9);
       if (bytes == original) continue;
       ++cases;
-      const DecodeError error =
-          decode_event_file(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
-                            kChunkSize, none, other, kSamples, nullptr);
+      const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+      const DecodeError checked =
+          decode_event_file(data, bytes.size(), kChunkSize, none, other, kSamples, nullptr);
+      described.clear();
+      const DecodeError decoded =
+          decode_event_file(data, bytes.size(), kChunkSize, all, other, kSamples, &described);
       std::ofstream(mutant / "traces/0.evt", std::ios::binary | std::ios::trunc) << bytes;
       const bool read = otf2_reads_samples(mutant);
-      if (!error && !read)
-        false_accepts.push_back("byte " + std::to_string(at) + " change " + std::to_string(change));
-      refused_by_both += error && !read;
-      refused_by_decoder_only += error && read;
+      const std::string where = "byte " + std::to_string(at) + " change " + std::to_string(change);
+      if (!checked && !read) false_accepts.push_back(where + " (fields checked)");
+      if (!decoded && !read) false_accepts.push_back(where + " (fields decoded)");
+      refused_by_both += checked && !read;
+      refused_by_decoder_only += checked && read;
     }
   OTF2_Error_RegisterCallback(previous, nullptr);
   EXPECT_TRUE(false_accepts.empty()) << false_accepts.size() << " of " << cases

@@ -8,8 +8,8 @@ Needs HTRACE_BUILD_DIR and MPIRUN (and HTRACE_LIB with --fresh), as ctest sets t
 Inputs: archives/ring (pingpong-ring on 3 ranks traced by libhtrace: a complete archive) for
 htrace-correct and htrace-report, archives/abort (fail_app, rank 1 called MPI_Abort: event files
 and salvage files, no global definitions) for htrace-salvage. Both are kept in the repository, so
-the same code always meets the same mutants and gets the same verdict. With --fresh both are traced
-anew and the seed, unless given, comes from the clock: the long randomized run, on demand.
+the same code always meets the same mutants and gets the same verdict (only the time and memory
+bounds depend on the machine, and they are generous). With --fresh both are traced anew and the seed, unless given, comes from the clock: the long randomized run, on demand.
 
 Mutants, in this order:
   - targeted: the record type byte and the record length byte of 3 records of every event file,
@@ -169,9 +169,10 @@ def judge(tool, run, inputs, before, output, read):
     if digest(inputs) != before:
         return "input changed", ""
     parent = os.path.dirname(output)
-    leftovers = [f for f in os.listdir(parent) if f.startswith(".")]
+    leftovers = [f for f in os.listdir(parent) if f not in OUTPUT_NAMES]
     for f in leftovers:
-        shutil.rmtree(os.path.join(parent, f), ignore_errors=True)
+        path = os.path.join(parent, f)
+        shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.remove(path)
     if leftovers:
         return "temporary left", str(leftovers)
     errors = [l for l in err.splitlines() if l.startswith(tool + ": error:")]
@@ -189,7 +190,16 @@ def judge(tool, run, inputs, before, output, read):
     return "exit %d" % run.status, err[-3000:]
 
 
-# The tool runs of one mutant: (tool, command, output path, how the output is read back).
+def read_back_html(path):
+    with open(path, errors="replace") as f:
+        text = f.read()
+    return None if text.rstrip().endswith("</html>") else "not a whole HTML page"
+
+
+# The tool runs of one mutant: (tool, command, output path, how the output is read back). Their
+# outputs are all a mutant's output directory may hold after them (no temporary left).
+OUTPUT_NAMES = {"result", "result-np2", "result.html", "result.json", "result.vite"}
+
 def correct_runs(mutant, out, ranks):
     cmd = [CORRECT, mutant, out]
     if ranks > 1:
@@ -198,7 +208,7 @@ def correct_runs(mutant, out, ranks):
 
 
 def report_runs(mutant, out):
-    return [("htrace-report", [REPORT, mutant, "-o", out + ".html"], out + ".html", lambda p: None),
+    return [("htrace-report", [REPORT, mutant, "-o", out + ".html"], out + ".html", read_back_html),
             ("htrace-report", [REPORT, "--format", "perfetto", mutant, "-o", out + ".json"],
              out + ".json", read_back_json),
             ("htrace-report", [REPORT, "--format", "vite", mutant, "-o", out + ".vite"],
