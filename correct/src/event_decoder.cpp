@@ -131,8 +131,6 @@ const char* attribute_list_error(const uint8_t* list) {
   return nullptr;
 }
 
-constexpr uint8_t kAttributeListId = 6;
-
 } // namespace
 
 DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_size,
@@ -144,7 +142,7 @@ DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_siz
   const bool read = parser.for_each([&](const RawEvent& e) {
     ++position;
     error.offset = static_cast<size_t>(e.begin - data);
-    if (e.begin[0] == kAttributeListId) {
+    if (e.begin[0] == EventFileParser::kAttributeList) {
       error.why = attribute_list_error(e.begin);
       if (error.why) return false;
     }

@@ -21,7 +21,8 @@ namespace {
 // follow the order of the OTF2 reader's callbacks (checked by the correct_record_store test, and
 // for every file copied after a read through OTF2's reader by rewrite_event_file's per-type
 // counts).
-constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6;
+constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2, kChunkHeader = 3;
+constexpr uint8_t kAttributeList = EventFileParser::kAttributeList;
 constexpr size_t kTimestampSize = EventFileParser::kTimestampSize;
 constexpr size_t kChunkHeaderSize = 18;
 // OTF2's mark for little-endian data; files in another byte order are left to the library.

@@ -94,10 +94,11 @@ class Run:
     largest of them (wait4's rusage)."""
 
     def __init__(self, cmd, timeout, work):
-        out_path, err_path = os.path.join(work, "stdout"), os.path.join(work, "stderr")
+        err_path = os.path.join(work, "stderr")
         start = time.monotonic()
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            p = subprocess.Popen(cmd, stdout=out, stderr=err, env=ENV, start_new_session=True)
+        with open(err_path, "wb") as err:
+            p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=ENV,
+                                 start_new_session=True)
         self.timed_out = False
         while True:
             pid, status, usage = os.wait4(p.pid, os.WNOHANG)
@@ -113,7 +114,6 @@ class Run:
         self.seconds = time.monotonic() - start
         self.peak_mb = usage.ru_maxrss / 1024
         self.status = os.waitstatus_to_exitcode(status)
-        self.stdout = open(out_path, "rb").read().decode(errors="replace")
         self.stderr = open(err_path, "rb").read().decode(errors="replace")
 
 

@@ -102,7 +102,7 @@ public:
   // Where the malformed data begins (a byte offset in the file), when error() != nullptr.
   size_t error_offset() const { return error_offset_; }
 
-  static constexpr uint8_t kTimestamp = 5, kFirstEventId = 10;
+  static constexpr uint8_t kTimestamp = 5, kAttributeList = 6, kFirstEventId = 10;
   static constexpr size_t kTimestampSize = 9;
 
 private:
