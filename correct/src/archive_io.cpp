@@ -550,9 +550,11 @@ public:
     if (rc != OTF2_SUCCESS) error = rc;
     return rc == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
   }
-  // Events only move later: the offset stays valid, the length grows to cover the last event.
+  // Events only move later: the offset stays valid, the length grows to cover the last event
+  // (offset + length is the last event's time, as libhtrace and htrace-salvage write it, so an
+  // archive that needs no correction keeps its length).
   void adjust_clock_properties(uint64_t*, uint64_t* offset, uint64_t* length, uint64_t*) override {
-    if (last_ >= *offset && last_ - *offset + 1 > *length) *length = last_ - *offset + 1;
+    if (last_ >= *offset && last_ - *offset > *length) *length = last_ - *offset;
   }
   std::vector<uint64_t> counts;
   uint64_t unknown = 0;

@@ -220,6 +220,15 @@ def case_idempotent():
     run([TOOL, consistent, out1])
     a, b = check(consistent), check(out1)
     expect(a["times"] == b["times"], "a consistent trace passes unchanged")
+    # libhtrace's archive of a run that needs no correction: events and definitions as they were
+    # (otf2-print), but for the archive property that says the time base is corrected now.
+    ring = os.path.join(os.environ["HTRACE_SOURCE_DIR"], "tests", "fuzz", "archives", "ring")
+    run([TOOL, ring, out1, "--force"])
+    for flag in ([], ["-G"]):
+        before, after = (subprocess.run(["otf2-print"] + flag + [os.path.join(d, "traces.otf2")],
+                                        capture_output=True, text=True, check=True).stdout
+                         for d in (ring, out1))
+        expect(before == after, "htrace's consistent trace passes unchanged (otf2-print %s)" % flag)
     skewed = build("skewed", "--shift", str(SHIFT))
     run([TOOL, skewed, out1, "--force"])
     run([TOOL, out1, out2])
