@@ -3,12 +3,12 @@ find_package(MPI REQUIRED COMPONENTS C Fortran)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(OTF2 REQUIRED IMPORTED_TARGET otf2)
 # Where OTF2's headers are: the record tables and the tracer's event encoders are generated from
-# them (correct/tools/generate_record_tables.py).
+# them (format/tools/generate_record_tables.py).
 pkg_get_variable(HTRACE_OTF2_INCLUDEDIR otf2 includedir)
 if(NOT HTRACE_OTF2_INCLUDEDIR)
   set(HTRACE_OTF2_INCLUDEDIR /usr/include)
 endif()
-set(HTRACE_RECORD_TABLES_GENERATOR ${PROJECT_SOURCE_DIR}/correct/tools/generate_record_tables.py)
+set(HTRACE_RECORD_TABLES_GENERATOR ${PROJECT_SOURCE_DIR}/format/tools/generate_record_tables.py)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 find_package(Threads REQUIRED)
 find_package(Python3 REQUIRED COMPONENTS Interpreter)

@@ -4,7 +4,7 @@
 // The last argument runs only one of the two (for profilers); no ratio is printed then.
 #include "correct/archive_io.h"
 #include "correct/engine.h"
-#include "correct/record_tables.h"
+#include "format/record_tables.h"
 #include "process_stats.h"
 
 #define OTF2_MPI_UINT64_T MPI_UINT64_T
@@ -22,6 +22,7 @@ namespace {
 
 using namespace htrace::bench_stats;
 using namespace htrace::correct;
+using namespace htrace::format;
 
 // The baseline: every record read per location and written unchanged, work split like the engine.
 void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm) {

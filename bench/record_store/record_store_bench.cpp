@@ -7,7 +7,7 @@
 // Usage: record_store_bench ARCHIVE_DIR WORK_DIR [REPEATS]
 #include "correct/archive_io.h"
 #include "correct/record_store.h"
-#include "correct/record_tables.h"
+#include "format/record_tables.h"
 #include "process_stats.h"
 
 #include <algorithm>
@@ -23,6 +23,7 @@ namespace {
 
 using namespace htrace::bench_stats;
 using namespace htrace::correct;
+using namespace htrace::format;
 
 struct Times {
   double wall = 0, cpu = 0;

@@ -1,11 +1,12 @@
 #include "correct/archive_io.h"
 
-#include "correct/anchor_file.h"
-#include "correct/event_file.h"
+#include "correct/event_file_rewrite.h"
 #include "correct/exchange.h"
 #include "correct/interrupt_cleanup.h"
 #include "correct/record_store.h"
-#include "correct/record_tables.h"
+#include "format/anchor_file.h"
+#include "format/event_file.h"
+#include "format/record_tables.h"
 #include "htrace/archive_properties.h"
 
 #include <algorithm>
@@ -152,7 +153,7 @@ private:
 
 namespace {
 // Collective clean-up (closing an OTF2 reader or archive) may run unless a rank-local exception
-// is unwinding: the other ranks would not join it (error.h).
+// is unwinding: the other ranks would not join it (exchange.h).
 bool may_clean_up_together() {
   return std::uncaught_exceptions() == 0 || unwinding_together();
 }
@@ -390,7 +391,7 @@ ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) : anchor_
   int size = 1;
   MPI_Comm_size(comm, &size);
   if (size > 1) collectives_ = std::make_unique<Otf2Collectives>(comm);
-  const std::string damage = anchor_file_damage(anchor);
+  const std::string damage = format::anchor_file_damage(anchor);
   check_together(comm,
                  damage.empty() ? "" : "'" + anchor + "': not an OTF2 archive (" + damage + ")");
   reader_.reset(OTF2_Reader_Open(anchor.c_str()));
@@ -540,10 +541,10 @@ const OTF2_FlushCallbacks kFlushAlways = {flush_always, no_flush_time};
 
 namespace {
 
-class DefCopy final : public DefSink {
+class DefCopy final : public format::DefSink {
 public:
   DefCopy(OTF2_GlobalDefWriter* w, uint64_t last_time)
-      : counts(def_record_type_count()), w_(w), last_(last_time) {}
+      : counts(format::def_record_type_count()), w_(w), last_(last_time) {}
   OTF2_GlobalDefWriter* writer() override { return w_; }
   void count(int type) override { counts[static_cast<size_t>(type)]++; }
   OTF2_CallbackCode result(OTF2_ErrorCode rc) override {
@@ -681,7 +682,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
       ErrorKind::Output);
 
   // The records were counted by type while reading; the writer's own count is not needed.
-  std::vector<uint64_t> written(static_cast<size_t>(event_record_type_count()));
+  std::vector<uint64_t> written(static_cast<size_t>(format::event_record_type_count()));
   std::vector<char> copied(model.locations.size()); // event file copied record by record
   int64_t last = 0; // the latest corrected timestamp, for the clock properties
   const std::string out_events = (fs::path(out.dir()) / out.name()).string();
@@ -716,12 +717,12 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
           attempt([&] {
             const LocationModel& loc = model.locations[i];
             const LocationInfo& info = defs.locations[loc.location];
-            const std::string file = "'" + event_file_path(out_events, info.id) + "'";
+            const std::string file = "'" + format::event_file_path(out_events, info.id) + "'";
             times.begin(i);
             std::optional<int64_t> loc_last;
             if (loc.copy_file) {
-              loc_last = rewrite_event_file(event_file_path(reader.event_dir(), info.id),
-                                            event_file_path(out_events, info.id),
+              loc_last = rewrite_event_file(format::event_file_path(reader.event_dir(), info.id),
+                                            format::event_file_path(out_events, info.id),
                                             reader.event_chunk_size(), times, loc.type_counts);
               copied[i] = loc_last.has_value();
             }
@@ -774,7 +775,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
       ErrorKind::Output);
 
   MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_INT64_T, MPI_MAX, comm);
-  std::vector<uint64_t> def_counts(static_cast<size_t>(def_record_type_count()));
+  std::vector<uint64_t> def_counts(static_cast<size_t>(format::def_record_type_count()));
   uint64_t def_unknown = 0;
   const std::string out_defs = (fs::path(out.dir()) / (out.name() + ".def")).string();
   agree(
@@ -787,7 +788,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
         if (!gr) throw input_error("cannot open the global definitions");
         DefCopy copy(gw, static_cast<uint64_t>(last));
         OTF2_GlobalDefReaderCallbacks* dcbs = OTF2_GlobalDefReaderCallbacks_New();
-        register_copy_defs(dcbs);
+        format::register_copy_defs(dcbs);
         OTF2_GlobalDefReaderCallbacks_SetUnknownCallback(dcbs, count_unknown_def);
         OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), gr, dcbs, &copy);
         OTF2_GlobalDefReaderCallbacks_Delete(dcbs);
@@ -818,10 +819,10 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
   MPI_Allreduce(MPI_IN_PLACE, &copied_files, 1, MPI_UINT64_T, MPI_SUM, comm);
   report.copied_event_files = copied_files;
   for (size_t i = 0; i < counts.size(); ++i)
-    if (counts[i]) report.event_records[event_record_name(static_cast<int>(i))] = counts[i];
+    if (counts[i]) report.event_records[format::event_record_name(static_cast<int>(i))] = counts[i];
   for (size_t i = 0; i < def_counts.size(); ++i)
     if (def_counts[i])
-      report.definition_records[def_record_name(static_cast<int>(i))] = def_counts[i];
+      report.definition_records[format::def_record_name(static_cast<int>(i))] = def_counts[i];
   report.unknown_events = unknown;
   report.unknown_definitions = def_unknown;
 }

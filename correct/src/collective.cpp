@@ -46,7 +46,7 @@ void CollectiveInstance::add_begin(const CollectiveMember& m, int64_t begin, int
   if (m.rank == root) {
     root_begin = std::max(root_begin, begin), root_input = input, root_process = m.process;
   }
-  if (pattern == CollectivePattern::Prefix) {
+  if (pattern == format::CollectivePattern::Prefix) {
     PrefixEntry& e = prefix_entry(m);
     e.begin = std::max(e.begin, begin), e.input = input;
   }
@@ -56,31 +56,31 @@ void CollectiveInstance::add_input(const CollectiveMember& m, int64_t input, con
   input_by_node.add(input, node_of(m, l));
   input_by_process.add(input, m.process);
   if (m.rank == root) root_input = input, root_process = m.process;
-  if (pattern == CollectivePattern::Prefix) prefix_entry(m).input = input;
+  if (pattern == format::CollectivePattern::Prefix) prefix_entry(m).input = input;
 }
 
 void CollectiveInstance::add_end(const CollectiveMember& m, int64_t end, const Latencies& l) {
   end_neg_by_node.add(-end, node_of(m, l));
   end_neg_by_process.add(-end, m.process);
   if (m.rank == root) root_end = end, root_process = m.process;
-  if (pattern == CollectivePattern::Prefix) prefix_entry(m).end = end;
+  if (pattern == format::CollectivePattern::Prefix) prefix_entry(m).end = end;
 }
 
 int64_t CollectiveInstance::end_bound(const CollectiveMember& m, const Latencies& l,
                                       bool input) const {
   switch (pattern) {
-  case CollectivePattern::AllToAll:
+  case format::CollectivePattern::AllToAll:
     return input ? max_excluding(input_by_node, input_by_process, m, l)
                  : max_excluding(begin_by_node, begin_by_process, m, l);
-  case CollectivePattern::NToOne:
+  case format::CollectivePattern::NToOne:
     if (m.rank != root) return kNoTime;
     return input ? max_excluding(input_by_node, input_by_process, m, l)
                  : max_excluding(begin_by_node, begin_by_process, m, l);
-  case CollectivePattern::OneToN: {
+  case format::CollectivePattern::OneToN: {
     if (m.rank == root) return kNoTime;
     return plus(input ? root_input : root_begin, root_lmin(m, l));
   }
-  case CollectivePattern::Prefix: {
+  case format::CollectivePattern::Prefix: {
     int64_t bound = kNoTime;
     for (const PrefixEntry& e : prefix) {
       int64_t v = input ? e.input : e.begin;
@@ -96,15 +96,15 @@ int64_t CollectiveInstance::end_bound(const CollectiveMember& m, const Latencies
 int64_t CollectiveInstance::begin_upper_bound(const CollectiveMember& m, const Latencies& l) const {
   auto from_neg = [](int64_t neg) { return neg == kNoTime ? kUnbounded : -neg; };
   switch (pattern) {
-  case CollectivePattern::AllToAll:
+  case format::CollectivePattern::AllToAll:
     return from_neg(max_excluding(end_neg_by_node, end_neg_by_process, m, l));
-  case CollectivePattern::OneToN:
+  case format::CollectivePattern::OneToN:
     if (m.rank != root) return kUnbounded;
     return from_neg(max_excluding(end_neg_by_node, end_neg_by_process, m, l));
-  case CollectivePattern::NToOne:
+  case format::CollectivePattern::NToOne:
     if (m.rank == root || root_end == kNoTime) return kUnbounded;
     return root_end - root_lmin(m, l);
-  case CollectivePattern::Prefix: {
+  case format::CollectivePattern::Prefix: {
     int64_t ub = kUnbounded;
     for (const PrefixEntry& e : prefix)
       if (e.rank > m.rank && e.end != kNoTime)

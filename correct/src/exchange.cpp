@@ -91,12 +91,6 @@ bool unwinding_together() {
   return g_unwinding_together;
 }
 
-ErrorKind error_kind(const std::exception& e, ErrorKind fallback) {
-  if (const auto* error = dynamic_cast<const Error*>(&e)) return error->kind();
-  if (dynamic_cast<const std::runtime_error*>(&e)) return fallback;
-  return ErrorKind::Internal; // std::bad_alloc, std::logic_error: nothing the user can fix
-}
-
 void fail_together(MPI_Comm comm, std::string msg, int priority, ErrorKind kind) {
   int size = 1, rank = 0;
   MPI_Comm_size(comm, &size);

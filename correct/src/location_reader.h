@@ -7,10 +7,10 @@
 #ifndef HTRACE_CORRECT_LOCATION_READER_H
 #define HTRACE_CORRECT_LOCATION_READER_H
 
-#include "correct/event_decoder.h"
 #include "correct/model_reader.h"
 #include "correct/record_store.h"
 #include "event_store.inc"
+#include "format/event_decoder.h"
 
 #include <map>
 #include <set>
@@ -198,8 +198,8 @@ inline uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) {
 // The callbacks of the records each kind of relation is built from, for the event-file decoder
 // and for OTF2's reader (registered after the generated store callbacks, which they override);
 // each of them also stores its record (HT_RECORD).
-void register_mpi_relations(EventDecodeCallbacks& callbacks);
-void register_openmp_relations(EventDecodeCallbacks& callbacks);
+void register_mpi_relations(format::EventDecodeCallbacks& callbacks);
+void register_openmp_relations(format::EventDecodeCallbacks& callbacks);
 
 // Sequence numbers per process, over its locations in id order: sends per (dst, comm, tag),
 // receives per (src, comm, tag) in posting order, collectives per comm in issue order.

@@ -4,8 +4,8 @@
 #include "correct/model_reader.h"
 
 #include "correct/archive_io.h"
-#include "correct/event_file.h"
-#include "correct/record_tables.h"
+#include "format/event_file.h"
+#include "format/record_tables.h"
 #include "location_reader.h"
 
 #include <algorithm>
@@ -26,7 +26,7 @@ std::string location_label(const LocationInfo& info) {
 }
 
 // This library's event record types: the decoder reports others too (on_other_event).
-const int kKnownEventTypes = event_record_type_count();
+const int kKnownEventTypes = format::event_record_type_count();
 
 // A record of a type newer than this OTF2 library: it cannot be carried, only counted.
 OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
@@ -47,8 +47,8 @@ void on_other_event(void* u, OTF2_TimeStamp time, int type) {
   ++r->counts[type];
 }
 
-EventDecodeCallbacks relation_callbacks() {
-  EventDecodeCallbacks cbs;
+format::EventDecodeCallbacks relation_callbacks() {
+  format::EventDecodeCallbacks cbs;
   register_mpi_relations(cbs);
   register_openmp_relations(cbs);
   return cbs;
@@ -64,17 +64,17 @@ EvtCallbacks store_callbacks() {
 // Reads a location's events with the decoder; false if the file cannot be opened or parsed at all
 // (before any event), which leaves it to OTF2's reader. Throws on malformed data after that.
 bool decode_location(const ReadPlan& plan, const LocationInfo& info,
-                     const EventDecodeCallbacks& relations, LocationReader& r) {
-  const std::string path = event_file_path(plan.event_dir, info.id);
-  std::optional<MappedFile> file;
+                     const format::EventDecodeCallbacks& relations, LocationReader& r) {
+  const std::string path = format::event_file_path(plan.event_dir, info.id);
+  std::optional<format::MappedFile> file;
   try {
     file.emplace(path);
   } catch (const std::runtime_error&) {
     return false; // (OTF2's reader says what is wrong, naming the location)
   }
-  const DecodeError error =
-      decode_event_file(file->data(), file->size(), plan.chunk_size, relations, on_other_event,
-                        info.id, static_cast<EventStoreSink*>(&r));
+  const format::DecodeError error =
+      format::decode_event_file(file->data(), file->size(), plan.chunk_size, relations,
+                                on_other_event, info.id, static_cast<EventStoreSink*>(&r));
   if (!error) return true;
   if (r.times->empty() && r.unknown == 0) return false;
   throw std::runtime_error(location_label(info) + ": '" + path + "': corrupt event file at byte " +
@@ -87,7 +87,8 @@ bool decode_location(const ReadPlan& plan, const LocationInfo& info,
 size_t reservable_events(const ReadPlan& plan, const LocationInfo& info) {
   uint64_t bound = uint64_t(1) << 26;
   struct stat st {};
-  if (!plan.event_dir.empty() && ::stat(event_file_path(plan.event_dir, info.id).c_str(), &st) == 0)
+  if (!plan.event_dir.empty() &&
+      ::stat(format::event_file_path(plan.event_dir, info.id).c_str(), &st) == 0)
     bound = static_cast<uint64_t>(st.st_size) / 2;
   return static_cast<size_t>(std::min(info.declared_events, bound));
 }
@@ -110,11 +111,11 @@ void read_with_otf2(OTF2_Reader* reader, const LocationInfo& info, OTF2_EvtReade
 
 void read_models(OTF2_Reader* reader, const Definitions& defs,
                  const std::vector<uint32_t>& processes, const ReadPlan& plan, LocalModel& model) {
-  const EventDecodeCallbacks relations = relation_callbacks();
+  const format::EventDecodeCallbacks relations = relation_callbacks();
   const EvtCallbacks cbs = store_callbacks(); // (userData: a LocationReader)
   OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs.get(), on_unknown);
-  register_with_otf2(relations, cbs.get());
-  const size_t types = static_cast<size_t>(event_record_type_count());
+  format::register_with_otf2(relations, cbs.get());
+  const size_t types = static_cast<size_t>(format::event_record_type_count());
   model.event_counts.assign(types, 0);
   std::vector<uint64_t> counts(types);
   RawMpiRecords raw;

@@ -133,13 +133,14 @@ void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
     if (ch.slot == UINT32_MAX) {
       ch.slot = static_cast<uint32_t>(m.collectives.size());
       CollectiveInstance& inst = m.collectives.emplace_back();
-      inst.pattern = collective_pattern(c.op);
+      inst.pattern = format::collective_pattern(c.op);
       inst.root = c.root;
       inst.members = static_cast<uint32_t>(it->second.rank_process.size());
       inst.channel = id;
     }
     add_link(r.loc_, c.begin, LinkRole::Contribute, id, m);
-    if (collective_end_waits(c.op, c.received)) add_link(r.loc_, c.end, LinkRole::Receive, id, m);
+    if (format::collective_end_waits(c.op, c.received))
+      add_link(r.loc_, c.end, LinkRole::Receive, id, m);
   }
   sort_links(r.loc_);
 }
@@ -171,7 +172,7 @@ void sort_links(LocationModel& loc) {
   }
 }
 
-void register_mpi_relations(EventDecodeCallbacks& cbs) {
+void register_mpi_relations(format::EventDecodeCallbacks& cbs) {
   cbs.MpiSend = on_send;
   cbs.MpiIsend = on_isend;
   cbs.MpiIsendComplete = on_isend_complete;

@@ -225,7 +225,7 @@ void join_tasks(TaskTracker& tasks, uint32_t process, LocalModel& model) {
     sort_links(model.locations[l]);
 }
 
-void register_openmp_relations(EventDecodeCallbacks& cbs) {
+void register_openmp_relations(format::EventDecodeCallbacks& cbs) {
   cbs.ThreadFork = on_fork;
   cbs.ThreadTeamBegin = on_team_begin;
   cbs.ThreadTeamEnd = on_team_end;

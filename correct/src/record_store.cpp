@@ -1,7 +1,7 @@
 #include "correct/record_store.h"
 
-#include "correct/record_tables.h"
 #include "event_store.inc"
+#include "format/record_tables.h"
 
 #include <algorithm>
 #include <memory>

@@ -1,7 +1,7 @@
 // Location lifetime and lookup: one per thread, created on the thread's first event and kept in
 // the process registry until exit so finalize() can write buffers of idle or finished threads.
 #include "common/log.h"
-#include "record/event_file_encoder.h"
+#include "format/event_file_encoder.h"
 #include "record/location_writer.h"
 #include "record/snapshot.h"
 

@@ -5,8 +5,8 @@
 
 #include "clock/base_clock.h"
 #include "common/log.h"
+#include "format/event_file_encoder.h"
 #include "record/archive.h"
-#include "record/event_file_encoder.h"
 #include "record/snapshot.h"
 
 #include <algorithm>
@@ -47,7 +47,7 @@ struct TimeClamp {
   }
 };
 
-bool write_one(EventFileEncoder& w, const EventRecord& r, OTF2_TimeStamp t) {
+bool write_one(format::EventFileEncoder& w, const EventRecord& r, OTF2_TimeStamp t) {
   switch (r.kind) {
   case EventKind::Enter:
     return encode_Enter(w, t, r.u32[0]);
@@ -259,9 +259,11 @@ void LocationAccess::on_full_locked(Location& loc) {
 namespace {
 
 /// The location's event file, created on first use; nullptr (and recording stopped) if it cannot.
-EventFileEncoder* event_file(State& s, LocationId id, std::unique_ptr<EventFileEncoder>& file) {
+format::EventFileEncoder* event_file(State& s, LocationId id,
+                                     std::unique_ptr<format::EventFileEncoder>& file) {
   if (file) return file.get();
-  auto created = std::unique_ptr<EventFileEncoder>(new (std::nothrow) EventFileEncoder);
+  auto created =
+      std::unique_ptr<format::EventFileEncoder>(new (std::nothrow) format::EventFileEncoder);
   if (!created) {
     s.fail("out of memory for the event file of location " + std::to_string(id));
     return nullptr;
@@ -277,7 +279,7 @@ EventFileEncoder* event_file(State& s, LocationId id, std::unique_ptr<EventFileE
   return file.get();
 }
 
-void fail_writing(State& s, const EventFileEncoder& file) {
+void fail_writing(State& s, const format::EventFileEncoder& file) {
   s.fail(std::string("writing the trace archive failed (") + std::strerror(file.error()) + ": '" +
          file.path() + "'); the application continues untraced");
 }
@@ -299,7 +301,7 @@ void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
     discard(loc);
     return;
   }
-  EventFileEncoder* file = event_file(s, loc.id_, loc.evt_file_);
+  format::EventFileEncoder* file = event_file(s, loc.id_, loc.evt_file_);
   if (!file) {
     discard(loc);
     return;

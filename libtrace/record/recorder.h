@@ -28,10 +28,11 @@
 namespace htrace {
 struct Options;
 }
+namespace htrace::format {
+class EventFileEncoder;
+}
 
 namespace htrace::record {
-
-class EventFileEncoder;
 
 using LocalTime = std::int64_t; // a clock::stamp() value (TSC ticks or base-clock ns)
 using RegionId = std::uint32_t;
@@ -247,7 +248,7 @@ private:
   unsigned collectives_ = 0; ///< blocking collectives so far (convert_at_collective)
   std::uint32_t index_ = 0;  ///< thread index k (0 = the thread that called start())
   LocationId id_ = 0;        ///< (index << 32) | world rank, final after start()
-  std::unique_ptr<EventFileEncoder> evt_file_; ///< created by the first write_out
+  std::unique_ptr<format::EventFileEncoder> evt_file_; ///< created by the first write_out
   std::mutex write_mutex_; ///< serialises conversion to OTF2 (owner vs finalize/emergency)
   /// Buffers that filled up before start() (kept and written when the archive exists), or the
   /// first one that filled up after recording stopped (written by finalize or an emergency flush).

@@ -1,7 +1,7 @@
 // The anchor-file check in front of OTF2's loader: an intact anchor passes, and of all damaged
 // ones (every bit flipped in turn) none passes that OTF2 chokes on. Without the check, OTF2
 // corrupts its heap on a damaged property count and this test crashes.
-#include "correct/anchor_file.h"
+#include "format/anchor_file.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -16,7 +16,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using htrace::correct::anchor_file_damage;
+using htrace::format::anchor_file_damage;
 
 OTF2_FlushType flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
   return OTF2_FLUSH;

@@ -13,6 +13,7 @@
 namespace {
 
 using namespace htrace::correct;
+using namespace htrace::format;
 namespace fs = std::filesystem;
 
 constexpr OTF2_LocationRef kPlain = 0, kMapped = 1, kOffset = 2;

@@ -9,10 +9,11 @@
 //  - decoded directly (event_decoder.h): every type it decodes must come with the fields OTF2's
 //    reader passes.
 #include "correct/archive_io.h"
-#include "correct/event_decoder.h"
-#include "correct/event_file.h"
+#include "correct/event_file_rewrite.h"
 #include "correct/record_store.h"
-#include "correct/record_tables.h"
+#include "format/event_decoder.h"
+#include "format/event_file.h"
+#include "format/record_tables.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -35,6 +36,7 @@
 namespace {
 
 using namespace htrace::correct;
+using namespace htrace::format;
 namespace fs = std::filesystem;
 
 constexpr OTF2_LocationRef kSamples = 0, kEmpty = 1, kBig = 2;

@@ -225,7 +225,7 @@ def salvage_runs(mutant, out):
 def singleton_types():
     """Event type ids (record_tables.h numbering + 10) that OTF2 writes without a length byte,
     from the table the build generated from the OTF2 headers."""
-    path = os.path.join(BUILD, "correct", "generated", "event_layout.inc")
+    path = os.path.join(BUILD, "format", "generated", "event_layout.inc")
     flags = [l.strip().startswith("true") for l in open(path) if l.strip().startswith(("true", "false"))]
     return {10 + i for i, single in enumerate(flags) if single}
 

@@ -2,8 +2,8 @@
 // encode, with distinct field values, must come out byte for byte as OTF2's event writer writes
 // it (record ids, singleton and length layout, compressed integers, all-ones values, signed
 // fields, timestamp records only where the time changes, chunk header and end of file).
-#include "correct/record_tables.h"
-#include "record/event_file_encoder.h"
+#include "format/event_file_encoder.h"
+#include "format/record_tables.h"
 
 // The generated sample writer calls OTF2's deprecated OpenMP records too.
 #pragma GCC diagnostic push
@@ -60,10 +60,10 @@ OTF2_TimeStamp time_of(int i) {
 
 TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
   TempDir dir;
-  const int types_known = htrace::correct::event_record_type_count();
+  const int types_known = htrace::format::event_record_type_count();
   std::vector<int> types;
   {
-    htrace::record::EventFileEncoder probe; // not opened: every encoder must refuse
+    htrace::format::EventFileEncoder probe; // not opened: every encoder must refuse
     for (int type = 0; type < types_known; ++type)
       if (encode_sample_event(probe, type, 1) == 0)
         types.push_back(type);
@@ -96,7 +96,7 @@ TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
                            "BufferFlush",
                            "MeasurementOnOff"}) {
     int type = 0;
-    while (type < types_known && std::string(htrace::correct::event_record_name(type)) != name)
+    while (type < types_known && std::string(htrace::format::event_record_name(type)) != name)
       ++type;
     ASSERT_LT(type, types_known) << name;
     EXPECT_NE(std::find(types.begin(), types.end(), type), types.end()) << name;
@@ -110,7 +110,7 @@ TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
   ASSERT_EQ(OTF2_Archive_OpenEvtFiles(archive), OTF2_SUCCESS);
   OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, 0);
   ASSERT_NE(writer, nullptr);
-  htrace::record::EventFileEncoder encoder;
+  htrace::format::EventFileEncoder encoder;
   const std::string mine = dir.path + "/mine.evt";
   ASSERT_TRUE(encoder.open(mine, kChunk));
 
@@ -118,9 +118,9 @@ TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
   for (int type : types)
     for (int repeat = 0; repeat < 2; ++repeat, ++i) {
       ASSERT_EQ(write_sample_event(writer, type, nullptr, time_of(i)), OTF2_SUCCESS)
-          << htrace::correct::event_record_name(type);
+          << htrace::format::event_record_name(type);
       ASSERT_EQ(encode_sample_event(encoder, type, time_of(i)), 1)
-          << htrace::correct::event_record_name(type);
+          << htrace::format::event_record_name(type);
     }
   ASSERT_EQ(OTF2_Archive_CloseEvtWriter(archive, writer), OTF2_SUCCESS);
   ASSERT_EQ(OTF2_Archive_CloseEvtFiles(archive), OTF2_SUCCESS);
@@ -141,12 +141,12 @@ TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
 
 TEST(EventEncoder, FullChunksAreWrittenWholeAndNumbered) {
   TempDir dir;
-  htrace::record::EventFileEncoder encoder;
+  htrace::format::EventFileEncoder encoder;
   const std::string path = dir.path + "/0.evt";
   ASSERT_TRUE(encoder.open(path, kChunk));
   const int n = 100000; // Enter records of 2 to 5 bytes after a 9-byte timestamp: ~5 chunks
   for (int k = 0; k < n; ++k)
-    ASSERT_TRUE(htrace::record::encode_Enter(encoder, 10 + k, static_cast<uint32_t>(k)));
+    ASSERT_TRUE(htrace::format::encode_Enter(encoder, 10 + k, static_cast<uint32_t>(k)));
   ASSERT_TRUE(encoder.finish());
   const std::vector<char> bytes = read_all(path);
   const std::size_t chunks = (bytes.size() + kChunk - 1) / kChunk;
@@ -167,9 +167,9 @@ TEST(EventEncoder, FullChunksAreWrittenWholeAndNumbered) {
 }
 
 TEST(EventEncoder, ReportsAnUncreatableFile) {
-  htrace::record::EventFileEncoder encoder;
+  htrace::format::EventFileEncoder encoder;
   EXPECT_FALSE(encoder.open("/nonexistent-dir/0.evt", kChunk));
   EXPECT_EQ(encoder.error(), ENOENT);
-  EXPECT_FALSE(htrace::record::encode_Enter(encoder, 1, 1));
+  EXPECT_FALSE(htrace::format::encode_Enter(encoder, 1, 1));
   EXPECT_FALSE(encoder.finish());
 }

@@ -21,7 +21,7 @@ const char* const kDescription =
     "Removes clock-condition violations from an OTF2 archive with the controlled logical clock.\n"
     "Serial, or in parallel under 'mpirun -np P' (the same output for every P).";
 
-// The same on every rank; documented in correct/README.md (correct/include/correct/error.h).
+// The same on every rank; documented in correct/README.md (correct/include/format/error.h).
 const char* const kExitCodes =
     "Exit codes: 0 success; 1 violations remain after correction; 2 usage error;\n"
     "3 bad input (IN unreadable, corrupt or inconsistent; nothing written);\n"
@@ -116,8 +116,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   using namespace htrace::correct;
-  // Exit codes (error.h): every error is raised on all ranks together, so all exit alike.
-  int status = kExitSuccess;
+  using htrace::Error;
+  // Exit codes (format/error.h): every error is raised on all ranks together, so all exit alike.
+  int status = htrace::kExitSuccess;
   try {
     Report report = correct_archive(options, MPI_COMM_WORLD);
     if (rank == 0) {
@@ -127,16 +128,16 @@ int main(int argc, char** argv) {
         print_text(report, std::cout);
     }
     for (uint64_t v : report.violations_after)
-      if (v) status = kExitViolations;
+      if (v) status = htrace::kExitViolations;
   } catch (const std::exception& e) {
     const auto* error = dynamic_cast<const Error*>(&e);
     if (!error || !error->agreed()) {
       // Rank-local (out of memory, a bug): the other ranks may wait in a collective for this
       // one, so the job ends here.
       std::fprintf(stderr, "htrace-correct: internal error on rank %d: %s\n", rank, e.what());
-      if (size > 1) MPI_Abort(MPI_COMM_WORLD, kExitInternal);
+      if (size > 1) MPI_Abort(MPI_COMM_WORLD, htrace::kExitInternal);
       MPI_Finalize();
-      return kExitInternal;
+      return htrace::kExitInternal;
     }
     if (rank == 0) std::fprintf(stderr, "htrace-correct: error: %s\n", e.what());
     status = error->exit_code();

@@ -1,6 +1,6 @@
 #include "archive_defs.h"
 
-#include "correct/anchor_file.h"
+#include "format/anchor_file.h"
 
 #include <otf2/otf2.h>
 #include <stdexcept>
@@ -232,7 +232,7 @@ OTF2_Reader* open_reader(const std::string& archive) {
   struct stat st {};
   if (stat(anchor.c_str(), &st) != 0)
     throw std::runtime_error("'" + archive + "': no OTF2 archive (missing " + anchor + ")");
-  const std::string damage = correct::anchor_file_damage(anchor);
+  const std::string damage = format::anchor_file_damage(anchor);
   if (!damage.empty())
     throw std::runtime_error("'" + anchor + "': not an OTF2 archive (" + damage + ")");
   OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());

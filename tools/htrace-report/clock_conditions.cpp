@@ -1,12 +1,12 @@
 #include "clock_conditions.h"
 
-#include "correct/collective_rules.h"
+#include "format/collective_rules.h"
 
 #include <algorithm>
 
 namespace htrace::report {
 
-using correct::CollectivePattern;
+using format::CollectivePattern;
 
 // The implicit task of a thread in a team instance (distinct from every explicit task's key).
 ClockConditions::TaskKey ClockConditions::implicit_task(std::uint32_t team, std::uint32_t loc,
@@ -79,7 +79,7 @@ void ClockConditions::end_collective(std::uint32_t loc, PendingColl& c, std::int
   c.op = op;
   c.comm = comm;
   c.root = root;
-  c.waits = correct::collective_end_waits(op, received);
+  c.waits = format::collective_end_waits(op, received);
   c.resolved = true;
   release_resolved(loc);
 }
@@ -128,23 +128,23 @@ void ClockConditions::evaluate(std::uint32_t comm, const CollInstance& inst) {
       if (take(r)) v = std::max(v, inst.members[r].begin);
     return v;
   };
-  const CollectivePattern p = correct::collective_pattern(inst.op);
+  const format::CollectivePattern p = format::collective_pattern(inst.op);
   for (std::size_t r = 0; r < inst.members.size(); ++r) {
     const Member& m = inst.members[r];
     if (!m.waits) continue;
     std::int64_t bound = kNone;
     const auto others = [&](std::size_t o) { return process(o) != process(r); };
     switch (p) {
-    case CollectivePattern::AllToAll:
+    case format::CollectivePattern::AllToAll:
       bound = latest(others);
       break;
-    case CollectivePattern::NToOne:
+    case format::CollectivePattern::NToOne:
       if (r == inst.root) bound = latest(others);
       break;
-    case CollectivePattern::OneToN:
+    case format::CollectivePattern::OneToN:
       if (r != inst.root && inst.root < inst.members.size()) bound = inst.members[inst.root].begin;
       break;
-    case CollectivePattern::Prefix:
+    case format::CollectivePattern::Prefix:
       bound = latest([&](std::size_t o) { return o < r; });
       break;
     }

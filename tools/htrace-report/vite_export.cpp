@@ -1,7 +1,7 @@
 #include "vite_export.h"
 
 #include "archive_defs.h"
-#include "correct/record_tables.h"
+#include "format/record_tables.h"
 
 #include <filesystem>
 #include <map>
@@ -136,7 +136,7 @@ OTF2_CallbackCode inter_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OT
 /// Re-encodes one location's events unchanged through OTF2 (generated copy callbacks, every
 /// record type), except the records ViTE 1.2 has no handler for and records of types this OTF2
 /// does not know.
-struct EventCopy final : correct::EventSink {
+struct EventCopy final : format::EventSink {
   OTF2_EvtWriter* w = nullptr;
   OTF2_ErrorCode rc = OTF2_SUCCESS;
   std::uint64_t flushes = 0, forks = 0, joins = 0, unknown = 0;
@@ -265,7 +265,7 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
     OTF2_EvtReaderCallbacks* c;
     ~CallbacksDeleter() { OTF2_EvtReaderCallbacks_Delete(c); }
   } event_callbacks{OTF2_EvtReaderCallbacks_New()};
-  correct::register_copy_events(event_callbacks.c);
+  format::register_copy_events(event_callbacks.c);
   OTF2_EvtReaderCallbacks_SetBufferFlushCallback(event_callbacks.c, drop_flush);
   OTF2_EvtReaderCallbacks_SetThreadForkCallback(event_callbacks.c, drop_fork);
   OTF2_EvtReaderCallbacks_SetThreadJoinCallback(event_callbacks.c, drop_join);

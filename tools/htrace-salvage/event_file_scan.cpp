@@ -1,6 +1,6 @@
 #include "event_file_scan.h"
 
-#include "correct/event_file.h"
+#include "format/event_file.h"
 
 #include <cstring>
 #include <exception>
@@ -8,7 +8,7 @@
 namespace htrace::salvage {
 namespace {
 
-// Event numbers in a chunk header (correct/event_file.h): first at byte 2, last at byte 10.
+// Event numbers in a chunk header (format/event_file.h): first at byte 2, last at byte 10.
 std::uint64_t header_field(const std::uint8_t* chunk, std::size_t offset) {
   std::uint64_t v = 0;
   std::memcpy(&v, chunk + offset, sizeof v);
@@ -20,12 +20,12 @@ std::uint64_t header_field(const std::uint8_t* chunk, std::size_t offset) {
 EventFileExtent scan_event_file(const std::string& path, std::uint64_t chunk_size) {
   EventFileExtent out;
   try {
-    const correct::MappedFile file(path);
+    const format::MappedFile file(path);
     if (file.size() == 0) return out;
-    correct::EventFileParser parser(file.data(), file.size(), chunk_size);
+    format::EventFileParser parser(file.data(), file.size(), chunk_size);
     const std::size_t last_chunk = (file.size() - 1) / chunk_size * chunk_size;
     std::uint64_t in_last_chunk = 0;
-    const bool complete = parser.for_each([&](const correct::RawEvent& e) {
+    const bool complete = parser.for_each([&](const format::RawEvent& e) {
       ++out.events;
       if (static_cast<std::size_t>(e.begin - file.data()) >= last_chunk) ++in_last_chunk;
       return true;

@@ -3,7 +3,7 @@
 // reader takes a short read for a whole chunk and decodes what its reused chunk memory still holds
 // past the end: records of an earlier chunk, stamped with the last valid time (htrace-correct then
 // waited for collectives that never happened). The scan walks the file with htrace-correct's
-// parser of the event-file layout (correct/event_file.h), which stops at the first record that is
+// parser of the event-file layout (format/event_file.h), which stops at the first record that is
 // not whole, so that OTF2's reader is then asked for exactly the whole events.
 #pragma once
 

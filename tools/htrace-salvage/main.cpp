@@ -68,12 +68,12 @@ int main(int argc, char** argv) {
   if (!outcome.run()) return htrace::cli::report(outcome);
   try {
     print_summary(htrace::salvage::salvage_archive(options), options.output);
-    return htrace::salvage::kExitSuccess;
-  } catch (const htrace::salvage::Error& e) {
+    return htrace::kExitSuccess;
+  } catch (const htrace::Error& e) {
     std::fprintf(stderr, "htrace-salvage: error: %s\n", e.what());
-    return e.code();
+    return e.exit_code();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "htrace-salvage: internal error: %s\n", e.what());
-    return htrace::salvage::kExitInternal;
+    return htrace::kExitInternal;
   }
 }

@@ -79,20 +79,20 @@ std::vector<RankInput> load_ranks(const fs::path& dir) {
     RankInput in;
     std::string error;
     if (!ok || !snapshot::decode(bytes, in.snap, error))
-      throw Error(kExitInput, "'" + e.path().string() + "': " + (ok ? error : "cannot read"));
+      throw input_error("'" + e.path().string() + "': " + (ok ? error : "cannot read"));
     if (world_size && in.snap.world_size != world_size)
-      throw Error(kExitInput, "'" + e.path().string() + "': from a run of " +
-                                  std::to_string(in.snap.world_size) + " ranks, the others of " +
-                                  std::to_string(world_size));
+      throw input_error("'" + e.path().string() + "': from a run of " +
+                        std::to_string(in.snap.world_size) + " ranks, the others of " +
+                        std::to_string(world_size));
     world_size = in.snap.world_size;
     in.found = true;
     const int rank = in.snap.defs.rank;
     if (e.path().stem() != std::to_string(rank))
-      throw Error(kExitInput, "'" + e.path().string() + "': holds rank " + std::to_string(rank));
+      throw input_error("'" + e.path().string() + "': holds rank " + std::to_string(rank));
     by_rank[rank] = std::move(in);
   }
-  if (ec) throw Error(kExitInput, "'" + dir.string() + "': cannot list: " + ec.message());
-  if (by_rank.empty()) throw Error(kExitInput, "'" + dir.string() + "': no salvage files (*.defs)");
+  if (ec) throw input_error("'" + dir.string() + "': cannot list: " + ec.message());
+  if (by_rank.empty()) throw input_error("'" + dir.string() + "': no salvage files (*.defs)");
   std::vector<RankInput> ranks(static_cast<std::size_t>(world_size));
   for (int r = 0; r < world_size; ++r) {
     RankInput& in = ranks[r];
@@ -143,14 +143,14 @@ using ReaderPtr = std::unique_ptr<OTF2_Reader, ReaderCloser>;
 ArchivePtr open_for_writing(const fs::path& dir, std::uint64_t event_chunk) {
   ArchivePtr a(OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, event_chunk, 4 << 20,
                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
-  if (!a) throw Error(kExitOutput, "'" + dir.string() + "': cannot create an OTF2 archive");
+  if (!a) throw output_error("'" + dir.string() + "': cannot create an OTF2 archive");
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a.get(), &kFlush, nullptr);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetSerialCollectiveCallbacks(a.get());
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(a.get(), "htrace-salvage");
   if (rc == OTF2_SUCCESS)
     rc = OTF2_Archive_SetDescription(a.get(), "libhtrace trace of a run that did not finish, "
                                               "rebuilt by htrace-salvage");
-  if (rc != OTF2_SUCCESS) throw Error(kExitOutput, otf2_failure("'" + dir.string() + "'", rc));
+  if (rc != OTF2_SUCCESS) throw output_error(otf2_failure("'" + dir.string() + "'", rc));
   return a;
 }
 
@@ -317,7 +317,7 @@ void write_scratch(const fs::path& dir, const fs::path& in_events, std::vector<R
         reinterpret_cast<OTF2_Archive_struct*>(a.get()), all, unified, record::ClockInfo{});
     const OTF2_ErrorCode rc = OTF2_Archive_Close(a.release());
     if (error.empty() && rc != OTF2_SUCCESS) error = otf2_failure("closing", rc);
-    if (!error.empty()) throw Error(kExitOutput, "'" + dir.string() + "': " + error);
+    if (!error.empty()) throw output_error("'" + dir.string() + "': " + error);
     fs::create_directory(dir / "traces");
   }
   for (const auto& d : all)
@@ -327,8 +327,7 @@ void write_scratch(const fs::path& dir, const fs::path& in_events, std::vector<R
       if (!fs::is_regular_file(source, ec)) continue;
       fs::create_symlink(fs::absolute(source), dir / "traces" / source.filename(), ec);
       if (ec)
-        throw Error(kExitOutput,
-                    "'" + dir.string() + "': cannot link the event files: " + ec.message());
+        throw output_error("'" + dir.string() + "': cannot link the event files: " + ec.message());
     }
 }
 
@@ -352,8 +351,8 @@ public:
   const fs::path& path() const { return path_; }
   void commit(const fs::path& target, const std::string& shown) {
     if (::rename(path_.c_str(), target.c_str()) != 0)
-      throw Error(kExitOutput, "'" + shown + "': cannot rename the finished archive into place: " +
-                                   std::strerror(errno));
+      throw output_error("'" + shown + "': cannot rename the finished archive into place: " +
+                         std::strerror(errno));
     path_.clear();
   }
 
@@ -370,24 +369,24 @@ Result salvage_archive(const Options& o) {
   std::error_code ec;
   const fs::path in = fs::absolute(fs::path(o.input)).lexically_normal();
   if (!fs::is_directory(in, ec))
-    throw Error(kExitInput, "'" + o.input + "': not a directory (give the archive directory)");
+    throw input_error("'" + o.input + "': not a directory (give the archive directory)");
   const fs::path salvage_dir = in / snapshot::kDirName;
   if (!fs::is_directory(salvage_dir, ec)) {
     if (fs::exists(in / "traces.otf2", ec))
-      throw Error(kExitInput, "'" + o.input + "': a complete archive (nothing to salvage)");
-    throw Error(kExitInput, "'" + o.input + "': no salvage files ('" + snapshot::kDirName +
-                                "/' is missing: not a libhtrace archive, or the run ended before "
-                                "MPI_Init returned)");
+      throw input_error("'" + o.input + "': a complete archive (nothing to salvage)");
+    throw input_error("'" + o.input + "': no salvage files ('" + snapshot::kDirName +
+                      "/' is missing: not a libhtrace archive, or the run ended before "
+                      "MPI_Init returned)");
   }
   fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   if (fs::exists(fs::symlink_status(out, ec)))
-    throw Error(kExitOutput, "'" + o.output + "': output exists");
+    throw output_error("'" + o.output + "': output exists");
   if (!fs::is_directory(out.parent_path(), ec))
-    throw Error(kExitOutput, "'" + o.output + "': parent directory does not exist");
+    throw output_error("'" + o.output + "': parent directory does not exist");
   if (::access(out.parent_path().c_str(), W_OK | X_OK) != 0)
-    throw Error(kExitOutput, "'" + out.parent_path().string() +
-                                 "': cannot create OUT there: " + std::strerror(errno));
+    throw output_error("'" + out.parent_path().string() +
+                       "': cannot create OUT there: " + std::strerror(errno));
 
   std::vector<RankInput> ranks = load_ranks(salvage_dir);
   Result result;
@@ -409,23 +408,23 @@ Result salvage_archive(const Options& o) {
   TempDir temp(out.parent_path() /
                ("." + out.filename().string() + ".htrace-salvage-" + std::to_string(::getpid())));
   if (!fs::create_directory(temp.path(), ec))
-    throw Error(kExitOutput, "'" + temp.path().string() + "': cannot create: " +
-                                 (ec ? ec.message() : std::string("exists")));
+    throw output_error("'" + temp.path().string() +
+                       "': cannot create: " + (ec ? ec.message() : std::string("exists")));
   const fs::path scratch = temp.path() / ".scratch";
   // Rank 0's clock and properties (the first rank with salvage files if rank 0 has none).
   const RankInput& first =
       *std::find_if(ranks.begin(), ranks.end(), [](const RankInput& r) { return r.found; });
   for (const auto& r : ranks)
     if (r.found && r.snap.event_chunk_size != first.snap.event_chunk_size)
-      throw Error(kExitInput, "'" + salvage_dir.string() + "': files of different runs");
+      throw input_error("'" + salvage_dir.string() + "': files of different runs");
   write_scratch(scratch, in / "traces", all, unified, first.snap.event_chunk_size);
 
   ReaderPtr reader(OTF2_Reader_Open((scratch / "traces.otf2").c_str()));
-  if (!reader) throw Error(kExitInternal, "cannot read back the scratch archive");
+  if (!reader) throw internal_error("cannot read back the scratch archive");
   OTF2_Reader_SetSerialCollectiveCallbacks(reader.get());
   ArchivePtr writer = open_for_writing(temp.path(), first.snap.event_chunk_size);
   OTF2_ErrorCode rc = OTF2_Archive_OpenEvtFiles(writer.get());
-  if (rc != OTF2_SUCCESS) throw Error(kExitOutput, otf2_failure("opening event files", rc));
+  if (rc != OTF2_SUCCESS) throw output_error(otf2_failure("opening event files", rc));
   std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cbs(
       OTF2_EvtReaderCallbacks_New(), OTF2_EvtReaderCallbacks_Delete);
   register_callbacks(cbs.get());
@@ -434,7 +433,7 @@ Result salvage_archive(const Options& o) {
     for (const auto& loc : d.locations)
       OTF2_Reader_SelectLocation(reader.get(), loc.id);
   if (OTF2_Reader_OpenEvtFiles(reader.get()) != OTF2_SUCCESS)
-    throw Error(kExitInternal, "cannot open the scratch archive's event files");
+    throw internal_error("cannot open the scratch archive's event files");
 
   std::int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (std::size_t r = 0; r < all.size(); ++r) {
@@ -448,7 +447,7 @@ Result salvage_archive(const Options& o) {
       loc_result.id = loc.id;
       LocationCopy copy;
       copy.writer = OTF2_Archive_GetEvtWriter(writer.get(), loc.id);
-      if (!copy.writer) throw Error(kExitOutput, "cannot create an event writer");
+      if (!copy.writer) throw output_error("cannot create an event writer");
       const fs::path source = in / "traces" / (std::to_string(loc.id) + ".evt");
       if (fs::is_regular_file(source, ec)) {
         // A process killed while OTF2 wrote its file leaves it empty, or ending inside a chunk:
@@ -467,8 +466,7 @@ Result salvage_archive(const Options& o) {
           }
         }
         if (copy.write_error != OTF2_SUCCESS)
-          throw Error(kExitOutput,
-                      otf2_failure("'" + o.output + "': writing events", copy.write_error));
+          throw output_error(otf2_failure("'" + o.output + "': writing events", copy.write_error));
         loc_result.missing = extent.missing;
         if (!copy.damage.empty()) {
           loc_result.file_damaged = true;
@@ -498,13 +496,13 @@ Result salvage_archive(const Options& o) {
         for (auto it = copy.open.rbegin(); rc == OTF2_SUCCESS && it != copy.open.rend(); ++it)
           rc = OTF2_EvtWriter_Leave(copy.writer, nullptr, t, *it);
         if (rc != OTF2_SUCCESS)
-          throw Error(kExitOutput, otf2_failure("'" + o.output + "': writing events", rc));
+          throw output_error(otf2_failure("'" + o.output + "': writing events", rc));
         loc_result.closed = copy.open.size();
         copy.events += 2 + copy.open.size();
       }
       rc = OTF2_Archive_CloseEvtWriter(writer.get(), copy.writer);
       if (rc != OTF2_SUCCESS)
-        throw Error(kExitOutput, otf2_failure("'" + o.output + "': writing events", rc));
+        throw output_error(otf2_failure("'" + o.output + "': writing events", rc));
       loc.events = copy.events;
       if (copy.events) {
         lo = std::min<std::int64_t>(lo, static_cast<std::int64_t>(copy.first));
@@ -517,7 +515,7 @@ Result salvage_archive(const Options& o) {
   reader.reset();
   rc = OTF2_Archive_CloseEvtFiles(writer.get());
   if (rc != OTF2_SUCCESS)
-    throw Error(kExitOutput, otf2_failure("'" + o.output + "': closing event files", rc));
+    throw output_error(otf2_failure("'" + o.output + "': closing event files", rc));
 
   // Global definitions, with the events actually written; the clock of first's start.
   if (lo > hi) lo = hi = first.snap.start_global_ns;
@@ -530,7 +528,7 @@ Result salvage_archive(const Options& o) {
   if (error.empty())
     error = record::write_global_definitions(reinterpret_cast<OTF2_Archive_struct*>(writer.get()),
                                              all, unified, clock, &rma_io);
-  if (!error.empty()) throw Error(kExitOutput, "'" + o.output + "': " + error);
+  if (!error.empty()) throw output_error("'" + o.output + "': " + error);
 
   std::vector<int> finished, without_final;
   std::string ends;
@@ -557,13 +555,13 @@ Result salvage_archive(const Options& o) {
   for (const auto& p : properties) {
     rc = OTF2_Archive_SetProperty(writer.get(), p.first.c_str(), p.second.c_str(), true);
     if (rc != OTF2_SUCCESS)
-      throw Error(kExitOutput, otf2_failure("'" + o.output + "': property " + p.first, rc));
+      throw output_error(otf2_failure("'" + o.output + "': property " + p.first, rc));
   }
   rc = OTF2_Archive_Close(writer.release());
-  if (rc != OTF2_SUCCESS) throw Error(kExitOutput, otf2_failure("'" + o.output + "'", rc));
+  if (rc != OTF2_SUCCESS) throw output_error(otf2_failure("'" + o.output + "'", rc));
   // OTF2 reports success even when the anchor file could not be written (a full disk).
   if (fs::file_size(temp.path() / "traces.otf2", ec) == 0 || ec)
-    throw Error(kExitOutput, "'" + o.output + "': the anchor file could not be written");
+    throw output_error("'" + o.output + "': the anchor file could not be written");
   fs::remove_all(scratch, ec);
   temp.commit(out, o.output);
   return result;

@@ -2,30 +2,13 @@
 // each process flushed and its salvage files (libtrace/record/snapshot.h). Serial, no MPI.
 #pragma once
 
+#include "format/error.h"
+
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace htrace::salvage {
-
-// The same numbers as htrace-correct's (correct/include/correct/error.h).
-enum ExitCode : int {
-  kExitSuccess = 0,
-  kExitUsage = 2,
-  kExitInput = 3,    // IN is not a salvageable archive (nothing written)
-  kExitOutput = 4,   // OUT exists, cannot be created or written (IN untouched)
-  kExitInternal = 5, // a bug
-};
-
-class Error : public std::runtime_error {
-public:
-  Error(ExitCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
-  ExitCode code() const { return code_; }
-
-private:
-  ExitCode code_;
-};
 
 struct Options {
   std::string input;  ///< the archive directory of the failed run (never modified)
@@ -53,7 +36,7 @@ struct Result {
   std::uint64_t unknown_records = 0; ///< event records of kinds htrace does not write (dropped)
 };
 
-/// Throws Error.
+/// Throws htrace::Error (its exit code: format/error.h).
 Result salvage_archive(const Options& options);
 
 } // namespace htrace::salvage

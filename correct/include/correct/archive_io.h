@@ -4,11 +4,11 @@
 #define HTRACE_CORRECT_ARCHIVE_IO_H
 
 #include "correct/definitions.h"
-#include "correct/error.h"
 #include "correct/model_reader.h"
 #include "correct/options.h"
 #include "correct/report.h"
 #include "correct/time_source.h"
+#include "format/error.h"
 
 #include <functional>
 #include <map>

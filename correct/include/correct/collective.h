@@ -5,9 +5,9 @@
 #ifndef HTRACE_CORRECT_COLLECTIVE_H
 #define HTRACE_CORRECT_COLLECTIVE_H
 
-#include "correct/collective_rules.h"
 #include "correct/latencies.h"
 #include "correct/model.h"
+#include "format/collective_rules.h"
 
 #include <cstdint>
 #include <vector>
@@ -20,7 +20,7 @@ struct CollectiveMember {
 };
 
 struct CollectiveInstance {
-  CollectivePattern pattern = CollectivePattern::AllToAll;
+  format::CollectivePattern pattern = format::CollectivePattern::AllToAll;
   uint32_t root = 0;        // communicator rank
   uint32_t members = 0;     // communicator size
   uint32_t begins_seen = 0; // members whose begin arrived (each counted once)

@@ -2,15 +2,15 @@
 #ifndef HTRACE_CORRECT_ENGINE_H
 #define HTRACE_CORRECT_ENGINE_H
 
-#include "correct/error.h"
 #include "correct/options.h"
 #include "correct/report.h"
+#include "format/error.h"
 
 #include <mpi.h>
 
 namespace htrace::correct {
 
-// Collective over `comm`. Throws an Error (error.h) of the same kind and message on every rank
+// Collective over `comm`. Throws an Error (format/error.h) of the same kind and message on every rank
 // (agreed); anything else (std::bad_alloc) is rank-local.
 Report correct_archive(const Options& options, MPI_Comm comm);
 

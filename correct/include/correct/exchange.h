@@ -4,8 +4,8 @@
 #ifndef HTRACE_CORRECT_EXCHANGE_H
 #define HTRACE_CORRECT_EXCHANGE_H
 
-#include "correct/error.h"
 #include "correct/model.h"
+#include "format/error.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -111,6 +111,10 @@ void check_together(MPI_Comm comm, const std::string& message, int priority = 0,
 
 // Collective: every rank's words, concatenated in rank order, on every rank.
 std::vector<int64_t> allgather_words(MPI_Comm comm, const int64_t* mine, size_t count);
+
+// True once an error has been raised on every rank together: clean-up that calls collectives
+// (closing an OTF2 archive) may run while it unwinds. A rank-local exception must skip it.
+bool unwinding_together();
 
 } // namespace htrace::correct
 #endif

@@ -4,11 +4,11 @@
 #ifndef HTRACE_CORRECT_MODEL_H
 #define HTRACE_CORRECT_MODEL_H
 
-#include "correct/error.h"
 #include "correct/event_array.h"
-#include "correct/event_file.h"
+#include "correct/event_file_rewrite.h"
 #include "correct/input_times.h"
 #include "correct/record_store.h"
+#include "format/error.h"
 
 #include <algorithm>
 #include <array>

@@ -73,7 +73,8 @@ private:
 
 // userData of the store callbacks: every record appends its timestamp to *times and, when
 // store != nullptr, the record itself to *store (store == nullptr: times only). When counts is
-// set, counts[type] is incremented (event_record_type_count() entries, record_tables.h numbering).
+// set, counts[type] is incremented (format::event_record_type_count() entries, record_tables.h
+// numbering).
 struct EventStoreSink {
   InputTimes* times = nullptr;
   RecordStore* store = nullptr;
@@ -87,7 +88,7 @@ void register_store_events(OTF2_EvtReaderCallbacks* callbacks);
 
 // Writes the stored records of one location in order, over as many calls as the caller likes:
 // the corrected timestamps are produced a chunk at a time. Adds 1 to counts[type] per record
-// (counts has event_record_type_count() entries, same type numbering as record_tables.h).
+// (counts has format::event_record_type_count() entries, same type numbering as record_tables.h).
 class StoredEventWriter {
 public:
   StoredEventWriter(const RecordStore& store, OTF2_EvtWriter* writer, uint64_t* counts);

@@ -1,6 +1,6 @@
-#include "correct/record_tables.h"
+#include "format/record_tables.h"
 
-namespace htrace::correct {
+namespace htrace::format {
 
 // Deprecated record types (Omp*) must be copied too.
 #pragma GCC diagnostic push
@@ -28,4 +28,4 @@ void register_copy_defs(OTF2_GlobalDefReaderCallbacks* callbacks) {
   register_copy_def_callbacks(callbacks);
 }
 
-} // namespace htrace::correct
+} // namespace htrace::format

@@ -1,12 +1,12 @@
 // Which members of an OTF2 collective operation wait for which: the rules htrace-correct turns
 // into logical messages (collective.h) and htrace-report counts clock-condition violations with.
 // They need OTF2's operation codes only.
-#ifndef HTRACE_CORRECT_COLLECTIVE_RULES_H
-#define HTRACE_CORRECT_COLLECTIVE_RULES_H
+#ifndef HTRACE_FORMAT_COLLECTIVE_RULES_H
+#define HTRACE_FORMAT_COLLECTIVE_RULES_H
 
 #include <cstdint>
 
-namespace htrace::correct {
+namespace htrace::format {
 
 enum class CollectivePattern : uint8_t {
   AllToAll, // barrier, all-to-all kinds, allreduce/allgather, reduce_scatter, comm create/destroy:
@@ -22,6 +22,6 @@ CollectivePattern collective_pattern(uint32_t otf2_collective_op);
 /// synchronizes by itself. MPI_Comm_free need not synchronize (Open MPI's is local).
 bool collective_end_waits(uint32_t otf2_collective_op, uint64_t bytes_received);
 
-} // namespace htrace::correct
+} // namespace htrace::format
 
 #endif

@@ -1,10 +1,10 @@
-#include "record/event_file_encoder.h"
+#include "format/event_file_encoder.h"
 
 #include <fcntl.h>
 #include <new>
 #include <unistd.h>
 
-namespace htrace::record {
+namespace htrace::format {
 
 EventFileEncoder::~EventFileEncoder() {
   if (fd_ >= 0) ::close(fd_);
@@ -85,4 +85,4 @@ bool EventFileEncoder::finish() {
   return written && error_ == 0;
 }
 
-} // namespace htrace::record
+} // namespace htrace::format

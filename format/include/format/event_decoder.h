@@ -6,8 +6,8 @@
 // event_file.h can parse (POSIX substrate, no compression, little-endian) whose location has no
 // mapping tables or clock offsets in its local definitions: OTF2's reader would apply them to the
 // fields and times, this decoder does not (see ArchiveReader::decodable).
-#ifndef HTRACE_CORRECT_EVENT_DECODER_H
-#define HTRACE_CORRECT_EVENT_DECODER_H
+#ifndef HTRACE_FORMAT_EVENT_DECODER_H
+#define HTRACE_FORMAT_EVENT_DECODER_H
 
 #include "event_decode.inc" // EventDecodeCallbacks (generated from the OTF2 headers)
 
@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <otf2/otf2.h>
 
-namespace htrace::correct {
+namespace htrace::format {
 
 // Receives the events of the types without a callback: time and type (record_tables.h
 // numbering; types this OTF2 library does not know have numbers >= event_record_type_count()).
@@ -36,5 +36,5 @@ DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_siz
                               const EventDecodeCallbacks& callbacks, OtherEventFn other,
                               OTF2_LocationRef location, void* user);
 
-} // namespace htrace::correct
+} // namespace htrace::format
 #endif

@@ -1,4 +1,4 @@
-#include "correct/anchor_file.h"
+#include "format/anchor_file.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <otf2/OTF2_GeneralDefinitions.h>
 #include <vector>
 
-namespace htrace::correct {
+namespace htrace::format {
 namespace {
 
 // The anchor file's layout, as OTF2 writes and reads it (one unchunked buffer):
@@ -123,4 +123,4 @@ std::string anchor_file_damage(const std::string& path) {
   return "";
 }
 
-} // namespace htrace::correct
+} // namespace htrace::format

@@ -1,10 +1,6 @@
-// Direct reading and rewriting of OTF2 event files (POSIX substrate) for a correction that changes
-// timestamps only. Through the OTF2 library every record must be decoded and encoded again; here
-// each record's bytes are copied as they are and only the timestamp records are written anew. A
-// copy is kept only if this parser agrees with the read of the location on every event of the
-// file (rewrite_event_file checks it on the way: OTF2's reader's view, or for a location the
-// event-file decoder read, the file as it was then); otherwise the engine reads the location's
-// records again and writes them through the library (record_store.h).
+// Direct reading of OTF2 event files (POSIX substrate): every event's bytes and time, without the
+// OTF2 library. htrace-correct copies records through it when only timestamps change
+// (correct/event_file_rewrite.h); htrace-salvage finds where a damaged file stops being readable.
 //
 // The layout, as the OTF2 library writes and reads it (format version 2, unchanged since OTF2 1.0):
 //  - The file is a sequence of chunks of the archive's event chunk size; the last one is cut short.
@@ -17,12 +13,8 @@
 //    or 0xff and 8 bytes; a compressed integer is a byte count (0xff: all ones) and those bytes.
 //  - Every record ends at least one byte before the end of its chunk.
 //  - The last event is followed by [2 END_OF_FILE][1].
-#ifndef HTRACE_CORRECT_EVENT_FILE_H
-#define HTRACE_CORRECT_EVENT_FILE_H
-
-#include "correct/input_times.h"
-#include "correct/time_source.h"
-#include "record/event_file_encoder.h"
+#ifndef HTRACE_FORMAT_EVENT_FILE_H
+#define HTRACE_FORMAT_EVENT_FILE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-namespace htrace::correct {
+namespace htrace::format {
 
 // A whole file mapped read-only. Throws std::runtime_error naming the path.
 class MappedFile {
@@ -134,38 +126,5 @@ private:
 // or the output's).
 std::string event_file_path(const std::string& dir, uint64_t id);
 
-// How many events of each record type (record_tables.h numbering) the read of one location saw;
-// types without events are left out.
-using TypeCounts = std::vector<std::pair<int, uint64_t>>;
-
-// Writes an event file chunk by chunk from records and their (new) timestamps: the tracer's
-// encoder (libtrace/record/event_file_encoder.h), with errors thrown.
-class EventFileWriter {
-public:
-  EventFileWriter(const std::string& path, size_t chunk_size); // throws std::runtime_error
-
-  // Appends one event (its bytes as RawEvent holds them) at `time`, which must not go back.
-  void add(int64_t time, const uint8_t* record, size_t size) {
-    if (!file_.append_encoded(static_cast<OTF2_TimeStamp>(time), record, size)) fail();
-  }
-  // Ends the file; throws std::runtime_error on a write error.
-  void finish();
-
-private:
-  [[noreturn]] void fail() const;
-
-  record::EventFileEncoder file_;
-};
-
-// Copies the event file `in` to `out` with the timestamps `times` produces for the location it
-// has begun. Returns the last timestamp written (0 for none), or nothing, with `out` removed, if
-// the file does not hold exactly the events the read saw: as many, with the input times of
-// `times` in the same order, and as many of each type as `expected` (a layout this parser does
-// not know, clock offsets OTF2's reader applied, or a file that changed). Throws std::runtime_error
-// naming the file if it cannot be read or `out` cannot be written.
-std::optional<int64_t> rewrite_event_file(const std::string& in, const std::string& out,
-                                          size_t chunk_size, TimeSource& times,
-                                          const TypeCounts& expected);
-
-} // namespace htrace::correct
+} // namespace htrace::format
 #endif

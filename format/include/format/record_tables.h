@@ -2,12 +2,12 @@
 // headers (tools/generate_record_tables.py): the names of the record types and copy callbacks that
 // re-emit a record unchanged except for the timestamp (the definitions' copy, and the plain copy
 // the benchmark compares against). Events travel through the record store (record_store.h).
-#ifndef HTRACE_CORRECT_RECORD_TABLES_H
-#define HTRACE_CORRECT_RECORD_TABLES_H
+#ifndef HTRACE_FORMAT_RECORD_TABLES_H
+#define HTRACE_FORMAT_RECORD_TABLES_H
 
 #include <otf2/otf2.h>
 
-namespace htrace::correct {
+namespace htrace::format {
 
 class EventSink {
 public:
@@ -59,5 +59,5 @@ const char* def_record_name(int type);
 void register_copy_events(OTF2_EvtReaderCallbacks* callbacks);
 void register_copy_defs(OTF2_GlobalDefReaderCallbacks* callbacks);
 
-} // namespace htrace::correct
+} // namespace htrace::format
 #endif

@@ -1,6 +1,6 @@
-#include "correct/event_decoder.h"
+#include "format/event_decoder.h"
 
-#include "correct/event_file.h"
+#include "format/event_file.h"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <otf2/OTF2_GeneralDefinitions.h>
 #include <type_traits>
 
-namespace htrace::correct {
+namespace htrace::format {
 namespace {
 
 enum class DecodeStatus { Done, NoCallback, Malformed, Interrupted };
@@ -167,4 +167,4 @@ DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_siz
   return {"unreadable event file", 0};
 }
 
-} // namespace htrace::correct
+} // namespace htrace::format

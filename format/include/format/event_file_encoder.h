@@ -1,5 +1,5 @@
 // Writes one location's OTF2 event file directly, chunk by chunk, in the encoding the OTF2 library
-// writes and reads (format version 2; the layout is described in correct/event_file.h). Going
+// writes and reads (format version 2; the layout is described in format/event_file.h). Going
 // through OTF2's event writer cost 10-13 ns per event, and its POSIX layer collects 4 MiB per
 // file before one write(), a stall of over 1 ms in the application's thread. Here every full chunk
 // goes out in one write() of the chunk size (256 KiB, about 60 us), and the encoders
@@ -13,7 +13,7 @@
 #include <otf2/otf2.h>
 #include <string>
 
-namespace htrace::record {
+namespace htrace::format {
 
 class EventFileEncoder {
 public:
@@ -143,4 +143,4 @@ inline std::uint8_t* put_compressed64(std::uint8_t* p, std::int64_t v) {
 
 #include "event_encode.inc"
 
-} // namespace htrace::record
+} // namespace htrace::format

@@ -2,16 +2,16 @@
 // 3.0) trusts the counts it reads: a damaged property count makes it allocate for up to 2^32
 // properties, or overflow that allocation and corrupt the heap. Here the file is walked as OTF2
 // walks it, with every count bounded by the bytes that are left.
-#ifndef HTRACE_CORRECT_ANCHOR_FILE_H
-#define HTRACE_CORRECT_ANCHOR_FILE_H
+#ifndef HTRACE_FORMAT_ANCHOR_FILE_H
+#define HTRACE_FORMAT_ANCHOR_FILE_H
 
 #include <string>
 
-namespace htrace::correct {
+namespace htrace::format {
 
 // "" if the anchor file at `path` is well formed (and OTF2 may load it), else why not, with the
 // byte offset where the damage shows. Reads at most 16 MiB: no anchor file is larger.
 std::string anchor_file_damage(const std::string& path);
 
-} // namespace htrace::correct
+} // namespace htrace::format
 #endif

@@ -1,8 +1,8 @@
-#include "correct/collective_rules.h"
+#include "format/collective_rules.h"
 
 #include <otf2/otf2.h>
 
-namespace htrace::correct {
+namespace htrace::format {
 
 CollectivePattern collective_pattern(uint32_t op) {
   switch (op) {
@@ -28,4 +28,4 @@ bool collective_end_waits(uint32_t op, uint64_t bytes_received) {
          bytes_received > 0;
 }
 
-} // namespace htrace::correct
+} // namespace htrace::format

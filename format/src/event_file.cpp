@@ -1,6 +1,6 @@
-#include "correct/event_file.h"
+#include "format/event_file.h"
 
-#include "correct/error.h"
+#include "format/error.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace htrace::correct {
+namespace htrace::format {
 namespace {
 
 #include "event_layout.inc"
@@ -167,61 +167,4 @@ std::string event_file_path(const std::string& dir, uint64_t id) {
   return dir + "/" + std::to_string(id) + ".evt";
 }
 
-EventFileWriter::EventFileWriter(const std::string& path, size_t chunk_size) {
-  if (!file_.open(path, chunk_size)) {
-    if (file_.error() == EINVAL) throw input_error("'" + path + "': invalid chunk size");
-    errno = file_.error();
-    throw output_error(io_error("cannot create", path));
-  }
-}
-
-void EventFileWriter::fail() const {
-  if (file_.error() == E2BIG)
-    throw input_error("'" + file_.path() + "': an event is larger than the chunk size");
-  errno = file_.error();
-  throw output_error(io_error("cannot write", file_.path()));
-}
-
-void EventFileWriter::finish() {
-  if (!file_.finish()) fail();
-}
-
-std::optional<int64_t> rewrite_event_file(const std::string& in, const std::string& out,
-                                          size_t chunk_size, TimeSource& times,
-                                          const TypeCounts& expected) {
-  {
-    MappedFile file(in);
-    EventFileParser parser(file.data(), file.size(), chunk_size);
-    EventFileWriter writer(out, chunk_size);
-    std::array<int64_t, TimeSource::kChunk> corrected, input;
-    std::array<uint64_t, kKnownTypes> counts{};
-    size_t k = 0, n = 0;
-    int64_t last = 0;
-    const bool read = parser.for_each([&](const RawEvent& e) {
-      if (k == n) {
-        n = times.next(corrected.data(), input.data(), corrected.size()), k = 0;
-        if (n == 0) return false;
-      }
-      if (static_cast<int64_t>(e.time) != input[k] || e.type >= kKnownTypes) return false;
-      ++counts[static_cast<size_t>(e.type)];
-      last = corrected[k++];
-      writer.add(last, e.begin, static_cast<size_t>(e.end - e.begin));
-      return true;
-    });
-    std::array<uint64_t, kKnownTypes> want{};
-    bool matches = read && k == n && times.next(corrected.data(), input.data(), 1) == 0;
-    for (const auto& [type, count] : expected)
-      if (type < kKnownTypes)
-        want[static_cast<size_t>(type)] = count;
-      else
-        matches = false;
-    if (matches && counts == want) {
-      writer.finish();
-      return last;
-    }
-  }
-  ::unlink(out.c_str());
-  return std::nullopt;
-}
-
-} // namespace htrace::correct
+} // namespace htrace::format
