@@ -4,7 +4,6 @@
 #pragma once
 
 #include "clock/global_time_map.h"
-#include "common/options.h"
 
 #include <mpi.h>
 #include <string>
@@ -23,13 +22,5 @@ SyncOutcome synchronize(MPI_Comm comm, const std::string& config);
 
 /// Global time now: clock::now() mapped through `map`.
 std::int64_t global_now(const GlobalTimeMap& map);
-
-/// Tracer lifecycle hooks, called by the MPI_Init / MPI_Finalize wrappers on the tracer's private
-/// duplicate of MPI_COMM_WORLD after record::start(). They select the base clock, synchronize,
-/// install the map into the recorder and store the measurements named in
-/// include/htrace/archive_properties.h. sync_at_init returns false (with the reason logged) when
-/// the configuration is invalid; the wrappers then disable tracing for the run.
-bool sync_at_init(MPI_Comm comm, const Options& options);
-void measure_at_finalize(MPI_Comm comm, const Options& options);
 
 } // namespace htrace::clock

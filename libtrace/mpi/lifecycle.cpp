@@ -4,6 +4,7 @@
 #include "clock/sync.h"
 #include "common/log.h"
 #include "common/options.h"
+#include "mpi/clock_lifecycle.h"
 #include "mpi/comm_registry.h"
 #include "mpi/fatal_signals.h"
 #include "mpi/p2p_events.h"
@@ -111,8 +112,8 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   if (!exclusion_warnings.empty() && rank == 0) log::warning("%s", exclusion_warnings.c_str());
   register_predefined_comms();
   phases.mark("opening the archive");
-  if (!clock::sync_at_init(l.private_comm, l.options))
-    return; // logged by clock/; tracing stays off
+  if (!sync_at_init(l.private_comm, l.options))
+    return; // logged by clock_lifecycle.cpp; tracing stays off
   phases.mark("clock synchronization");
   // From here on the run can be salvaged: definitions and INIT clock measurements are on disk.
   record::snapshot::write_initial();
@@ -179,7 +180,7 @@ extern "C" int MPI_Finalize(void) {
     const record::RegionId region =
         mpi::g_wrappers.regions[static_cast<unsigned>(mpi::FunctionId::Finalize)];
     if (loc != nullptr) loc->enter(clock::stamp(), region);
-    clock::measure_at_finalize(l.private_comm, l.options);
+    mpi::measure_at_finalize(l.private_comm, l.options);
     if (loc != nullptr) loc->leave(clock::stamp(), region);
     mpi::g_wrappers.tracing.store(false, std::memory_order_release);
     mpi::g_wrappers.paused.store(false, std::memory_order_relaxed);

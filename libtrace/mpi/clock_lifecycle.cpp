@@ -1,6 +1,8 @@
 // The tracer's clock lifecycle: base clock selection and synchronization in MPI_Init, residual
 // offsets measured right after the sync and again in MPI_Finalize, everything stored in the
 // archive so that readers know the time base and htrace-correct can interpolate remaining drift.
+#include "mpi/clock_lifecycle.h"
+
 #include "clock/accuracy.h"
 #include "clock/base_clock.h"
 #include "clock/mpi_transport.h"
@@ -15,7 +17,9 @@
 #include <memory>
 #include <string>
 
-namespace htrace::clock {
+namespace htrace::mpi {
+
+using namespace clock;
 namespace {
 
 // What MPI_Finalize needs from MPI_Init. Set once in sync_at_init (single-threaded MPI_Init).
@@ -142,4 +146,4 @@ void measure_at_finalize(MPI_Comm comm, const Options& options) {
   store_residual(world, global, false);
 }
 
-} // namespace htrace::clock
+} // namespace htrace::mpi
