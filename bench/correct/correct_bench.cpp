@@ -4,6 +4,8 @@
 // The last argument runs only one of the two (for profilers); no ratio is printed then.
 #include "correct/archive_io.h"
 #include "correct/engine.h"
+#include "format/anchor_file.h"
+#include "format/otf2_library.h"
 #include "format/record_tables.h"
 #include "process_stats.h"
 

@@ -3,7 +3,7 @@
 // allreduce every 50 iterations (~8.1 events per iteration). Odd processes get a clock skewed by
 // --skew ns so the trace holds violations to correct.
 // Usage: gen_archive OUT_DIR [--processes P] [--events N (total)] [--skew NS]
-#include "correct/archive_io.h"
+#include "format/otf2_library.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
       OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (!ar) return std::fprintf(stderr, "gen_archive: error: '%s': cannot create\n", out.c_str()), 1;
-  OTF2_Archive_SetFlushCallbacks(ar, &htrace::correct::kFlushAlways, nullptr);
+  OTF2_Archive_SetFlushCallbacks(ar, &htrace::format::kFlushAlways, nullptr);
   OTF2_Archive_SetSerialCollectiveCallbacks(ar);
   must(OTF2_Archive_OpenEvtFiles(ar), "open event files");
   enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kAllreduce };

@@ -7,6 +7,8 @@
 // Usage: record_store_bench ARCHIVE_DIR WORK_DIR [REPEATS]
 #include "correct/archive_io.h"
 #include "correct/record_store.h"
+#include "format/anchor_file.h"
+#include "format/otf2_library.h"
 #include "format/record_tables.h"
 #include "process_stats.h"
 

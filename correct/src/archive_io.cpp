@@ -6,6 +6,7 @@
 #include "correct/record_store.h"
 #include "format/anchor_file.h"
 #include "format/event_file.h"
+#include "format/otf2_library.h"
 #include "format/record_tables.h"
 #include "htrace/archive_properties.h"
 
@@ -160,33 +161,6 @@ bool may_clean_up_together() {
 
 } // namespace
 
-namespace {
-// The first OTF2 diagnostic not yet reported (OTF2 calls the handler on the failing thread).
-thread_local std::string t_first_otf2_error;
-
-OTF2_ErrorCode note_otf2_error(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
-                               const char* format, va_list args) {
-  if (t_first_otf2_error.empty() && format) {
-    std::array<char, 512> text{};
-    std::vsnprintf(text.data(), text.size(), format, args);
-    // For a failed POSIX call the code is errno's (OTF2_ERROR_ENOSPC: "No space left on device").
-    t_first_otf2_error = std::string(text.data()) + " (" + OTF2_Error_GetDescription(code) + ")";
-  }
-  return code;
-}
-} // namespace
-
-void quiet_otf2_errors() {
-  OTF2_Error_RegisterCallback(note_otf2_error, nullptr);
-}
-
-std::string otf2_cause(OTF2_ErrorCode rc) {
-  std::string cause = std::string(OTF2_Error_GetName(rc)) + ": " + OTF2_Error_GetDescription(rc);
-  if (!t_first_otf2_error.empty()) cause += "; first: " + t_first_otf2_error;
-  t_first_otf2_error.clear();
-  return cause;
-}
-
 std::string agree(MPI_Comm comm, const std::function<std::string()>& fn, ErrorKind kind) {
   std::string result, error;
   try {
@@ -198,26 +172,6 @@ std::string agree(MPI_Comm comm, const std::function<std::string()>& fn, ErrorKi
   }
   check_together(comm, error, 0, kind);
   return result;
-}
-
-std::string find_anchor(const std::string& input) {
-  std::error_code ec;
-  fs::path p(input);
-  if (!fs::exists(p, ec)) throw input_error("'" + input + "': no such file or directory");
-  if (fs::is_directory(p, ec)) {
-    std::vector<fs::path> anchors;
-    for (const auto& e : fs::directory_iterator(p, ec))
-      if (e.path().extension() == ".otf2" && e.is_regular_file()) anchors.push_back(e.path());
-    if (ec) throw input_error("'" + input + "': cannot list: " + ec.message());
-    if (anchors.empty())
-      throw input_error("'" + input + "': not an OTF2 archive (no .otf2 anchor file)");
-    if (anchors.size() > 1)
-      throw input_error("'" + input + "': several .otf2 anchor files; name one");
-    return anchors[0].string();
-  }
-  if (p.extension() != ".otf2")
-    throw input_error("'" + input + "': not an OTF2 anchor file (*.otf2)");
-  return p.string();
 }
 
 namespace {
@@ -406,7 +360,7 @@ ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) : anchor_
                                          : OTF2_Reader_SetSerialCollectiveCallbacks(reader_.get());
   check_together(comm, rc == OTF2_SUCCESS ? ""
                                           : "'" + anchor + "': cannot read the anchor file (" +
-                                                otf2_cause(rc) + ")");
+                                                format::otf2_cause(rc) + ")");
   OTF2_Reader_GetChunkSize(reader_.get(), &event_chunk_, &def_chunk_);
   // The POSIX substrate keeps <location>.evt files in the directory named like the anchor file.
   OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_UNDEFINED;
@@ -469,7 +423,7 @@ void ArchiveReader::open_locations(const Definitions& defs,
   evt_open_ = evt_rc == OTF2_SUCCESS;
   std::string failed;
   if (!evt_open_)
-    failed = "'" + anchor_ + "': cannot open the event files (" + otf2_cause(evt_rc) + ")";
+    failed = "'" + anchor_ + "': cannot open the event files (" + format::otf2_cause(evt_rc) + ")";
   const std::unique_ptr<OTF2_DefReaderCallbacks, void (*)(OTF2_DefReaderCallbacks*)> cbs(
       OTF2_DefReaderCallbacks_New(), OTF2_DefReaderCallbacks_Delete);
   OTF2_DefReaderCallbacks_SetMappingTableCallback(cbs.get(), note_mapping_table);
@@ -502,12 +456,12 @@ void ArchiveReader::open_locations(const Definitions& defs,
       OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, id);
       std::error_code ec;
       if (!dr && !local_defs_required_ && !fs::exists(file, ec)) {
-        t_first_otf2_error.clear(); // (OTF2 complained about the missing file)
+        format::forget_otf2_diagnostics(); // (OTF2 complained about the missing file)
         continue;
       }
       if (!dr) {
-        failed =
-            where + ": corrupt local definition file (" + otf2_cause(OTF2_ERROR_INVALID_DATA) + ")";
+        failed = where + ": corrupt local definition file (" +
+                 format::otf2_cause(OTF2_ERROR_INVALID_DATA) + ")";
         break;
       }
       bool rewritten = false;
@@ -516,7 +470,7 @@ void ArchiveReader::open_locations(const Definitions& defs,
       OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
       OTF2_Reader_CloseDefReader(reader, dr);
       if (rc != OTF2_SUCCESS)
-        failed = where + ": corrupt local definition file (" + otf2_cause(rc) + ")";
+        failed = where + ": corrupt local definition file (" + format::otf2_cause(rc) + ")";
       if (rewritten) rewritten_by_definitions_.insert(id);
     }
   if (defs_open) OTF2_Reader_CloseDefFiles(reader);
@@ -527,17 +481,6 @@ void ArchiveReader::close_events() {
   if (evt_open_) OTF2_Reader_CloseEvtFiles(reader_.get());
   evt_open_ = false;
 }
-
-namespace {
-OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
-  return OTF2_FLUSH;
-}
-OTF2_TimeStamp no_flush_time(void*, OTF2_FileType, OTF2_LocationRef) {
-  return 0;
-}
-} // namespace
-
-const OTF2_FlushCallbacks kFlushAlways = {flush_always, no_flush_time};
 
 namespace {
 
@@ -580,7 +523,8 @@ int64_t write_stored_location(const RecordStore& records, TimeSource& times, OTF
   int64_t last = 0;
   for (size_t n; (n = times.next(chunk.data(), input.data(), chunk.size())) > 0;) {
     const OTF2_ErrorCode rc = out.write(chunk.data(), n);
-    if (rc != OTF2_SUCCESS) throw output_error(where + ": cannot write (" + otf2_cause(rc) + ")");
+    if (rc != OTF2_SUCCESS)
+      throw output_error(where + ": cannot write (" + format::otf2_cause(rc) + ")");
     last = chunk[n - 1];
   }
   if (out.remaining() != 0) throw internal_error(where + ": fewer timestamps than stored records");
@@ -621,7 +565,7 @@ public:
     check_together(comm,
                    rc == OTF2_SUCCESS ? ""
                                       : "'" + out.dir() + "': cannot create the output archive (" +
-                                            otf2_cause(rc) + ")",
+                                            format::otf2_cause(rc) + ")",
                    0, ErrorKind::Output);
   }
   ~OutputArchive() {
@@ -634,15 +578,16 @@ public:
   void close(const std::string& where) {
     // OTF2_Archive_Close returns success when writing the anchor file fails (seen on a full
     // disk: an empty traces.otf2): any diagnostic OTF2 gives while closing counts as failure.
-    t_first_otf2_error.clear();
+    format::forget_otf2_diagnostics();
     OTF2_ErrorCode rc = OTF2_Archive_Close(std::exchange(archive_, nullptr));
-    if (rc == OTF2_SUCCESS && !t_first_otf2_error.empty()) rc = OTF2_ERROR_PROCESSED_WITH_FAULTS;
+    if (rc == OTF2_SUCCESS && format::otf2_diagnostics_pending())
+      rc = OTF2_ERROR_PROCESSED_WITH_FAULTS;
     check_together(comm_,
                    rc == OTF2_SUCCESS ? ""
                                       : where +
                                             ": cannot write the global definitions or the "
                                             "anchor file (" +
-                                            otf2_cause(rc) + ")",
+                                            format::otf2_cause(rc) + ")",
                    0, ErrorKind::Output);
   }
 
@@ -669,9 +614,10 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
       [&] {
         const auto check = [&](OTF2_ErrorCode rc, const char* what) {
           if (rc != OTF2_SUCCESS)
-            throw output_error("'" + out_anchor + "': " + what + " (" + otf2_cause(rc) + ")");
+            throw output_error("'" + out_anchor + "': " + what + " (" + format::otf2_cause(rc) +
+                               ")");
         };
-        check(OTF2_Archive_SetFlushCallbacks(archive, &kFlushAlways, nullptr),
+        check(OTF2_Archive_SetFlushCallbacks(archive, &format::kFlushAlways, nullptr),
               "cannot set up the output");
         for (const auto& [name, value] : properties)
           check(OTF2_Archive_SetProperty(archive, name.c_str(), value.c_str(), true),
@@ -705,7 +651,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
         };
         const auto check = [&](OTF2_ErrorCode rc, const std::string& what) {
           if (rc != OTF2_SUCCESS && failed.empty())
-            failed = what + " (" + otf2_cause(rc) + ")", failed_kind = ErrorKind::Output;
+            failed = what + " (" + format::otf2_cause(rc) + ")", failed_kind = ErrorKind::Output;
         };
         attempt([&] {
           std::error_code ec;
@@ -745,7 +691,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
               }
               const OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(archive, w);
               if (rc != OTF2_SUCCESS)
-                throw output_error(file + ": cannot write (" + otf2_cause(rc) + ")");
+                throw output_error(file + ": cannot write (" + format::otf2_cause(rc) + ")");
             }
             last = std::max(last, *loc_last);
           });
@@ -765,7 +711,7 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
             if (!w) throw output_error(file + ": cannot create");
             const OTF2_ErrorCode rc = OTF2_Archive_CloseDefWriter(archive, w);
             if (rc != OTF2_SUCCESS)
-              throw output_error(file + ": cannot write (" + otf2_cause(rc) + ")");
+              throw output_error(file + ": cannot write (" + format::otf2_cause(rc) + ")");
           });
         check(OTF2_Archive_CloseDefFiles(archive),
               "'" + out_events + "': cannot write local definition files");
@@ -799,9 +745,10 @@ void write_corrected(ArchiveReader& reader, const Definitions& defs,
         const OTF2_ErrorCode closed = OTF2_Archive_CloseGlobalDefWriter(archive, gw);
         if (copy.error == OTF2_SUCCESS) copy.error = closed;
         if (copy.error != OTF2_SUCCESS)
-          throw output_error("'" + out_defs + "': cannot write (" + otf2_cause(copy.error) + ")");
+          throw output_error("'" + out_defs + "': cannot write (" + format::otf2_cause(copy.error) +
+                             ")");
         if (rc != OTF2_SUCCESS)
-          throw input_error("corrupt global definitions (" + otf2_cause(rc) + ")");
+          throw input_error("corrupt global definitions (" + format::otf2_cause(rc) + ")");
         def_counts = copy.counts;
         def_unknown = copy.unknown;
         return std::string();

@@ -6,6 +6,8 @@
 #include "correct/model_reader.h"
 #include "correct/partition.h"
 #include "correct/replay.h"
+#include "format/anchor_file.h"
+#include "format/otf2_library.h"
 #include "htrace/archive_properties.h"
 #include "htrace/version.h"
 
@@ -245,7 +247,7 @@ Report run(const Options& o, MPI_Comm comm) {
   Report rep;
   rep.input = o.input, rep.output = o.output, rep.correction_ranks = size;
 
-  std::string anchor = agree(comm, [&] { return find_anchor(o.input); });
+  std::string anchor = agree(comm, [&] { return format::find_anchor(o.input); });
   TempOutput out; // removed again on any failure
   if (!o.check_only)
     agree(
@@ -332,7 +334,7 @@ Report run(const Options& o, MPI_Comm comm) {
 } // namespace
 
 Report correct_archive(const Options& o, MPI_Comm comm) {
-  quiet_otf2_errors();
+  format::quiet_otf2_errors();
   try {
     return run(o, comm);
   } catch (const Error& e) {

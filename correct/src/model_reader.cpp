@@ -5,6 +5,7 @@
 
 #include "correct/archive_io.h"
 #include "format/event_file.h"
+#include "format/otf2_library.h"
 #include "format/record_tables.h"
 #include "location_reader.h"
 
@@ -103,8 +104,8 @@ void read_with_otf2(OTF2_Reader* reader, const LocationInfo& info, OTF2_EvtReade
   OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
   OTF2_Reader_CloseEvtReader(reader, er);
   if (rc != OTF2_SUCCESS)
-    throw std::runtime_error(location_label(info) + ": corrupt event file (" + otf2_cause(rc) +
-                             ")");
+    throw std::runtime_error(location_label(info) + ": corrupt event file (" +
+                             format::otf2_cause(rc) + ")");
 }
 
 } // namespace

@@ -1,8 +1,11 @@
 #include "format/anchor_file.h"
 
+#include "format/error.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <otf2/OTF2_GeneralDefinitions.h>
@@ -121,6 +124,27 @@ std::string anchor_file_damage(const std::string& path) {
     if (!walk.value(end) || end != kEndOfFile) return damage("no END_OF_FILE", walk.at());
   }
   return "";
+}
+
+std::string find_anchor(const std::string& input) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p(input);
+  if (!fs::exists(p, ec)) throw input_error("'" + input + "': no such file or directory");
+  if (fs::is_directory(p, ec)) {
+    std::vector<fs::path> anchors;
+    for (const auto& e : fs::directory_iterator(p, ec))
+      if (e.path().extension() == ".otf2" && e.is_regular_file()) anchors.push_back(e.path());
+    if (ec) throw input_error("'" + input + "': cannot list: " + ec.message());
+    if (anchors.empty())
+      throw input_error("'" + input + "': not an OTF2 archive (no .otf2 anchor file)");
+    if (anchors.size() > 1)
+      throw input_error("'" + input + "': several .otf2 anchor files; name one");
+    return anchors[0].string();
+  }
+  if (p.extension() != ".otf2")
+    throw input_error("'" + input + "': not an OTF2 anchor file (*.otf2)");
+  return p.string();
 }
 
 } // namespace htrace::format

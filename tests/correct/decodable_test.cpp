@@ -2,6 +2,8 @@
 // pass them unchanged: not where its local definitions hold mapping tables or clock offsets.
 #include "correct/archive_io.h"
 #include "correct/definitions.h"
+#include "format/anchor_file.h"
+#include "format/otf2_library.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>

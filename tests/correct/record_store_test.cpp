@@ -11,8 +11,10 @@
 #include "correct/archive_io.h"
 #include "correct/event_file_rewrite.h"
 #include "correct/record_store.h"
+#include "format/anchor_file.h"
 #include "format/event_decoder.h"
 #include "format/event_file.h"
+#include "format/otf2_library.h"
 #include "format/record_tables.h"
 
 #include <algorithm>

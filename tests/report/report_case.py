@@ -462,7 +462,7 @@ def case_conditions():
 
 def case_errors():
     missing = os.path.join(WORK, "nope")
-    p = run([REPORT, missing, "-o", os.path.join(WORK, "x.html")], ok=(1,))
+    p = run([REPORT, missing, "-o", os.path.join(WORK, "x.html")], ok=(3,))
     expect("htrace-report: error:" in p.stderr and missing in p.stderr, "missing archive named: " + p.stderr)
     expect(not os.path.exists(os.path.join(WORK, "x.html")), "no output for a missing archive")
     for args, text in ((["--format", "svg"], "--format"), (["--window", "2:1"], "--window"), ([], "-o"),
@@ -473,19 +473,19 @@ def case_errors():
     os.makedirs(not_archive)
     with open(os.path.join(not_archive, "traces.otf2"), "w") as f:
         f.write("not an anchor file\n")
-    p = run([REPORT, not_archive, "-o", os.path.join(WORK, "y.html")], ok=(1,))
+    p = run([REPORT, not_archive, "-o", os.path.join(WORK, "y.html")], ok=(3,))
     expect("error" in p.stderr and not os.path.exists(os.path.join(WORK, "y.html")), "a damaged anchor: " + p.stderr)
     archive = trace("small", offsets="0,0")
-    p = run([REPORT, archive, "-o", "/proc/htrace-report-cannot-write.html"], ok=(1,))
+    p = run([REPORT, archive, "-o", "/proc/htrace-report-cannot-write.html"], ok=(4,))
     expect("/proc/htrace-report-cannot-write.html" in p.stderr, "unwritable output named: " + p.stderr)
-    p = run([REPORT, archive, "--correction", missing, "-o", os.path.join(WORK, "z.html")], ok=(1,))
+    p = run([REPORT, archive, "--correction", missing, "-o", os.path.join(WORK, "z.html")], ok=(3,))
     expect(missing in p.stderr and not os.path.exists(os.path.join(WORK, "z.html")), "missing correction report")
-    p = run([REPORT, archive, "--before", missing, "-o", os.path.join(WORK, "b.html")], ok=(1,))
+    p = run([REPORT, archive, "--before", missing, "-o", os.path.join(WORK, "b.html")], ok=(3,))
     expect(missing in p.stderr and not os.path.exists(os.path.join(WORK, "b.html")), "missing --before archive: " + p.stderr)
     # An archive of another run (3 ranks, written by tests/correct's generator) is refused as --before.
     other = os.path.join(WORK, "other")
     run([sys.executable, os.path.join(os.environ["HTRACE_SOURCE_DIR"], "tests", "correct", "make_archive.py"), other])
-    p = run([REPORT, archive, "--before", other, "-o", os.path.join(WORK, "c.html")], ok=(1,))
+    p = run([REPORT, archive, "--before", other, "-o", os.path.join(WORK, "c.html")], ok=(3,))
     expect("--before" in p.stderr and "not the archive" in p.stderr and not os.path.exists(os.path.join(WORK, "c.html")),
            "--before of another run refused: " + p.stderr)
     expect(not glob.glob(os.path.join(WORK, "*.tmp.*")), "no temporary left")

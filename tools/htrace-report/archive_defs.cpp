@@ -1,6 +1,7 @@
 #include "archive_defs.h"
 
 #include "format/anchor_file.h"
+#include "format/otf2_library.h"
 
 #include <otf2/otf2.h>
 #include <stdexcept>
@@ -200,12 +201,6 @@ void resolve(Collector& c) {
   }
 }
 
-void check(OTF2_ErrorCode rc, const std::string& archive, const char* what) {
-  if (rc != OTF2_SUCCESS)
-    throw std::runtime_error("'" + archive + "': " + what + " failed: " + OTF2_Error_GetName(rc) +
-                             " (" + OTF2_Error_GetDescription(rc) + ")");
-}
-
 } // namespace
 
 std::uint64_t ArchiveDefs::total_events() const {
@@ -221,33 +216,28 @@ long ArchiveDefs::member(std::uint32_t comm, std::uint32_t rank) const {
   return it->second.members[rank];
 }
 
-std::string anchor_path(const std::string& archive) {
-  struct stat st {};
-  if (stat(archive.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return archive + "/traces.otf2";
-  return archive;
+void check_read(OTF2_ErrorCode rc, const std::string& what) {
+  if (rc != OTF2_SUCCESS) throw input_error(what + " failed (" + format::otf2_cause(rc) + ")");
+}
+
+void check_write(OTF2_ErrorCode rc, const std::string& what) {
+  if (rc != OTF2_SUCCESS) throw output_error(what + " failed (" + format::otf2_cause(rc) + ")");
 }
 
 OTF2_Reader* open_reader(const std::string& archive) {
-  const std::string anchor = anchor_path(archive);
-  struct stat st {};
-  if (stat(anchor.c_str(), &st) != 0)
-    throw std::runtime_error("'" + archive + "': no OTF2 archive (missing " + anchor + ")");
+  const std::string anchor = format::find_anchor(archive);
   const std::string damage = format::anchor_file_damage(anchor);
-  if (!damage.empty())
-    throw std::runtime_error("'" + anchor + "': not an OTF2 archive (" + damage + ")");
+  if (!damage.empty()) throw input_error("'" + anchor + "': not an OTF2 archive (" + damage + ")");
   OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
-  if (!reader) throw std::runtime_error("'" + archive + "': not a readable OTF2 archive");
+  if (!reader) throw input_error("'" + archive + "': not a readable OTF2 archive");
   return reader;
 }
 
 ArchiveDefs read_definitions(const std::string& archive) {
   ArchiveDefs defs;
-  OTF2_Reader* reader = open_reader(archive);
-  struct Closer {
-    OTF2_Reader* r;
-    ~Closer() { OTF2_Reader_Close(r); }
-  } closer{reader};
-  check(OTF2_Reader_SetSerialCollectiveCallbacks(reader), archive, "serial reading");
+  const format::ReaderPtr owned(open_reader(archive));
+  OTF2_Reader* reader = owned.get();
+  check_read(OTF2_Reader_SetSerialCollectiveCallbacks(reader), "'" + archive + "': serial reading");
   char* creator = nullptr;
   if (OTF2_Reader_GetCreator(reader, &creator) == OTF2_SUCCESS && creator) {
     defs.creator = creator;
@@ -268,7 +258,7 @@ ArchiveDefs read_definitions(const std::string& archive) {
 
   Collector c{&defs, {}, {}, {}, {}, {}, {}, {}};
   OTF2_GlobalDefReader* dr = OTF2_Reader_GetGlobalDefReader(reader);
-  if (!dr) throw std::runtime_error("'" + archive + "': no global definitions");
+  if (!dr) throw input_error("'" + archive + "': no global definitions");
   OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
   OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cbs, on_clock);
   OTF2_GlobalDefReaderCallbacks_SetStringCallback(cbs, on_string);
@@ -281,13 +271,13 @@ ArchiveDefs read_definitions(const std::string& archive) {
   OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cbs, on_location_property);
   const OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(reader, dr, cbs, &c);
   OTF2_GlobalDefReaderCallbacks_Delete(cbs);
-  check(rc, archive, "registering definition callbacks");
+  check_read(rc, "'" + archive + "': registering definition callbacks");
   uint64_t count = 0;
-  check(OTF2_Reader_ReadAllGlobalDefinitions(reader, dr, &count), archive,
-        "reading the global definitions");
+  check_read(OTF2_Reader_ReadAllGlobalDefinitions(reader, dr, &count),
+             "'" + archive + "': reading the global definitions");
   OTF2_Reader_CloseGlobalDefReader(reader, dr);
   resolve(c);
-  if (defs.locations.empty()) throw std::runtime_error("'" + archive + "': no locations defined");
+  if (defs.locations.empty()) throw input_error("'" + archive + "': no locations defined");
   return defs;
 }
 

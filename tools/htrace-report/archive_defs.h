@@ -4,6 +4,8 @@
 // communicators, never with events).
 #pragma once
 
+#include "format/error.h"
+
 #include <cstdint>
 #include <map>
 #include <otf2/OTF2_Reader.h>
@@ -67,15 +69,17 @@ struct ArchiveDefs {
   long member(std::uint32_t comm, std::uint32_t rank) const;
 };
 
-/// Opens `archive` (a directory holding traces.otf2, or the anchor file itself) and reads its
-/// definitions; throws std::runtime_error naming the archive on failure.
+/// Opens `archive` (a directory holding one .otf2 anchor file, or that file) and reads its
+/// definitions; throws an input Error (format/error.h) naming the archive on failure.
 ArchiveDefs read_definitions(const std::string& archive);
 
-/// The anchor file path of `archive` (a directory or the anchor itself).
-std::string anchor_path(const std::string& archive);
-
-/// An OTF2 reader of `archive` once its anchor file is found well formed; throws
-/// std::runtime_error naming the archive otherwise. The caller closes it.
+/// An OTF2 reader of `archive` once its anchor file is found well formed; throws an input Error
+/// naming the archive otherwise. The caller closes it.
 OTF2_Reader* open_reader(const std::string& archive);
+
+/// Throw an input (reading) or output (writing) Error, "WHAT failed (OTF2's cause)", unless `rc`
+/// is OTF2_SUCCESS.
+void check_read(OTF2_ErrorCode rc, const std::string& what);
+void check_write(OTF2_ErrorCode rc, const std::string& what);
 
 } // namespace htrace::report

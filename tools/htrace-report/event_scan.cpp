@@ -1,5 +1,7 @@
 #include "event_scan.h"
 
+#include "format/otf2_library.h"
+
 #include <otf2/otf2.h>
 #include <stdexcept>
 
@@ -163,27 +165,18 @@ OTF2_CallbackCode on_unknown(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
   return on_any(id, t, u, a);
 }
 
-void check(OTF2_ErrorCode rc, const std::string& archive, const char* what) {
-  if (rc != OTF2_SUCCESS)
-    throw std::runtime_error("'" + archive + "': " + what + " failed: " + OTF2_Error_GetName(rc) +
-                             " (" + OTF2_Error_GetDescription(rc) + ")");
-}
-
 } // namespace
 
 std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
                           const std::vector<EventSink*>& sinks, const Progress& progress) {
-  OTF2_Reader* reader = open_reader(archive);
-  struct Closer {
-    OTF2_Reader* r;
-    ~Closer() { OTF2_Reader_Close(r); }
-  } closer{reader};
-  check(OTF2_Reader_SetSerialCollectiveCallbacks(reader), archive, "serial reading");
+  const format::ReaderPtr owned(open_reader(archive));
+  OTF2_Reader* reader = owned.get();
+  check_read(OTF2_Reader_SetSerialCollectiveCallbacks(reader), "'" + archive + "': serial reading");
   for (const Location& l : defs.locations)
     OTF2_Reader_SelectLocation(reader, l.id);
   // Local definitions carry the mapping tables (local region/comm ids -> global ones).
   const bool have_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
-  check(OTF2_Reader_OpenEvtFiles(reader), archive, "opening the event files");
+  check_read(OTF2_Reader_OpenEvtFiles(reader), "'" + archive + "': opening the event files");
   for (const Location& l : defs.locations) {
     if (have_defs) {
       OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, l.id);
@@ -194,14 +187,13 @@ std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
       }
     }
     if (!OTF2_Reader_GetEvtReader(reader, l.id))
-      throw std::runtime_error("'" + archive + "': no event reader for location " +
-                               std::to_string(l.id));
+      throw input_error("'" + archive + "': no event reader for location " + std::to_string(l.id));
   }
   if (have_defs) OTF2_Reader_CloseDefFiles(reader);
 
   ScanState state{&defs, &sinks, &progress, 0};
   OTF2_GlobalEvtReader* er = OTF2_Reader_GetGlobalEvtReader(reader);
-  if (!er) throw std::runtime_error("'" + archive + "': creating the global event reader failed");
+  if (!er) throw input_error("'" + archive + "': creating the global event reader failed");
   OTF2_GlobalEvtReaderCallbacks* cbs = OTF2_GlobalEvtReaderCallbacks_New();
   OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
   OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cbs, on_enter);
@@ -225,9 +217,10 @@ std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
   OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cbs, on_task_complete);
   const OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(reader, er, cbs, &state);
   OTF2_GlobalEvtReaderCallbacks_Delete(cbs);
-  check(rc, archive, "registering event callbacks");
+  check_read(rc, "'" + archive + "': registering event callbacks");
   uint64_t count = 0;
-  check(OTF2_Reader_ReadAllGlobalEvents(reader, er, &count), archive, "reading the events");
+  check_read(OTF2_Reader_ReadAllGlobalEvents(reader, er, &count),
+             "'" + archive + "': reading the events");
   OTF2_Reader_CloseGlobalEvtReader(reader, er);
   OTF2_Reader_CloseEvtFiles(reader);
   for (EventSink* k : sinks)

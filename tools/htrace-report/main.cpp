@@ -1,6 +1,7 @@
 // htrace-report: turns an OTF2 archive into one self-contained HTML report, or into a
 // Chrome/Perfetto JSON trace. Thin driver over report_run.h.
 #include "cli.h"
+#include "format/error.h"
 #include "report_run.h"
 
 #include <cstdio>
@@ -18,9 +19,9 @@ const char* const kDescription =
     "Reads the archive once, streaming; memory does not grow with the number of events.";
 
 const char* const kExitCodes =
-    "Exit codes: 0 success; 1 an archive or the correction report cannot be read, --before is\n"
-    "not the archive ARCHIVE was corrected from, or OUT cannot be written (nothing is left\n"
-    "behind); 2 usage error.";
+    "Exit codes: 0 success; 2 usage error; 3 an archive or the correction report cannot be\n"
+    "read, or --before is not the archive ARCHIVE was corrected from; 4 OUT cannot be written;\n"
+    "5 internal error. Nothing is left behind on failure.";
 
 /// "T0:T1" in seconds, T0 < T1; false if malformed.
 bool parse_window(const std::string& s, double& t0, double& t1) {
@@ -118,7 +119,7 @@ int main(int argc, char** argv) {
                    static_cast<unsigned long long>(r.events));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "htrace-report: error: %s\n", e.what());
-    return 1;
+    return static_cast<int>(htrace::error_kind(e, htrace::ErrorKind::Input));
   }
-  return 0;
+  return htrace::kExitSuccess;
 }

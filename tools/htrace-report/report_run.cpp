@@ -37,7 +37,7 @@ std::uint64_t archive_bytes(const std::string& archive) {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("'" + path + "': " + std::strerror(errno));
+  if (!in) throw input_error("'" + path + "': " + std::strerror(errno));
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -49,7 +49,7 @@ public:
   explicit AtomicFile(std::string path)
       : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(getpid())) {
     out_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!out_) throw std::runtime_error("'" + path_ + "': " + std::strerror(errno));
+    if (!out_) throw output_error("'" + path_ + "': " + std::strerror(errno));
   }
   ~AtomicFile() {
     if (!committed_) std::remove(tmp_.c_str());
@@ -58,9 +58,9 @@ public:
   void commit() {
     out_.flush();
     out_.close();
-    if (out_.fail()) throw std::runtime_error("'" + path_ + "': write failed (disk full?)");
+    if (out_.fail()) throw output_error("'" + path_ + "': write failed (disk full?)");
     if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
-      throw std::runtime_error("'" + path_ + "': " + std::strerror(errno));
+      throw output_error("'" + path_ + "': " + std::strerror(errno));
     committed_ = true;
   }
 
@@ -104,8 +104,8 @@ void check_same_run(const ArchiveDefs& before, const ArchiveDefs& after, const R
            before.locations[i].process == after.locations[i].process &&
            before.locations[i].events == after.locations[i].events;
   if (!same)
-    throw std::runtime_error("--before '" + o.before + "': not the archive '" + o.archive +
-                             "' was corrected from (its locations or event counts differ)");
+    throw input_error("--before '" + o.before + "': not the archive '" + o.archive +
+                      "' was corrected from (its locations or event counts differ)");
 }
 
 ViolationCounts counts_of(const Profile& p, const ClockConditions& c) {

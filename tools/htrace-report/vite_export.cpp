@@ -1,6 +1,8 @@
 #include "vite_export.h"
 
 #include "archive_defs.h"
+#include "format/anchor_file.h"
+#include "format/otf2_library.h"
 #include "format/record_tables.h"
 
 #include <filesystem>
@@ -172,16 +174,6 @@ OTF2_CallbackCode drop_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void*
   return OTF2_CALLBACK_SUCCESS;
 }
 
-void check(OTF2_ErrorCode rc, const std::string& what) {
-  if (rc != OTF2_SUCCESS)
-    throw std::runtime_error(what + " failed: " + OTF2_Error_GetName(rc) + " (" +
-                             OTF2_Error_GetDescription(rc) + ")");
-}
-
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
-  return OTF2_FLUSH;
-}
-
 /// Removes a half-written copy unless released.
 struct TempDir {
   fs::path path;
@@ -195,35 +187,35 @@ struct TempDir {
 } // namespace
 
 ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
-  const fs::path anchor = anchor_path(archive);
+  const fs::path anchor = format::find_anchor(archive);
   const std::string stem = anchor.stem().string();
   std::error_code ec;
-  if (fs::exists(out, ec))
-    throw std::runtime_error("'" + out + "' exists (choose a new directory)");
+  if (fs::exists(out, ec)) throw output_error("'" + out + "' exists (choose a new directory)");
   OTF2_Reader* reader = open_reader(archive);
   struct ReaderCloser {
     OTF2_Reader* r;
     ~ReaderCloser() { OTF2_Reader_Close(r); }
   } reader_closer{reader};
-  check(OTF2_Reader_SetSerialCollectiveCallbacks(reader), "'" + archive + "': serial reading");
+  check_read(OTF2_Reader_SetSerialCollectiveCallbacks(reader), "'" + archive + "': serial reading");
   uint64_t evt_chunk = 0, def_chunk = 0;
-  check(OTF2_Reader_GetChunkSize(reader, &evt_chunk, &def_chunk), "'" + archive + "': chunk sizes");
+  check_read(OTF2_Reader_GetChunkSize(reader, &evt_chunk, &def_chunk),
+             "'" + archive + "': chunk sizes");
 
   TempDir tmp{fs::path(out).string() + ".tmp." + std::to_string(getpid())};
   fs::remove_all(tmp.path, ec);
   OTF2_Archive* a =
       OTF2_Archive_Open(tmp.path.c_str(), stem.c_str(), OTF2_FILEMODE_WRITE, evt_chunk, def_chunk,
                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  if (!a) throw std::runtime_error("'" + out + "': cannot create the archive");
+  if (!a) throw output_error("'" + out + "': cannot create the archive");
   struct ArchiveCloser {
     OTF2_Archive* a;
     ~ArchiveCloser() {
       if (a) OTF2_Archive_Close(a);
     }
   } archive_closer{a};
-  OTF2_FlushCallbacks flush{pre_flush, nullptr};
-  check(OTF2_Archive_SetFlushCallbacks(a, &flush, nullptr), "'" + out + "': flush callbacks");
-  check(OTF2_Archive_SetSerialCollectiveCallbacks(a), "'" + out + "': serial writing");
+  check_write(OTF2_Archive_SetFlushCallbacks(a, &format::kFlushAlways, nullptr),
+              "'" + out + "': flush callbacks");
+  check_write(OTF2_Archive_SetSerialCollectiveCallbacks(a), "'" + out + "': serial writing");
   // Anchor file: creator, description, machine and every property as they were.
   char* text = nullptr;
   if (OTF2_Reader_GetCreator(reader, &text) == OTF2_SUCCESS && text) {
@@ -259,8 +251,8 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   for (const Location& l : defs.locations)
     OTF2_Reader_SelectLocation(reader, l.id);
   const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
-  check(OTF2_Reader_OpenEvtFiles(reader), "'" + archive + "': opening the event files");
-  check(OTF2_Archive_OpenEvtFiles(a), "'" + out + "': opening the event files");
+  check_read(OTF2_Reader_OpenEvtFiles(reader), "'" + archive + "': opening the event files");
+  check_write(OTF2_Archive_OpenEvtFiles(a), "'" + out + "': opening the event files");
   struct CallbacksDeleter {
     OTF2_EvtReaderCallbacks* c;
     ~CallbacksDeleter() { OTF2_EvtReaderCallbacks_Delete(c); }
@@ -277,24 +269,25 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
         uint64_t n = 0;
         const OTF2_ErrorCode drc = OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
         OTF2_Reader_CloseDefReader(reader, dr);
-        check(drc, "'" + archive + "': reading the local definitions" + where);
+        check_read(drc, "'" + archive + "': reading the local definitions" + where);
       }
     OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l.id);
-    if (!er) throw std::runtime_error("'" + archive + "': no event reader" + where);
+    if (!er) throw input_error("'" + archive + "': no event reader" + where);
     EventCopy copy;
     copy.w = OTF2_Archive_GetEvtWriter(a, l.id);
-    if (!copy.w) throw std::runtime_error("'" + out + "': cannot write the events" + where);
-    check(OTF2_Reader_RegisterEvtCallbacks(reader, er, event_callbacks.c, &copy),
-          "'" + archive + "': event callbacks");
+    if (!copy.w) throw output_error("'" + out + "': cannot write the events" + where);
+    check_read(OTF2_Reader_RegisterEvtCallbacks(reader, er, event_callbacks.c, &copy),
+               "'" + archive + "': event callbacks");
     uint64_t n = 0;
     const OTF2_ErrorCode rrc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
     OTF2_Reader_CloseEvtReader(reader, er);
-    check(copy.rc, "'" + out + "': writing the events" + where);
-    check(rrc, "'" + archive + "': reading the events" + where);
+    check_write(copy.rc, "'" + out + "': writing the events" + where);
+    check_read(rrc, "'" + archive + "': reading the events" + where);
     uint64_t kept = 0;
-    check(OTF2_EvtWriter_GetNumberOfEvents(copy.w, &kept), "'" + out + "': counting events");
+    check_write(OTF2_EvtWriter_GetNumberOfEvents(copy.w, &kept), "'" + out + "': counting events");
     written[l.id] = kept;
-    check(OTF2_Archive_CloseEvtWriter(a, copy.w), "'" + out + "': writing the events" + where);
+    check_write(OTF2_Archive_CloseEvtWriter(a, copy.w),
+                "'" + out + "': writing the events" + where);
     result.buffer_flushes += copy.flushes;
     result.thread_forks += copy.forks;
     result.thread_joins += copy.joins;
@@ -302,21 +295,21 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   }
   if (have_local_defs) OTF2_Reader_CloseDefFiles(reader);
   OTF2_Reader_CloseEvtFiles(reader);
-  check(OTF2_Archive_CloseEvtFiles(a), "'" + out + "': closing the event files");
-  check(OTF2_Archive_OpenDefFiles(a), "'" + out + "': opening the local definition files");
+  check_write(OTF2_Archive_CloseEvtFiles(a), "'" + out + "': closing the event files");
+  check_write(OTF2_Archive_OpenDefFiles(a), "'" + out + "': opening the local definition files");
   for (const Location& l : defs.locations) {
     OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(a, l.id);
-    if (!dw) throw std::runtime_error("'" + out + "': cannot write local definitions");
-    check(OTF2_Archive_CloseDefWriter(a, dw), "'" + out + "': writing local definitions");
+    if (!dw) throw output_error("'" + out + "': cannot write local definitions");
+    check_write(OTF2_Archive_CloseDefWriter(a, dw), "'" + out + "': writing local definitions");
   }
-  check(OTF2_Archive_CloseDefFiles(a), "'" + out + "': closing the local definition files");
+  check_write(OTF2_Archive_CloseDefFiles(a), "'" + out + "': closing the local definition files");
 
   Copier c;
   c.events_written = &written;
   c.w = OTF2_Archive_GetGlobalDefWriter(a);
-  if (!c.w) throw std::runtime_error("'" + out + "': cannot write definitions");
+  if (!c.w) throw output_error("'" + out + "': cannot write definitions");
   OTF2_GlobalDefReader* dr = OTF2_Reader_GetGlobalDefReader(reader);
-  if (!dr) throw std::runtime_error("'" + archive + "': no global definitions");
+  if (!dr) throw input_error("'" + archive + "': no global definitions");
   OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
   OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cbs, clock);
   OTF2_GlobalDefReaderCallbacks_SetStringCallback(cbs, string);
@@ -337,23 +330,23 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cbs, inter_comm);
   const OTF2_ErrorCode reg = OTF2_Reader_RegisterGlobalDefCallbacks(reader, dr, cbs, &c);
   OTF2_GlobalDefReaderCallbacks_Delete(cbs);
-  check(reg, "'" + archive + "': definition callbacks");
+  check_read(reg, "'" + archive + "': definition callbacks");
   uint64_t read = 0;
   const OTF2_ErrorCode rrc = OTF2_Reader_ReadAllGlobalDefinitions(reader, dr, &read);
   OTF2_Reader_CloseGlobalDefReader(reader, dr);
-  if (!c.error.empty()) throw std::runtime_error("'" + archive + "': " + c.error);
-  check(c.rc, "'" + out + "': writing the definitions");
-  check(rrc, "'" + archive + "': reading the definitions");
+  if (!c.error.empty()) throw input_error("'" + archive + "': " + c.error);
+  check_write(c.rc, "'" + out + "': writing the definitions");
+  check_read(rrc, "'" + archive + "': reading the definitions");
   // Definitions of kinds without a callback are skipped silently by OTF2: refuse to drop any.
   if (read != c.delivered)
-    throw std::runtime_error("'" + archive + "': " + std::to_string(read - c.delivered) +
-                             " definitions of kinds the ViTE copy does not carry");
-  check(OTF2_Archive_CloseGlobalDefWriter(a, c.w), "'" + out + "': closing the definitions");
+    throw input_error("'" + archive + "': " + std::to_string(read - c.delivered) +
+                      " definitions of kinds the ViTE copy does not carry");
+  check_write(OTF2_Archive_CloseGlobalDefWriter(a, c.w), "'" + out + "': closing the definitions");
   archive_closer.a = nullptr;
-  check(OTF2_Archive_Close(a), "'" + out + "': closing the archive");
+  check_write(OTF2_Archive_Close(a), "'" + out + "': closing the archive");
 
   fs::rename(tmp.path, out, ec);
-  if (ec) throw std::runtime_error("'" + out + "': " + ec.message());
+  if (ec) throw output_error("'" + out + "': " + ec.message());
   tmp.keep = true;
   result.rewritten_groups = c.rewritten;
   return result;

@@ -13,6 +13,8 @@
 #include "salvage.h"
 
 #include "event_file_scan.h"
+#include "format/otf2_library.h"
+#include "format/record_tables.h"
 #include "record/global_defs.h"
 #include "record/snapshot.h"
 
@@ -113,38 +115,18 @@ std::vector<RankInput> load_ranks(const fs::path& dir) {
   return ranks;
 }
 
-// ---- OTF2 plumbing ----
-OTF2_ErrorCode quiet_otf2(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code,
-                          const char*, va_list) {
-  return code;
-}
-
-OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
-  return OTF2_FLUSH;
-}
-OTF2_TimeStamp no_flush_time(void*, OTF2_FileType, OTF2_LocationRef) {
-  return 0;
-}
-OTF2_FlushCallbacks kFlush = {flush_always, no_flush_time};
-
 std::string otf2_failure(const std::string& what, OTF2_ErrorCode rc) {
-  return what + ": " + OTF2_Error_GetDescription(rc);
+  return what + ": " + format::otf2_cause(rc);
 }
 
-struct ArchiveCloser {
-  void operator()(OTF2_Archive* a) const { OTF2_Archive_Close(a); }
-};
-using ArchivePtr = std::unique_ptr<OTF2_Archive, ArchiveCloser>;
-struct ReaderCloser {
-  void operator()(OTF2_Reader* r) const { OTF2_Reader_Close(r); }
-};
-using ReaderPtr = std::unique_ptr<OTF2_Reader, ReaderCloser>;
+using format::ArchivePtr;
+using format::ReaderPtr;
 
 ArchivePtr open_for_writing(const fs::path& dir, std::uint64_t event_chunk) {
   ArchivePtr a(OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, event_chunk, 4 << 20,
                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
   if (!a) throw output_error("'" + dir.string() + "': cannot create an OTF2 archive");
-  OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a.get(), &kFlush, nullptr);
+  OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a.get(), &format::kFlushAlways, nullptr);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetSerialCollectiveCallbacks(a.get());
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(a.get(), "htrace-salvage");
   if (rc == OTF2_SUCCESS)
@@ -154,124 +136,74 @@ ArchivePtr open_for_writing(const fs::path& dir, std::uint64_t event_chunk) {
   return a;
 }
 
-/// Copies one location's events into `writer`, tracking what a cut-off needs.
-struct LocationCopy {
-  OTF2_EvtWriter* writer = nullptr;
+/// Copies one location's events into `out` through the generated copy callbacks (every record
+/// type), tracking what a cut-off needs.
+class LocationCopy final : public format::EventSink {
+public:
+  OTF2_EvtWriter* out = nullptr;
   std::vector<OTF2_RegionRef> open; ///< regions entered and not left, innermost last
   OTF2_TimeStamp first = 0, last = 0;
   std::uint64_t events = 0;
   std::uint64_t unknown = 0;
   OTF2_ErrorCode write_error = OTF2_SUCCESS;
-
   std::string damage; ///< why copying stopped early ("" if it did not)
 
-  template <class F> OTF2_CallbackCode write(OTF2_TimeStamp t, F&& call) {
+  static LocationCopy& of(void* user) {
+    return static_cast<LocationCopy&>(*static_cast<format::EventSink*>(user));
+  }
+
+  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override {
     // libhtrace never writes a decreasing timestamp: one is garbage from an unfinished write.
-    if (events > 0 && t < last) {
-      damage = "timestamps go backwards after " + std::to_string(events) + " events";
-      return OTF2_CALLBACK_INTERRUPT;
-    }
-    write_error = call(writer);
-    if (write_error != OTF2_SUCCESS) return OTF2_CALLBACK_INTERRUPT;
-    if (events++ == 0) first = t;
-    last = t;
+    backwards_ = events > 0 && t < last;
+    if (backwards_) damage = "timestamps go backwards after " + std::to_string(events) + " events";
+    time_ = t;
+    return t;
+  }
+  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return backwards_ ? nullptr : out; }
+  OTF2_CallbackCode end_record(OTF2_ErrorCode written) override {
+    write_error = written;
+    if (backwards_ || written != OTF2_SUCCESS) return OTF2_CALLBACK_INTERRUPT;
+    if (events++ == 0) first = time_;
+    last = time_;
     return OTF2_CALLBACK_SUCCESS;
   }
+
+private:
+  bool backwards_ = false;
+  OTF2_TimeStamp time_ = 0;
 };
 
-// One forwarding callback per event kind, from the writer call's own signature: reader callbacks
-// take (location, time, position, user data, attributes, fields...), writer calls
-// (writer, attributes, time, fields...).
-template <class F, F Write> struct Forward;
-template <class... A,
-          OTF2_ErrorCode (*Write)(OTF2_EvtWriter*, OTF2_AttributeList*, OTF2_TimeStamp, A...)>
-struct Forward<OTF2_ErrorCode (*)(OTF2_EvtWriter*, OTF2_AttributeList*, OTF2_TimeStamp, A...),
-               Write> {
-  static OTF2_CallbackCode call(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* user,
-                                OTF2_AttributeList* attributes, A... fields) {
-    return static_cast<LocationCopy*>(user)->write(
-        t, [&](OTF2_EvtWriter* w) { return Write(w, attributes, t, fields...); });
-  }
-};
-#define HTRACE_FORWARD(kind)                                                                       \
-  OTF2_EvtReaderCallbacks_Set##kind##Callback(                                                     \
-      cbs, Forward<decltype(&OTF2_EvtWriter_##kind), &OTF2_EvtWriter_##kind>::call)
-
-OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* user,
+/// Enter and Leave are copied like every record, and also keep the open regions up to date.
+OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp t, std::uint64_t, void* user,
                            OTF2_AttributeList* attributes, OTF2_RegionRef region) {
-  auto* c = static_cast<LocationCopy*>(user);
-  c->open.push_back(region);
-  return c->write(
-      t, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, attributes, t, region); });
+  LocationCopy& c = LocationCopy::of(user);
+  c.open.push_back(region);
+  const OTF2_TimeStamp time = c.begin_record(location, t, 0);
+  OTF2_EvtWriter* w = c.writer(location);
+  return c.end_record(w ? OTF2_EvtWriter_Enter(w, attributes, time, region) : OTF2_SUCCESS);
 }
 
-OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* user,
+OTF2_CallbackCode on_leave(OTF2_LocationRef location, OTF2_TimeStamp t, std::uint64_t, void* user,
                            OTF2_AttributeList* attributes, OTF2_RegionRef region) {
-  auto* c = static_cast<LocationCopy*>(user);
-  if (!c->open.empty() && c->open.back() == region) c->open.pop_back();
-  return c->write(
-      t, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, attributes, t, region); });
+  LocationCopy& c = LocationCopy::of(user);
+  if (!c.open.empty() && c.open.back() == region) c.open.pop_back();
+  const OTF2_TimeStamp time = c.begin_record(location, t, 0);
+  OTF2_EvtWriter* w = c.writer(location);
+  return c.end_record(w ? OTF2_EvtWriter_Leave(w, attributes, time, region) : OTF2_SUCCESS);
 }
 
 OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t, void* user,
                              OTF2_AttributeList*) {
-  ++static_cast<LocationCopy*>(user)->unknown;
+  ++LocationCopy::of(user).unknown;
   return OTF2_CALLBACK_SUCCESS;
 }
 
 void register_callbacks(OTF2_EvtReaderCallbacks* cbs) {
+  format::register_copy_events(cbs);
   OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
   OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, on_enter);
   OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, on_leave);
-  // Every kind libhtrace writes (libtrace/record/location_writer.cpp), and OTF2's BufferFlush.
-  HTRACE_FORWARD(BufferFlush);
-  HTRACE_FORWARD(MeasurementOnOff);
-  HTRACE_FORWARD(MpiSend);
-  HTRACE_FORWARD(MpiIsend);
-  HTRACE_FORWARD(MpiIsendComplete);
-  HTRACE_FORWARD(MpiIrecvRequest);
-  HTRACE_FORWARD(MpiIrecv);
-  HTRACE_FORWARD(MpiRecv);
-  HTRACE_FORWARD(MpiRequestTest);
-  HTRACE_FORWARD(MpiRequestCancelled);
-  HTRACE_FORWARD(MpiCollectiveBegin);
-  HTRACE_FORWARD(MpiCollectiveEnd);
-  HTRACE_FORWARD(NonBlockingCollectiveRequest);
-  HTRACE_FORWARD(NonBlockingCollectiveComplete);
-  HTRACE_FORWARD(ThreadFork);
-  HTRACE_FORWARD(ThreadJoin);
-  HTRACE_FORWARD(ThreadTeamBegin);
-  HTRACE_FORWARD(ThreadTeamEnd);
-  HTRACE_FORWARD(ThreadAcquireLock);
-  HTRACE_FORWARD(ThreadReleaseLock);
-  HTRACE_FORWARD(ThreadTaskCreate);
-  HTRACE_FORWARD(ThreadTaskSwitch);
-  HTRACE_FORWARD(ThreadTaskComplete);
-  HTRACE_FORWARD(RmaWinCreate);
-  HTRACE_FORWARD(RmaWinDestroy);
-  HTRACE_FORWARD(RmaCollectiveBegin);
-  HTRACE_FORWARD(RmaCollectiveEnd);
-  HTRACE_FORWARD(RmaGroupSync);
-  HTRACE_FORWARD(RmaRequestLock);
-  HTRACE_FORWARD(RmaReleaseLock);
-  HTRACE_FORWARD(RmaSync);
-  HTRACE_FORWARD(RmaPut);
-  HTRACE_FORWARD(RmaGet);
-  HTRACE_FORWARD(RmaAtomic);
-  HTRACE_FORWARD(RmaOpCompleteBlocking);
-  HTRACE_FORWARD(RmaOpCompleteNonBlocking);
-  HTRACE_FORWARD(RmaOpCompleteRemote);
-  HTRACE_FORWARD(RmaOpTest);
-  HTRACE_FORWARD(IoCreateHandle);
-  HTRACE_FORWARD(IoDestroyHandle);
-  HTRACE_FORWARD(IoOperationBegin);
-  HTRACE_FORWARD(IoOperationIssued);
-  HTRACE_FORWARD(IoOperationTest);
-  HTRACE_FORWARD(IoOperationComplete);
-  HTRACE_FORWARD(IoSeek);
-  HTRACE_FORWARD(IoDeleteFile);
 }
-#undef HTRACE_FORWARD
 
 /// Windows, groups, files and MPI-IO handles of every rank, unified as finalize() does: windows
 /// and handles are identified by their communicators, so these are first made global.
@@ -365,7 +297,7 @@ private:
 Result salvage_archive(const Options& o) {
   // A damaged event file is expected here (a process killed while writing it) and reported in the
   // summary; OTF2's own diagnostics would only repeat it on stderr.
-  OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
+  format::quiet_otf2_errors();
   std::error_code ec;
   const fs::path in = fs::absolute(fs::path(o.input)).lexically_normal();
   if (!fs::is_directory(in, ec))
@@ -446,8 +378,8 @@ Result salvage_archive(const Options& o) {
       Result::Location loc_result;
       loc_result.id = loc.id;
       LocationCopy copy;
-      copy.writer = OTF2_Archive_GetEvtWriter(writer.get(), loc.id);
-      if (!copy.writer) throw output_error("cannot create an event writer");
+      copy.out = OTF2_Archive_GetEvtWriter(writer.get(), loc.id);
+      if (!copy.out) throw output_error("cannot create an event writer");
       const fs::path source = in / "traces" / (std::to_string(loc.id) + ".evt");
       if (fs::is_regular_file(source, ec)) {
         // A process killed while OTF2 wrote its file leaves it empty, or ending inside a chunk:
@@ -460,7 +392,8 @@ Result salvage_archive(const Options& o) {
           OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), loc.id);
           rc = OTF2_ERROR_INTEGRITY_FAULT;
           if (er) {
-            OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs.get(), &copy);
+            OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs.get(),
+                                             static_cast<format::EventSink*>(&copy));
             rc = OTF2_Reader_ReadLocalEvents(reader.get(), er, extent.events, &n);
             OTF2_Reader_CloseEvtReader(reader.get(), er);
           }
@@ -491,16 +424,16 @@ Result salvage_archive(const Options& o) {
         const OTF2_RegionRef marker = ranks[r].marker_region; // a local id, like the events'
 
         const OTF2_TimeStamp t = copy.last;
-        rc = OTF2_EvtWriter_Enter(copy.writer, nullptr, t, marker);
-        if (rc == OTF2_SUCCESS) rc = OTF2_EvtWriter_Leave(copy.writer, nullptr, t, marker);
+        rc = OTF2_EvtWriter_Enter(copy.out, nullptr, t, marker);
+        if (rc == OTF2_SUCCESS) rc = OTF2_EvtWriter_Leave(copy.out, nullptr, t, marker);
         for (auto it = copy.open.rbegin(); rc == OTF2_SUCCESS && it != copy.open.rend(); ++it)
-          rc = OTF2_EvtWriter_Leave(copy.writer, nullptr, t, *it);
+          rc = OTF2_EvtWriter_Leave(copy.out, nullptr, t, *it);
         if (rc != OTF2_SUCCESS)
           throw output_error(otf2_failure("'" + o.output + "': writing events", rc));
         loc_result.closed = copy.open.size();
         copy.events += 2 + copy.open.size();
       }
-      rc = OTF2_Archive_CloseEvtWriter(writer.get(), copy.writer);
+      rc = OTF2_Archive_CloseEvtWriter(writer.get(), copy.out);
       if (rc != OTF2_SUCCESS)
         throw output_error(otf2_failure("'" + o.output + "': writing events", rc));
       loc.events = copy.events;

@@ -22,10 +22,6 @@
 
 namespace htrace::correct {
 
-/// Flush callbacks for writing archives: always flush a full buffer, no flush timestamps (the
-/// writers here produce complete archives, not live traces). OTF2 drops events without them.
-extern const OTF2_FlushCallbacks kFlushAlways;
-
 // Runs fn on every rank; if it throws anywhere, every rank throws the lowest failing rank's
 // message, as an agreed Error of its kind (`kind` for exceptions that name none).
 std::string agree(MPI_Comm comm, const std::function<std::string()>& fn,
@@ -42,16 +38,6 @@ auto agree_value(MPI_Comm comm, F fn, ErrorKind kind = ErrorKind::Input) -> decl
       kind);
   return value;
 }
-
-// OTF2 prints its own diagnostics; ours name the path and the location instead. The first one
-// after an OTF2 call that fails is kept as its cause (errno's text for a full disk: the error code
-// OTF2 returns at the end of the chain says less).
-void quiet_otf2_errors();
-// "NAME: description" of `rc`, with the first OTF2 diagnostic since the last call (if any).
-std::string otf2_cause(OTF2_ErrorCode rc);
-
-// IN may be the archive directory or its .otf2 anchor file; returns the anchor path.
-std::string find_anchor(const std::string& input);
 
 // The temporary archive directory next to OUT (`.OUT.htrace-correct-PID`). Destroyed before it
 // was committed (any failure), rank 0 removes it once every rank is done with it: no partial

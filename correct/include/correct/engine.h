@@ -10,8 +10,8 @@
 
 namespace htrace::correct {
 
-// Collective over `comm`. Throws an Error (format/error.h) of the same kind and message on every rank
-// (agreed); anything else (std::bad_alloc) is rank-local.
+// Collective over `comm`. Throws an Error (format/error.h) of the same kind and message on every
+// rank (agreed); anything else (std::bad_alloc) is rank-local.
 Report correct_archive(const Options& options, MPI_Comm comm);
 
 } // namespace htrace::correct

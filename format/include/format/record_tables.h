@@ -1,7 +1,8 @@
 // Callbacks for every OTF2 event and global definition record type, generated from the OTF2
 // headers (tools/generate_record_tables.py): the names of the record types and copy callbacks that
-// re-emit a record unchanged except for the timestamp (the definitions' copy, and the plain copy
-// the benchmark compares against). Events travel through the record store (record_store.h).
+// re-emit a record unchanged except for the timestamp. htrace-correct copies definitions with them
+// (its events travel through its record store), htrace-salvage and htrace-report's ViTE copy copy
+// events.
 #ifndef HTRACE_FORMAT_RECORD_TABLES_H
 #define HTRACE_FORMAT_RECORD_TABLES_H
 
@@ -9,10 +10,13 @@
 
 namespace htrace::format {
 
+// Where the event copy callbacks (register_copy_events; their user data is an EventSink*) send a
+// record: begin_record() returns its new timestamp, writer() the writer it goes to, or nullptr to
+// leave it out, and end_record() gets what the write returned (OTF2_SUCCESS for a record left
+// out) and tells the reader whether to go on.
 class EventSink {
 public:
   virtual ~EventSink() = default;
-  // Copy path: returns the new timestamp of the record being copied.
   virtual OTF2_TimeStamp begin_record(OTF2_LocationRef location, OTF2_TimeStamp time, int type) = 0;
   virtual OTF2_EvtWriter* writer(OTF2_LocationRef location) = 0;
   virtual OTF2_CallbackCode end_record(OTF2_ErrorCode written) = 0;
