@@ -8,44 +8,24 @@ Cases that need a mount (a full or read-only file system) use a small tmpfs when
 exit 77 (skipped) where mounting is not allowed (a read-only directory serves a non-root user).
 Needs HTRACE_BUILD_DIR and MPIRUN; runs under /usr/bin/python3."""
 import contextlib
-import hashlib
 import os
-import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 
+from htrace_test.check import require as expect
+from htrace_test.mpi import mpirun_command
+from htrace_test.tree import tree_state
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 TOOL = os.path.join(BUILD, "tools", "htrace-correct", "htrace-correct")
-MPIRUN = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
 PY = "/usr/bin/python3"
 SKIP = 77
 EXIT_USAGE, EXIT_INPUT, EXIT_OUTPUT = 2, 3, 4
 work = tempfile.mkdtemp(prefix="htrace-correct-fail-")
-
-
-def expect(cond, msg):
-    if not cond:
-        sys.exit("FAIL: " + msg)
-
-
-def tree_digest(path):
-    """sha256 of every file under `path` (anchor included), or None if it does not exist."""
-    if not os.path.lexists(path):
-        return None
-    if os.path.isfile(path):
-        return hashlib.sha256(open(path, "rb").read()).hexdigest()
-    out = {}
-    for root, dirs, files in os.walk(path):
-        for d in dirs:
-            out[os.path.relpath(os.path.join(root, d), path) + "/"] = "dir"
-        for f in files:
-            full = os.path.join(root, f)
-            out[os.path.relpath(full, path)] = hashlib.sha256(open(full, "rb").read()).hexdigest()
-    return out
 
 
 def build(name, *args):
@@ -63,7 +43,7 @@ def build_special(name, kind):
 
 
 def command(args, ranks):
-    return ([TOOL] if ranks == 1 else MPIRUN + ["-np", str(ranks), TOOL]) + args
+    return ([TOOL] if ranks == 1 else mpirun_command(ranks, [TOOL])) + args
 
 
 def leftovers(out):
@@ -79,8 +59,8 @@ def fails(args, code, text, ranks=(1, 2), inp=None, out=None):
     inp = inp if inp is not None else (positional[0] if positional else None)
     out = out if out is not None else (positional[1] if len(positional) > 1 else None)
     for p in ranks:
-        before_in = tree_digest(inp) if inp else None
-        before_out = tree_digest(out) if out else None
+        before_in = tree_state(inp) if inp else None
+        before_out = tree_state(out) if out else None
         proc = subprocess.run(command(args, p), capture_output=True, text=True, timeout=120)
         what = "%s at P=%d" % (args, p)
         detail = "\nstdout:\n%s\nstderr:\n%s" % (proc.stdout[-3000:], proc.stderr[-3000:])
@@ -92,9 +72,9 @@ def fails(args, code, text, ranks=(1, 2), inp=None, out=None):
         expect(len(errors) == 1, "%s: one error line (rank 0's), got %s%s" % (what, errors, detail))
         expect(text in errors[0], "%s: message %r not in %r" % (what, text, errors[0]))
         if inp:
-            expect(tree_digest(inp) == before_in, "%s: the input changed" % what)
+            expect(tree_state(inp) == before_in, "%s: the input changed" % what)
         if out:
-            expect(tree_digest(out) == before_out, "%s: OUT %s" % (
+            expect(tree_state(out) == before_out, "%s: OUT %s" % (
                 what, "left behind" if before_out is None else "changed"))
             expect(not leftovers(out), "%s: temporary left behind: %s" % (what, leftovers(out)))
 
@@ -251,11 +231,11 @@ def case_force_replaces():
     out = os.path.join(work, "out")
     os.makedirs(os.path.join(out, "old"))
     for p in (1, 2):
-        before = tree_digest(archive)
+        before = tree_state(archive)
         proc = subprocess.run(command(["--force", archive, out], p), capture_output=True, text=True,
                               timeout=120)
         expect(proc.returncode == 0, "--force at P=%d: exit %d\n%s" % (p, proc.returncode, proc.stderr))
-        expect(tree_digest(archive) == before, "input unchanged")
+        expect(tree_state(archive) == before, "input unchanged")
         expect(os.path.exists(os.path.join(out, "traces.otf2")) and not os.path.exists(
             os.path.join(out, "old")), "OUT replaced by the new archive")
         expect(not leftovers(out), "nothing left next to OUT: %s" % leftovers(out))
@@ -346,7 +326,7 @@ def case_interrupted():
     written: the process ends by that signal, no temporary and no OUT is left, IN is unchanged."""
     archive = build("skewed", "--shift", "8000")
     out = os.path.join(work, "out")
-    before = tree_digest(archive)
+    before = tree_state(archive)
     for sig, ranks in ((signal.SIGINT, 1), (signal.SIGTERM, 1), (signal.SIGHUP, 1),
                        (signal.SIGTERM, 2)):
         for attempt in range(200):
@@ -369,7 +349,7 @@ def case_interrupted():
             check = subprocess.run(["otf2-print", os.path.join(out, "traces.otf2")],
                                    capture_output=True, text=True)
             expect(check.returncode == 0, "%s: OUT left behind incomplete:\n%s" % (what, check.stderr))
-        expect(tree_digest(archive) == before, "%s: the input changed" % what)
+        expect(tree_state(archive) == before, "%s: the input changed" % what)
         print("%s: clean" % what)
 
 

@@ -22,8 +22,6 @@ Importable: `check(path)` returns a Report (see below); tests inspect its fields
 import argparse
 import json
 import os
-import re
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -31,22 +29,10 @@ from collections import defaultdict
 import otf2
 from otf2.enums import GroupType, Paradigm
 
+from htrace_test.archive import Topology, anchor_path, archive_properties
+from htrace_test.messages import MessageLog
+
 MAX_LISTED = 20  # violations of one kind listed in full; the rest are counted
-
-
-def _fix_intercomm_binding():
-    """python3-otf2 3.0 gives InterComm the fields of Comm (name, group, parent, flags) followed by
-    its own, so reading an InterComm definition fails (KeyError: CommFlag.NONE); and it types the
-    common communicator as an InterComm although it is any Comm. Keep name + InterComm's own fields
-    (groupA, groupB, parent, flags), matching the C callback, with parent typed Comm."""
-    fields = otf2.definitions.InterComm._fields
-    names = [f.name for f in fields]
-    if names[:4] == ["name", "group", "parent", "flags"] and names[4:6] == ["groupA", "groupB"]:
-        parent = fields[6]._replace(type=otf2.definitions.Comm)
-        otf2.definitions.InterComm._fields = (fields[0], fields[4], fields[5], parent, fields[7])
-
-
-_fix_intercomm_binding()
 
 
 class Report:
@@ -108,75 +94,6 @@ class Report:
         }
 
 
-def anchor_path(path):
-    """The traces.otf2 anchor file of an archive directory (or the anchor given directly)."""
-    if os.path.isdir(path):
-        candidates = [f for f in os.listdir(path) if f.endswith(".otf2")]
-        if len(candidates) != 1:
-            raise FileNotFoundError(f"'{path}': expected one .otf2 anchor file, found {len(candidates)}")
-        return os.path.join(path, candidates[0])
-    return path
-
-
-class Topology:
-    """World ranks of locations and of communicator members, from the definitions."""
-
-    def __init__(self, defs, report):
-        self.world_rank = {}  # location ref -> world rank
-        master_of_group = {}
-        for group in defs.groups:
-            if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
-                for rank, location in enumerate(group.members):
-                    self.world_rank[location._ref] = rank
-                    master_of_group[location.group._ref] = rank
-        if not self.world_rank:
-            report.fail("no MPI COMM_LOCATIONS group: world ranks are unknown")
-        for location in defs.locations:
-            if location._ref not in self.world_rank:
-                rank = master_of_group.get(location.group._ref)
-                if rank is None:
-                    report.fail(f"location '{location.name}' ({location._ref}) belongs to no MPI process")
-                    continue
-                self.world_rank[location._ref] = rank
-        self.comm_names = {}
-        self.members = {}  # comm ref -> (local group world ranks, remote group world ranks or None)
-        for comm in defs.comms:
-            self.comm_names[comm._ref] = self._unique_name(comm)
-            if isinstance(comm, otf2.definitions.InterComm):
-                self.members[comm._ref] = (self._group_ranks(comm.groupA), self._group_ranks(comm.groupB))
-            else:
-                self.members[comm._ref] = (self._group_ranks(comm.group), None)
-
-    def _unique_name(self, comm):
-        name = comm.name or "comm"
-        taken = set(self.comm_names.values())
-        return name if name not in taken else f"{name}#{comm._ref}"
-
-    def _group_ranks(self, group):
-        if group is None:
-            return []
-        if group.group_type == GroupType.COMM_SELF:
-            return None  # resolved per location: rank 0 is the process itself
-        return [self.world_rank.get(m._ref, -1) for m in group.members]
-
-    def comm_world_ranks(self, comm_ref, world_rank):
-        """Members of the communicator as seen from `world_rank`: (local, remote)."""
-        local, remote = self.members.get(comm_ref, ([], None))
-        if local is None:
-            local = [world_rank]
-        if remote is not None and world_rank not in local:
-            local, remote = remote, local
-        return local, remote
-
-    def peer(self, comm_ref, world_rank, rank):
-        """World rank of communicator rank `rank` (remote group for intercommunicators)."""
-        local, remote = self.comm_world_ranks(comm_ref, world_rank)
-        group = remote if remote is not None else local
-        if rank < 0 or rank >= len(group):
-            return None
-        return group[rank]
-
-
 def read_events(anchor):
     """Yields (location, event) in the reader's merged order (per location: file order)."""
     with otf2.reader.open(anchor) as trace:
@@ -187,14 +104,8 @@ def read_events(anchor):
 
 def corrected_by_htrace(anchor):
     """True for an archive htrace-correct wrote (archive property HTRACE::CLOCK::TIMEBASE
-    "corrected"), read with otf2-print -A: python3-otf2 does not expose archive properties."""
-    try:
-        out = subprocess.run(["otf2-print", "-A", anchor], capture_output=True, text=True).stdout
-    except OSError:
-        return False
-    names = re.findall(r"^Property name +(.*?)\s*$", out, re.M)
-    values = re.findall(r"^Property value +(.*?)\s*$", out, re.M)
-    return dict(zip(names, values)).get("HTRACE::CLOCK::TIMEBASE") == "corrected"
+    "corrected")."""
+    return archive_properties(anchor).get("HTRACE::CLOCK::TIMEBASE") == "corrected"
 
 
 def check(path, expect_messages=None, expect_locations=None, expect_processes=None,
@@ -206,7 +117,9 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
     except Exception as error:  # the reader's errors are not typed usefully
         report.fail(f"cannot read archive: {error}")
         return report
-    topo = Topology(defs, report)
+    topo = Topology(defs)
+    for problem in topo.problems:
+        report.fail(problem)
     check_definitions(defs, topo, report)
     # htrace-correct copies a BufferFlush's stop time unchanged while it moves the events around
     # it: the flush rule below holds for the tracer's own archives only.
@@ -216,8 +129,7 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
     flush_end = {}                # location -> stop time of its last BufferFlush
     stacks = defaultdict(list)
     in_collective = {}
-    sends = defaultdict(list)     # (sender, receiver, comm, tag) -> [(post time, size, where)]
-    receives = defaultdict(list)  # same key -> [(post time, size, where)]
+    messages = MessageLog(topo)
     open_requests = {}            # (world rank, request id) -> (kind, time, payload)
     coll_counts = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
 
@@ -257,37 +169,35 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                 flush_end[loc] = event.stop_time
             elif kind in ("MpiSend", "MpiIsend"):
                 report.sends += 1
-                peer = topo.peer(event.communicator._ref, me, event.receiver)
-                if peer is None:
+                if topo.peer(event.communicator._ref, me, event.receiver) is None:
                     report.fail(f"{kind} to rank {event.receiver} outside {event.communicator.name} at "
                                 f"{where(location, event)}")
                     continue
-                key = (me, peer, event.communicator._ref, event.msg_tag)
-                sends[key].append((event.time, event.msg_length, where(location, event)))
+                messages.add(location, event)
                 if kind == "MpiIsend":
                     open_request(report, open_requests, me, event, "isend", location)
             elif kind in ("MpiRecv", "MpiIrecv"):
                 report.receives += 1
-                post = event.time
                 if kind == "MpiIrecv":
-                    opened = close_request(report, open_requests, me, event, "irecv", location)
-                    post = opened if opened is not None else event.time
+                    close_request(report, open_requests, me, event, "irecv", location)
                 peer = topo.peer(event.communicator._ref, me, event.sender)
                 if peer is None:
                     report.fail(f"{kind} from rank {event.sender} outside {event.communicator.name} at "
                                 f"{where(location, event)}")
                     continue
-                key = (peer, me, event.communicator._ref, event.msg_tag)
-                receives[key].append((post, event.msg_length, where(location, event)))
+                messages.add(location, event)
                 report.receive_records.append(dict(receiver=me, sender=peer, tag=event.msg_tag,
                                                    comm=topo.comm_names[event.communicator._ref],
                                                    size=event.msg_length, location=loc))
             elif kind == "MpiIsendComplete":
                 close_request(report, open_requests, me, event, "isend", location)
+                messages.add(location, event)
             elif kind == "MpiIrecvRequest":
                 open_request(report, open_requests, me, event, "irecv", location)
+                messages.add(location, event)
             elif kind == "MpiRequestCancelled":
                 close_request(report, open_requests, me, event, None, location)
+                messages.add(location, event)
             elif kind == "NonBlockingCollectiveRequest":
                 open_request(report, open_requests, me, event, "nbc", location)
             elif kind == "NonBlockingCollectiveComplete":
@@ -316,7 +226,7 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
     for (rank, request), (kind, t, _) in sorted(open_requests.items()):
         report.fail(f"rank {rank}: {kind} request {request} opened at t={t} never completed")
 
-    match_messages(report, topo, sends, receives)
+    match_messages(report, topo, messages)
     check_collectives(report, topo, coll_counts)
     check_expectations(report, expect_messages, expect_locations, expect_processes, expect_flushes)
     return report
@@ -358,27 +268,25 @@ def close_request(report, open_requests, rank, event, kind, location):
     return opened[1]
 
 
-def match_messages(report, topo, sends, receives):
-    """Pairs the n-th send with the n-th receive of each (sender, receiver, comm, tag) channel."""
-    for key in sorted(set(sends) | set(receives)):
-        sender, receiver, comm, tag = key
-        out = sorted(sends.get(key, []), key=lambda s: s[0])
-        into = sorted(receives.get(key, []), key=lambda r: r[0])
-        name = topo.comm_names.get(comm, str(comm))
-        for i in range(max(len(out), len(into))):
-            if i >= len(into):
-                report.unmatched_sends.append(dict(sender=sender, receiver=receiver, comm=name, tag=tag,
-                                                   size=out[i][1], where=out[i][2]))
-                continue
-            if i >= len(out):
-                report.unmatched_receives.append(dict(sender=sender, receiver=receiver, comm=name,
-                                                      tag=tag, size=into[i][1], where=into[i][2]))
-                continue
-            if out[i][1] != into[i][1]:
-                report.fail(f"message {sender}->{receiver} on {name} tag {tag}: sent {out[i][1]} bytes "
-                            f"({out[i][2]}) but received {into[i][1]} ({into[i][2]})")
-            report.messages.append(dict(sender=sender, receiver=receiver, comm=name, tag=tag,
-                                        size=out[i][1]))
+def match_messages(report, topo, messages):
+    """Pairs sends with receives (htrace_test.messages: MPI's non-overtaking order per channel)."""
+    pairs, unmatched_sends, unmatched_receives = messages.match()
+
+    def listed(record):
+        return dict(sender=record["sender"], receiver=record["receiver"],
+                    comm=topo.comm_names.get(record["comm"], str(record["comm"])), tag=record["tag"],
+                    size=record["size"], where=f"{record['location'].name} t={record['time']}")
+
+    report.unmatched_sends = [listed(s) for s in unmatched_sends]
+    report.unmatched_receives = [listed(r) for r in unmatched_receives]
+    for s, r in pairs:
+        name = topo.comm_names.get(s["comm"], str(s["comm"]))
+        if s["size"] != r["size"]:
+            report.fail(f"message {s['sender']}->{s['receiver']} on {name} tag {s['tag']}: sent "
+                        f"{s['size']} bytes ({listed(s)['where']}) but received {r['size']} "
+                        f"({listed(r)['where']})")
+        report.messages.append(dict(sender=s["sender"], receiver=s["receiver"], comm=name,
+                                    tag=s["tag"], size=s["size"]))
     for kind, items in (("send", report.unmatched_sends), ("receive", report.unmatched_receives)):
         for item in items[:MAX_LISTED]:
             report.fail(f"unmatched {kind}: {item}")
