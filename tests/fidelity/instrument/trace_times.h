@@ -3,7 +3,7 @@
 // point-to-point messages (matched from the records, never from timestamps) and the positions of
 // the Enter events of one named region (the probe points of the drift case).
 //
-// Written for bench/fidelity only; it deliberately shares no code with htrace's correct/ engine,
+// Written for the fidelity comparison only; it deliberately shares no code with htrace's correct/ engine,
 // whose output it judges.
 #pragma once
 
