@@ -7,5 +7,9 @@
   messages   the message matcher of the Python oracles (point-to-point and collectives)
   tree       digests of a directory tree
   hpcc       the input of Debian's hpcc used by the tests
+  fidelity   the ground-truth cases of htrace-correct (tests/fidelity; the fidelity benchmark)
+  mpi4py_suite  mpi4py's own test suite under mpirun (tests/coverage; the mpi4py benchmark)
 
+The benchmarks (bench/) may import these; tests/ imports nothing from bench/. Outside ctest, put
+tests/lib on PYTHONPATH.
 Nothing here imports htrace's own code: these are the tests' independent view of an archive."""
