@@ -62,7 +62,7 @@ class Report:
         self.start_date_ns = None
         self.buffer_flushes = 0
 
-    def fail(self, message):
+    def violation(self, message):
         self.violations.append(message)
 
     @property
@@ -115,11 +115,11 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
         stream = read_events(anchor_path(path))
         defs = next(stream)
     except Exception as error:  # the reader's errors are not typed usefully
-        report.fail(f"cannot read archive: {error}")
+        report.violation(f"cannot read archive: {error}")
         return report
     topo = Topology(defs)
     for problem in topo.problems:
-        report.fail(problem)
+        report.violation(problem)
     check_definitions(defs, topo, report)
     # htrace-correct copies a BufferFlush's stop time unchanged while it moves the events around
     # it: the flush rule below holds for the tracer's own archives only.
@@ -144,12 +144,12 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
             loc = location._ref
             me = topo.world_rank.get(loc, -1)
             if event.time < last_time.get(loc, event.time):
-                report.fail(f"time goes backwards on {location.name}: {event.time} after {last_time[loc]}")
+                report.violation(f"time goes backwards on {location.name}: {event.time} after {last_time[loc]}")
             last_time[loc] = max(event.time, last_time.get(loc, event.time))
             # A BufferFlush spans time: what follows it begins after its end (viewers and analyses
             # read it as a region).
             if flush_rule and kind != "BufferFlush" and event.time < flush_end.get(loc, 0):
-                report.fail(f"{kind} at {where(location, event)} before the end of the BufferFlush "
+                report.violation(f"{kind} at {where(location, event)} before the end of the BufferFlush "
                             f"before it ({flush_end[loc]})")
 
             if kind == "Enter":
@@ -157,9 +157,9 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                 report.region_counts[event.region.name] += 1
             elif kind == "Leave":
                 if not stacks[loc]:
-                    report.fail(f"Leave {event.region.name} without Enter at {where(location, event)}")
+                    report.violation(f"Leave {event.region.name} without Enter at {where(location, event)}")
                 elif stacks[loc][-1] is not event.region and stacks[loc][-1]._ref != event.region._ref:
-                    report.fail(f"Leave {event.region.name} while {stacks[loc][-1].name} is open at "
+                    report.violation(f"Leave {event.region.name} while {stacks[loc][-1].name} is open at "
                                 f"{where(location, event)}")
                     stacks[loc].pop()
                 else:
@@ -170,7 +170,7 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
             elif kind in ("MpiSend", "MpiIsend"):
                 report.sends += 1
                 if topo.peer(event.communicator._ref, me, event.receiver) is None:
-                    report.fail(f"{kind} to rank {event.receiver} outside {event.communicator.name} at "
+                    report.violation(f"{kind} to rank {event.receiver} outside {event.communicator.name} at "
                                 f"{where(location, event)}")
                     continue
                 messages.add(location, event)
@@ -182,7 +182,7 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                     close_request(report, open_requests, me, event, "irecv", location)
                 peer = topo.peer(event.communicator._ref, me, event.sender)
                 if peer is None:
-                    report.fail(f"{kind} from rank {event.sender} outside {event.communicator.name} at "
+                    report.violation(f"{kind} from rank {event.sender} outside {event.communicator.name} at "
                                 f"{where(location, event)}")
                     continue
                 messages.add(location, event)
@@ -206,25 +206,25 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                                   event.size_received)
             elif kind == "MpiCollectiveBegin":
                 if in_collective.get(loc):
-                    report.fail(f"MpiCollectiveBegin inside another collective at {where(location, event)}")
+                    report.violation(f"MpiCollectiveBegin inside another collective at {where(location, event)}")
                 in_collective[loc] = True
             elif kind == "MpiCollectiveEnd":
                 if not in_collective.get(loc):
-                    report.fail(f"MpiCollectiveEnd without Begin at {where(location, event)}")
+                    report.violation(f"MpiCollectiveEnd without Begin at {where(location, event)}")
                 in_collective[loc] = False
                 record_collective(report, topo, coll_counts, me, event, event.size_sent,
                                   event.size_received)
     except Exception as error:
-        report.fail(f"reading events failed after {report.events} events: {error}")
+        report.violation(f"reading events failed after {report.events} events: {error}")
 
     for loc, stack in stacks.items():
         if stack:
-            report.fail(f"location {loc} ends with open regions: {[r.name for r in stack]}")
+            report.violation(f"location {loc} ends with open regions: {[r.name for r in stack]}")
     for loc, open_ in in_collective.items():
         if open_:
-            report.fail(f"location {loc} ends inside a collective")
+            report.violation(f"location {loc} ends inside a collective")
     for (rank, request), (kind, t, _) in sorted(open_requests.items()):
-        report.fail(f"rank {rank}: {kind} request {request} opened at t={t} never completed")
+        report.violation(f"rank {rank}: {kind} request {request} opened at t={t} never completed")
 
     match_messages(report, topo, messages)
     check_collectives(report, topo, coll_counts)
@@ -248,7 +248,7 @@ def op_name(op):
 def open_request(report, open_requests, rank, event, kind, location):
     key = (rank, event.request_id)
     if key in open_requests:
-        report.fail(f"rank {rank}: request {event.request_id} reused while still active at "
+        report.violation(f"rank {rank}: request {event.request_id} reused while still active at "
                     f"{location.name} t={event.time}")
     open_requests[key] = (kind, event.time, None)
 
@@ -259,11 +259,11 @@ def close_request(report, open_requests, rank, event, kind, location):
     opened = open_requests.pop(key, None)
     name = type(event).__name__
     if opened is None:
-        report.fail(f"rank {rank}: {name} for unknown request {event.request_id} at "
+        report.violation(f"rank {rank}: {name} for unknown request {event.request_id} at "
                     f"{location.name} t={event.time}")
         return None
     if kind is not None and opened[0] != kind:
-        report.fail(f"rank {rank}: {name} completes a {opened[0]} request {event.request_id} at "
+        report.violation(f"rank {rank}: {name} completes a {opened[0]} request {event.request_id} at "
                     f"{location.name} t={event.time}")
     return opened[1]
 
@@ -282,16 +282,16 @@ def match_messages(report, topo, messages):
     for s, r in pairs:
         name = topo.comm_names.get(s["comm"], str(s["comm"]))
         if s["size"] != r["size"]:
-            report.fail(f"message {s['sender']}->{s['receiver']} on {name} tag {s['tag']}: sent "
+            report.violation(f"message {s['sender']}->{s['receiver']} on {name} tag {s['tag']}: sent "
                         f"{s['size']} bytes ({listed(s)['where']}) but received {r['size']} "
                         f"({listed(r)['where']})")
         report.messages.append(dict(sender=s["sender"], receiver=s["receiver"], comm=name,
                                     tag=s["tag"], size=s["size"]))
     for kind, items in (("send", report.unmatched_sends), ("receive", report.unmatched_receives)):
         for item in items[:MAX_LISTED]:
-            report.fail(f"unmatched {kind}: {item}")
+            report.violation(f"unmatched {kind}: {item}")
         if len(items) > MAX_LISTED:
-            report.fail(f"... and {len(items) - MAX_LISTED} more unmatched {kind}s")
+            report.violation(f"... and {len(items) - MAX_LISTED} more unmatched {kind}s")
 
 
 def check_collectives(report, topo, coll_counts):
@@ -306,10 +306,10 @@ def check_collectives(report, topo, coll_counts):
         for op, counts in ops.items():
             outsiders = set(counts) - members
             if outsiders:
-                report.fail(f"{op} on {name} recorded by non-members {sorted(outsiders)}")
+                report.violation(f"{op} on {name} recorded by non-members {sorted(outsiders)}")
             values = {counts.get(r, 0) for r in members}
             if len(values) > 1:
-                report.fail(f"{op} on {name}: members disagree on the count: "
+                report.violation(f"{op} on {name}: members disagree on the count: "
                             f"{ {r: counts.get(r, 0) for r in sorted(members)} }")
 
 
@@ -324,7 +324,7 @@ def check_definitions(defs, topo, report):
         if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
             for rank, location in enumerate(group.members):
                 if location._ref != rank:
-                    report.fail(f"master location of world rank {rank} has id {location._ref}")
+                    report.violation(f"master location of world rank {rank} has id {location._ref}")
     for comm in defs.comms:
         local, remote = topo.members[comm._ref]
         ranks = local if remote is None else {"local": local, "remote": remote}
@@ -333,27 +333,27 @@ def check_definitions(defs, topo, report):
         if region.paradigm == Paradigm.MPI:
             report.mpi_regions.append(region.name)
             if not region.name.startswith("MPI_"):
-                report.fail(f"MPI region named '{region.name}' (expected MPI_*)")
+                report.violation(f"MPI region named '{region.name}' (expected MPI_*)")
     clock = defs.clock_properties
     stamp = clock.realtime_timestamp if clock is not None else None
     if stamp is None or stamp == otf2.Undefined.TIMESTAMP.value:
-        report.fail("ClockProperties has no real-time start date")
+        report.violation("ClockProperties has no real-time start date")
     else:
         report.start_date_ns = stamp
         earliest, latest = 946684800 * 10**9, int((time.time() + 86400) * 1e9)  # 2000-01-01 .. now+1d
         if not earliest <= stamp <= latest:
-            report.fail(f"ClockProperties start date {stamp} ns is implausible")
+            report.violation(f"ClockProperties start date {stamp} ns is implausible")
 
 
 def check_expectations(report, messages, locations, processes, flushes):
     if messages is not None and len(report.messages) != messages:
-        report.fail(f"expected {messages} matched messages, found {len(report.messages)}")
+        report.violation(f"expected {messages} matched messages, found {len(report.messages)}")
     if locations is not None and report.locations != locations:
-        report.fail(f"expected {locations} locations, found {report.locations}")
+        report.violation(f"expected {locations} locations, found {report.locations}")
     if processes is not None and report.processes != processes:
-        report.fail(f"expected {processes} processes, found {report.processes}")
+        report.violation(f"expected {processes} processes, found {report.processes}")
     if flushes and report.buffer_flushes == 0:
-        report.fail("expected BufferFlush records, found none")
+        report.violation("expected BufferFlush records, found none")
 
 
 def main(argv=None):

@@ -234,7 +234,7 @@ def tiny_buffer():
             "Enter/Leave totals")
 
 
-def failure(mode):
+def abnormal_end(mode):
     def test():
         run = mpirun(example("failures/failures"), [mode, 1], np=3, timeout=60)
         require(run.returncode != 0, f"mpirun must report the failure:\n{run.describe()}")
@@ -326,8 +326,8 @@ TESTS = {
     "archive_naming": archive_naming,
     "unwritable_dir": unwritable_dir,
     "tiny_buffer": tiny_buffer,
-    "abort": failure("abort"),
-    "signal": failure("signal"),
+    "abort": abnormal_end("abort"),
+    "signal": abnormal_end("signal"),
     "disabled": disabled,
 }
 

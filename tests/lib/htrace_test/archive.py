@@ -68,11 +68,16 @@ class Topology:
         self.problems = []
         self.world_rank = {}  # location ref -> world rank
         master_of_group = {}
-        for group in defs.groups:
-            if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
-                for rank, location in enumerate(group.members):
-                    self.world_rank[location._ref] = rank
-                    master_of_group[location.group._ref] = rank
+        # The MPI COMM_LOCATIONS group: the world's master locations in rank order. A writer may
+        # also give communicators COMM_LOCATIONS groups of their own (htrace-report's ViTE copy
+        # does): the world is the largest, the first of equals.
+        worlds = [g for g in defs.groups
+                  if g.group_type == GroupType.COMM_LOCATIONS and g.paradigm == Paradigm.MPI]
+        if worlds:
+            world = max(worlds, key=lambda g: len(g.members))  # max keeps the first of equals
+            for rank, location in enumerate(world.members):
+                self.world_rank[location._ref] = rank
+                master_of_group[location.group._ref] = rank
         if not self.world_rank:
             self.problems.append("no MPI COMM_LOCATIONS group: world ranks are unknown")
         for location in defs.locations:
