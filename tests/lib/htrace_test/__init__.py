@@ -10,6 +10,6 @@
   fidelity   the ground-truth cases of htrace-correct (tests/fidelity; the fidelity benchmark)
   mpi4py_suite  mpi4py's own test suite under mpirun (tests/coverage; the mpi4py benchmark)
 
-The benchmarks (bench/) may import these; tests/ imports nothing from bench/. Outside ctest, put
+The benchmarks may import these; the tests import nothing from the benchmarks. Outside ctest, put
 tests/lib on PYTHONPATH.
 Nothing here imports htrace's own code: these are the tests' independent view of an archive."""
