@@ -4,14 +4,15 @@
 # htrace_add_script_test(NAME COMMAND...)     any command; environment carries the paths below
 #
 # Every test sees: HTRACE_LIB (path of libhtrace.so), HTRACE_BUILD_DIR, HTRACE_SOURCE_DIR,
-# HTRACE_PYTHON (/usr/bin/python3 with otf2), MPIRUN (mpirun --allow-run-as-root --oversubscribe).
+# HTRACE_PYTHON (/usr/bin/python3 with otf2), MPIRUN (mpirun --allow-run-as-root --oversubscribe),
+# PYTHONPATH=tests/lib (the test helpers: import htrace_test..., import trace_check).
 include(GoogleTest)
 
 set(HTRACE_MPIRUN "${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe")
 
 function(htrace_test_environment name)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT
-    "HTRACE_LIB=$<TARGET_FILE:htrace>;HTRACE_BUILD_DIR=${PROJECT_BINARY_DIR};HTRACE_SOURCE_DIR=${PROJECT_SOURCE_DIR};HTRACE_PYTHON=${HTRACE_TEST_PYTHON};HTRACE_CLUSTER_RUN=${HTRACE_CLUSTER_RUN};MPIRUN=${HTRACE_MPIRUN};OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;PYTHONDONTWRITEBYTECODE=1")
+    "HTRACE_LIB=$<TARGET_FILE:htrace>;HTRACE_BUILD_DIR=${PROJECT_BINARY_DIR};HTRACE_SOURCE_DIR=${PROJECT_SOURCE_DIR};HTRACE_PYTHON=${HTRACE_TEST_PYTHON};HTRACE_CLUSTER_RUN=${HTRACE_CLUSTER_RUN};MPIRUN=${HTRACE_MPIRUN};OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${PROJECT_SOURCE_DIR}/tests/lib")
 endfunction()
 
 function(htrace_add_gtest name)

@@ -4,8 +4,8 @@ one table row per case (see README.md).
 
 usage: run.py --build DIR [--tools DIR] [--cases a,b,...] [--work DIR] [--copy] [--json FILE]
   --build  the htrace build under test (libhtrace, htrace-correct, the cluster runner, the shim)
-  --tools  the build holding bench/fidelity's programs (default: --build); lets an older build,
-           which has no fidelity tools, be measured with the same instrument
+  --tools  the build holding the fidelity programs (tests/fidelity/instrument; default: --build);
+           lets an older build, which has no fidelity tools, be measured with the same instrument
   --cases  comma-separated subset of: pingpong_1host, demo_ring, ring_none, ring_none_4nodes,
            hpcc_none, drift, hpcc_1host (default: all)
   --copy   also time the correction against a plain OTF2 copy (the build's bench/correct) on the
@@ -15,13 +15,31 @@ usage: run.py --build DIR [--tools DIR] [--cases a,b,...] [--work DIR] [--copy] 
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import shutil
 import dataclasses
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fidelity_cases as fc  # noqa: E402
+# The cases and bounds are the ground-truth tests' (tests/lib/htrace_test/fidelity.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lib"))
+from htrace_test import fidelity as fc  # noqa: E402
+
+
+def copy_bench(build, archive, work, repeats=3):
+    """The build's own bench/correct: a plain OTF2 copy and the correction, alternated (medians)."""
+    program = build.path("bench", "correct", "correct_bench")
+    if not os.path.exists(program):
+        return {}
+    text = fc.run([program, archive, os.path.join(work, "copy-bench"), str(repeats)],
+                  timeout=600, what="correct_bench").stdout
+    shutil.rmtree(os.path.join(work, "copy-bench"), ignore_errors=True)
+    copy = re.search(r"plain copy\s+median ([\d.]+) s", text)
+    corr = re.search(r"correction\s+median ([\d.]+) s", text)
+    if not copy or not corr:
+        return {}
+    return {"copy_s": float(copy.group(1)), "correct_s": float(corr.group(1)),
+            "ratio": float(corr.group(1)) / float(copy.group(1))}
 
 
 def us(ns):
@@ -87,7 +105,7 @@ def main():
     build.check()
     work = args.work or tempfile.mkdtemp(prefix="htrace-fidelity-")
     os.makedirs(work, exist_ok=True)
-    opts = {"copy": args.copy, "drift_seconds": args.drift_seconds}
+    opts = {"copy": copy_bench if args.copy else None, "drift_seconds": args.drift_seconds}
     rows, raw = [], []
     for name in args.cases.split(","):
         print(f"fidelity: {name} ...", file=sys.stderr, flush=True)

@@ -9,17 +9,13 @@ Needs Debian's python3-mpi4py (the suite must test the installed module, not a c
 import argparse
 import collections
 import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_SUITE = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "third-party",
-                                              "mpi4py-3.1.4", "test"))
+# The suite runner is the tests' (tests/lib/htrace_test/mpi4py_suite.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lib"))
+from htrace_test import mpi4py_suite  # noqa: E402
 
 
 def parse_args():
@@ -31,49 +27,18 @@ def parse_args():
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--only", help="test name pattern passed to runtests.py -i")
     group.add_argument("--exclude", help="test name pattern passed to runtests.py -e")
-    ap.add_argument("--suite", default=DEFAULT_SUITE, help="mpi4py's test directory")
+    ap.add_argument("--suite", default=mpi4py_suite.DEFAULT_SUITE, help="mpi4py's test directory")
     return ap.parse_args()
 
 
-def outcome(output_dir):
-    """The suite's verdict per rank, e.g. 'Ran 1362 OK (skipped=180)', identical ranks once. Each
-    rank's output is its own file (mpirun --output-filename): in a shared stream the ranks'
-    partial lines interleave."""
-    verdicts = set()
-    for root, _, files in os.walk(output_dir):
-        text = "".join(open(os.path.join(root, f), errors="replace").read() for f in sorted(files))
-        ran = re.findall(r"^Ran (\d+) tests? in", text, re.M)
-        result = re.findall(r"^(OK|FAILED)\b(.*)$", text, re.M)
-        if ran and result:
-            verdicts.add("Ran %s %s%s" % (ran[-1], result[-1][0], result[-1][1].rstrip()))
-    return " | ".join(sorted(verdicts)) or "no verdict"
-
-
 def run_once(args, traced, work):
-    output_dir = os.path.join(work, "output")
-    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--output-filename", output_dir,
-           "-n", str(args.ranks)]
-    env = dict(os.environ)
-    if traced:
-        cmd += ["-x", "LD_PRELOAD=" + os.path.abspath(args.lib), "-x", "HTRACE_ARCHIVE_DIR=" + work]
-    cmd += ["/usr/bin/python3", os.path.join(args.suite, "runtests.py")]
-    if args.only:
-        cmd += ["-i", args.only]
-    if args.exclude:
-        cmd += ["-e", args.exclude]
-    start = time.monotonic()
-    # A new session, so that a hang is ended with everything mpirun started.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                            cwd=work, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=args.timeout)
-        return {"hung": False, "status": proc.returncode, "outcome": outcome(output_dir),
-                "seconds": time.monotonic() - start, "tail": out[-2000:]}
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return {"hung": True, "status": None, "outcome": "hung", "seconds": args.timeout,
-                "tail": (out or "")[-2000:]}
+    """One run; its outcome is the suite's verdict per rank, identical ranks once."""
+    r = mpi4py_suite.run(args.ranks, work, os.path.join(work, "output"), suite=args.suite,
+                         lib=args.lib if traced else None, only=args.only, exclude=args.exclude,
+                         timeout=args.timeout)
+    outcome = "hung" if r["hung"] else " | ".join(sorted(set(r["verdicts"].values()))) or "no verdict"
+    return {"hung": r["hung"], "status": r["status"], "outcome": outcome, "seconds": r["seconds"],
+            "tail": (r["stdout"] + r["stderr"])[-2000:]}
 
 
 def main():

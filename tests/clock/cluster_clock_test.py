@@ -3,7 +3,7 @@
 ground truth of the time namespaces (and of the clock-rate shim for drift).
 
 usage: cluster_clock_test.py accuracy|drift|clockprop|tsc|cli
-Bounds are generous on purpose (loaded 2-core loopback); bench/clocksync measures precision."""
+Bounds are generous on purpose (loaded 2-core loopback); precision is the clocksync benchmark's."""
 import csv
 import os
 import shutil
@@ -11,16 +11,15 @@ import subprocess
 import sys
 import tempfile
 
+from htrace_test.check import fail
+from htrace_test.mpi import mpirun_command
+
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 CLUSTER = os.environ.get("HTRACE_CLUSTER_RUN", os.path.join(BUILD, "tests/cluster/htrace-cluster-run"))
 CLOCKCHECK = os.path.join(BUILD, "tools/htrace-clockcheck/htrace-clockcheck")
 SHIM = os.path.join(BUILD, "tests/clock/libclock_rate_shim.so")
 BOUND_NS = int(os.environ.get("HTRACE_CLOCK_TEST_BOUND_NS", "50000"))
 
-
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
 
 
 def seconds_to_ns(text):
@@ -128,12 +127,11 @@ def tsc():
 
 
 def cli():
-    mpirun = os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe").split()
-    run = subprocess.run([*mpirun, "-np", "1", CLOCKCHECK, "--algorithms", "hca3(fitpoints=zero)"],
+    run = subprocess.run(mpirun_command(1, [CLOCKCHECK, "--algorithms", "hca3(fitpoints=zero)"]),
                          capture_output=True, text=True, timeout=60)
     if run.returncode != 1 or "fitpoints='zero'" not in run.stderr or "htrace-clockcheck: error:" not in run.stderr:
         fail(f"bad configuration: exit {run.returncode}, stderr {run.stderr!r}")
-    run = subprocess.run([*mpirun, "-np", "1", CLOCKCHECK, "--bogus", "1"], capture_output=True, text=True, timeout=60)
+    run = subprocess.run(mpirun_command(1, [CLOCKCHECK, "--bogus", "1"]), capture_output=True, text=True, timeout=60)
     if run.returncode != 2 or "unknown option '--bogus'" not in run.stderr:
         fail(f"unknown option: exit {run.returncode}, stderr {run.stderr!r}")
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Traces a ping-pong between emulated nodes (clocks seconds apart) with libhtrace and the default
 HTRACE_SYNC, then reads the archive with the otf2 Python bindings (independent of htrace):
-  - no receive is recorded before its matching send (matched FIFO per sender, receiver, tag);
+  - no receive is recorded before its matching send (htrace_test.messages: MPI's order);
   - the archive says TIMEBASE=global and names the sync configuration and base clock;
   - every location carries INIT_* and FINAL_* clock properties and all residual offsets are
     consistent with 0 within their uncertainty (the ground-truth offsets are 2.5 s).
@@ -13,11 +13,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections import defaultdict, deque
 
 import otf2
 from clock_archive import clock_properties
-from otf2.events import MpiRecv, MpiSend
+from htrace_test.archive import Topology
+from htrace_test.check import fail
+from htrace_test.messages import MessageLog
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 CLUSTER = os.environ["HTRACE_CLUSTER_RUN"]
@@ -25,10 +26,6 @@ LIB = os.environ["HTRACE_LIB"]
 PROGRAM = os.path.join(BUILD, "tests/clock/clock_pingpong")
 BOUND_NS = int(os.environ.get("HTRACE_CLOCK_TEST_BOUND_NS", "50000"))
 
-
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
 
 
 def traced_run(sync):
@@ -60,35 +57,26 @@ def read(anchor):
 
 
 def read_archive(anchor):
-    sends, recvs = defaultdict(deque), defaultdict(deque)
     with otf2.reader.open(anchor) as trace:
-        props, locprops, rank = clock_properties(trace)
+        props, locprops, _ = clock_properties(trace)
+        messages = MessageLog(Topology(trace.definitions))
         for location, event in trace.events:
-            if isinstance(event, MpiSend):
-                sends[(rank[location._ref], event.receiver, event.msg_tag)].append(event.time)
-            elif isinstance(event, MpiRecv):
-                recvs[(rank[location._ref], event.sender, event.msg_tag)].append(event.time)
-    return props, locprops, sends, recvs
+            messages.add(location, event)
+    return props, locprops, messages
 
 
-def violations(sends, recvs):
-    """Matches receives to sends FIFO per (sender, receiver, tag); returns (count, violations)."""
-    count, bad = 0, []
-    for (receiver, sender, tag), times in recvs.items():
-        queue = sends.get((sender, receiver, tag), deque())
-        for t_recv in times:
-            if not queue:
-                fail(f"receive on rank {receiver} from {sender} tag {tag} has no send")
-            t_send = queue.popleft()
-            count += 1
-            if t_recv < t_send:
-                bad.append((sender, receiver, t_send, t_recv))
-    return count, bad
+def violations(messages):
+    """Pairs receives with sends; returns (count, violations)."""
+    pairs, _, unmatched_receives = messages.match()
+    for r in unmatched_receives[:1]:
+        fail(f"receive on rank {r['receiver']} from {r['sender']} tag {r['tag']} has no send")
+    bad = [(s["sender"], s["receiver"], s["time"], r["time"]) for s, r in pairs if r["time"] < s["time"]]
+    return len(pairs), bad
 
 
 def main():
     anchor = traced_run("h2hca")
-    props, locprops, sends, recvs = read(anchor)
+    props, locprops, messages = read(anchor)
     print("archive properties:", props)
     if props.get("HTRACE::CLOCK::TIMEBASE") != "global":
         fail(f"TIMEBASE is {props.get('HTRACE::CLOCK::TIMEBASE')!r}, expected 'global'")
@@ -98,7 +86,7 @@ def main():
         fail("base clock property missing")
     if "HTRACE::CLOCK::MIN_LATENCY_INTER_NS" not in props:
         fail("inter-node minimum latency missing")
-    count, bad = violations(sends, recvs)
+    count, bad = violations(messages)
     print(f"{count} messages matched, {len(bad)} received before sent")
     if count < 40:
         fail(f"expected at least 40 messages, matched {count}")
@@ -120,8 +108,8 @@ def main():
 
     # Control: without the sync the clock condition must be violated (clocks 2.5 s apart), and
     # the residual offsets stored must show the 2.5 s.
-    props, locprops, sends, recvs = read(traced_run("none"))
-    count, bad = violations(sends, recvs)
+    props, locprops, messages = read(traced_run("none"))
+    count, bad = violations(messages)
     print(f"HTRACE_SYNC=none: {count} messages, {len(bad)} received before sent")
     if props.get("HTRACE::CLOCK::TIMEBASE") != "local" or not bad:
         fail("the unsynchronized control run shows no violation: the test could not detect a broken sync")

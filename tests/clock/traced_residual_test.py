@@ -21,6 +21,7 @@ from collections import defaultdict
 
 import otf2
 from clock_archive import clock_properties
+from htrace_test.check import fail
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 CLUSTER = os.environ["HTRACE_CLUSTER_RUN"]
@@ -34,10 +35,6 @@ ERROR_NS = 5_000
 # previous measurement recorded 55-80 us).
 UNCERTAINTY_NS = 40_000
 
-
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
 
 
 def traced_run(sync):

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Independent checker for htrace-correct (shares no code with it): reads an OTF2 archive with the
-python otf2 module, matches logical messages itself and counts clock-condition violations.
+python otf2 module, matches logical messages (htrace_test.messages) and counts clock-condition
+violations.
 Usage: check_archive.py ARCHIVE_ANCHOR [--lmin-mpi NS] [--lmin-omp NS] [--expect-zero] [--order-of INPUT]
        [--json]  (prints {"p2p": n, "collective": n, "OpenMP": n, "order": n, "events": n, "times": {...}})"""
 import argparse
@@ -10,6 +11,9 @@ import sys
 
 import otf2
 from otf2.enums import CollectiveOp, RegionRole, Paradigm
+
+from htrace_test.archive import Topology
+from htrace_test.messages import CollectiveLog, MessageLog
 
 ap = argparse.ArgumentParser()
 ap.add_argument("anchor")
@@ -23,10 +27,24 @@ ap.add_argument("--json", action="store_true")
 ap.add_argument("--dump-times", action="store_true")
 a = ap.parse_args()
 
+
+def is_neighborhood(region_name):
+    """Neighborhood collectives relate topology neighbours only; the trace has no topology, so
+    they carry no collective relation (OTF2 records them with the ALLGATHER/ALLTOALL ops)."""
+    return region_name.startswith(("MPI_Neighbor_", "MPI_Ineighbor_"))
+
+
 per_loc = collections.defaultdict(list)
 with otf2.reader.open(a.anchor) as trace:
+    topology = Topology(trace.definitions)
+    messages, collectives = MessageLog(topology), CollectiveLog(topology)
+    last_region = {}  # location -> name of its latest Enter (the MPI function of a collective)
     for loc, ev in trace.events:
         per_loc[loc].append(ev)
+        if type(ev).__name__ == "Enter":
+            last_region[loc] = ev.region.name
+        messages.add(loc, ev)
+        collectives.add(loc, ev, neighborhood=is_neighborhood(last_region.get(loc, "")))
 input_times = {}
 if a.order_of:
     with otf2.reader.open(a.order_of) as trace:
@@ -34,25 +52,11 @@ if a.order_of:
             input_times.setdefault((loc.group.name, loc.name), []).append(ev.time)
 
 
-def is_neighborhood(region_name):
-    """Neighborhood collectives relate topology neighbours only; the trace has no topology, so
-    they carry no collective relation (OTF2 records them with the ALLGATHER/ALLTOALL ops)."""
-    return region_name.startswith(("MPI_Neighbor_", "MPI_Ineighbor_"))
-
 def proc(loc):
     return loc.group
 
-def rank_of(comm, location):
-    for i, m in enumerate(comm.group.members):
-        if proc(m) == proc(location):
-            return i
-    return None
-
 viol = collections.Counter()
 order = 0
-sends = collections.defaultdict(list)
-recvs = collections.defaultdict(list)
-colls = collections.defaultdict(dict)  # (comm, seq) -> rank -> (begin, end, op, root)
 omp = collections.defaultdict(lambda: {"src": [], "dst": []})
 task_parent, task_done, taskwait_exit = {}, [], {}
 # Taskgroups: a task belongs to the group open in its creator when created, else to its creator's.
@@ -66,19 +70,12 @@ for loc, evs in per_loc.items():
         if prev is not None and (ev.time < prev or (apart and ev.time <= prev)):
             order += 1
         prev = ev.time
-    coll_seq = collections.Counter()
-    pend_begin = None
-    open_irecv, open_nbc = {}, {}
-    raw_recvs = []
-    raw_sends = []
     team_count = collections.Counter()
     teams = []  # [comm, inst, master, ended, barriers]
     forks = []
     in_bar = None
-    pcoll = []
     current = None
     waits = collections.Counter()
-    last_region = ""
     depth = 0
     open_groups = []  # [(group key, depth at its Enter)]
     open_waits = []  # [(task, depth at its Enter)]
@@ -105,35 +102,7 @@ for loc, evs in per_loc.items():
                 waits[tw] += 1
             depth -= 1
         n = type(ev).__name__
-        if n == "Enter":
-            last_region = ev.region.name
-        if n in ("MpiSend", "MpiIsend"):
-            dst = ev.communicator.group.members[ev.receiver]
-            if proc(dst) != proc(loc):
-                raw_sends.append([(proc(loc), proc(dst), ev.communicator, ev.msg_tag), ev.time,
-                                  ev.request_id if n == "MpiIsend" else None])
-        elif n == "MpiRequestCancelled":
-            raw_sends = [x for x in raw_sends if x[2] != ev.request_id]
-        elif n == "MpiIrecvRequest":
-            open_irecv[ev.request_id] = i
-        elif n in ("MpiRecv", "MpiIrecv"):
-            post = open_irecv.pop(ev.request_id, i) if n == "MpiIrecv" else i
-            src = ev.communicator.group.members[ev.sender]
-            if proc(src) != proc(loc):
-                raw_recvs.append((post, (proc(src), proc(loc), ev.communicator, ev.msg_tag), ev.time))
-        elif n == "MpiCollectiveBegin":
-            pend_begin = (i, ev.time, is_neighborhood(last_region))
-        elif n == "MpiCollectiveEnd":
-            if not pend_begin[2]:
-                pcoll.append((pend_begin[0], pend_begin[1], ev.time, ev.collective_op, ev.communicator, ev.root,
-                              ev.size_received))
-        elif n == "NonBlockingCollectiveRequest":
-            open_nbc[ev.request_id] = (i, ev.time, is_neighborhood(last_region))
-        elif n == "NonBlockingCollectiveComplete":
-            b = open_nbc.pop(ev.request_id)
-            if not b[2]:
-                pcoll.append((b[0], b[1], ev.time, ev.collective_op, ev.communicator, ev.root, ev.size_received))
-        elif n == "ThreadFork":
+        if n == "ThreadFork":
             forks.append(ev.time)
         elif n == "ThreadTeamBegin":
             inst = team_count[ev.thread_team]; team_count[ev.thread_team] += 1
@@ -188,28 +157,24 @@ for loc, evs in per_loc.items():
             else:
                 omp[("task", proc(loc), ev.thread_team, ev.creating_thread, ev.generation_number)]["dst"].append((loc, ev.time))
                 current = (ev.thread_team, ev.creating_thread, ev.generation_number)
-    for key, t, _ in raw_sends:
-        sends[key].append(t)
-    for post, key, t in sorted(raw_recvs, key=lambda x: x[0]):
-        recvs[key].append(t)
-    for b_idx, b, e, op, comm, root, received in sorted(pcoll, key=lambda x: x[0]):
-        s = coll_seq[comm]; coll_seq[comm] += 1
-        colls[(comm, s)][rank_of(comm, loc)] = (b, e, op, root, received)
-
-unmatched = 0
-for key, ss in sends.items():
-    rr = recvs.get(key, [])
-    unmatched += abs(len(ss) - len(rr))
-    for s, r in zip(ss, rr):
-        if r < s + a.lmin_mpi:
-            viol["p2p"] += 1
-for key, rr in recvs.items():
-    if key not in sends:
-        unmatched += len(rr)
+# Messages within one process carry no clock condition between processes.
+pairs, unmatched_sends, unmatched_receives = messages.match()
+unmatched = sum(1 for m in unmatched_sends + unmatched_receives if m["sender"] != m["receiver"])
+for send, receive in pairs:
+    if send["sender"] != send["receiver"] and receive["time"] < send["time"] + a.lmin_mpi:
+        viol["p2p"] += 1
 
 ONE_TO_N = {CollectiveOp.BCAST, CollectiveOp.SCATTER, CollectiveOp.SCATTERV}
 N_TO_ONE = {CollectiveOp.GATHER, CollectiveOp.GATHERV, CollectiveOp.REDUCE}
 SYNCHRONIZING = {CollectiveOp.BARRIER, CollectiveOp.CREATE_HANDLE}
+colls = {}  # (comm, k) -> comm rank -> (begin, end, op, root, received)
+for (comm, k), by_rank in collectives.instances().items():
+    members = {}
+    for world_rank, c in by_rank.items():
+        if not c["neighborhood"]:
+            members[topology.comm_rank(comm, world_rank)] = (c["begin"], c["end"], c["op"], c["root"],
+                                                              c["received"])
+    colls[(comm, k)] = members
 for (comm, s), members in colls.items():
     for r, (b, e, op, root, received) in members.items():
         # An end waits for others only if data reaches it (or the operation synchronizes by

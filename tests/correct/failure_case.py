@@ -8,44 +8,24 @@ Cases that need a mount (a full or read-only file system) use a small tmpfs when
 exit 77 (skipped) where mounting is not allowed (a read-only directory serves a non-root user).
 Needs HTRACE_BUILD_DIR and MPIRUN; runs under /usr/bin/python3."""
 import contextlib
-import hashlib
 import os
-import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 
+from htrace_test.check import require as expect
+from htrace_test.mpi import mpirun_command
+from htrace_test.tree import tree_state
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 TOOL = os.path.join(BUILD, "tools", "htrace-correct", "htrace-correct")
-MPIRUN = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
 PY = "/usr/bin/python3"
 SKIP = 77
 EXIT_USAGE, EXIT_INPUT, EXIT_OUTPUT = 2, 3, 4
 work = tempfile.mkdtemp(prefix="htrace-correct-fail-")
-
-
-def expect(cond, msg):
-    if not cond:
-        sys.exit("FAIL: " + msg)
-
-
-def tree_digest(path):
-    """sha256 of every file under `path` (anchor included), or None if it does not exist."""
-    if not os.path.lexists(path):
-        return None
-    if os.path.isfile(path):
-        return hashlib.sha256(open(path, "rb").read()).hexdigest()
-    out = {}
-    for root, dirs, files in os.walk(path):
-        for d in dirs:
-            out[os.path.relpath(os.path.join(root, d), path) + "/"] = "dir"
-        for f in files:
-            full = os.path.join(root, f)
-            out[os.path.relpath(full, path)] = hashlib.sha256(open(full, "rb").read()).hexdigest()
-    return out
 
 
 def build(name, *args):
@@ -63,7 +43,7 @@ def build_special(name, kind):
 
 
 def command(args, ranks):
-    return ([TOOL] if ranks == 1 else MPIRUN + ["-np", str(ranks), TOOL]) + args
+    return ([TOOL] if ranks == 1 else mpirun_command(ranks, [TOOL])) + args
 
 
 def leftovers(out):
@@ -71,7 +51,7 @@ def leftovers(out):
     return [f for f in os.listdir(parent) if ".htrace-correct-" in f] if os.path.isdir(parent) else []
 
 
-def fails(args, code, text, ranks=(1, 2), inp=None, out=None):
+def must_fail(args, code, text, ranks=(1, 2), inp=None, out=None):
     """Runs htrace-correct `args` at each P in `ranks` and checks the failure (see the module
     doc). `inp`/`out` default to the first/second positional argument; an existing OUT must
     come through unchanged."""
@@ -79,8 +59,8 @@ def fails(args, code, text, ranks=(1, 2), inp=None, out=None):
     inp = inp if inp is not None else (positional[0] if positional else None)
     out = out if out is not None else (positional[1] if len(positional) > 1 else None)
     for p in ranks:
-        before_in = tree_digest(inp) if inp else None
-        before_out = tree_digest(out) if out else None
+        before_in = tree_state(inp) if inp else None
+        before_out = tree_state(out) if out else None
         proc = subprocess.run(command(args, p), capture_output=True, text=True, timeout=120)
         what = "%s at P=%d" % (args, p)
         detail = "\nstdout:\n%s\nstderr:\n%s" % (proc.stdout[-3000:], proc.stderr[-3000:])
@@ -92,9 +72,9 @@ def fails(args, code, text, ranks=(1, 2), inp=None, out=None):
         expect(len(errors) == 1, "%s: one error line (rank 0's), got %s%s" % (what, errors, detail))
         expect(text in errors[0], "%s: message %r not in %r" % (what, text, errors[0]))
         if inp:
-            expect(tree_digest(inp) == before_in, "%s: the input changed" % what)
+            expect(tree_state(inp) == before_in, "%s: the input changed" % what)
         if out:
-            expect(tree_digest(out) == before_out, "%s: OUT %s" % (
+            expect(tree_state(out) == before_out, "%s: OUT %s" % (
                 what, "left behind" if before_out is None else "changed"))
             expect(not leftovers(out), "%s: temporary left behind: %s" % (what, leftovers(out)))
 
@@ -122,12 +102,12 @@ def fill(directory, leave):
 
 
 def case_missing_path():
-    fails([os.path.join(work, "missing"), os.path.join(work, "out")], EXIT_INPUT, "no such file")
+    must_fail([os.path.join(work, "missing"), os.path.join(work, "out")], EXIT_INPUT, "no such file")
 
 
 def case_not_an_archive():
     os.makedirs(os.path.join(work, "notarchive"))
-    fails([os.path.join(work, "notarchive"), os.path.join(work, "out")], EXIT_INPUT,
+    must_fail([os.path.join(work, "notarchive"), os.path.join(work, "out")], EXIT_INPUT,
           "not an OTF2 archive")
 
 
@@ -136,7 +116,7 @@ def case_damaged_anchor():
     anchor = os.path.join(archive, "traces.otf2")
     data = open(anchor, "rb").read()
     open(anchor, "wb").write(data[: len(data) // 2])
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "not an OTF2 archive (the file ends inside its header")
+    must_fail([archive, os.path.join(work, "out")], EXIT_INPUT, "not an OTF2 archive (the file ends inside its header")
 
 
 def overwrite_from(path, offset, byte):
@@ -151,41 +131,41 @@ def case_truncated_event_file():
     evt = os.path.join(archive, "traces", "1.evt")
     data = open(evt, "rb").read()
     open(evt, "wb").write(data[: len(data) // 2])
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 1")
+    must_fail([archive, os.path.join(work, "out")], EXIT_INPUT, "location 1")
 
 
 def case_corrupt_event_file():
     archive = build("corrupt", "--shift", "8000")
     evt = os.path.join(archive, "traces", "0.evt")
     overwrite_from(evt, 40, b"\xff")
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
+    must_fail([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
 
 
 def case_missing_event_file():
     archive = build("missing_events", "--shift", "8000")
     os.remove(os.path.join(archive, "traces", "2.evt"))
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 2")
+    must_fail([archive, os.path.join(work, "out")], EXIT_INPUT, "location 2")
 
 
 def case_deleted_local_definitions():
     """traces/N.def holds the location's id mappings; OTF2 reads a missing one as empty."""
     archive = build("deleted_def", "--shift", "8000")
     os.remove(os.path.join(archive, "traces", "1.def"))
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "1.def': missing local definition file")
-    fails(["--check", archive], EXIT_INPUT, "missing local definition file")
+    must_fail([archive, os.path.join(work, "out")], EXIT_INPUT, "1.def': missing local definition file")
+    must_fail(["--check", archive], EXIT_INPUT, "missing local definition file")
 
 
 def case_emptied_local_definitions():
     archive = build("empty_def", "--shift", "8000")
     open(os.path.join(archive, "traces", "2.def"), "wb").close()
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "2.def': empty local definition file")
+    must_fail([archive, os.path.join(work, "out")], EXIT_INPUT, "2.def': empty local definition file")
 
 
 def case_corrupt_local_definitions():
     archive = build("corrupt_def", "--shift", "8000")
     path = os.path.join(archive, "traces", "0.def")
     overwrite_from(path, 2, b"\x77")
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
+    must_fail([archive, os.path.join(work, "out")], EXIT_INPUT, "location 0")
 
 
 def case_damaged_local_definitions():
@@ -196,41 +176,41 @@ def case_damaged_local_definitions():
     data = bytearray(open(path, "rb").read())
     data[0] ^= 0x1F
     open(path, "wb").write(bytes(data))
-    fails([archive, os.path.join(work, "out")], EXIT_INPUT, "2.def': corrupt local definition file")
+    must_fail([archive, os.path.join(work, "out")], EXIT_INPUT, "2.def': corrupt local definition file")
 
 
 def case_unmatched():
-    fails([build("unmatched", "--unmatched"), os.path.join(work, "out")], EXIT_INPUT, "unmatched")
+    must_fail([build("unmatched", "--unmatched"), os.path.join(work, "out")], EXIT_INPUT, "unmatched")
 
 
 def case_unreceived():
-    fails([build_special("unreceived", "unreceived"), os.path.join(work, "out")], EXIT_INPUT,
+    must_fail([build_special("unreceived", "unreceived"), os.path.join(work, "out")], EXIT_INPUT,
           "from process 0 to process 1 (sequence 1) is never received")
 
 
 def case_missing_collective():
-    fails([build("missing_coll", "--missing-collective"), os.path.join(work, "out")], EXIT_INPUT,
+    must_fail([build("missing_coll", "--missing-collective"), os.path.join(work, "out")], EXIT_INPUT,
           "entered by 2 of 3 members", ranks=(1, 2, 3))
 
 
 def case_cycle():
     cycle = build_special("cycle", "cycle")
     out = os.path.join(work, "out")
-    fails([cycle, out], EXIT_INPUT, "never sent", ranks=(1,))  # each waits for the other
-    fails([cycle, out], EXIT_INPUT, "cyclic relations across correction ranks", ranks=(2,))
+    must_fail([cycle, out], EXIT_INPUT, "never sent", ranks=(1,))  # each waits for the other
+    must_fail([cycle, out], EXIT_INPUT, "cyclic relations across correction ranks", ranks=(2,))
 
 
 def case_unknown_option():
     archive = build("ok")
-    fails(["--bogus", archive, os.path.join(work, "out")], EXIT_USAGE, "--bogus")
+    must_fail(["--bogus", archive, os.path.join(work, "out")], EXIT_USAGE, "--bogus")
 
 
 def case_bad_option_value():
     archive = build("ok")
     out = os.path.join(work, "out")
-    fails(["--delta", "0", archive, out], EXIT_USAGE, "--delta must be at least 1")
-    fails(["--gamma", "abc", archive, out], EXIT_USAGE, "--gamma")
-    fails(["--lmin-intra", "-5", archive, out], EXIT_USAGE, "--lmin-intra")
+    must_fail(["--delta", "0", archive, out], EXIT_USAGE, "--delta must be at least 1")
+    must_fail(["--gamma", "abc", archive, out], EXIT_USAGE, "--gamma")
+    must_fail(["--lmin-intra", "-5", archive, out], EXIT_USAGE, "--lmin-intra")
 
 
 def case_existing_output():
@@ -238,10 +218,10 @@ def case_existing_output():
     out = os.path.join(work, "out")
     os.makedirs(os.path.join(out, "keep"))
     open(os.path.join(out, "keep", "file"), "w").write("previous")
-    fails([archive, out], EXIT_OUTPUT, "output exists (use --force to replace it)")
-    fails([archive, archive], EXIT_OUTPUT, "output exists", inp=archive, out=None)
-    fails(["--force", archive, archive], EXIT_OUTPUT, "output is the input archive", out=None)
-    fails([archive, os.path.join(work, "no", "such", "dir")], EXIT_OUTPUT,
+    must_fail([archive, out], EXIT_OUTPUT, "output exists (use --force to replace it)")
+    must_fail([archive, archive], EXIT_OUTPUT, "output exists", inp=archive, out=None)
+    must_fail(["--force", archive, archive], EXIT_OUTPUT, "output is the input archive", out=None)
+    must_fail([archive, os.path.join(work, "no", "such", "dir")], EXIT_OUTPUT,
           "parent directory does not exist")
 
 
@@ -251,11 +231,11 @@ def case_force_replaces():
     out = os.path.join(work, "out")
     os.makedirs(os.path.join(out, "old"))
     for p in (1, 2):
-        before = tree_digest(archive)
+        before = tree_state(archive)
         proc = subprocess.run(command(["--force", archive, out], p), capture_output=True, text=True,
                               timeout=120)
         expect(proc.returncode == 0, "--force at P=%d: exit %d\n%s" % (p, proc.returncode, proc.stderr))
-        expect(tree_digest(archive) == before, "input unchanged")
+        expect(tree_state(archive) == before, "input unchanged")
         expect(os.path.exists(os.path.join(out, "traces.otf2")) and not os.path.exists(
             os.path.join(out, "old")), "OUT replaced by the new archive")
         expect(not leftovers(out), "nothing left next to OUT: %s" % leftovers(out))
@@ -287,7 +267,7 @@ def full_disk(force):
             if probe.returncode == 0:
                 break
             failed += 1
-            fails(args, EXIT_OUTPUT, "No space left on device", inp=archive, out=out)
+            must_fail(args, EXIT_OUTPUT, "No space left on device", inp=archive, out=out)
             os.remove(os.path.join(disk, "filler"))
         expect(failed >= 4, "the write failed at %d fill levels only" % failed)
         expect(probe.returncode == 0 and os.path.exists(os.path.join(out, "traces.otf2")) and not
@@ -314,7 +294,7 @@ def case_unwritable_directory():
                 print("SKIP: root ignores permissions and may not mount a read-only tmpfs")
                 sys.exit(SKIP)
         text = "Read-only file system" if mounted else "Permission denied"
-        fails([archive, os.path.join(ro, "out")], EXIT_OUTPUT, text)
+        must_fail([archive, os.path.join(ro, "out")], EXIT_OUTPUT, text)
 
 
 def interrupt_once(archive, out, sig, ranks):
@@ -346,7 +326,7 @@ def case_interrupted():
     written: the process ends by that signal, no temporary and no OUT is left, IN is unchanged."""
     archive = build("skewed", "--shift", "8000")
     out = os.path.join(work, "out")
-    before = tree_digest(archive)
+    before = tree_state(archive)
     for sig, ranks in ((signal.SIGINT, 1), (signal.SIGTERM, 1), (signal.SIGHUP, 1),
                        (signal.SIGTERM, 2)):
         for attempt in range(200):
@@ -369,7 +349,7 @@ def case_interrupted():
             check = subprocess.run(["otf2-print", os.path.join(out, "traces.otf2")],
                                    capture_output=True, text=True)
             expect(check.returncode == 0, "%s: OUT left behind incomplete:\n%s" % (what, check.stderr))
-        expect(tree_digest(archive) == before, "%s: the input changed" % what)
+        expect(tree_state(archive) == before, "%s: the input changed" % what)
         print("%s: clean" % what)
 
 

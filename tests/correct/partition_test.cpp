@@ -21,8 +21,8 @@ std::vector<uint64_t> load_per_rank(const std::vector<uint64_t>& events,
 }
 
 TEST(Partition, NearEqualProcessesSplitEvenly) {
-  // The event counts of Debian's hpcc traced at four ranks (bench/correct): the first two
-  // processes are a little smaller than the last two.
+  // The event counts of Debian's hpcc traced at four ranks (the correction benchmark): the first
+  // two processes are a little smaller than the last two.
   const std::vector<uint64_t> events = {4424824, 4419422, 4425045, 4465575};
   EXPECT_EQ(assign_processes(events, 2), (std::vector<int>{0, 0, 1, 1}));
   EXPECT_EQ(assign_processes(events, 4), (std::vector<int>{0, 1, 2, 3}));

@@ -1,19 +1,21 @@
 #!/usr/bin/python3
 """ctest driver for htrace-correct. Usage: run_case.py CASE (basic | idempotent | parallel |
 fidelity | copy_paths | output_rules | report | openmp | pivot | e2e). Needs HTRACE_BUILD_DIR, MPIRUN; runs under /usr/bin/python3."""
-import hashlib
 import json
 import os
 import shutil
-import shlex
 import subprocess
 import sys
 import tempfile
 
+from htrace_test import hpcc
+from htrace_test.check import require as expect
+from htrace_test.mpi import mpirun_command
+from htrace_test.tree import file_digests
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 TOOL = os.path.join(BUILD, "tools", "htrace-correct", "htrace-correct")
-MPIRUN = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
 PY = "/usr/bin/python3"
 SHIFT = 8000
 work = tempfile.mkdtemp(prefix="htrace-correct-test-")
@@ -48,22 +50,6 @@ def order_of(archive):
     return ["--order-of", os.path.join(archive, "traces.otf2")]
 
 
-def expect(cond, msg):
-    if not cond:
-        sys.exit("FAIL: " + msg)
-
-
-def tree_digest(path, skip_anchor=True):
-    out = {}
-    for root, _, files in os.walk(path):
-        for f in files:
-            if skip_anchor and f.endswith(".otf2"):
-                continue  # the anchor holds a random trace id
-            full = os.path.join(root, f)
-            out[os.path.relpath(full, path)] = hashlib.sha256(open(full, "rb").read()).hexdigest()
-    return out
-
-
 def correct_openmp(archive, before):
     """Corrects `archive`; the engine must count the checker's OpenMP violations (`before`) and
     leave none, in the input's event order. Returns (report, checker result after)."""
@@ -85,10 +71,10 @@ def case_basic():
     skewed = build("skewed", "--shift", str(SHIFT))
     before = check(skewed)
     expect(before["p2p"] >= 1 and before["collective"] >= 1, "injected skew creates violations: %s" % before)
-    digest = tree_digest(skewed, skip_anchor=False)
+    digest = file_digests(skewed, skip_anchors=False)
     out = os.path.join(work, "out")
     rep = json.loads(run([TOOL, "--json", skewed, out]).stdout)
-    expect(tree_digest(skewed, skip_anchor=False) == digest, "input archive unchanged")
+    expect(file_digests(skewed, skip_anchors=False) == digest, "input archive unchanged")
     expect(rep["copied_event_files"] == rep["locations"], "every event file copied record by record: %s" % rep)
     after = check(out, *order_of(skewed))
     expect(after["p2p"] == after["collective"] == after["OpenMP"] == after["order"] == 0, "zero violations after: %s" % after)
@@ -239,20 +225,20 @@ def case_parallel():
     skewed = build("skewed", "--shift", str(SHIFT))
     o1, o2, o3 = (os.path.join(work, n) for n in ("p1", "p2", "p3"))
     run([TOOL, skewed, o1])
-    run(MPIRUN + ["-np", "2", TOOL, skewed, o2], timeout=120)
-    run(MPIRUN + ["-np", "3", TOOL, skewed, o3], timeout=120)
-    d1 = tree_digest(o1)
-    expect(d1 == tree_digest(o2), "P=1 and P=2 write byte-identical event and definition files")
-    expect(d1 == tree_digest(o3), "P=1 and P=3 write byte-identical event and definition files")
+    run(mpirun_command(2, [TOOL, skewed, o2]), timeout=120)
+    run(mpirun_command(3, [TOOL, skewed, o3]), timeout=120)
+    d1 = file_digests(o1, skip_anchors=True)
+    expect(d1 == file_digests(o2, skip_anchors=True), "P=1 and P=2 write byte-identical event and definition files")
+    expect(d1 == file_digests(o3, skip_anchors=True), "P=1 and P=3 write byte-identical event and definition files")
     # Rank 2 behind rank 1 behind rank 0: a correction moves rank 1's sends, so rank 2's first
     # guess (the input times) is wrong and must be repaired in later exchange rounds.
     chain = build("chain", "--shift", str(SHIFT), "--shift2", str(2 * SHIFT))
     c1, c3 = os.path.join(work, "c1"), os.path.join(work, "c3")
     run([TOOL, chain, c1])
-    rep = json.loads(run(MPIRUN + ["-np", "3", TOOL, "--json", chain, c3], timeout=120).stdout)
+    rep = json.loads(run(mpirun_command(3, [TOOL, "--json", chain, c3]), timeout=120).stdout)
     expect(rep["reevaluated_events"] > 0 and rep["replay_rounds"] > 2,
            "cross-rank chain repaired in later rounds: %s" % rep)
-    expect(tree_digest(c1) == tree_digest(c3), "chain: P=1 and P=3 byte-identical")
+    expect(file_digests(c1, skip_anchors=True) == file_digests(c3, skip_anchors=True), "chain: P=1 and P=3 byte-identical")
 
 
 def case_fidelity():
@@ -399,15 +385,12 @@ def case_e2e_hpcc():
     clock synchronization, corrected, checked."""
     adir = os.path.join(work, "hpcc")
     os.makedirs(adir)
-    with open("/usr/share/doc/hpcc/examples/_hpccinf.txt") as f:
-        lines = f.read().splitlines()
-    lines[5], lines[7], lines[10], lines[11] = "200 Ns", "40 NBs", "1 Ps", "2 Qs"  # ~1 s of HPCC
     with open(os.path.join(adir, "hpccinf.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write(hpcc.hpcc_input(2))  # ~1 s of HPCC
     env = dict(os.environ, MPIRUN_EXTRA="-x LD_PRELOAD=%s -x HTRACE_SYNC=none -x HTRACE_ARCHIVE_DIR=%s "
                "-x HTRACE_ARCHIVE_NAME=trace" % (os.environ["HTRACE_LIB"], adir))
     p = subprocess.run([os.environ["HTRACE_CLUSTER_RUN"], "--offsets", "0,0.05", "--ranks-per-node", "1",
-                        "--", "/usr/bin/hpcc"], capture_output=True, text=True, timeout=240, env=env, cwd=adir)
+                        "--", hpcc.HPCC], capture_output=True, text=True, timeout=240, env=env, cwd=adir)
     expect(p.returncode == 0, "hpcc traced: %s %s" % (p.stdout[-2000:], p.stderr[-2000:]))
     with open(os.path.join(adir, "hpccoutf.txt")) as f:
         expect("Success=1" in f.read(), "hpcc's own result check passed under the tracer")

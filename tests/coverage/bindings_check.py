@@ -8,7 +8,7 @@ Also: the programs' own results are right under the tracer, every message matche
 (tests/lib/trace_check.py), the features each binding exercises show up (Comm_set_name with a
 CHARACTER name, Alltoallw with datatype arrays, MPI_Aint and MPI_Offset arguments, Pcontrol,
 RMA and MPI-IO calls), and htrace-correct corrects the f08 archive (exit 0).
-usage: bindings_check.py TRACE_CHECK_DIR HTRACE_CORRECT C MPIF USEMPI F08"""
+usage: bindings_check.py HTRACE_CORRECT C MPIF USEMPI F08"""
 import os
 import subprocess
 import sys
@@ -17,17 +17,15 @@ from collections import Counter
 
 import otf2
 
-lib_dir, correct, *programs = sys.argv[1:]
-sys.path.insert(0, lib_dir)
-import trace_check  # noqa: E402
+import trace_check
+from htrace_test.check import fail
+from htrace_test.mpi import mpirun_command
+
+correct, *programs = sys.argv[1:]
 
 NAMES = ["c", "mpif", "usempi", "f08"]
 NP = 3
 
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
 
 
 def norm(value):
@@ -60,10 +58,9 @@ with tempfile.TemporaryDirectory() as tmp:
     for name, program in zip(NAMES, programs):
         env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME=name,
                    HTRACE_VERBOSE="1", HTRACE_MPI_EXCLUDE="MPI_Iprobe,MPI_Test")
-        cmd = os.environ["MPIRUN"].split() + [
-            "-np", str(NP), "-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_ARCHIVE_NAME", "-x",
-            "HTRACE_VERBOSE", "-x", "HTRACE_MPI_EXCLUDE", "-x",
-            "LD_PRELOAD=" + os.environ["HTRACE_LIB"], program]
+        cmd = mpirun_command(NP, [program], forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME",
+                                                     "HTRACE_VERBOSE", "HTRACE_MPI_EXCLUDE"],
+                             preload=os.environ["HTRACE_LIB"])
         run = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=120)
         if run.returncode != 0:
             fail(f"{name}: exit {run.returncode}\n{run.stdout}\n{run.stderr}")

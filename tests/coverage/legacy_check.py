@@ -14,7 +14,7 @@ Each program runs on 2 ranks untraced and traced: same exit status and output. T
 with the otf2 module: every rank has exactly the MPI regions the program calls, each as often as
 it calls it (no more, no fewer), every message matches (tests/lib/trace_check.py), the summary
 reports nothing untraced, and htrace-correct --check finds no violation.
-usage: legacy_check.py TRACE_CHECK_DIR HTRACE_CORRECT NAME=PROGRAM..."""
+usage: legacy_check.py HTRACE_CORRECT NAME=PROGRAM..."""
 import json
 import os
 import subprocess
@@ -24,10 +24,12 @@ from collections import Counter
 
 import otf2
 
-lib_dir, correct = sys.argv[1:3]
-programs = dict(arg.split("=", 1) for arg in sys.argv[3:])
-sys.path.insert(0, lib_dir)
-import trace_check  # noqa: E402
+import trace_check
+from htrace_test.check import fail
+from htrace_test.mpi import mpirun_command
+
+correct = sys.argv[1]
+programs = dict(arg.split("=", 1) for arg in sys.argv[2:])
 
 FRAME = {"MPI_Init": 1, "MPI_Comm_rank": 1, "MPI_Comm_size": 1, "MPI_Finalize": 1}
 MPI1 = dict(FRAME, MPI_Address=2, MPI_Type_struct=1, MPI_Type_commit=1, MPI_Type_extent=1,
@@ -50,18 +52,15 @@ EXPECT = {
 }
 
 
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
 
 def run(program, tmp, traced):
     env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME="legacy", HTRACE_VERBOSE="1")
-    cmd = os.environ["MPIRUN"].split() + ["-np", "2"]
     if traced:
-        cmd += ["-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_ARCHIVE_NAME", "-x", "HTRACE_VERBOSE",
-                "-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"]]
-    done = subprocess.run(cmd + [program], env=env, capture_output=True, text=True, timeout=120)
+        cmd = mpirun_command(2, [program], forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME", "HTRACE_VERBOSE"],
+                             preload=os.environ["HTRACE_LIB"])
+    else:
+        cmd = mpirun_command(2, [program])
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     return done.returncode, sorted(done.stdout.splitlines()), done.stderr
 
 

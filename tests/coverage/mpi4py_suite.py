@@ -5,53 +5,32 @@ is the bar; each archive is then read back by tests/lib/trace_check.py (an indep
 every message matched, regions balanced, ...) and corrected by htrace-correct (exit 0 expected).
 On demand, not under ctest: one traced run writes ~4 M records that the Python reader takes ~2
 minutes to check. test_spawn is left out by default (Open MPI 4.1's MPI_Comm_spawn hangs on this
-machine traced and untraced alike; bench/mpi4py/README.md).
+machine traced and untraced alike; the mpi4py benchmark's README counts the hangs).
+Outside ctest, put tests/lib on PYTHONPATH.
 
 usage: mpi4py_suite.py --lib LIBHTRACE --correct HTRACE_CORRECT [--ranks 1 2] [--exclude spawn]
                        [--suite DIR] [--keep DIR]"""
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SUITE = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "third-party",
-                                      "mpi4py-3.1.4", "test"))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-import trace_check  # noqa: E402
-
-
-def verdicts(output_dir):
-    """'Ran N OK (skipped=S)' per rank, from each rank's own output file."""
-    out = {}
-    for root, _, files in os.walk(output_dir):
-        for f in files:
-            text = open(os.path.join(root, f), errors="replace").read()
-            ran = re.findall(r"^Ran (\d+) tests? in", text, re.M)
-            result = re.findall(r"^(OK|FAILED)\b(.*)$", text, re.M)
-            rank = re.search(r"rank\.(\d+)", root)
-            if ran and result and rank:
-                out[int(rank.group(1))] = f"Ran {ran[-1]} {result[-1][0]}{result[-1][1].rstrip()}"
-    return [out.get(r, "no verdict") for r in sorted(out)] or ["no verdict"]
+import trace_check
+from htrace_test import mpi4py_suite
 
 
 def run(args, ranks, work, traced):
+    """(exit status, verdict per rank, seconds, stderr) of one run."""
     output = os.path.join(work, "output-%s" % ("traced" if traced else "untraced"))
-    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--output-filename", output,
-           "-n", str(ranks)]
-    if traced:
-        cmd += ["-x", "LD_PRELOAD=" + os.path.abspath(args.lib), "-x", "HTRACE_ARCHIVE_DIR=" + work,
-                "-x", "HTRACE_ARCHIVE_NAME=trace"]
-    cmd += ["/usr/bin/python3", os.path.join(args.suite, "runtests.py")]
-    if args.exclude:
-        cmd += ["-e", args.exclude]
-    start = time.monotonic()
-    done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=args.timeout)
-    return done.returncode, verdicts(output), time.monotonic() - start, done.stderr
+    r = mpi4py_suite.run(ranks, work, output, suite=args.suite, lib=args.lib if traced else None,
+                         archive_name="trace", exclude=args.exclude, timeout=args.timeout)
+    if r["hung"]:
+        sys.exit(f"mpi4py_suite.py: error: np={ranks} {'traced' if traced else 'untraced'} run "
+                 f"hung for {args.timeout} s")
+    by_rank = r["verdicts"]
+    return r["status"], [by_rank[k] for k in sorted(by_rank)] or ["no verdict"], r["seconds"], r["stderr"]
 
 
 def main():
@@ -60,7 +39,7 @@ def main():
     ap.add_argument("--correct", required=True)
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--exclude", default="spawn")
-    ap.add_argument("--suite", default=SUITE)
+    ap.add_argument("--suite", default=mpi4py_suite.DEFAULT_SUITE)
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--keep", help="directory to keep the archives in")
     args = ap.parse_args()

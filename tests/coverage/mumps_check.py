@@ -16,7 +16,7 @@ solving a 2D five-point system of N = 1600 unknowns read from stdin on 2 ranks.
   - On 2 emulated nodes (tests/cluster, clocks 2.5 s apart), traced and untraced: same output
     (MUMPS adds per-node memory statistics there), archive clean, htrace-correct finds no
     violation left after correction.
-usage: mumps_check.py TRACE_CHECK_DIR HTRACE_CORRECT [DSIMPLETEST]"""
+usage: mumps_check.py HTRACE_CORRECT [DSIMPLETEST]"""
 import json
 import os
 import re
@@ -27,20 +27,18 @@ from collections import Counter
 
 import otf2
 
-lib_dir, correct = sys.argv[1:3]
-program = sys.argv[3] if len(sys.argv) > 3 else "/usr/lib/mumps/dsimpletest"
-sys.path.insert(0, lib_dir)
-import trace_check  # noqa: E402
+import trace_check
+from htrace_test.check import fail
+from htrace_test.mpi import mpirun_command
+
+correct = sys.argv[1]
+program = sys.argv[2] if len(sys.argv) > 2 else "/usr/lib/mumps/dsimpletest"
 
 GRID = 40  # N = GRID^2 unknowns
 NOT_WRAPPED = {"MPI_Wtime", "MPI_Wtick"}  # skeleton `none` in libtrace/mpi/mpi_functions.txt
 # Calls from these objects into MPI are counted by ltrace (MAIN is the program itself).
 CALLERS = ("MAIN", "libdmumps*", "libmumps_common*", "libscalapack*")
 
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
 
 
 def system_input():
@@ -89,7 +87,7 @@ def mpirun(tmp, stdin, traced, counted=False, cluster=None):
     if cluster:  # 2 nodes of 1 rank each
         cmd = [cluster, "--offsets", "0,2.5", "--ranks-per-node", "1", "--"]
     else:
-        cmd = os.environ["MPIRUN"].split() + ["-np", "2"]
+        cmd = mpirun_command(2)
     if traced:
         cmd += ["-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_VERBOSE", "-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"]]
     if counted:  # each rank under ltrace, its counts in ltrace.<world rank>

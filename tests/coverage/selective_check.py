@@ -10,7 +10,7 @@ HTRACE_MPI_EXCLUDE=MPI_Iprobe,MPI_Test* and checks, against the counts the progr
     communicator (the reader would fail on it);
   - the summary names every skipped call with its count, per reason;
   - htrace-correct reads and corrects the archive (exit 0).
-usage: selective_check.py PROGRAM TRACE_CHECK_DIR HTRACE_CORRECT"""
+usage: selective_check.py PROGRAM HTRACE_CORRECT"""
 import os
 import re
 import subprocess
@@ -20,23 +20,19 @@ from collections import Counter
 
 import otf2
 
-program, lib_dir, correct = sys.argv[1:4]
-sys.path.insert(0, lib_dir)
-import trace_check  # noqa: E402
+import trace_check
+from htrace_test.check import fail
+from htrace_test.mpi import mpirun_command
 
+program, correct = sys.argv[1:3]
 
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
 
 
 with tempfile.TemporaryDirectory() as tmp:
     env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME="sel", HTRACE_VERBOSE="1",
                HTRACE_MPI_EXCLUDE="MPI_Iprobe, MPI_Test*")
-    cmd = os.environ["MPIRUN"].split() + ["-np", "2", "-x", "HTRACE_ARCHIVE_DIR", "-x",
-                                          "HTRACE_ARCHIVE_NAME", "-x", "HTRACE_VERBOSE", "-x",
-                                          "HTRACE_MPI_EXCLUDE", "-x",
-                                          "LD_PRELOAD=" + os.environ["HTRACE_LIB"], program]
+    cmd = mpirun_command(2, [program], forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME", "HTRACE_VERBOSE",
+                                                "HTRACE_MPI_EXCLUDE"], preload=os.environ["HTRACE_LIB"])
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     if run.returncode != 0:
         fail(f"exit {run.returncode}\n{run.stdout}\n{run.stderr}")
@@ -98,7 +94,7 @@ with tempfile.TemporaryDirectory() as tmp:
     print("summary:", "\n".join(l for l in run.stderr.splitlines() if "untraced" in l))
 
     out = os.path.join(tmp, "corrected")
-    corr = subprocess.run(os.environ["MPIRUN"].split() + ["-np", "2", correct, archive, out],
+    corr = subprocess.run(mpirun_command(2, [correct, archive, out]),
                           capture_output=True, text=True, timeout=120)
     if corr.returncode != 0:
         fail(f"htrace-correct exit {corr.returncode}\n{corr.stdout}\n{corr.stderr}")

@@ -1,15 +1,15 @@
-"""fidelity_test.py CASE: runs one of bench/fidelity's cases with this build and asserts issue 15's
-bounds for it (bench/fidelity/fidelity_cases.py: bounds()), or checks the instrument itself
+"""fidelity_test.py CASE: runs one of the fidelity cases with this build and asserts issue 15's
+bounds for it (tests/lib/htrace_test/fidelity.py: bounds()), or checks the instrument itself
 (CASE = instrument). Exit 0 pass, 1 fail, 77 skip (no time namespaces or no hpcc).
 HTRACE_FIDELITY_KEEP=1 keeps the archives (their path is printed); HTRACE_FIDELITY_TOOLS=DIR takes
-bench/fidelity's programs from another build (to run these tests against an older htrace build)."""
+the programs of tests/fidelity/instrument from another build (to run these tests against an older
+htrace build)."""
 import os
 import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.environ["HTRACE_SOURCE_DIR"], "bench", "fidelity"))
-import fidelity_cases as fc  # noqa: E402
+from htrace_test import fidelity as fc
 
 
 def instrument(build, work):

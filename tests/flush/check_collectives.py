@@ -11,7 +11,6 @@ usage: check_collectives.py COLLECTIVE_LOOP_BINARY
 """
 import collections
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -19,21 +18,19 @@ import tempfile
 import otf2
 from otf2.events import Enter
 
+from htrace_test.check import fail
+from htrace_test.mpi import mpirun_command
+
 ITERS = 20000
 
-
-def fail(message):
-    print(f"FAIL: {message}")
-    sys.exit(1)
 
 
 def main():
     binary = sys.argv[1]
-    mpirun = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
     with tempfile.TemporaryDirectory(prefix="htrace-collectives-") as work:
         env = dict(os.environ, HTRACE_ARCHIVE_DIR=work, HTRACE_ARCHIVE_NAME="coll")
-        cmd = [*mpirun, "-np", "2", "--bind-to", "none", "-x", f"LD_PRELOAD={os.environ['HTRACE_LIB']}",
-               "-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_ARCHIVE_NAME", binary, str(ITERS)]
+        cmd = mpirun_command(2, [binary, ITERS], bind_none=True, preload=os.environ["HTRACE_LIB"],
+                             forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME"])
         run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
         if run.returncode != 0 or run.stdout.count(f"allreduces={ITERS}") != 2:
             fail(f"exit {run.returncode}\n{run.stdout}\n{run.stderr}")

@@ -17,7 +17,6 @@ usage: check_flush.py FLUSH_THREADS_BINARY TSC_STAMPS(0|1) BUFFER(4k|1k)
 import collections
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -25,24 +24,22 @@ import tempfile
 import otf2
 from otf2.events import BufferFlush, Enter, Leave, MpiIsend, MpiIsendComplete, MpiRecv
 
+from htrace_test.check import fail
+from htrace_test.mpi import mpirun_command
+
 THREADS, ITERS, PER_ITER = 3, 3000, 9
 
-
-def fail(message):
-    print(f"FAIL: {message}")
-    sys.exit(1)
 
 
 def main():
     binary, stamps, buffer = sys.argv[1], sys.argv[2], sys.argv[3]
     records = {"4k": 85, "1k": 21}[buffer]
-    mpirun = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
     with tempfile.TemporaryDirectory(prefix="htrace-flush-") as work:
         env = dict(os.environ, HTRACE_BUFFER_SIZE=buffer, HTRACE_ARCHIVE_DIR=work,
                    HTRACE_ARCHIVE_NAME="flush", HTRACE_TSC_STAMPS=stamps, HTRACE_VERBOSE="1")
-        cmd = [*mpirun, "-np", "2", "--bind-to", "none", "-x", f"LD_PRELOAD={os.environ['HTRACE_LIB']}",
-               "-x", "HTRACE_BUFFER_SIZE", "-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_ARCHIVE_NAME",
-               "-x", "HTRACE_TSC_STAMPS", "-x", "HTRACE_VERBOSE", binary, str(THREADS), str(ITERS)]
+        cmd = mpirun_command(2, [binary, THREADS, ITERS], bind_none=True, preload=os.environ["HTRACE_LIB"],
+                             forward=["HTRACE_BUFFER_SIZE", "HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME",
+                                      "HTRACE_TSC_STAMPS", "HTRACE_VERBOSE"])
         run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
         if run.returncode != 0:
             fail(f"exit {run.returncode}\n{run.stdout}\n{run.stderr}")

@@ -33,12 +33,10 @@ Prints the outcomes by tool and class, and the slowest and largest run of each t
 import argparse
 import collections
 import fnmatch
-import hashlib
 import json
 import os
 import random
 import resource
-import shlex
 import shutil
 import signal
 import subprocess
@@ -46,13 +44,15 @@ import sys
 import tempfile
 import time
 
+from htrace_test.mpi import mpirun_command
+from htrace_test.tree import file_digests
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 TOOLS = os.path.join(BUILD, "tools")
 CORRECT = os.path.join(TOOLS, "htrace-correct", "htrace-correct")
 SALVAGE = os.path.join(TOOLS, "htrace-salvage", "htrace-salvage")
 REPORT = os.path.join(TOOLS, "htrace-report", "htrace-report")
-MPIRUN = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
 
 
 def sanitized():
@@ -77,16 +77,6 @@ SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSani
 # Records per event file whose type and length bytes are flipped bit by bit.
 RECORDS_PER_FILE = 3
 FAILURE_EXIT = {"htrace-correct": (3, 4), "htrace-salvage": (3, 4), "htrace-report": (3, 4)}
-
-
-def digest(path):
-    out = {}
-    for root, _, files in os.walk(path):
-        for f in files:
-            full = os.path.join(root, f)
-            with open(full, "rb") as fh:
-                out[os.path.relpath(full, path)] = hashlib.sha256(fh.read()).hexdigest()
-    return out
 
 
 class Run:
@@ -166,7 +156,7 @@ def judge(tool, run, inputs, before, output, read):
         return "slow", "%.1f s (bound %d s)" % (run.seconds, SECONDS)
     if run.peak_mb > PEAK_MB:
         return "memory", "%.0f MB (bound %d MB)" % (run.peak_mb, PEAK_MB)
-    if digest(inputs) != before:
+    if file_digests(inputs, skip_anchors=False) != before:
         return "input changed", ""
     parent = os.path.dirname(output)
     leftovers = [f for f in os.listdir(parent) if f not in OUTPUT_NAMES]
@@ -203,7 +193,7 @@ OUTPUT_NAMES = {"result", "result-np2", "result.html", "result.json", "result.vi
 def correct_runs(mutant, out, ranks):
     cmd = [CORRECT, mutant, out]
     if ranks > 1:
-        cmd = MPIRUN + ["-np", str(ranks)] + cmd
+        cmd = mpirun_command(ranks, cmd)
     return [("htrace-correct", cmd, out, lambda p: read_back(p, mutant))]
 
 
@@ -347,8 +337,9 @@ def fresh_archives(work):
     os.makedirs(os.path.join(work, "counts"))
     for name, ranks, program in (("ring", 3, [ring]), ("abort", 2, [app, "abort", "50", os.path.join(work, "counts")])):
         env = dict(ENV, HTRACE_ARCHIVE_DIR=work, HTRACE_ARCHIVE_NAME=name, LD_PRELOAD=lib)
-        subprocess.run(MPIRUN + ["-np", str(ranks), "--bind-to", "none", "-x", "LD_PRELOAD", "-x",
-                                 "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_ARCHIVE_NAME"] + program,
+        # LD_PRELOAD is in mpirun's own environment too (forwarded by name)
+        subprocess.run(mpirun_command(ranks, program, bind_none=True,
+                                      forward=["LD_PRELOAD", "HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME"]),
                        capture_output=True, timeout=120, env=env)
         if not os.path.isdir(os.path.join(work, name, "traces")):
             sys.exit("FAIL: could not trace a fresh %s archive" % name)
@@ -406,7 +397,7 @@ def main():
                 what = seeded_mutation(mutant, rng_case, a.only)
             else:
                 mutate(mutant)
-            before = digest(mutant)
+            before = file_digests(mutant, skip_anchors=False)
             outdir = os.path.join(work, "out")
             shutil.rmtree(outdir, ignore_errors=True)
             os.makedirs(outdir)

@@ -6,10 +6,11 @@ usage: bench_cli_test.py usage|run|compare   (environment from tests/HtraceTesti
 """
 import csv
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
+
+from htrace_test.mpi import mpirun_command
 
 BENCH = os.path.join(os.environ["HTRACE_BUILD_DIR"], "tools/htrace-bench/htrace-bench")
 SUMMARY = ("op,bytes,sync,ranks,measurements,invalid,outliers,median_ns,mean_ns,min_ns,max_ns,"
@@ -18,7 +19,7 @@ RAW = "op,bytes,sync,index,runtime_ns,exit_skew_ns,valid".split(",")
 
 
 def bench(*args, mpi=0):
-    cmd = ([BENCH] if not mpi else shlex.split(os.environ["MPIRUN"]) + ["-np", str(mpi), BENCH])
+    cmd = [BENCH] if not mpi else mpirun_command(mpi, [BENCH])
     return subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=100)
 
 

@@ -2,15 +2,13 @@
 """Unit tests of trace_check.py on small archives written with the otf2 Python writer: a correct
 archive passes, and each deliberately broken archive fails for the right reason."""
 import os
-import sys
 import tempfile
 import unittest
 
 import otf2
 from otf2.enums import CollectiveOp, GroupType, Paradigm, RegionRole
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import trace_check  # noqa: E402
+import trace_check
 
 START_DATE_S = 1_700_000_000  # 2023-11-14
 

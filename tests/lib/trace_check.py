@@ -22,8 +22,6 @@ Importable: `check(path)` returns a Report (see below); tests inspect its fields
 import argparse
 import json
 import os
-import re
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -31,22 +29,10 @@ from collections import defaultdict
 import otf2
 from otf2.enums import GroupType, Paradigm
 
+from htrace_test.archive import Topology, anchor_path, archive_properties
+from htrace_test.messages import MessageLog
+
 MAX_LISTED = 20  # violations of one kind listed in full; the rest are counted
-
-
-def _fix_intercomm_binding():
-    """python3-otf2 3.0 gives InterComm the fields of Comm (name, group, parent, flags) followed by
-    its own, so reading an InterComm definition fails (KeyError: CommFlag.NONE); and it types the
-    common communicator as an InterComm although it is any Comm. Keep name + InterComm's own fields
-    (groupA, groupB, parent, flags), matching the C callback, with parent typed Comm."""
-    fields = otf2.definitions.InterComm._fields
-    names = [f.name for f in fields]
-    if names[:4] == ["name", "group", "parent", "flags"] and names[4:6] == ["groupA", "groupB"]:
-        parent = fields[6]._replace(type=otf2.definitions.Comm)
-        otf2.definitions.InterComm._fields = (fields[0], fields[4], fields[5], parent, fields[7])
-
-
-_fix_intercomm_binding()
 
 
 class Report:
@@ -76,7 +62,7 @@ class Report:
         self.start_date_ns = None
         self.buffer_flushes = 0
 
-    def fail(self, message):
+    def violation(self, message):
         self.violations.append(message)
 
     @property
@@ -108,75 +94,6 @@ class Report:
         }
 
 
-def anchor_path(path):
-    """The traces.otf2 anchor file of an archive directory (or the anchor given directly)."""
-    if os.path.isdir(path):
-        candidates = [f for f in os.listdir(path) if f.endswith(".otf2")]
-        if len(candidates) != 1:
-            raise FileNotFoundError(f"'{path}': expected one .otf2 anchor file, found {len(candidates)}")
-        return os.path.join(path, candidates[0])
-    return path
-
-
-class Topology:
-    """World ranks of locations and of communicator members, from the definitions."""
-
-    def __init__(self, defs, report):
-        self.world_rank = {}  # location ref -> world rank
-        master_of_group = {}
-        for group in defs.groups:
-            if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
-                for rank, location in enumerate(group.members):
-                    self.world_rank[location._ref] = rank
-                    master_of_group[location.group._ref] = rank
-        if not self.world_rank:
-            report.fail("no MPI COMM_LOCATIONS group: world ranks are unknown")
-        for location in defs.locations:
-            if location._ref not in self.world_rank:
-                rank = master_of_group.get(location.group._ref)
-                if rank is None:
-                    report.fail(f"location '{location.name}' ({location._ref}) belongs to no MPI process")
-                    continue
-                self.world_rank[location._ref] = rank
-        self.comm_names = {}
-        self.members = {}  # comm ref -> (local group world ranks, remote group world ranks or None)
-        for comm in defs.comms:
-            self.comm_names[comm._ref] = self._unique_name(comm)
-            if isinstance(comm, otf2.definitions.InterComm):
-                self.members[comm._ref] = (self._group_ranks(comm.groupA), self._group_ranks(comm.groupB))
-            else:
-                self.members[comm._ref] = (self._group_ranks(comm.group), None)
-
-    def _unique_name(self, comm):
-        name = comm.name or "comm"
-        taken = set(self.comm_names.values())
-        return name if name not in taken else f"{name}#{comm._ref}"
-
-    def _group_ranks(self, group):
-        if group is None:
-            return []
-        if group.group_type == GroupType.COMM_SELF:
-            return None  # resolved per location: rank 0 is the process itself
-        return [self.world_rank.get(m._ref, -1) for m in group.members]
-
-    def comm_world_ranks(self, comm_ref, world_rank):
-        """Members of the communicator as seen from `world_rank`: (local, remote)."""
-        local, remote = self.members.get(comm_ref, ([], None))
-        if local is None:
-            local = [world_rank]
-        if remote is not None and world_rank not in local:
-            local, remote = remote, local
-        return local, remote
-
-    def peer(self, comm_ref, world_rank, rank):
-        """World rank of communicator rank `rank` (remote group for intercommunicators)."""
-        local, remote = self.comm_world_ranks(comm_ref, world_rank)
-        group = remote if remote is not None else local
-        if rank < 0 or rank >= len(group):
-            return None
-        return group[rank]
-
-
 def read_events(anchor):
     """Yields (location, event) in the reader's merged order (per location: file order)."""
     with otf2.reader.open(anchor) as trace:
@@ -187,14 +104,8 @@ def read_events(anchor):
 
 def corrected_by_htrace(anchor):
     """True for an archive htrace-correct wrote (archive property HTRACE::CLOCK::TIMEBASE
-    "corrected"), read with otf2-print -A: python3-otf2 does not expose archive properties."""
-    try:
-        out = subprocess.run(["otf2-print", "-A", anchor], capture_output=True, text=True).stdout
-    except OSError:
-        return False
-    names = re.findall(r"^Property name +(.*?)\s*$", out, re.M)
-    values = re.findall(r"^Property value +(.*?)\s*$", out, re.M)
-    return dict(zip(names, values)).get("HTRACE::CLOCK::TIMEBASE") == "corrected"
+    "corrected")."""
+    return archive_properties(anchor).get("HTRACE::CLOCK::TIMEBASE") == "corrected"
 
 
 def check(path, expect_messages=None, expect_locations=None, expect_processes=None,
@@ -204,9 +115,11 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
         stream = read_events(anchor_path(path))
         defs = next(stream)
     except Exception as error:  # the reader's errors are not typed usefully
-        report.fail(f"cannot read archive: {error}")
+        report.violation(f"cannot read archive: {error}")
         return report
-    topo = Topology(defs, report)
+    topo = Topology(defs)
+    for problem in topo.problems:
+        report.violation(problem)
     check_definitions(defs, topo, report)
     # htrace-correct copies a BufferFlush's stop time unchanged while it moves the events around
     # it: the flush rule below holds for the tracer's own archives only.
@@ -216,8 +129,7 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
     flush_end = {}                # location -> stop time of its last BufferFlush
     stacks = defaultdict(list)
     in_collective = {}
-    sends = defaultdict(list)     # (sender, receiver, comm, tag) -> [(post time, size, where)]
-    receives = defaultdict(list)  # same key -> [(post time, size, where)]
+    messages = MessageLog(topo)
     open_requests = {}            # (world rank, request id) -> (kind, time, payload)
     coll_counts = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
 
@@ -232,12 +144,12 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
             loc = location._ref
             me = topo.world_rank.get(loc, -1)
             if event.time < last_time.get(loc, event.time):
-                report.fail(f"time goes backwards on {location.name}: {event.time} after {last_time[loc]}")
+                report.violation(f"time goes backwards on {location.name}: {event.time} after {last_time[loc]}")
             last_time[loc] = max(event.time, last_time.get(loc, event.time))
             # A BufferFlush spans time: what follows it begins after its end (viewers and analyses
             # read it as a region).
             if flush_rule and kind != "BufferFlush" and event.time < flush_end.get(loc, 0):
-                report.fail(f"{kind} at {where(location, event)} before the end of the BufferFlush "
+                report.violation(f"{kind} at {where(location, event)} before the end of the BufferFlush "
                             f"before it ({flush_end[loc]})")
 
             if kind == "Enter":
@@ -245,9 +157,9 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                 report.region_counts[event.region.name] += 1
             elif kind == "Leave":
                 if not stacks[loc]:
-                    report.fail(f"Leave {event.region.name} without Enter at {where(location, event)}")
+                    report.violation(f"Leave {event.region.name} without Enter at {where(location, event)}")
                 elif stacks[loc][-1] is not event.region and stacks[loc][-1]._ref != event.region._ref:
-                    report.fail(f"Leave {event.region.name} while {stacks[loc][-1].name} is open at "
+                    report.violation(f"Leave {event.region.name} while {stacks[loc][-1].name} is open at "
                                 f"{where(location, event)}")
                     stacks[loc].pop()
                 else:
@@ -257,37 +169,35 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                 flush_end[loc] = event.stop_time
             elif kind in ("MpiSend", "MpiIsend"):
                 report.sends += 1
-                peer = topo.peer(event.communicator._ref, me, event.receiver)
-                if peer is None:
-                    report.fail(f"{kind} to rank {event.receiver} outside {event.communicator.name} at "
+                if topo.peer(event.communicator._ref, me, event.receiver) is None:
+                    report.violation(f"{kind} to rank {event.receiver} outside {event.communicator.name} at "
                                 f"{where(location, event)}")
                     continue
-                key = (me, peer, event.communicator._ref, event.msg_tag)
-                sends[key].append((event.time, event.msg_length, where(location, event)))
+                messages.add(location, event)
                 if kind == "MpiIsend":
                     open_request(report, open_requests, me, event, "isend", location)
             elif kind in ("MpiRecv", "MpiIrecv"):
                 report.receives += 1
-                post = event.time
                 if kind == "MpiIrecv":
-                    opened = close_request(report, open_requests, me, event, "irecv", location)
-                    post = opened if opened is not None else event.time
+                    close_request(report, open_requests, me, event, "irecv", location)
                 peer = topo.peer(event.communicator._ref, me, event.sender)
                 if peer is None:
-                    report.fail(f"{kind} from rank {event.sender} outside {event.communicator.name} at "
+                    report.violation(f"{kind} from rank {event.sender} outside {event.communicator.name} at "
                                 f"{where(location, event)}")
                     continue
-                key = (peer, me, event.communicator._ref, event.msg_tag)
-                receives[key].append((post, event.msg_length, where(location, event)))
+                messages.add(location, event)
                 report.receive_records.append(dict(receiver=me, sender=peer, tag=event.msg_tag,
                                                    comm=topo.comm_names[event.communicator._ref],
                                                    size=event.msg_length, location=loc))
             elif kind == "MpiIsendComplete":
                 close_request(report, open_requests, me, event, "isend", location)
+                messages.add(location, event)
             elif kind == "MpiIrecvRequest":
                 open_request(report, open_requests, me, event, "irecv", location)
+                messages.add(location, event)
             elif kind == "MpiRequestCancelled":
                 close_request(report, open_requests, me, event, None, location)
+                messages.add(location, event)
             elif kind == "NonBlockingCollectiveRequest":
                 open_request(report, open_requests, me, event, "nbc", location)
             elif kind == "NonBlockingCollectiveComplete":
@@ -296,27 +206,27 @@ def check(path, expect_messages=None, expect_locations=None, expect_processes=No
                                   event.size_received)
             elif kind == "MpiCollectiveBegin":
                 if in_collective.get(loc):
-                    report.fail(f"MpiCollectiveBegin inside another collective at {where(location, event)}")
+                    report.violation(f"MpiCollectiveBegin inside another collective at {where(location, event)}")
                 in_collective[loc] = True
             elif kind == "MpiCollectiveEnd":
                 if not in_collective.get(loc):
-                    report.fail(f"MpiCollectiveEnd without Begin at {where(location, event)}")
+                    report.violation(f"MpiCollectiveEnd without Begin at {where(location, event)}")
                 in_collective[loc] = False
                 record_collective(report, topo, coll_counts, me, event, event.size_sent,
                                   event.size_received)
     except Exception as error:
-        report.fail(f"reading events failed after {report.events} events: {error}")
+        report.violation(f"reading events failed after {report.events} events: {error}")
 
     for loc, stack in stacks.items():
         if stack:
-            report.fail(f"location {loc} ends with open regions: {[r.name for r in stack]}")
+            report.violation(f"location {loc} ends with open regions: {[r.name for r in stack]}")
     for loc, open_ in in_collective.items():
         if open_:
-            report.fail(f"location {loc} ends inside a collective")
+            report.violation(f"location {loc} ends inside a collective")
     for (rank, request), (kind, t, _) in sorted(open_requests.items()):
-        report.fail(f"rank {rank}: {kind} request {request} opened at t={t} never completed")
+        report.violation(f"rank {rank}: {kind} request {request} opened at t={t} never completed")
 
-    match_messages(report, topo, sends, receives)
+    match_messages(report, topo, messages)
     check_collectives(report, topo, coll_counts)
     check_expectations(report, expect_messages, expect_locations, expect_processes, expect_flushes)
     return report
@@ -338,7 +248,7 @@ def op_name(op):
 def open_request(report, open_requests, rank, event, kind, location):
     key = (rank, event.request_id)
     if key in open_requests:
-        report.fail(f"rank {rank}: request {event.request_id} reused while still active at "
+        report.violation(f"rank {rank}: request {event.request_id} reused while still active at "
                     f"{location.name} t={event.time}")
     open_requests[key] = (kind, event.time, None)
 
@@ -349,41 +259,39 @@ def close_request(report, open_requests, rank, event, kind, location):
     opened = open_requests.pop(key, None)
     name = type(event).__name__
     if opened is None:
-        report.fail(f"rank {rank}: {name} for unknown request {event.request_id} at "
+        report.violation(f"rank {rank}: {name} for unknown request {event.request_id} at "
                     f"{location.name} t={event.time}")
         return None
     if kind is not None and opened[0] != kind:
-        report.fail(f"rank {rank}: {name} completes a {opened[0]} request {event.request_id} at "
+        report.violation(f"rank {rank}: {name} completes a {opened[0]} request {event.request_id} at "
                     f"{location.name} t={event.time}")
     return opened[1]
 
 
-def match_messages(report, topo, sends, receives):
-    """Pairs the n-th send with the n-th receive of each (sender, receiver, comm, tag) channel."""
-    for key in sorted(set(sends) | set(receives)):
-        sender, receiver, comm, tag = key
-        out = sorted(sends.get(key, []), key=lambda s: s[0])
-        into = sorted(receives.get(key, []), key=lambda r: r[0])
-        name = topo.comm_names.get(comm, str(comm))
-        for i in range(max(len(out), len(into))):
-            if i >= len(into):
-                report.unmatched_sends.append(dict(sender=sender, receiver=receiver, comm=name, tag=tag,
-                                                   size=out[i][1], where=out[i][2]))
-                continue
-            if i >= len(out):
-                report.unmatched_receives.append(dict(sender=sender, receiver=receiver, comm=name,
-                                                      tag=tag, size=into[i][1], where=into[i][2]))
-                continue
-            if out[i][1] != into[i][1]:
-                report.fail(f"message {sender}->{receiver} on {name} tag {tag}: sent {out[i][1]} bytes "
-                            f"({out[i][2]}) but received {into[i][1]} ({into[i][2]})")
-            report.messages.append(dict(sender=sender, receiver=receiver, comm=name, tag=tag,
-                                        size=out[i][1]))
+def match_messages(report, topo, messages):
+    """Pairs sends with receives (htrace_test.messages: MPI's non-overtaking order per channel)."""
+    pairs, unmatched_sends, unmatched_receives = messages.match()
+
+    def listed(record):
+        return dict(sender=record["sender"], receiver=record["receiver"],
+                    comm=topo.comm_names.get(record["comm"], str(record["comm"])), tag=record["tag"],
+                    size=record["size"], where=f"{record['location'].name} t={record['time']}")
+
+    report.unmatched_sends = [listed(s) for s in unmatched_sends]
+    report.unmatched_receives = [listed(r) for r in unmatched_receives]
+    for s, r in pairs:
+        name = topo.comm_names.get(s["comm"], str(s["comm"]))
+        if s["size"] != r["size"]:
+            report.violation(f"message {s['sender']}->{s['receiver']} on {name} tag {s['tag']}: sent "
+                        f"{s['size']} bytes ({listed(s)['where']}) but received {r['size']} "
+                        f"({listed(r)['where']})")
+        report.messages.append(dict(sender=s["sender"], receiver=s["receiver"], comm=name,
+                                    tag=s["tag"], size=s["size"]))
     for kind, items in (("send", report.unmatched_sends), ("receive", report.unmatched_receives)):
         for item in items[:MAX_LISTED]:
-            report.fail(f"unmatched {kind}: {item}")
+            report.violation(f"unmatched {kind}: {item}")
         if len(items) > MAX_LISTED:
-            report.fail(f"... and {len(items) - MAX_LISTED} more unmatched {kind}s")
+            report.violation(f"... and {len(items) - MAX_LISTED} more unmatched {kind}s")
 
 
 def check_collectives(report, topo, coll_counts):
@@ -398,10 +306,10 @@ def check_collectives(report, topo, coll_counts):
         for op, counts in ops.items():
             outsiders = set(counts) - members
             if outsiders:
-                report.fail(f"{op} on {name} recorded by non-members {sorted(outsiders)}")
+                report.violation(f"{op} on {name} recorded by non-members {sorted(outsiders)}")
             values = {counts.get(r, 0) for r in members}
             if len(values) > 1:
-                report.fail(f"{op} on {name}: members disagree on the count: "
+                report.violation(f"{op} on {name}: members disagree on the count: "
                             f"{ {r: counts.get(r, 0) for r in sorted(members)} }")
 
 
@@ -416,7 +324,7 @@ def check_definitions(defs, topo, report):
         if group.group_type == GroupType.COMM_LOCATIONS and group.paradigm == Paradigm.MPI:
             for rank, location in enumerate(group.members):
                 if location._ref != rank:
-                    report.fail(f"master location of world rank {rank} has id {location._ref}")
+                    report.violation(f"master location of world rank {rank} has id {location._ref}")
     for comm in defs.comms:
         local, remote = topo.members[comm._ref]
         ranks = local if remote is None else {"local": local, "remote": remote}
@@ -425,27 +333,27 @@ def check_definitions(defs, topo, report):
         if region.paradigm == Paradigm.MPI:
             report.mpi_regions.append(region.name)
             if not region.name.startswith("MPI_"):
-                report.fail(f"MPI region named '{region.name}' (expected MPI_*)")
+                report.violation(f"MPI region named '{region.name}' (expected MPI_*)")
     clock = defs.clock_properties
     stamp = clock.realtime_timestamp if clock is not None else None
     if stamp is None or stamp == otf2.Undefined.TIMESTAMP.value:
-        report.fail("ClockProperties has no real-time start date")
+        report.violation("ClockProperties has no real-time start date")
     else:
         report.start_date_ns = stamp
         earliest, latest = 946684800 * 10**9, int((time.time() + 86400) * 1e9)  # 2000-01-01 .. now+1d
         if not earliest <= stamp <= latest:
-            report.fail(f"ClockProperties start date {stamp} ns is implausible")
+            report.violation(f"ClockProperties start date {stamp} ns is implausible")
 
 
 def check_expectations(report, messages, locations, processes, flushes):
     if messages is not None and len(report.messages) != messages:
-        report.fail(f"expected {messages} matched messages, found {len(report.messages)}")
+        report.violation(f"expected {messages} matched messages, found {len(report.messages)}")
     if locations is not None and report.locations != locations:
-        report.fail(f"expected {locations} locations, found {report.locations}")
+        report.violation(f"expected {locations} locations, found {report.locations}")
     if processes is not None and report.processes != processes:
-        report.fail(f"expected {processes} processes, found {report.processes}")
+        report.violation(f"expected {processes} processes, found {report.processes}")
     if flushes and report.buffer_flushes == 0:
-        report.fail("expected BufferFlush records, found none")
+        report.violation("expected BufferFlush records, found none")
 
 
 def main(argv=None):

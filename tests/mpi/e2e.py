@@ -15,7 +15,8 @@ import sys
 import tempfile
 import time
 
-from harness import check_clean, example, main, mpirun, require
+from htrace_test.harness import check_clean, example, main, mpirun, require
+from htrace_test.hpcc import HPCC, hpcc_input
 
 STANDARD_OPS = {"BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER",
                 "ALLGATHERV", "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "REDUCE", "ALLREDUCE",
@@ -233,7 +234,7 @@ def tiny_buffer():
             "Enter/Leave totals")
 
 
-def failure(mode):
+def abnormal_end(mode):
     def test():
         run = mpirun(example("failures/failures"), [mode, 1], np=3, timeout=60)
         require(run.returncode != 0, f"mpirun must report the failure:\n{run.describe()}")
@@ -255,20 +256,9 @@ def disabled():
     require(not os.listdir(run.archive_dir), f"HTRACE_ENABLE=0 wrote {os.listdir(run.archive_dir)}")
 
 
-def hpcc_input():
-    """Debian's example HPL input shrunk to N=200, NB=40 on a 1 x 2 grid: all of HPCC in ~1 s."""
-    with open("/usr/share/doc/hpcc/examples/_hpccinf.txt") as f:
-        lines = f.read().splitlines()
-    lines[5] = "200          Ns"
-    lines[7] = "40           NBs"
-    lines[10] = "1            Ps"
-    lines[11] = "2            Qs"
-    return "\n".join(lines) + "\n"
-
-
 def hpcc():
     """A real MPI application nobody on the team wrote (Debian's hpcc) traces and reads back clean."""
-    run = mpirun("/usr/bin/hpcc", np=2, files={"hpccinf.txt": hpcc_input()}, timeout=200)
+    run = mpirun(HPCC, np=2, files={"hpccinf.txt": hpcc_input(2)}, timeout=200)
     require(run.returncode == 0, f"hpcc failed under the tracer:\n{run.describe()}")
     with open(os.path.join(run.workdir, "hpccoutf.txt")) as f:
         results = f.read()
@@ -336,8 +326,8 @@ TESTS = {
     "archive_naming": archive_naming,
     "unwritable_dir": unwritable_dir,
     "tiny_buffer": tiny_buffer,
-    "abort": failure("abort"),
-    "signal": failure("signal"),
+    "abort": abnormal_end("abort"),
+    "signal": abnormal_end("signal"),
     "disabled": disabled,
 }
 

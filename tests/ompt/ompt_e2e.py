@@ -13,12 +13,9 @@ import subprocess
 import sys
 import tempfile
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "mpi"))
-sys.path.insert(0, here)
-import harness  # noqa: E402
-from harness import require  # noqa: E402
-import ompt_check  # noqa: E402
+import ompt_check
+from htrace_test import harness
+from htrace_test.harness import require
 
 ITERATIONS = 12
 THREADS = 3

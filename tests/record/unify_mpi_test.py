@@ -4,7 +4,6 @@ communicator, and two runs must give the same global definitions.
 
 usage: unify_mpi_test.py PROGRAM   (environment from ctest: HTRACE_LIB, MPIRUN)"""
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -13,25 +12,20 @@ import tempfile
 import otf2
 from otf2.definitions import InterComm
 
-# tests/lib/trace_check fixes python3-otf2's InterComm binding when imported.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import trace_check  # noqa: E402,F401
+import htrace_test.archive  # noqa: F401  (fixes python3-otf2's InterComm binding when imported)
+from htrace_test.check import fail
+from htrace_test.mpi import mpirun_command
 
 NP = 5
 OPS = {"BARRIER": otf2.CollectiveOp.BARRIER, "ALLREDUCE": otf2.CollectiveOp.ALLREDUCE}
 
 
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
 
 def run(program, workdir):
     archive_dir = os.path.join(workdir, "archives")
     os.makedirs(archive_dir)
-    command = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
-    command += ["-np", str(NP), "-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"],
-                "-x", "HTRACE_ARCHIVE_DIR=" + archive_dir, program]
+    command = mpirun_command(NP, [program], forward=["HTRACE_ARCHIVE_DIR=" + archive_dir],
+                             preload=os.environ["HTRACE_LIB"])
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         fail(f"exit code {done.returncode}\n{done.stdout}\n{done.stderr}")

@@ -32,8 +32,8 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import archive_truth  # noqa: E402
+import archive_truth
+from htrace_test.mpi import mpirun_command
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 REPORT = os.path.join(BUILD, "tools", "htrace-report", "htrace-report")
@@ -71,7 +71,7 @@ def trace(name, offsets="0,0.002", sync="none", program=PROGRAM, args=("3",), pe
     if p.returncode != 0:  # no time namespaces here: one node, no violations to show
         print("emulated cluster unavailable (%d); tracing on one node" % p.returncode)
         nodes = len(offsets.split(","))
-        run(os.environ["MPIRUN"].split() + ["-np", str(nodes * per_node)] + extra.split() + [program] + list(args))
+        run(mpirun_command(nodes * per_node, [program] + list(args), options=extra.split()))
     archive = os.path.join(adir, name)
     expect(os.path.exists(os.path.join(archive, "traces.otf2")), "archive written")
     return archive
@@ -346,9 +346,9 @@ def salvaged_archive(adir):
         return None
     counts = os.path.join(WORK, "counts")
     os.makedirs(counts, exist_ok=True)
-    p = subprocess.run(os.environ["MPIRUN"].split() + ["-np", "2", "--bind-to", "none", "-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"],
-                        "-x", "HTRACE_ARCHIVE_DIR=" + adir, "-x", "HTRACE_ARCHIVE_NAME=aborted", "-x", "HTRACE_BUFFER_SIZE=4k",
-                        app, "abort", "3000", counts],
+    p = subprocess.run(mpirun_command(2, [app, "abort", "3000", counts], bind_none=True, preload=os.environ["HTRACE_LIB"],
+                                      forward=["HTRACE_ARCHIVE_DIR=" + adir, "HTRACE_ARCHIVE_NAME=aborted",
+                                               "HTRACE_BUFFER_SIZE=4k"]),
                        capture_output=True, text=True, timeout=180)
     expect(p.returncode != 0, "the aborted run fails (%d)" % p.returncode)
     out = os.path.join(adir, "salvaged")
@@ -370,9 +370,9 @@ def case_vite():
     adir = os.path.join(WORK, "traces")
     hybrid = hybrid_program()
     if os.access(hybrid, os.X_OK):
-        run(os.environ["MPIRUN"].split() + ["-np", "2", "-x", "OMP_NUM_THREADS=2", "-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"],
-            "-x", "HTRACE_BUFFER_SIZE=4k",
-            "-x", "HTRACE_ARCHIVE_DIR=" + adir, "-x", "HTRACE_ARCHIVE_NAME=hybrid", hybrid])
+        run(mpirun_command(2, [hybrid], preload=os.environ["HTRACE_LIB"],
+                           forward=["OMP_NUM_THREADS=2", "HTRACE_BUFFER_SIZE=4k", "HTRACE_ARCHIVE_DIR=" + adir,
+                                    "HTRACE_ARCHIVE_NAME=hybrid"]))
         runs["hybrid"] = os.path.join(adir, "hybrid")
     else:
         expect(False, "hybrid example built: " + hybrid)

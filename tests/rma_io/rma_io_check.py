@@ -17,12 +17,11 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "mpi"))
-import harness  # noqa: E402
-from harness import require  # noqa: E402
+import otf2
 
-import otf2  # noqa: E402
+from htrace_test import harness
+from htrace_test.archive import anchor_path
+from htrace_test.harness import require
 
 ALL = 0xFFFFFFFF  # OTF2_UNDEFINED_UINT32: every rank of the window (lock_all, flush_all)
 RMA_KINDS = ("Rma",)
@@ -315,14 +314,14 @@ def main():
         require(f"ok ranks={size}" in run.stdout, f"the example reports wrong results\n{run.describe()}")
         archive = run.archive()
         harness.check_clean(archive)
-        anchor = harness.trace_check.anchor_path(archive)
+        anchor = anchor_path(archive)
         before = check_archive(kind, anchor, size)
         # htrace-correct carries the records through and finds nothing to report for them.
         out = os.path.join(tempfile.mkdtemp(prefix="htrace-rma-io-"), "corrected")
         harness._workdirs.append(os.path.dirname(out))
         done = subprocess.run([correct, archive, out], capture_output=True, text=True, timeout=120)
         require(done.returncode == 0, f"htrace-correct exit {done.returncode}\n{done.stdout}{done.stderr}")
-        after = check_archive(kind, harness.trace_check.anchor_path(out), size)
+        after = check_archive(kind, anchor_path(out), size)
         require(after == before, "htrace-correct changed the records")
 
     sys.argv = [sys.argv[0], kind]  # harness.main picks the test by name

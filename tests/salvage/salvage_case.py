@@ -6,10 +6,8 @@ usage: salvage_case.py CASE FAIL_APP HTRACE_SALVAGE HTRACE_CORRECT [HTRACE_REPOR
 CASE: abort | segv | term | term_ranks | kill_all | kill_one | omp_abort | full_disk | rma_io
 Environment (ctest): HTRACE_LIB, MPIRUN, HTRACE_LIBOMP (omp_abort).
 """
-import hashlib
 import os
 import re
-import shlex
 import shutil
 import signal
 import struct
@@ -19,6 +17,10 @@ import tempfile
 import time
 
 import otf2
+
+from htrace_test.check import fail, require
+from htrace_test.mpi import mpirun_command
+from htrace_test.tree import tree_hash
 
 CASE, APP, SALVAGE, CORRECT = sys.argv[1:5]
 REPORT = sys.argv[5] if len(sys.argv) > 5 else ""  # with it, ViTE opens the salvaged archive
@@ -30,34 +32,11 @@ MARKER = "htrace: trace cut off ("
 KILL_LOSS_BARRIERS = (64 * 1024 // 48 + (256 << 10) // 6) // 4 + 1
 
 
-def fail(message):
-    print("FAIL (%s): %s" % (CASE, message))
-    sys.exit(1)
-
-
-def require(condition, message):
-    if not condition:
-        fail(message)
-
-
 def counts(count_dir, rank):
     """[barriers entered, barriers returned, pid, puts, file writes, fences entered, fences
     returned] as the program left them (fail_app.c)."""
     with open(os.path.join(count_dir, str(rank)), "rb") as f:
         return struct.unpack("<7Q", f.read(56))
-
-
-def tree_digest(path):
-    h = hashlib.sha256()
-    for root, dirs, files in sorted(os.walk(path)):
-        dirs.sort()
-        for name in sorted(files):
-            p = os.path.join(root, name)
-            h.update(p.encode())
-            if not os.path.islink(p):
-                with open(p, "rb") as f:
-                    h.update(f.read())
-    return h.hexdigest()
 
 
 def run(work, mode, n, traced, env_extra, kill=None):
@@ -68,8 +47,7 @@ def run(work, mode, n, traced, env_extra, kill=None):
     env.update(env_extra)
     if traced:
         env["LD_PRELOAD"] = os.environ["HTRACE_LIB"]
-    cmd = shlex.split(os.environ["MPIRUN"]) + ["-np", "2", "--bind-to", "none",
-                                               APP, mode, str(n), count_dir]
+    cmd = mpirun_command(2, [APP, mode, n, count_dir], bind_none=True)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=work,
                          start_new_session=True)
     if kill:
@@ -409,11 +387,11 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
         # Recording stops at the failure (later events are dropped by design): a prefix.
         exact = [c is None for c in causes]
 
-    before = tree_digest(archive_dir)
+    before = tree_hash(archive_dir)
     out_dir = os.path.join(work, "salvaged")
     s = subprocess.run([SALVAGE, archive_dir, out_dir], capture_output=True, text=True)
     require(s.returncode == 0, "htrace-salvage exit %d: %s" % (s.returncode, s.stderr))
-    require(tree_digest(archive_dir) == before, "htrace-salvage changed its input")
+    require(tree_hash(archive_dir) == before, "htrace-salvage changed its input")
     print(s.stdout, end="")
     # A file that ends inside a chunk is read up to its last whole record: OTF2's reader would
     # decode stale memory past the end (issue 20: records invented there made htrace-correct wait

@@ -7,13 +7,13 @@ recorded, and htrace-correct checks both with exit 0. Output and exit status as 
 Usage: spawn_case.py APP HTRACE_CORRECT"""
 import glob
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
 
+from htrace_test.mpi import mpirun_command
+
 app, correct = sys.argv[1], sys.argv[2]
-mpirun = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
 work = tempfile.mkdtemp(prefix="htrace-spawn-")
 
 
@@ -23,10 +23,12 @@ def expect(cond, msg):
 
 
 def run(traced):
-    cmd = mpirun + ["-np", "2", "--bind-to", "none"]
     if traced:
-        cmd += ["-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"], "-x", "HTRACE_ARCHIVE_DIR=" + work]
-    p = subprocess.run(cmd + [app], capture_output=True, text=True, timeout=120, cwd=work)
+        cmd = mpirun_command(2, [app], bind_none=True, preload=os.environ["HTRACE_LIB"],
+                             forward=["HTRACE_ARCHIVE_DIR=" + work])
+    else:
+        cmd = mpirun_command(2, [app], bind_none=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=work)
     return p.returncode, sorted(p.stdout.splitlines()), p.stderr
 
 

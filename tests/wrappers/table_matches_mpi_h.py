@@ -12,9 +12,8 @@ import sys
 
 source_dir, gen_dir = sys.argv[1], sys.argv[2]
 mpi_h = sys.argv[3] if len(sys.argv) > 3 else "/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h"
-sys.path.insert(0, os.path.join(source_dir, "libtrace", "mpi"))
-import gen_wrappers  # noqa: E402
-import mpi_prototypes  # noqa: E402
+import gen_wrappers  # libtrace/mpi, on PYTHONPATH (tests/wrappers/CMakeLists.txt)
+import mpi_prototypes
 
 FAMILIES = {"p2p", "coll", "nbcoll", "neighbor", "comm", "group", "env", "type", "rma", "io", "topo",
             "spawn", "info", "err", "misc", "tool"}

@@ -1,7 +1,8 @@
-"""The fidelity cases of issue 15, shared by bench/fidelity/run.py (the table) and tests/fidelity
-(the asserted bounds): each case traces a program with a given build of htrace, corrects the
-archive with that build's htrace-correct --json, and compares input, output and ground truth with
-fidelity_compare (bench/fidelity, an independent OTF2 reader that shares no code with correct/).
+"""The fidelity cases of issue 15, shared by tests/fidelity (the asserted bounds) and the fidelity
+benchmark (the table): each case traces a program with a given build of htrace,
+corrects the archive with that build's htrace-correct --json, and compares input, output and ground
+truth with fidelity_compare (tests/fidelity/instrument, an independent OTF2 reader that shares no
+code with correct/).
 
 Ground truth:
 - HTRACE_SYNC=none on the emulated cluster: each event's timestamp is its node's namespace clock;
@@ -15,14 +16,14 @@ a corrected trace is on some global clock, not necessarily the truth's origin.
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
 
-HPCC = "/usr/bin/hpcc"
-HPCC_INPUT = "/usr/share/doc/hpcc/examples/_hpccinf.txt"
+from htrace_test import hpcc
+from htrace_test.mpi import mpirun_command
+
 SKIP = 77  # the ctest skip code: time namespaces or hpcc unavailable
 
 
@@ -59,12 +60,8 @@ class Build:
     def shim(self):
         return self.path("tests", "clock", "libclock_rate_shim.so")
 
-    @property
-    def copy_bench(self):
-        return self.path("bench", "correct", "correct_bench")
-
     def tool(self, name):
-        return self.path("bench", "fidelity", name, tools=True)
+        return self.path("tests", "fidelity", "instrument", name, tools=True)
 
     def check(self):
         needed = [self.lib, self.correct, self.cluster_run, self.tool("fidelity_compare"),
@@ -84,7 +81,7 @@ class Result:
     correct_exit: int = 0
     trace_seconds: float = 0.0
     correct_seconds: float = 0.0
-    copy: dict = field(default_factory=dict)  # correct_bench medians, when asked for
+    copy: dict = field(default_factory=dict)  # what opts["copy"] measured (the benchmark's)
 
 
 def run(cmd, *, env=None, cwd=None, timeout=300, what="command"):
@@ -117,12 +114,9 @@ def trace_one_host(build, archive, np, program, sync=None, cwd=None, timeout=300
     """np ranks on this host (one shared clock)."""
     env = trace_env(build, archive, sync)
     # LD_PRELOAD reaches the ranks only (-x NAME=VALUE), not mpirun itself.
-    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(np),
-           "-x", "LD_PRELOAD=" + env.pop("LD_PRELOAD")]
-    for name in FORWARDED:
-        if name in env:
-            cmd += ["-x", name]
-    return run(cmd + program, env=env, cwd=cwd, timeout=timeout, what="traced run")
+    preload = env.pop("LD_PRELOAD")
+    cmd = mpirun_command(np, program, preload=preload, forward=[n for n in FORWARDED if n in env])
+    return run(cmd, env=env, cwd=cwd, timeout=timeout, what="traced run")
 
 
 def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=None, cwd=None,
@@ -163,21 +157,6 @@ def compare(build, archive, out, lmin, truth_offsets=None, truth_probes=None):
     return json.loads(run(cmd, timeout=300, what="fidelity_compare").stdout)
 
 
-def copy_bench(build, archive, work, repeats=3):
-    """The build's own bench/correct: a plain OTF2 copy and the correction, alternated (medians)."""
-    if not os.path.exists(build.copy_bench):
-        return {}
-    text = run([build.copy_bench, archive, os.path.join(work, "copy-bench"), str(repeats)],
-               timeout=600, what="correct_bench").stdout
-    shutil.rmtree(os.path.join(work, "copy-bench"), ignore_errors=True)
-    copy = re.search(r"plain copy\s+median ([\d.]+) s", text)
-    corr = re.search(r"correction\s+median ([\d.]+) s", text)
-    if not copy or not corr:
-        return {}
-    return {"copy_s": float(copy.group(1)), "correct_s": float(corr.group(1)),
-            "ratio": float(corr.group(1)) / float(copy.group(1))}
-
-
 def lmin_of(report):
     """The smallest MPI l_min the correction used (the l of the message check)."""
     lmin = report.get("lmin_ns", {})
@@ -185,22 +164,12 @@ def lmin_of(report):
     return int(min(values)) if values else 0
 
 
-def hpcc_input(ranks):
-    """Debian's example input shrunk to N=200, NB=40 (all of HPCC in a few seconds) on a P x Q grid
-    of `ranks` processes."""
-    if not (os.path.exists(HPCC) and os.path.exists(HPCC_INPUT)):
-        raise Skip("Debian's hpcc is not installed")
-    p = 2 if ranks >= 4 else 1
-    with open(HPCC_INPUT) as f:
-        lines = f.read().splitlines()
-    lines[5], lines[7], lines[10], lines[11] = "200 Ns", "40 NBs", f"{p} Ps", f"{ranks // p} Qs"
-    return "\n".join(lines) + "\n"
-
-
 def hpcc_program(work, ranks):
+    if not hpcc.available():
+        raise Skip("Debian's hpcc is not installed")
     with open(os.path.join(work, "hpccinf.txt"), "w") as f:
-        f.write(hpcc_input(ranks))
-    return [HPCC]
+        f.write(hpcc.hpcc_input(ranks))
+    return [hpcc.HPCC]
 
 
 def check_hpcc_output(work):
@@ -237,13 +206,15 @@ OFFSETS = [0.0, 0.0015]  # the README demo's: node 1 is 1.5 ms ahead
 PER_NODE = 2
 
 
-def finish(result, build, archive, work, truth_offsets=None, truth_probes=None, with_copy=False):
+def finish(result, build, archive, work, truth_offsets=None, truth_probes=None, copy=None):
+    """Corrects and compares; copy(build, archive, work), when given, measures more (the
+    benchmark's timing of the correction against a plain copy) into result.copy."""
     out = archive + "-corrected"
     result.report, result.correct_exit, result.correct_seconds = correct(build, archive, out)
     result.compare = compare(build, archive, out, lmin_of(result.report), truth_offsets,
                              truth_probes)
-    if with_copy:
-        result.copy = copy_bench(build, archive, work)
+    if copy:
+        result.copy = copy(build, archive, work)
     return result
 
 
@@ -253,7 +224,7 @@ def case_pingpong_1host(build, work, opts):
     t0 = time.monotonic()
     trace_one_host(build, archive, 2, [build.tool("fidelity_pingpong"), str(opts.get("messages", 1_000_000))])
     result.trace_seconds = time.monotonic() - t0
-    return finish(result, build, archive, work, with_copy=opts.get("copy", False))
+    return finish(result, build, archive, work, copy=opts.get("copy"))
 
 
 def case_demo_ring(build, work, opts):
@@ -336,7 +307,7 @@ def case_hpcc_1host(build, work, opts):
     trace_one_host(build, archive, 4, hpcc_program(run_dir, 4), cwd=run_dir)
     result.trace_seconds = time.monotonic() - t0
     check_hpcc_output(run_dir)
-    return finish(result, build, archive, work, with_copy=opts.get("copy", False))
+    return finish(result, build, archive, work, copy=opts.get("copy"))
 
 
 CASES = {

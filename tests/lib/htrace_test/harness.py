@@ -1,31 +1,22 @@
 """Runs an example program under mpirun with libhtrace preloaded and finds the archive it wrote.
 
-Environment (set by ctest, see tests/HtraceTesting.cmake): HTRACE_LIB, HTRACE_BUILD_DIR, MPIRUN,
-HTRACE_SOURCE_DIR. Every run gets a fresh archive directory under a temporary directory.
+Used by tests/mpi, tests/ompt and tests/rma_io. Environment (set by ctest, see
+tests/HtraceTesting.cmake): HTRACE_LIB, HTRACE_BUILD_DIR, MPIRUN, HTRACE_SOURCE_DIR. Every run gets a fresh archive directory under a temporary directory.
 """
 import os
 import shutil
-import shlex
 import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import trace_check  # noqa: E402,F401  (re-exported for the tests)
+import trace_check
+from htrace_test.check import TestFailure, fail, require  # noqa: F401  (re-exported for the tests)
+from htrace_test.mpi import mpirun_command
 
 _workdirs = []  # removed when the test passes, kept for inspection when it fails
 
 RUN_TIMEOUT = 90  # seconds; ctest's TIMEOUT is larger so a hang is reported by us, with output
-
-
-class TestFailure(Exception):
-    pass
-
-
-def require(condition, message):
-    if not condition:
-        raise TestFailure(message)
 
 
 def example(name):
@@ -66,7 +57,7 @@ class Run:
         for word in self.stdout.split():
             if word.startswith(name + "="):
                 return int(word.split("=", 1)[1])
-        raise TestFailure(f"no '{name}=' in the program output:\n{self.describe()}")
+        fail(f"no '{name}=' in the program output:\n{self.describe()}")
 
     def describe(self):
         return (f"exit code {self.returncode} after {self.seconds:.1f} s\n--- stdout\n{self.stdout}"
@@ -88,24 +79,21 @@ def mpirun(program, args=(), np=2, env=None, archive_dir=None, preload="x", time
         os.makedirs(archive_dir)
     variables = {"HTRACE_ARCHIVE_DIR": archive_dir}
     variables.update(env or {})
-    command = shlex.split(os.environ.get("MPIRUN", "mpirun --allow-run-as-root --oversubscribe"))
-    command += ["-np", str(np), *mpirun_options]
     child_env = dict(os.environ)
     child_env.update(variables)
-    for name in variables:
-        command += ["-x", name]
-    if preload == "x":  # only the ranks load the tracer, mpirun itself does not
-        command += ["-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"]]
-    elif preload == "env":
+    # preload "x": only the ranks load the tracer, mpirun itself does not
+    command = mpirun_command(np, [program, *args], forward=variables,
+                             preload=os.environ["HTRACE_LIB"] if preload == "x" else None,
+                             options=mpirun_options)
+    if preload == "env":
         child_env["LD_PRELOAD"] = os.environ["HTRACE_LIB"]
-    command += [program, *map(str, args)]
     start = time.monotonic()
     try:
         done = subprocess.run(command, env=child_env, cwd=workdir, capture_output=True, text=True,
                               timeout=timeout, start_new_session=True)
     except subprocess.TimeoutExpired as expired:
-        raise TestFailure(f"mpirun did not finish within {timeout} s: {' '.join(command)}\n"
-                          f"stdout: {expired.stdout}\nstderr: {expired.stderr}")
+        fail(f"mpirun did not finish within {timeout} s: {' '.join(command)}\n"
+             f"stdout: {expired.stdout}\nstderr: {expired.stderr}")
     return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - start, archive_dir, workdir)
 
 
@@ -124,8 +112,7 @@ def main(tests):
         return 2
     try:
         tests[sys.argv[1]]()
-    except TestFailure as failure:
-        print(f"FAIL: {failure}", file=sys.stderr)
+    except TestFailure:  # fail() printed the message
         print(f"kept for inspection: {' '.join(_workdirs)}", file=sys.stderr)
         return 1
     for workdir in _workdirs:

@@ -3,8 +3,8 @@
 // point-to-point messages (matched from the records, never from timestamps) and the positions of
 // the Enter events of one named region (the probe points of the drift case).
 //
-// Written for bench/fidelity only; it deliberately shares no code with htrace's correct/ engine,
-// whose output it judges.
+// Written for the fidelity comparison only; it deliberately shares no code with htrace's correct/
+// engine, whose output it judges.
 #pragma once
 
 #include <cstdint>
