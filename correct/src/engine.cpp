@@ -4,6 +4,7 @@
 #include "correct/definitions.h"
 #include "correct/exchange.h"
 #include "correct/model_reader.h"
+#include "correct/mpi_rank_group.h"
 #include "correct/partition.h"
 #include "correct/replay.h"
 #include "format/anchor_file.h"
@@ -197,8 +198,8 @@ private:
   void gather_clocks(MPI_Comm comm, Report& rep) {
     constexpr size_t kWords = sizeof(LocationClock) / sizeof(int64_t);
     static_assert(sizeof(LocationClock) == kWords * sizeof(int64_t), "sent as int64 words");
-    const std::vector<int64_t> all = allgather_words(
-        comm, reinterpret_cast<const int64_t*>(clocks_.data()), clocks_.size() * kWords);
+    const std::vector<int64_t> all = MpiRankGroup(comm).allgather(
+        reinterpret_cast<const int64_t*>(clocks_.data()), clocks_.size() * kWords);
     rep.clocks.resize(all.size() / kWords);
     static_assert(std::is_trivially_copyable_v<LocationClock>, "copied as words");
     std::memcpy(static_cast<void*>(rep.clocks.data()), all.data(), all.size() * sizeof(int64_t));
@@ -265,9 +266,9 @@ Report run(const Options& o, MPI_Comm comm) {
   std::vector<uint64_t> process_events;
   for (const ProcessInfo& p : defs.processes)
     process_events.push_back(p.events);
-  ReplayContext ctx{
-      &defs, &o,  choose_latencies(o, defs, rep), assign_processes(process_events, size), comm,
-      rank,  size};
+  MpiRankGroup ranks(comm);
+  ReplayContext ctx{&defs, &o, choose_latencies(o, defs, rep),
+                    assign_processes(process_events, size), &ranks};
   std::vector<uint32_t> mine;
   for (size_t p = 0; p < defs.processes.size(); ++p)
     if (ctx.owner[p] == rank) mine.push_back(static_cast<uint32_t>(p));

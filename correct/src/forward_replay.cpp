@@ -14,7 +14,7 @@ public:
   explicit ForwardReplay(ReplayState& s) : s_(s), m_(s.model) {}
 
   void run() {
-    if (s_.ctx.size > 1) {
+    if (s_.size > 1) {
       // Round 0: every cross-rank contribution's input time. The forward replay never moves an
       // event earlier, so it is a lower bound of the final value and a good first guess: the
       // first pass then only sends values that moved.
@@ -25,14 +25,14 @@ public:
     observe_latencies(s_);
     first_pass();
     check_matched();
-    if (s_.ctx.size > 1) {
+    if (s_.size > 1) {
       build_receivers();
       while (deliver_all(/*input=*/false) > 0) {
         // Without a cycle every round extends a chain of cross-rank messages, and no chain is
         // longer than their number; a cycle (which the first pass cannot see across ranks)
         // would raise its values forever.
         if (++s_.stats.rounds > cross_rank_values_ + 2)
-          fail_together(s_.ctx.comm,
+          fail_together(s_.ranks,
                         "cyclic relations across correction ranks (e.g. each of two processes "
                         "receives the other's message before sending its own)");
         reevaluate_dirty(); // posts the values that changed
@@ -108,7 +108,7 @@ private:
       Channel& ch = s_.channel(loc.links[l].channel());
       v = std::max(v, s_.receive_bound(loc, ch));
       if (!first) continue;
-      if (s_.ctx.size > 1) note_receiver(ch, loc, l);
+      if (s_.size > 1) note_receiver(ch, loc, l);
       if (ch.type == ChannelType::P2P && !ch.has_contribution) note_never_sent(loc, i);
       const int64_t b = s_.receive_bound(loc, ch, /*input=*/true);
       if (b == kNoTime) continue;
@@ -174,7 +174,7 @@ private:
         too_many = "more than 2^32 logical-message links on one correction rank";
       link_base_.push_back(link_base_.back() + static_cast<uint32_t>(loc.links.size()));
     }
-    check_together(s_.ctx.comm, too_many, 0, ErrorKind::Internal);
+    check_together(s_.ranks, too_many, 0, ErrorKind::Internal);
     std::vector<Cursor> cursors(m_.locations.size());
     for (size_t i = 0; i < m_.locations.size(); ++i)
       cursors[i].input = InputTimes::Reader(m_.locations[i].input, 0);
@@ -183,7 +183,7 @@ private:
       for (size_t i = 0; i < m_.locations.size(); ++i)
         if (advance(m_.locations[i], cursors[i])) again = true;
     }
-    check_together(s_.ctx.comm, stuck_message(cursors));
+    check_together(s_.ranks, stuck_message(cursors));
   }
 
   // Names the first location that waits forever (a cycle, or an OpenMP relation whose other
@@ -205,7 +205,7 @@ private:
   // --- contributions ---------------------------------------------------------------------------
   // Calls f(rank) for every other correction rank that receives the channel's contributions.
   template <class F> void for_remote_receivers(const Channel& ch, F&& f) {
-    if (s_.ctx.size == 1) return;
+    if (s_.size == 1) return;
     if (ch.type == ChannelType::P2P) {
       const uint32_t dst = m_.channels.dst(ch);
       if (!s_.local(dst)) f(s_.owner(dst));
@@ -344,7 +344,7 @@ private:
       error = e.what();
       kind = error_kind(e, ErrorKind::Input);
     }
-    check_together(s_.ctx.comm, error, 0, kind);
+    check_together(s_.ranks, error, 0, kind);
     return moved;
   }
 
@@ -396,7 +396,7 @@ private:
     // or a collective not every member reached, is what happened, not damage. Such a relation
     // has only one side and constrains nothing.
     if (s_.ctx.defs->archive_properties.count(HTRACE_PROP_RUN_END) != 0) {
-      check_together(s_.ctx.comm, "", 0);
+      check_together(s_.ranks, "", 0);
       return;
     }
     // The receives of a stream take its sequence numbers from 0 on, all on the rank that owns the
@@ -422,7 +422,7 @@ private:
             std::to_string(c.members) +
             " members (unmatched collectives, e.g. from a truncated run)";
     }
-    check_together(s_.ctx.comm, msg, !never_sent_.empty() ? 0 : 1);
+    check_together(s_.ranks, msg, !never_sent_.empty() ? 0 : 1);
   }
 
   ReplayState& s_;

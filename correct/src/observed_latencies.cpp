@@ -14,6 +14,7 @@
 #include "replay_state.h"
 
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 namespace htrace::correct {
@@ -128,7 +129,7 @@ private:
     mine.reserve(pairs_.size() * 2);
     for (const auto& [key, latency] : pairs_)
       mine.push_back(static_cast<int64_t>(key)), mine.push_back(latency);
-    const std::vector<int64_t> all = allgather_words(s_.ctx.comm, mine.data(), mine.size());
+    const std::vector<int64_t> all = s_.ranks.allgather(mine.data(), mine.size());
     std::unordered_map<uint64_t, int64_t> pairs;
     for (size_t i = 0; i + 1 < all.size(); i += 2)
       pairs.emplace(static_cast<uint64_t>(all[i]), all[i + 1]);
@@ -145,16 +146,21 @@ private:
       int64_t& cls = s_.ctx.latencies.same_node(src, dst) ? o.intra : o.inter;
       cls = smaller(cls, bound);
     }
-    o.intra = smaller(o.intra, allreduce_min(collective_));
-    o.omp = allreduce_min(omp_);
+    int64_t minima[2] = {collective_, omp_};
+    allreduce_min(minima);
+    o.intra = smaller(o.intra, minima[0]);
+    o.omp = minima[1];
     return o;
   }
 
-  int64_t allreduce_min(int64_t v) const {
-    // kNoTime is the smallest int64: send "none" as the largest instead.
-    int64_t x = v == kNone ? std::numeric_limits<int64_t>::max() : v;
-    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT64_T, MPI_MIN, s_.ctx.comm);
-    return x == std::numeric_limits<int64_t>::max() ? kNone : x;
+  void allreduce_min(int64_t (&v)[2]) const {
+    // kNoTime is the smallest int64: "none" travels as the largest instead.
+    constexpr int64_t kNoneSent = std::numeric_limits<int64_t>::max();
+    for (int64_t& x : v)
+      x = x == kNone ? kNoneSent : x;
+    s_.ranks.allreduce_min(v, 2);
+    for (int64_t& x : v)
+      x = x == kNoneSent ? kNone : x;
   }
 
   ReplayState& s_;

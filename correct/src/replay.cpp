@@ -18,27 +18,25 @@ CollectiveMember ReplayState::member(uint32_t process, const Channel& ch) const 
 const std::vector<int>& ReplayState::remote_owners(uint64_t comm) {
   auto [it, inserted] = remote_owners_.try_emplace(comm);
   if (inserted) {
-    std::set<int> ranks;
+    std::set<int> others;
     for (uint32_t p : ctx.defs->comms.at(static_cast<OTF2_CommRef>(comm)).rank_process)
-      if (p != UINT32_MAX && owner(p) != ctx.rank) ranks.insert(owner(p));
-    it->second.assign(ranks.begin(), ranks.end());
+      if (p != UINT32_MAX && owner(p) != rank) others.insert(owner(p));
+    it->second.assign(others.begin(), others.end());
   }
   return it->second;
 }
 
-void ReplayState::post(int rank, const Channel& ch, uint32_t process, int64_t value,
-                       int64_t input) {
+void ReplayState::post(int to, const Channel& ch, uint32_t process, int64_t value, int64_t input) {
   if (ch.type == ChannelType::P2P) {
-    exchange.post(rank, *model.channels.stream_list[ch.key], ch.seq, value);
+    exchange.post(to, *model.channels.stream_list[ch.key], ch.seq, value);
   } else {
     const ChannelKey key = model.channels.key(ch);
-    exchange.post(rank,
-                  CollectiveValue{static_cast<uint32_t>(key.a), process, key.b, value, input});
+    exchange.post(to, CollectiveValue{static_cast<uint32_t>(key.a), process, key.b, value, input});
   }
 }
 
 void ReplayState::reserve_p2p_values(bool to_receivers) {
-  std::vector<size_t> values(static_cast<size_t>(ctx.size)), runs(values.size());
+  std::vector<size_t> values(static_cast<size_t>(size)), runs(values.size());
   for (const P2PStream* st : model.channels.stream_list) {
     const auto src = static_cast<uint32_t>(st->src), dst = static_cast<uint32_t>(st->dst);
     if (to_receivers && local(src) && !local(dst))
@@ -47,7 +45,7 @@ void ReplayState::reserve_p2p_values(bool to_receivers) {
       values[static_cast<size_t>(owner(src))] += st->receives,
           runs[static_cast<size_t>(owner(src))]++;
   }
-  for (int r = 0; r < ctx.size; ++r)
+  for (int r = 0; r < size; ++r)
     exchange.reserve(r, values[static_cast<size_t>(r)], runs[static_cast<size_t>(r)]);
 }
 

@@ -15,17 +15,20 @@ namespace htrace::correct {
 class ReplayState {
 public:
   ReplayState(const ReplayContext& c, LocalModel& m, ReplayStats& s)
-      : ctx(c), model(m), stats(s), exchange(c.comm) {}
+      : ctx(c), model(m), stats(s), ranks(*c.ranks), rank(ranks.rank()), size(ranks.size()),
+        exchange(ranks) {}
 
   ReplayContext ctx; // its latencies are final once observe_latencies has run
   LocalModel& model;
   ReplayStats& stats;
+  RankGroup& ranks;
+  const int rank, size; // this correction rank and their number
   Exchange exchange;
 
   Channel& channel(uint32_t id) { return model.channels.channels[id]; }
   const Channel& channel(uint32_t id) const { return model.channels.channels[id]; }
   int owner(uint32_t process) const { return ctx.owner[process]; }
-  bool local(uint32_t process) const { return ctx.owner[process] == ctx.rank; }
+  bool local(uint32_t process) const { return ctx.owner[process] == rank; }
   ChannelKey key(const Channel& ch) const { return model.channels.key(ch); }
   LocalValues& local_values(const Channel& ch) { return model.channels.local_values[ch.slot]; }
   const LocalValues& local_values(const Channel& ch) const {
@@ -40,9 +43,9 @@ public:
   // Correction ranks other than this one that own members of a communicator.
   const std::vector<int>& remote_owners(uint64_t comm);
 
-  // Posts a logical message's value to another correction rank. `process`: the contributing
+  // Posts a logical message's value to correction rank `to`. `process`: the contributing
   // (forward) or receiving (backward) process; `input`: a collective contribution's input time.
-  void post(int rank, const Channel& ch, uint32_t process, int64_t value, int64_t input = 0);
+  void post(int to, const Channel& ch, uint32_t process, int64_t value, int64_t input = 0);
 
   // Room in the exchange for a value per p2p message that crosses correction ranks: for the
   // receivers of this rank's sends, or for the senders of its receives. There are hundreds of

@@ -5,6 +5,7 @@
 #define HTRACE_CORRECT_EXCHANGE_H
 
 #include "correct/model.h"
+#include "correct/rank_group.h"
 #include "format/error.h"
 
 #include <cstddef>
@@ -33,7 +34,8 @@ struct CollectiveValue {
 
 class Exchange {
 public:
-  explicit Exchange(MPI_Comm comm);
+  // `ranks` must outlive the exchange.
+  explicit Exchange(RankGroup& ranks);
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
@@ -68,12 +70,13 @@ private:
     uint64_t next_sequence = 0; // continues the open run
   };
 
-  MPI_Comm comm_;
-  int rank_ = 0, size_ = 1;
+  RankGroup& ranks_;
+  int size_ = 1;
   uint64_t posted_ = 0; // values, since the last run
   // Kept from run to run: later rounds reuse the memory the first one touched.
   std::vector<Outbox> out_;
-  EventArray<uint64_t> in_; // (not zero-filled: every word is received)
+  std::vector<WordSpan> spans_; // the outboxes' words, as the group sends them
+  EventArray<uint64_t> in_;     // (not zero-filled: every word is received)
 };
 
 template <class OnP2P, class OnCollective>
@@ -102,15 +105,19 @@ void Exchange::for_each_received(OnP2P&& on_p2p, OnCollective&& on_collective) c
 
 // Every rank throws the message of the lowest rank that has one, preferring priority 0 messages
 // (a point-to-point wait explains more than the collectives blocked behind it), as an Error of
-// that rank's kind marked agreed. Ranks without a message pass "".
-[[noreturn]] void fail_together(MPI_Comm comm, std::string message, int priority = 0,
+// that rank's kind marked agreed. Ranks without a message pass "". Priorities are 0 or 1.
+[[noreturn]] void fail_together(RankGroup& ranks, std::string message, int priority = 0,
                                 ErrorKind kind = ErrorKind::Input);
 // Collective: throws like fail_together if any rank passes a non-empty message.
-void check_together(MPI_Comm comm, const std::string& message, int priority = 0,
+void check_together(RankGroup& ranks, const std::string& message, int priority = 0,
                     ErrorKind kind = ErrorKind::Input);
 
-// Collective: every rank's words, concatenated in rank order, on every rank.
-std::vector<int64_t> allgather_words(MPI_Comm comm, const int64_t* mine, size_t count);
+// The same over the ranks of a communicator: the archive reader and writer agree over the
+// engine's communicator.
+[[noreturn]] void fail_together(MPI_Comm comm, std::string message, int priority = 0,
+                                ErrorKind kind = ErrorKind::Input);
+void check_together(MPI_Comm comm, const std::string& message, int priority = 0,
+                    ErrorKind kind = ErrorKind::Input);
 
 // True once an error has been raised on every rank together: clean-up that calls collectives
 // (closing an OTF2 archive) may run while it unwinds. A rank-local exception must skip it.

@@ -14,11 +14,11 @@
 #include "correct/latencies.h"
 #include "correct/model_reader.h"
 #include "correct/options.h"
+#include "correct/rank_group.h"
 #include "correct/time_source.h"
 
 #include <array>
 #include <memory>
-#include <mpi.h>
 
 namespace htrace::correct {
 
@@ -42,8 +42,7 @@ struct ReplayContext {
   const Options* options;
   Latencies latencies;
   std::vector<int> owner; // process index -> correction rank
-  MPI_Comm comm;
-  int rank = 0, size = 1;
+  RankGroup* ranks;       // the correction ranks, numbered as in `owner`; outlives the replay
 };
 
 class ReplayState;
@@ -60,7 +59,7 @@ public:
   Replay& operator=(const Replay&) = delete;
 
   // Pre-synchronization, forward amortization and the exchange of the senders' upper bounds.
-  // Collective over ctx.comm. Throws std::runtime_error (the same message on every rank) on
+  // Collective over ctx.ranks. Throws std::runtime_error (the same message on every rank) on
   // unmatched messages or cyclic dependencies.
   void run();
 
