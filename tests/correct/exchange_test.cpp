@@ -8,6 +8,7 @@
 #include <vector>
 
 using namespace htrace::correct;
+using namespace htrace;
 using htrace::correct::testing::SimulatedRanks;
 
 namespace {

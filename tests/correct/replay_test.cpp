@@ -25,6 +25,7 @@
 #include <string>
 
 using namespace htrace::correct;
+using namespace htrace;
 using htrace::correct::testing::SimulatedRanks;
 using htrace::correct::testing::TraceBuilder;
 
@@ -151,7 +152,7 @@ TEST(Replay, TraceWithoutViolationIsUnchanged) {
   t.message(p0, 1, p1, 1); // 100 -> 220
   t.message(p1, 2, p0, 3); // 230 -> 350
   // Ends at or after the latest other begin + 100: 600 >= 500 + 100, 620, 610 >= 400, 500 + 100.
-  t.collective(CollectivePattern::AllToAll, {{p0, 4, 5}, {p1, 4, 5}, {p2, 1, 2}});
+  t.collective(format::CollectivePattern::AllToAll, {{p0, 4, 5}, {p1, 4, 5}, {p2, 1, 2}});
   Clc scalasca;
   scalasca.gamma = 0.99999, scalasca.slope = 0.01;
   const Outcome out = correct_everywhere(t, scalasca);
@@ -248,7 +249,7 @@ TEST(Replay, CollectiveEndsFollowTheLatestBegin) {
   const uint32_t p0 = t.process({0, 1000, 1400, 1550, 3000});
   const uint32_t p1 = t.process({0, 1500, 1600, 3000});
   const uint32_t p2 = t.process({0, 1200, 1560, 3000});
-  t.collective(CollectivePattern::AllToAll, {{p0, 2, 3}, {p1, 1, 2}, {p2, 1, 2}});
+  t.collective(format::CollectivePattern::AllToAll, {{p0, 2, 3}, {p1, 1, 2}, {p2, 1, 2}});
   Clc clc;
   clc.slope = 0.25;
   const Outcome out = correct_everywhere(t, clc);

@@ -85,7 +85,7 @@ void TraceBuilder::send_only(uint32_t from, uint32_t send, uint32_t to, uint32_t
              MessageKind::P2P, 0});
 }
 
-void TraceBuilder::collective(CollectivePattern pattern, std::vector<Member> members,
+void TraceBuilder::collective(format::CollectivePattern pattern, std::vector<Member> members,
                               uint32_t root) {
   const auto instance = static_cast<uint32_t>(collectives_.size());
   collectives_.push_back({pattern, root});

@@ -35,7 +35,8 @@ public:
   };
   // One instance of a collective over every process, one member per process in process order.
   // Instances are numbered in the order they are added (MPI's order of issue).
-  void collective(CollectivePattern pattern, std::vector<Member> members, uint32_t root = 0);
+  void collective(format::CollectivePattern pattern, std::vector<Member> members,
+                  uint32_t root = 0);
 
   struct Event {
     uint32_t location, event;
@@ -60,7 +61,7 @@ private:
     uint32_t collective; // Collective: index into collectives_
   };
   struct CollectiveSpec {
-    CollectivePattern pattern;
+    format::CollectivePattern pattern;
     uint32_t root;
   };
   void add(uint32_t location, LinkSpec link) { links_[location].push_back(link); }
