@@ -2,7 +2,7 @@
 // same run, alternating the two. Usage:
 //   [mpirun -np P] correct_bench ARCHIVE_DIR WORK_DIR [REPEATS [copy|correct]]
 // The last argument runs only one of the two (for profilers); no ratio is printed then.
-#include "correct/archive_io.h"
+#include "correct/archive_reader.h"
 #include "correct/engine.h"
 #include "format/anchor_file.h"
 #include "format/otf2_library.h"

@@ -5,7 +5,6 @@
 //   write       every stored record written to a new archive (write_stored_events)
 //   copy        the old path: read and write each record in one callback (register_copy_events)
 // Usage: record_store_bench ARCHIVE_DIR WORK_DIR [REPEATS]
-#include "correct/archive_io.h"
 #include "correct/record_store.h"
 #include "format/anchor_file.h"
 #include "format/otf2_library.h"

@@ -1,10 +1,12 @@
 #include "correct/engine.h"
 
-#include "correct/archive_io.h"
+#include "correct/archive_reader.h"
+#include "correct/archive_writer.h"
 #include "correct/definitions.h"
 #include "correct/exchange.h"
 #include "correct/model_reader.h"
 #include "correct/mpi_rank_group.h"
+#include "correct/output_directory.h"
 #include "correct/partition.h"
 #include "correct/replay.h"
 #include "format/anchor_file.h"

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <climits>
+#include <exception>
 #include <stdexcept>
 
 namespace htrace::correct {
@@ -103,6 +104,23 @@ void fail_together(MPI_Comm comm, std::string msg, int priority, ErrorKind kind)
 void check_together(MPI_Comm comm, const std::string& msg, int priority, ErrorKind kind) {
   MpiRankGroup ranks(comm);
   check_together(ranks, msg, priority, kind);
+}
+
+std::string agree(MPI_Comm comm, const std::function<std::string()>& fn, ErrorKind kind) {
+  std::string result, error;
+  try {
+    result = fn();
+  } catch (const std::exception& e) {
+    error = e.what();
+    if (error.empty()) error = "unknown error";
+    kind = error_kind(e, kind);
+  }
+  check_together(comm, error, 0, kind);
+  return result;
+}
+
+bool may_clean_up_together() {
+  return std::uncaught_exceptions() == 0 || unwinding_together();
 }
 
 } // namespace htrace::correct

@@ -3,7 +3,6 @@
 // nothing when the event file can be copied record by record, else every record (record store).
 #include "correct/model_reader.h"
 
-#include "correct/archive_io.h"
 #include "format/event_file.h"
 #include "format/otf2_library.h"
 #include "format/record_tables.h"

@@ -1,6 +1,6 @@
 // A location's events are decoded straight from its event file only where OTF2's reader would
 // pass them unchanged: not where its local definitions hold mapping tables or clock offsets.
-#include "correct/archive_io.h"
+#include "correct/archive_reader.h"
 #include "correct/definitions.h"
 #include "format/anchor_file.h"
 #include "format/otf2_library.h"

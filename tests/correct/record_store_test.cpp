@@ -8,7 +8,6 @@
 //    and files rewritten with new timestamps must print like the library's write of those times;
 //  - decoded directly (event_decoder.h): every type it decodes must come with the fields OTF2's
 //    reader passes.
-#include "correct/archive_io.h"
 #include "correct/event_file_rewrite.h"
 #include "correct/record_store.h"
 #include "format/anchor_file.h"

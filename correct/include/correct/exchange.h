@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mpi.h>
 #include <string>
 #include <vector>
@@ -118,6 +119,27 @@ void check_together(RankGroup& ranks, const std::string& message, int priority =
                                 ErrorKind kind = ErrorKind::Input);
 void check_together(MPI_Comm comm, const std::string& message, int priority = 0,
                     ErrorKind kind = ErrorKind::Input);
+
+// Runs fn on every rank; if it throws anywhere, every rank throws the lowest failing rank's
+// message, as an agreed Error of its kind (`kind` for exceptions that name none).
+std::string agree(MPI_Comm comm, const std::function<std::string()>& fn,
+                  ErrorKind kind = ErrorKind::Input);
+template <class F>
+auto agree_value(MPI_Comm comm, F fn, ErrorKind kind = ErrorKind::Input) -> decltype(fn()) {
+  decltype(fn()) value{};
+  agree(
+      comm,
+      [&] {
+        value = fn();
+        return std::string();
+      },
+      kind);
+  return value;
+}
+
+// Collective clean-up (closing an OTF2 reader or archive) may run unless a rank-local exception
+// is unwinding: the other ranks would not join it.
+bool may_clean_up_together();
 
 // True once an error has been raised on every rank together: clean-up that calls collectives
 // (closing an OTF2 archive) may run while it unwinds. A rank-local exception must skip it.

@@ -1,0 +1,62 @@
+// The input archive, opened by every correction rank: OTF2's reader with MPI collectives, the
+// locations a rank owns, and where their event files can be read directly.
+#ifndef HTRACE_CORRECT_ARCHIVE_READER_H
+#define HTRACE_CORRECT_ARCHIVE_READER_H
+
+#include "correct/definitions.h"
+
+#include <cstdint>
+#include <memory>
+#include <mpi.h>
+#include <otf2/otf2.h>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace htrace::correct {
+
+class Otf2Collectives;
+
+class ArchiveReader {
+public:
+  // Collective. Throws an agreed Error if the anchor file cannot be read.
+  ArchiveReader(const std::string& anchor, MPI_Comm comm);
+  ~ArchiveReader();
+  ArchiveReader(const ArchiveReader&) = delete;
+  ArchiveReader& operator=(const ArchiveReader&) = delete;
+  OTF2_Reader* get() const { return reader_.get(); }
+  // The input's chunk sizes; the output keeps them, so event files can be copied chunk by chunk.
+  uint64_t event_chunk_size() const { return event_chunk_; }
+  uint64_t def_chunk_size() const { return def_chunk_; }
+  // Where the event files can be read directly (event_file.h); empty if they cannot.
+  const std::string& event_dir() const { return event_dir_; }
+  // Selects the locations of `processes` and reads their local definitions. A location's local
+  // definition file (its id mappings) must be there, and not empty, unless the archive has none
+  // at all (see correct/README.md).
+  void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
+  // After open_locations: whether a location's events may be decoded straight from its event
+  // file (event_decoder.h). Not if its local definitions hold mapping tables or clock offsets
+  // (OTF2's reader applies them), nor for archives that are not uncompressed POSIX ones or are
+  // of a newer OTF2 format than this library's (their records may be laid out differently).
+  bool decodable(OTF2_LocationRef location) const;
+  // After the write: a copy that turns out impossible reads its location again.
+  void close_events();
+
+private:
+  struct Close {
+    void operator()(OTF2_Reader* r) const;
+  };
+  // Declared first: OTF2 calls the collectives until the reader is closed.
+  std::unique_ptr<Otf2Collectives> collectives_;
+  std::unique_ptr<OTF2_Reader, Close> reader_;
+  std::string anchor_;
+  bool evt_open_ = false;
+  bool local_defs_required_ = false;
+  uint64_t event_chunk_ = 0, def_chunk_ = 0;
+  std::string event_dir_;
+  bool known_format_ = false;
+  std::unordered_set<OTF2_LocationRef> rewritten_by_definitions_; // mapping tables, clock offsets
+};
+
+} // namespace htrace::correct
+#endif

@@ -1,0 +1,41 @@
+// The output archive's directory: written under a temporary name next to OUT, made durable and
+// renamed into place only when complete, removed on any failure or interrupt.
+#ifndef HTRACE_CORRECT_OUTPUT_DIRECTORY_H
+#define HTRACE_CORRECT_OUTPUT_DIRECTORY_H
+
+#include "correct/options.h"
+
+#include <mpi.h>
+#include <string>
+
+namespace htrace::correct {
+
+// The temporary archive directory next to OUT (`.OUT.htrace-correct-PID`). Destroyed before it
+// was committed (any failure), rank 0 removes it once every rank is done with it: no partial
+// output is left behind.
+class TempOutput {
+public:
+  TempOutput() = default;
+  // Until it is committed or removed, an interrupt (SIGINT, SIGTERM, SIGHUP) removes `dir`.
+  TempOutput(std::string dir, MPI_Comm comm);
+  TempOutput(TempOutput&& o) noexcept { *this = std::move(o); }
+  TempOutput& operator=(TempOutput&& o) noexcept;
+  ~TempOutput();
+  const std::string& dir() const { return dir_; }
+  const std::string& name() const { return name_; }
+  // Collective: makes every file durable (fsync), then renames the finished archive to OUT. An
+  // existing OUT (--force) is exchanged with it atomically where the file system can, else moved
+  // aside first and put back if the rename fails; the old archive is removed only once the new one
+  // is in place.
+  void commit(const Options& o);
+
+private:
+  void remove();
+  std::string dir_;
+  std::string name_ = "traces";
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+TempOutput prepare_output(const Options& o, MPI_Comm comm);
+
+} // namespace htrace::correct
+#endif

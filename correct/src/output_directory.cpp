@@ -1,0 +1,184 @@
+#include "correct/output_directory.h"
+
+#include "correct/exchange.h"
+#include "correct/interrupt_cleanup.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <stdio.h>
+#include <system_error>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace htrace::correct {
+
+namespace {
+// fsync of a directory, so that the names in it (a rename, new files) are durable too.
+void sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd); // best effort: some file systems refuse fsync of a directory
+  ::close(fd);
+}
+
+// Every rank syncs its share of the files under `dir` (the k-th file in a sorted walk belongs to
+// rank k mod size), so P ranks sync in parallel; rank 0 also syncs the directories. Returns the
+// first failure ("" if none), naming the file: a full disk can surface only here.
+std::string sync_files(const std::string& dir, int rank, int size) {
+  std::vector<fs::path> files, dirs{fs::path(dir)};
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_directory(ec))
+      dirs.push_back(it->path());
+    else if (it->is_regular_file(ec))
+      files.push_back(it->path());
+  }
+  if (ec) return "'" + dir + "': cannot list the finished archive: " + ec.message();
+  std::sort(files.begin(), files.end());
+  for (std::size_t i = static_cast<std::size_t>(rank); i < files.size();
+       i += static_cast<std::size_t>(size)) {
+    const int fd = ::open(files[i].c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+      const std::string cause = std::strerror(errno);
+      if (fd >= 0) ::close(fd);
+      return "'" + files[i].string() + "': cannot write to disk: " + cause;
+    }
+    ::close(fd);
+  }
+  if (rank == 0)
+    for (const auto& d : dirs)
+      sync_directory(d.string());
+  return "";
+}
+
+// OUT as an absolute path without a trailing separator (its parent holds the temporary archive).
+fs::path output_path(const Options& o) {
+  fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
+  return out.filename().empty() ? out.parent_path() : out;
+}
+} // namespace
+
+TempOutput prepare_output(const Options& o, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::error_code ec;
+  const fs::path out = output_path(o);
+  if (fs::exists(out, ec) && !o.force)
+    throw output_error("'" + o.output + "': output exists (use --force to replace it)");
+  fs::path in = fs::absolute(fs::path(o.input)).lexically_normal();
+  if (fs::is_regular_file(in, ec)) in = in.parent_path();
+  if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
+    throw output_error("'" + o.output + "': output is the input archive");
+  if (!fs::is_directory(out.parent_path(), ec))
+    throw output_error("'" + o.output + "': parent directory does not exist");
+  // Checked here so that an unwritable place fails before the correction, not after it.
+  if (::access(out.parent_path().c_str(), W_OK | X_OK) != 0)
+    throw output_error("'" + out.parent_path().string() +
+                       "': cannot create OUT there: " + std::strerror(errno));
+  long pid = rank == 0 ? static_cast<long>(getpid()) : 0;
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
+  return TempOutput((out.parent_path() /
+                     ("." + out.filename().string() + ".htrace-correct-" + std::to_string(pid)))
+                        .string(),
+                    comm);
+}
+
+TempOutput::TempOutput(std::string dir, MPI_Comm comm) : dir_(std::move(dir)), comm_(comm) {
+  remove_on_interrupt(dir_);
+}
+
+TempOutput& TempOutput::operator=(TempOutput&& o) noexcept {
+  if (this != &o) {
+    remove();
+    dir_ = std::exchange(o.dir_, std::string());
+    name_ = o.name_;
+    comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
+  }
+  return *this;
+}
+
+TempOutput::~TempOutput() {
+  remove();
+}
+
+void TempOutput::remove() {
+  if (dir_.empty() || comm_ == MPI_COMM_NULL) return;
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  // Every rank must be done with its files first (after an error raised together; a rank-local
+  // one aborts the job anyway).
+  if (may_clean_up_together()) MPI_Barrier(comm_);
+  if (rank == 0) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    if (ec)
+      std::fprintf(stderr, "htrace-correct: warning: '%s': cannot remove: %s\n", dir_.c_str(),
+                   ec.message().c_str());
+  }
+  forget_on_interrupt();
+  dir_.clear();
+}
+
+void TempOutput::commit(const Options& o) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &size);
+  MPI_Barrier(comm_); // every rank's files are closed
+  // A rename is only as durable as the data it points at: without this, a crash shortly after
+  // could leave OUT in place with empty files.
+  std::string error = sync_files(dir_, rank, size);
+  check_together(comm_, error, 0, ErrorKind::Output);
+  if (rank == 0) {
+    const fs::path target = output_path(o);
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(target, ec))) {
+      if (::rename(dir_.c_str(), target.c_str()) != 0)
+        error = "'" + o.output +
+                "': cannot rename the finished archive into place: " + std::strerror(errno);
+      else
+        dir_.clear(); // committed
+    } else if (::renameat2(AT_FDCWD, dir_.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) ==
+               0) {
+      // --force: OUT was never missing; dir_ now holds the old archive, removed below.
+    } else if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
+      error = "'" + o.output + "': cannot replace: " + std::strerror(errno);
+    } else {
+      // A file system without RENAME_EXCHANGE: move the old OUT aside, rename the new one into
+      // place, and put the old one back if that fails.
+      const std::string aside = dir_ + "-old";
+      if (::rename(target.c_str(), aside.c_str()) != 0) {
+        error = "'" + o.output + "': cannot replace: " + std::strerror(errno);
+      } else if (::rename(dir_.c_str(), target.c_str()) != 0) {
+        error = "'" + o.output +
+                "': cannot rename the finished archive into place: " + std::strerror(errno);
+        if (::rename(aside.c_str(), target.c_str()) != 0)
+          error += "; the previous OUT is kept as '" + aside + "'";
+      } else {
+        dir_ = aside; // the old archive, removed below
+      }
+    }
+  }
+  if (rank == 0 && error.empty())
+    sync_directory(output_path(o).parent_path().string()); // the rename
+  check_together(comm_, error, 0, ErrorKind::Output);
+  if (rank == 0 && !dir_.empty()) {
+    // The old OUT of --force: the new archive is in place, so a failure here only leaves it.
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    if (ec)
+      std::fprintf(stderr,
+                   "htrace-correct: warning: '%s': cannot remove the replaced archive: %s\n",
+                   dir_.c_str(), ec.message().c_str());
+  }
+  forget_on_interrupt();
+  dir_.clear();
+}
+
+} // namespace htrace::correct
