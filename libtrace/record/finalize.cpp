@@ -350,7 +350,7 @@ void emergency_flush(const char* reason) {
   snapshot::mark_end(reason);
   // Never block for good: a thread interrupted by a signal may hold any of these locks. A thread
   // interrupted inside its own conversion holds the registry or its location: no wait there.
-  Location* const interrupted = LocationAccess::own_flush();
+  const LocationImpl* const interrupted = LocationAccess::own_flush();
   if (!lock_soon(s.mutex, interrupted == nullptr)) {
     log::error("%s: trace not written (recorder busy)", reason);
     return;

@@ -52,25 +52,26 @@ void configure(const Options& options) {
   }
 }
 
-Location::Location(std::size_t capacity) : buffer_(new EventRecord[capacity]), capacity_(capacity) {
+LocationImpl::LocationImpl(std::size_t capacity)
+    : buffer_(new EventRecord[capacity]), capacity_(capacity) {
   begin_ = buffer_.get();
   cursor_ = begin_;
   end_ = begin_ + capacity;
 }
 
-Location::~Location() = default;
+LocationImpl::~LocationImpl() = default;
 
 LocationId Location::id() const {
-  return id_;
+  return LocationAccess::id(impl(*this));
 }
 
 EventRecord* Location::overflow() {
-  LocationAccess::on_full(*this);
+  LocationAccess::on_full(impl(*this));
   return cursor_.load(std::memory_order_relaxed);
 }
 
 void Location::convert_ahead() {
-  LocationAccess::convert_ahead(*this);
+  LocationAccess::convert_ahead(impl(*this));
 }
 
 namespace {
@@ -83,9 +84,9 @@ Location* create_location() {
   if (phase == Phase::Disabled || phase == Phase::Stopped) return nullptr;
   const std::size_t records =
       std::max<std::size_t>(kMinRecords, s.options.buffer_size / sizeof(EventRecord));
-  std::unique_ptr<Location> loc;
+  std::unique_ptr<LocationImpl> loc;
   try {
-    loc = std::make_unique<Location>(records);
+    loc = std::make_unique<LocationImpl>(records);
   } catch (const std::bad_alloc&) {
     log::error("cannot allocate a %zu-byte event buffer (HTRACE_BUFFER_SIZE); this thread is "
                "not traced",

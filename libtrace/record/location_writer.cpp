@@ -22,7 +22,7 @@ namespace {
 // then is raised again when the conversion is done (defer_signal_during_own_flush): interrupted
 // inside a record or a chunk write, the location cannot be written by the emergency flush, and
 // that buffer would be lost.
-thread_local Location* t_own_flush __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local LocationImpl* t_own_flush __attribute__((tls_model("initial-exec"))) = nullptr;
 thread_local volatile std::sig_atomic_t t_deferred_signal
     __attribute__((tls_model("initial-exec"))) = 0;
 
@@ -152,7 +152,7 @@ bool write_one(format::EventFileEncoder& w, const EventRecord& r, OTF2_TimeStamp
 
 } // namespace
 
-std::uint64_t LocationAccess::buffered(const Location& loc) {
+std::uint64_t LocationAccess::buffered(const LocationImpl& loc) {
   std::uint64_t n =
       static_cast<std::uint64_t>(loc.cursor_.load(std::memory_order_acquire) - loc.begin_);
   for (const auto& p : loc.pending_)
@@ -160,7 +160,7 @@ std::uint64_t LocationAccess::buffered(const Location& loc) {
   return n;
 }
 
-void LocationAccess::discard(Location& loc) {
+void LocationAccess::discard(LocationImpl& loc) {
   const std::uint64_t n = buffered(loc);
   loc.events_recorded_ += n;
   loc.events_dropped_ += n;
@@ -187,7 +187,7 @@ void raise_deferred_signal(bool event_lost) {
 // Both mark the conversion as the thread's own (t_own_flush) from before the lock is taken until
 // after it is released: a SIGTERM or SIGINT in between waits for the conversion, instead of an
 // emergency flush on this thread finding the location locked by the thread itself.
-void LocationAccess::on_full(Location& loc) {
+void LocationAccess::on_full(LocationImpl& loc) {
   t_own_flush = &loc;
   {
     std::lock_guard<std::mutex> lock(loc.write_mutex_);
@@ -197,7 +197,7 @@ void LocationAccess::on_full(Location& loc) {
   raise_deferred_signal(/*event_lost=*/true);
 }
 
-void LocationAccess::convert_ahead(Location& loc) {
+void LocationAccess::convert_ahead(LocationImpl& loc) {
   State& s = state();
   if (s.phase.load(std::memory_order_relaxed) != Phase::Recording) return;
   t_own_flush = &loc;
@@ -212,7 +212,7 @@ void LocationAccess::convert_ahead(Location& loc) {
   raise_deferred_signal(/*event_lost=*/false);
 }
 
-bool LocationAccess::keep_full_buffer(Location& loc) {
+bool LocationAccess::keep_full_buffer(LocationImpl& loc) {
   try {
     std::unique_ptr<EventRecord[]> fresh(new EventRecord[loc.capacity_]);
     loc.pending_.emplace_back(std::move(loc.buffer_), loc.capacity_);
@@ -226,7 +226,7 @@ bool LocationAccess::keep_full_buffer(Location& loc) {
   return true;
 }
 
-void LocationAccess::on_full_locked(Location& loc) {
+void LocationAccess::on_full_locked(LocationImpl& loc) {
   State& s = state();
   switch (s.phase.load()) {
   case Phase::Recording:
@@ -286,7 +286,7 @@ void fail_writing(State& s, const format::EventFileEncoder& file) {
 
 } // namespace
 
-clock::StampConverter& LocationAccess::converter(Location& loc, State& s) {
+clock::StampConverter& LocationAccess::converter(LocationImpl& loc, State& s) {
   const std::uint32_t version = s.map_version.load(std::memory_order_acquire);
   if (!loc.converter_ || !loc.converter_->current() || loc.converter_map_version_ != version) {
     loc.converter_.emplace(s.current_map());
@@ -295,7 +295,7 @@ clock::StampConverter& LocationAccess::converter(Location& loc, State& s) {
   return *loc.converter_;
 }
 
-void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
+void LocationAccess::write_out(LocationImpl& loc, State& s, FlushMark mark) {
   const clock::Stamp flush_begin = mark == FlushMark::Conversion ? clock::stamp() : 0;
   if (s.failed.load() || !s.archive) {
     discard(loc);
@@ -396,19 +396,19 @@ void LocationAccess::write_out(Location& loc, State& s, FlushMark mark) {
   }
 }
 
-void LocationAccess::close_writer(Location& loc, State& s) {
+void LocationAccess::close_writer(LocationImpl& loc, State& s) {
   // After a write failure the file keeps its complete chunks (salvageable) and stays unfinished.
   if (!loc.evt_file_ || s.failed.load()) return;
   if (!loc.evt_file_->finish()) fail_writing(s, *loc.evt_file_);
   loc.evt_file_.reset();
 }
 
-LocationAccess::Stats LocationAccess::stats(Location& loc) {
+LocationAccess::Stats LocationAccess::stats(LocationImpl& loc) {
   return {loc.events_written_, loc.events_recorded_, loc.events_dropped_, loc.clamped_,
           loc.flushes_,        loc.min_global_,      loc.max_global_};
 }
 
-Location* LocationAccess::own_flush() {
+LocationImpl* LocationAccess::own_flush() {
   return t_own_flush;
 }
 

@@ -44,7 +44,7 @@ std::string agree_on_path(State& s) {
 void assign_location_ids(State& s) {
   std::lock_guard<std::mutex> lock(s.mutex);
   Location* self = existing_thread_location();
-  std::vector<std::unique_ptr<Location>> ordered;
+  std::vector<std::unique_ptr<LocationImpl>> ordered;
   for (auto& loc : s.locations)
     if (loc.get() == self) ordered.push_back(std::move(loc));
   for (auto& loc : s.locations)

@@ -1,6 +1,6 @@
-// The recorder: per-thread event buffers that become one OTF2 archive.
+// The recorder's public API: what the MPI wrappers, the OMPT tool and harmonize call.
 //
-// Contract (shared by mpi/ wrappers and ompt/):
+// Contract:
 //  - Producers call `record::thread()` to get the calling thread's Location (created on first use,
 //    one OTF2 location per thread; the thread that calls MPI_Init is thread 0, so its location id
 //    equals the world rank; other threads get (index << 32) | rank).
@@ -11,6 +11,11 @@
 //  - A full buffer is written to the archive and marked with a BufferFlush record.
 //  - Ids passed in (regions, communicators, teams, locks) are process-local; the recorder unifies
 //    them across ranks in finalize().
+//
+// Layout: the event methods are defined inline in location_events.h (included at the end: which
+// record fields each event fills). Location keeps only the owning thread's buffer pointers, which
+// those inline methods need; the rest of a location (buffer ownership, event file, statistics) is
+// the recorder's own, in location_impl.h.
 #pragma once
 
 #include "clock/base_clock.h"
@@ -18,18 +23,13 @@
 #include "record/event_record.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace htrace {
 struct Options;
-}
-namespace htrace::format {
-class EventFileEncoder;
 }
 
 namespace htrace::record {
@@ -209,14 +209,14 @@ public:
   static constexpr std::ptrdiff_t kConvertAheadRecords = 32;
   static constexpr unsigned kCollectivesPerConversion = 32; ///< a power of 2
 
-  // ---- implementation-private ----
-  explicit Location(std::size_t capacity);
-  ~Location();
+private:
+  friend class LocationImpl;    // the recorder's part of every location (location_impl.h)
+  friend struct LocationAccess; // the writer of its buffer (location_writer.h)
+  /// Only LocationImpl, the one concrete location (made by the recorder), constructs and destroys.
+  Location() = default;
+  ~Location() = default;
   Location(const Location&) = delete;
   Location& operator=(const Location&) = delete;
-
-private:
-  friend struct LocationAccess; // recorder internals (location_writer.cpp, recorder.cpp)
 
   /// The next free slot, with its time and kind; the caller fills the fields, then publish()es
   /// it. The out-of-line overflow path writes the full buffer out first.
@@ -237,40 +237,12 @@ private:
   EventRecord* overflow(); ///< returns the (empty) buffer's first slot
   void convert_ahead();
 
-  // Hot fields first (one cache line with the buffer pointers). Only the owning thread moves the
-  // cursor forward; writers reset it to begin_ under write_mutex_.
+  // What the inline methods touch, in one cache line. Only the owning thread moves the cursor
+  // forward; writers reset it to begin_ under the location's write mutex.
   std::atomic<EventRecord*> cursor_{nullptr};
   EventRecord* end_ = nullptr;
   EventRecord* begin_ = nullptr;
-  std::unique_ptr<EventRecord[]> buffer_;
-  std::size_t capacity_ = 0;
-
   unsigned collectives_ = 0; ///< blocking collectives so far (convert_at_collective)
-  std::uint32_t index_ = 0;  ///< thread index k (0 = the thread that called start())
-  LocationId id_ = 0;        ///< (index << 32) | world rank, final after start()
-  std::unique_ptr<format::EventFileEncoder> evt_file_; ///< created by the first write_out
-  std::mutex write_mutex_; ///< serialises conversion to OTF2 (owner vs finalize/emergency)
-  /// Buffers that filled up before start() (kept and written when the archive exists), or the
-  /// first one that filled up after recording stopped (written by finalize or an emergency flush).
-  std::vector<std::pair<std::unique_ptr<EventRecord[]>, std::size_t>> pending_;
-  bool cut_ = false; ///< events were dropped after recording stopped: later ones are not written
-
-  // Statistics and time bookkeeping, guarded by write_mutex_.
-  std::int64_t last_global_ = 0; ///< last timestamp written (global ns), for the clamp
-  /// The last conversion's stamp converter and the global time map version it was made for.
-  std::optional<clock::StampConverter> converter_;
-  std::uint32_t converter_map_version_ = 0;
-  std::int64_t min_global_ = INT64_MAX;
-  std::int64_t max_global_ = INT64_MIN;
-  std::uint64_t events_written_ = 0; ///< OTF2 records written, BufferFlush records included
-  std::uint64_t events_recorded_ = 0;
-  std::uint64_t events_dropped_ = 0;
-  std::uint64_t clamped_ = 0;
-  std::uint64_t flushes_ = 0;
-  /// Local [begin, end] of the last flush, written as a BufferFlush record right after the event
-  /// whose append triggered it (that event's timestamp precedes the flush); -1 when none.
-  std::int64_t flush_mark_begin_ = -1;
-  std::int64_t flush_mark_end_ = -1;
 };
 
 namespace detail {
@@ -338,257 +310,6 @@ struct Summary {
 };
 Summary summary();
 
-// ---- inline hot path ----
-inline void Location::enter(LocalTime t, RegionId region) {
-  put(t, EventKind::Enter).u32[0] = region;
-  publish();
-}
-inline void Location::leave(LocalTime t, RegionId region) {
-  put(t, EventKind::Leave).u32[0] = region;
-  publish();
-}
-inline void Location::mpi_send(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
-                               std::uint64_t bytes) {
-  EventRecord& r = put(t, EventKind::MpiSend);
-  r.u32[0] = receiver, r.u32[1] = comm, r.u32[2] = tag, r.u64[0] = bytes;
-  publish();
-}
-inline void Location::mpi_isend(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
-                                std::uint64_t bytes, RequestId request) {
-  EventRecord& r = put(t, EventKind::MpiIsend);
-  r.u32[0] = receiver, r.u32[1] = comm, r.u32[2] = tag, r.u64[0] = bytes, r.u64[1] = request;
-  publish();
-}
-inline void Location::mpi_isend_complete(LocalTime t, RequestId request) {
-  put(t, EventKind::MpiIsendComplete).u64[1] = request;
-  publish();
-}
-inline void Location::mpi_irecv_request(LocalTime t, RequestId request) {
-  put(t, EventKind::MpiIrecvRequest).u64[1] = request;
-  publish();
-}
-inline void Location::mpi_irecv(LocalTime t, std::uint32_t sender, CommId comm, std::uint32_t tag,
-                                std::uint64_t bytes, RequestId request) {
-  EventRecord& r = put(t, EventKind::MpiIrecv);
-  r.u32[0] = sender, r.u32[1] = comm, r.u32[2] = tag, r.u64[0] = bytes, r.u64[1] = request;
-  publish();
-}
-inline void Location::mpi_recv(LocalTime t, std::uint32_t sender, CommId comm, std::uint32_t tag,
-                               std::uint64_t bytes) {
-  EventRecord& r = put(t, EventKind::MpiRecv);
-  r.u32[0] = sender, r.u32[1] = comm, r.u32[2] = tag, r.u64[0] = bytes;
-  publish();
-}
-inline void Location::mpi_request_test(LocalTime t, RequestId request) {
-  put(t, EventKind::MpiRequestTest).u64[1] = request;
-  publish();
-}
-inline void Location::mpi_request_cancelled(LocalTime t, RequestId request) {
-  put(t, EventKind::MpiRequestCancelled).u64[1] = request;
-  publish();
-}
-inline void Location::mpi_collective_begin(LocalTime t) {
-  put(t, EventKind::MpiCollectiveBegin);
-  publish();
-}
-inline void Location::mpi_collective_end(LocalTime t, CollectiveOp op, CommId comm,
-                                         std::uint32_t root, std::uint64_t bytes_sent,
-                                         std::uint64_t bytes_received) {
-  EventRecord& r = put(t, EventKind::MpiCollectiveEnd);
-  r.op = op, r.u32[0] = root, r.u32[1] = comm, r.u64[0] = bytes_sent, r.u64[2] = bytes_received;
-  publish();
-}
-inline void Location::mpi_nbc_request(LocalTime t, RequestId request) {
-  put(t, EventKind::MpiNbcRequest).u64[1] = request;
-  publish();
-}
-inline void Location::mpi_nbc_complete(LocalTime t, CommId comm, CollectiveOp op,
-                                       std::uint32_t root, std::uint64_t bytes_sent,
-                                       std::uint64_t bytes_received, RequestId request) {
-  EventRecord& r = put(t, EventKind::MpiNbcComplete);
-  r.op = op, r.u32[0] = root, r.u32[1] = comm, r.u64[0] = bytes_sent, r.u64[1] = request,
-  r.u64[2] = bytes_received;
-  publish();
-}
-// RMA and I/O records keep the window or I/O handle in u32[2] (see event_record.h).
-inline void Location::rma_win_create(LocalTime t, RmaWinId win) {
-  put(t, EventKind::RmaWinCreate).u32[2] = win;
-  publish();
-}
-inline void Location::rma_win_destroy(LocalTime t, RmaWinId win) {
-  put(t, EventKind::RmaWinDestroy).u32[2] = win;
-  publish();
-}
-inline void Location::rma_collective_begin(LocalTime t) {
-  put(t, EventKind::RmaCollectiveBegin);
-  publish();
-}
-inline void Location::rma_collective_end(LocalTime t, CollectiveOp op, std::uint8_t sync_level,
-                                         RmaWinId win, std::uint32_t root, std::uint64_t bytes_sent,
-                                         std::uint64_t bytes_received) {
-  EventRecord& r = put(t, EventKind::RmaCollectiveEnd);
-  r.op = op, r.u32[0] = root, r.u32[2] = win, r.u64[0] = bytes_sent, r.u64[1] = sync_level,
-  r.u64[2] = bytes_received;
-  publish();
-}
-inline void Location::rma_group_sync(LocalTime t, std::uint8_t sync_level, RmaWinId win,
-                                     GroupId group) {
-  EventRecord& r = put(t, EventKind::RmaGroupSync);
-  r.op = sync_level, r.u32[0] = group, r.u32[2] = win;
-  publish();
-}
-inline void Location::rma_request_lock(LocalTime t, RmaWinId win, std::uint32_t remote,
-                                       std::uint64_t lock, std::uint8_t lock_type) {
-  EventRecord& r = put(t, EventKind::RmaRequestLock);
-  r.op = lock_type, r.u32[0] = remote, r.u32[2] = win, r.u64[1] = lock;
-  publish();
-}
-inline void Location::rma_release_lock(LocalTime t, RmaWinId win, std::uint32_t remote,
-                                       std::uint64_t lock) {
-  EventRecord& r = put(t, EventKind::RmaReleaseLock);
-  r.u32[0] = remote, r.u32[2] = win, r.u64[1] = lock;
-  publish();
-}
-inline void Location::rma_sync(LocalTime t, RmaWinId win, std::uint32_t remote,
-                               std::uint8_t sync_type) {
-  EventRecord& r = put(t, EventKind::RmaSync);
-  r.op = sync_type, r.u32[0] = remote, r.u32[2] = win;
-  publish();
-}
-inline void Location::rma_put(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint64_t bytes,
-                              std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::RmaPut);
-  r.u32[0] = remote, r.u32[2] = win, r.u64[0] = bytes, r.u64[1] = matching;
-  publish();
-}
-inline void Location::rma_get(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint64_t bytes,
-                              std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::RmaGet);
-  r.u32[0] = remote, r.u32[2] = win, r.u64[0] = bytes, r.u64[1] = matching;
-  publish();
-}
-inline void Location::rma_atomic(LocalTime t, RmaWinId win, std::uint32_t remote, std::uint8_t type,
-                                 std::uint64_t bytes_sent, std::uint64_t bytes_received,
-                                 std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::RmaAtomic);
-  r.op = type, r.u32[0] = remote, r.u32[2] = win, r.u64[0] = bytes_sent, r.u64[1] = matching,
-  r.u64[2] = bytes_received;
-  publish();
-}
-inline void Location::rma_op_complete_blocking(LocalTime t, RmaWinId win, std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::RmaOpCompleteBlocking);
-  r.u32[2] = win, r.u64[1] = matching;
-  publish();
-}
-inline void Location::rma_op_complete_non_blocking(LocalTime t, RmaWinId win,
-                                                   std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::RmaOpCompleteNonBlocking);
-  r.u32[2] = win, r.u64[1] = matching;
-  publish();
-}
-inline void Location::rma_op_complete_remote(LocalTime t, RmaWinId win, std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::RmaOpCompleteRemote);
-  r.u32[2] = win, r.u64[1] = matching;
-  publish();
-}
-inline void Location::rma_op_test(LocalTime t, RmaWinId win, std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::RmaOpTest);
-  r.u32[2] = win, r.u64[1] = matching;
-  publish();
-}
-inline void Location::io_create_handle(LocalTime t, IoHandleId handle, std::uint8_t access_mode,
-                                       std::uint32_t creation_flags, std::uint32_t status_flags) {
-  EventRecord& r = put(t, EventKind::IoCreateHandle);
-  r.op = access_mode, r.u32[0] = creation_flags, r.u32[2] = handle, r.u64[0] = status_flags;
-  publish();
-}
-inline void Location::io_destroy_handle(LocalTime t, IoHandleId handle) {
-  put(t, EventKind::IoDestroyHandle).u32[2] = handle;
-  publish();
-}
-inline void Location::io_operation_begin(LocalTime t, IoHandleId handle, std::uint8_t mode,
-                                         std::uint32_t flags, std::uint64_t bytes_requested,
-                                         std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::IoOperationBegin);
-  r.op = mode, r.u32[0] = flags, r.u32[2] = handle, r.u64[0] = bytes_requested, r.u64[1] = matching;
-  publish();
-}
-inline void Location::io_operation_issued(LocalTime t, IoHandleId handle, std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::IoOperationIssued);
-  r.u32[2] = handle, r.u64[1] = matching;
-  publish();
-}
-inline void Location::io_operation_test(LocalTime t, IoHandleId handle, std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::IoOperationTest);
-  r.u32[2] = handle, r.u64[1] = matching;
-  publish();
-}
-inline void Location::io_operation_complete(LocalTime t, IoHandleId handle,
-                                            std::uint64_t bytes_done, std::uint64_t matching) {
-  EventRecord& r = put(t, EventKind::IoOperationComplete);
-  r.u32[2] = handle, r.u64[0] = bytes_done, r.u64[1] = matching;
-  publish();
-}
-inline void Location::io_seek(LocalTime t, IoHandleId handle, std::int64_t offset_requested,
-                              std::uint8_t whence, std::uint64_t offset_result) {
-  EventRecord& r = put(t, EventKind::IoSeek);
-  r.op = whence, r.u32[2] = handle, r.u64[0] = static_cast<std::uint64_t>(offset_requested),
-  r.u64[2] = offset_result;
-  publish();
-}
-inline void Location::io_delete_file(LocalTime t, IoFileId file) {
-  put(t, EventKind::IoDeleteFile).u32[0] = file;
-  publish();
-}
-inline void Location::thread_fork(LocalTime t, std::uint32_t requested_threads) {
-  put(t, EventKind::ThreadFork).u32[0] = requested_threads;
-  publish();
-}
-inline void Location::thread_join(LocalTime t) {
-  put(t, EventKind::ThreadJoin);
-  publish();
-}
-inline void Location::thread_team_begin(LocalTime t, CommId team) {
-  put(t, EventKind::ThreadTeamBegin).u32[1] = team;
-  publish();
-}
-inline void Location::thread_team_end(LocalTime t, CommId team) {
-  put(t, EventKind::ThreadTeamEnd).u32[1] = team;
-  publish();
-}
-inline void Location::thread_acquire_lock(LocalTime t, std::uint32_t lock,
-                                          std::uint32_t acquisition_order) {
-  EventRecord& r = put(t, EventKind::ThreadAcquireLock);
-  r.u32[0] = lock, r.u32[2] = acquisition_order;
-  publish();
-}
-inline void Location::thread_release_lock(LocalTime t, std::uint32_t lock,
-                                          std::uint32_t acquisition_order) {
-  EventRecord& r = put(t, EventKind::ThreadReleaseLock);
-  r.u32[0] = lock, r.u32[2] = acquisition_order;
-  publish();
-}
-inline void Location::thread_task_create(LocalTime t, CommId team, std::uint32_t creating_thread,
-                                         std::uint32_t generation) {
-  EventRecord& r = put(t, EventKind::ThreadTaskCreate);
-  r.u32[0] = creating_thread, r.u32[1] = team, r.u32[2] = generation;
-  publish();
-}
-inline void Location::thread_task_switch(LocalTime t, CommId team, std::uint32_t creating_thread,
-                                         std::uint32_t generation) {
-  EventRecord& r = put(t, EventKind::ThreadTaskSwitch);
-  r.u32[0] = creating_thread, r.u32[1] = team, r.u32[2] = generation;
-  publish();
-}
-inline void Location::thread_task_complete(LocalTime t, CommId team, std::uint32_t creating_thread,
-                                           std::uint32_t generation) {
-  EventRecord& r = put(t, EventKind::ThreadTaskComplete);
-  r.u32[0] = creating_thread, r.u32[1] = team, r.u32[2] = generation;
-  publish();
-}
-inline void Location::measurement_on_off(LocalTime t, bool on) {
-  put(t, EventKind::MeasurementOnOff).op = on ? 1 : 0;
-  publish();
-}
-
 } // namespace htrace::record
+
+#include "record/location_events.h" // the event methods, inline

@@ -5,6 +5,7 @@
 
 #include "clock/global_time_map.h"
 #include "common/options.h"
+#include "record/location_impl.h"
 #include "record/recorder.h"
 #include "record/rma_io_defs.h"
 
@@ -55,7 +56,7 @@ struct State {
   bool configured = false;
   Options options;
 
-  std::vector<std::unique_ptr<Location>> locations; ///< creation order until start() reorders
+  std::vector<std::unique_ptr<LocationImpl>> locations; ///< creation order until start() reorders
   std::uint32_t next_index = 0;
 
   std::vector<RegionDef> regions;

@@ -34,6 +34,7 @@ struct RankDefs {
   std::vector<std::pair<std::string, std::int64_t>> process_properties;
 };
 
+/// Byte format of one rank's definitions (unify_wire.cpp), as it sends them up the tree.
 std::string serialize(const RankDefs& defs);
 bool deserialize(const std::string& bytes, RankDefs& defs);
 
@@ -130,7 +131,7 @@ IdMaps local_maps(const LeafIds& ids, const SetMap& to_global);
 /// own with local_maps).
 Unified global_definitions(const DefSet& complete);
 
-/// Byte format of sets and translations between ranks.
+/// Byte format of sets and translations between ranks (unify_wire.cpp).
 std::string serialize(const DefSet& set);
 bool deserialize(const std::string& bytes, DefSet& set);
 std::string serialize(const SetMap& map);
