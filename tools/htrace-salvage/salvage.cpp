@@ -12,9 +12,10 @@
 //     finished archive is renamed into place. IN is only read.
 #include "salvage.h"
 
+#include "event_copy.h"
 #include "event_file_scan.h"
 #include "format/otf2_library.h"
-#include "format/record_tables.h"
+#include "rank_inputs.h"
 #include "record/global_defs.h"
 #include "record/snapshot.h"
 
@@ -41,78 +42,10 @@ namespace {
 using record::RankDefs;
 namespace snapshot = record::snapshot;
 
-std::string read_file(const fs::path& p, bool& ok) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  ok = static_cast<bool>(in) || in.eof();
-  return text.str();
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\0'))
-    s.pop_back();
-  return s;
-}
-
 /// The cause without its detail ("write failure: ..." -> "write failure").
 std::string short_cause(const std::string& end) {
   const auto colon = end.find(':');
   return colon == std::string::npos ? end : end.substr(0, colon);
-}
-
-struct RankInput {
-  bool found = false;
-  snapshot::RankSnapshot snap;
-  std::string end;
-  bool finished = false;
-  std::uint32_t marker_region = 0; ///< local id of the cut-off marker region (not finished)
-};
-
-/// Loads salvage/<rank>.defs and .end of every rank.
-std::vector<RankInput> load_ranks(const fs::path& dir) {
-  std::error_code ec;
-  std::map<int, RankInput> by_rank;
-  int world_size = 0;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".defs") continue;
-    bool ok = false;
-    const std::string bytes = read_file(e.path(), ok);
-    RankInput in;
-    std::string error;
-    if (!ok || !snapshot::decode(bytes, in.snap, error))
-      throw input_error("'" + e.path().string() + "': " + (ok ? error : "cannot read"));
-    if (world_size && in.snap.world_size != world_size)
-      throw input_error("'" + e.path().string() + "': from a run of " +
-                        std::to_string(in.snap.world_size) + " ranks, the others of " +
-                        std::to_string(world_size));
-    world_size = in.snap.world_size;
-    in.found = true;
-    const int rank = in.snap.defs.rank;
-    if (e.path().stem() != std::to_string(rank))
-      throw input_error("'" + e.path().string() + "': holds rank " + std::to_string(rank));
-    by_rank[rank] = std::move(in);
-  }
-  if (ec) throw input_error("'" + dir.string() + "': cannot list: " + ec.message());
-  if (by_rank.empty()) throw input_error("'" + dir.string() + "': no salvage files (*.defs)");
-  std::vector<RankInput> ranks(static_cast<std::size_t>(world_size));
-  for (int r = 0; r < world_size; ++r) {
-    RankInput& in = ranks[r];
-    auto it = by_rank.find(r);
-    if (it != by_rank.end()) in = std::move(it->second);
-    in.snap.defs.rank = r;
-    if (!in.found) in.snap.defs.host = "unknown";
-    bool ok = false;
-    const std::string end = trim(read_file(dir / (std::to_string(r) + ".end"), ok));
-    if (!in.found)
-      in.end = "no salvage files (ended before tracing started)";
-    else if (!ok || end.empty() || end == snapshot::kRunning)
-      in.end = "killed (no end recorded)"; // SIGKILL, or a node that went away
-    else
-      in.end = end;
-    in.finished = in.found && end == snapshot::kFinished;
-  }
-  return ranks;
 }
 
 std::string otf2_failure(const std::string& what, OTF2_ErrorCode rc) {
@@ -134,75 +67,6 @@ ArchivePtr open_for_writing(const fs::path& dir, std::uint64_t event_chunk) {
                                               "rebuilt by htrace-salvage");
   if (rc != OTF2_SUCCESS) throw output_error(otf2_failure("'" + dir.string() + "'", rc));
   return a;
-}
-
-/// Copies one location's events into `out` through the generated copy callbacks (every record
-/// type), tracking what a cut-off needs.
-class LocationCopy final : public format::EventSink {
-public:
-  OTF2_EvtWriter* out = nullptr;
-  std::vector<OTF2_RegionRef> open; ///< regions entered and not left, innermost last
-  OTF2_TimeStamp first = 0, last = 0;
-  std::uint64_t events = 0;
-  std::uint64_t unknown = 0;
-  OTF2_ErrorCode write_error = OTF2_SUCCESS;
-  std::string damage; ///< why copying stopped early ("" if it did not)
-
-  static LocationCopy& of(void* user) {
-    return static_cast<LocationCopy&>(*static_cast<format::EventSink*>(user));
-  }
-
-  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override {
-    // libhtrace never writes a decreasing timestamp: one is garbage from an unfinished write.
-    backwards_ = events > 0 && t < last;
-    if (backwards_) damage = "timestamps go backwards after " + std::to_string(events) + " events";
-    time_ = t;
-    return t;
-  }
-  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return backwards_ ? nullptr : out; }
-  OTF2_CallbackCode end_record(OTF2_ErrorCode written) override {
-    write_error = written;
-    if (backwards_ || written != OTF2_SUCCESS) return OTF2_CALLBACK_INTERRUPT;
-    if (events++ == 0) first = time_;
-    last = time_;
-    return OTF2_CALLBACK_SUCCESS;
-  }
-
-private:
-  bool backwards_ = false;
-  OTF2_TimeStamp time_ = 0;
-};
-
-/// Enter and Leave are copied like every record, and also keep the open regions up to date.
-OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp t, std::uint64_t, void* user,
-                           OTF2_AttributeList* attributes, OTF2_RegionRef region) {
-  LocationCopy& c = LocationCopy::of(user);
-  c.open.push_back(region);
-  const OTF2_TimeStamp time = c.begin_record(location, t, 0);
-  OTF2_EvtWriter* w = c.writer(location);
-  return c.end_record(w ? OTF2_EvtWriter_Enter(w, attributes, time, region) : OTF2_SUCCESS);
-}
-
-OTF2_CallbackCode on_leave(OTF2_LocationRef location, OTF2_TimeStamp t, std::uint64_t, void* user,
-                           OTF2_AttributeList* attributes, OTF2_RegionRef region) {
-  LocationCopy& c = LocationCopy::of(user);
-  if (!c.open.empty() && c.open.back() == region) c.open.pop_back();
-  const OTF2_TimeStamp time = c.begin_record(location, t, 0);
-  OTF2_EvtWriter* w = c.writer(location);
-  return c.end_record(w ? OTF2_EvtWriter_Leave(w, attributes, time, region) : OTF2_SUCCESS);
-}
-
-OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t, void* user,
-                             OTF2_AttributeList*) {
-  ++LocationCopy::of(user).unknown;
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-void register_callbacks(OTF2_EvtReaderCallbacks* cbs) {
-  format::register_copy_events(cbs);
-  OTF2_EvtReaderCallbacks_SetUnknownCallback(cbs, on_unknown);
-  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, on_enter);
-  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, on_leave);
 }
 
 /// Windows, groups, files and MPI-IO handles of every rank, unified as finalize() does: windows
