@@ -1,5 +1,6 @@
 // Writing the unified definitions: global ones on rank 0, per-location mapping tables everywhere
-// (not a public header).
+// (shared by the recorder and htrace-salvage, which rebuilds archives from the same pieces; not
+// installed).
 #pragma once
 
 #include "record/rma_io_defs.h"

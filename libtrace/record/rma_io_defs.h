@@ -1,7 +1,8 @@
 // Definitions of MPI one-sided windows, PSCW groups, files and MPI_File handles: registered per
 // process, unified across ranks in finalize() after the communicators (whose global ids they
 // refer to), written as OTF2 RmaWin, Group, IoParadigm, IoRegularFile and IoHandle definitions
-// with per-location mapping tables (not a public header).
+// with per-location mapping tables (shared by the recorder and htrace-salvage, which rebuilds
+// archives from the same pieces; not installed).
 #pragma once
 
 #include "record/recorder.h"

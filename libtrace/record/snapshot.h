@@ -1,7 +1,8 @@
 // What a process keeps on disk so that its events can be salvaged when the run ends badly
 // (MPI_Abort, a signal, SIGKILL, a full disk): without MPI_Finalize there are no global
 // definitions, and OTF2 readers cannot open the event files. `htrace-salvage` rebuilds them from
-// these files alone (not a public header).
+// these files alone (shared by the recorder and htrace-salvage, which rebuilds archives from the
+// same pieces; not installed).
 //
 // Per rank, in `<archive>/salvage/`:
 //  - `<rank>.defs`: the rank's definitions (regions, communicators, teams, locations, clock

@@ -1,5 +1,6 @@
 // Unification of process-local definitions into global ones, plus the byte format the ranks use to
-// send their definitions (not a public header).
+// send their definitions (shared by the recorder and htrace-salvage, which rebuilds archives from
+// the same pieces; not installed).
 //
 // Identity of MPI communicators across ranks: two ranks' communicators are the same one when they
 // have the same member list (world ranks in comm rank order; for an intercommunicator the pair of

@@ -3,7 +3,7 @@
 // through OTF2's event writer cost 10-13 ns per event, and its POSIX layer collects 4 MiB per
 // file before one write(), a stall of over 1 ms in the application's thread. Here every full chunk
 // goes out in one write() of the chunk size (256 KiB, about 60 us), and the encoders
-// (event_encode.inc) are generated from the OTF2 headers. Not a public header.
+// (event_encode.inc) are generated from the OTF2 headers. Not installed.
 #pragma once
 
 #include <cerrno>
