@@ -2,6 +2,7 @@
 
 #include "correct/exchange.h"
 #include "correct/interrupt_cleanup.h"
+#include "format/output_path.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -58,10 +59,8 @@ std::string sync_files(const std::string& dir, int rank, int size) {
   return "";
 }
 
-// OUT as an absolute path without a trailing separator (its parent holds the temporary archive).
 fs::path output_path(const Options& o) {
-  fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
-  return out.filename().empty() ? out.parent_path() : out;
+  return format::output_path(o.output);
 }
 } // namespace
 
@@ -76,12 +75,7 @@ TempOutput prepare_output(const Options& o, MPI_Comm comm) {
   if (fs::is_regular_file(in, ec)) in = in.parent_path();
   if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
     throw output_error("'" + o.output + "': output is the input archive");
-  if (!fs::is_directory(out.parent_path(), ec))
-    throw output_error("'" + o.output + "': parent directory does not exist");
-  // Checked here so that an unwritable place fails before the correction, not after it.
-  if (::access(out.parent_path().c_str(), W_OK | X_OK) != 0)
-    throw output_error("'" + out.parent_path().string() +
-                       "': cannot create OUT there: " + std::strerror(errno));
+  format::check_output_parent(out, o.output);
   long pid = rank == 0 ? static_cast<long>(getpid()) : 0;
   MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
   return TempOutput((out.parent_path() /

@@ -15,6 +15,7 @@
 #include "event_copy.h"
 #include "event_file_scan.h"
 #include "format/otf2_library.h"
+#include "format/output_path.h"
 #include "rank_inputs.h"
 #include "record/global_defs.h"
 #include "record/snapshot.h"
@@ -174,15 +175,10 @@ Result salvage_archive(const Options& o) {
                       "/' is missing: not a libhtrace archive, or the run ended before "
                       "MPI_Init returned)");
   }
-  fs::path out = fs::absolute(fs::path(o.output)).lexically_normal();
-  if (out.filename().empty()) out = out.parent_path();
+  const fs::path out = format::output_path(o.output);
   if (fs::exists(fs::symlink_status(out, ec)))
     throw output_error("'" + o.output + "': output exists");
-  if (!fs::is_directory(out.parent_path(), ec))
-    throw output_error("'" + o.output + "': parent directory does not exist");
-  if (::access(out.parent_path().c_str(), W_OK | X_OK) != 0)
-    throw output_error("'" + out.parent_path().string() +
-                       "': cannot create OUT there: " + std::strerror(errno));
+  format::check_output_parent(out, o.output);
 
   std::vector<RankInput> ranks = load_ranks(salvage_dir);
   Result result;
