@@ -122,10 +122,10 @@ int main(int argc, char** argv) {
   for (int r = 0; r < repeats; ++r) {
     // Old outputs are removed outside the timed regions (deleting a 100 MB archive is neither
     // copying nor correcting), and each right before its own side runs: on a VM whose balloon
-    // hands freed pages back to the host after about 2 s, memory freed just before is cheap to
+    // hands freed pages back to the host after seconds, memory freed just before is cheap to
     // write into, and memory freed earlier costs a host fault per page on first touch (writing
-    // 200 MB into the page cache: 0.04 s or 0.55 s of system time). Removing both at once gave
-    // the side that ran first the cheap pages.
+    // 200 MB into the page cache: ~0.05 s or ~0.5 s of system time, measured orders of
+    // magnitude). Removing both at once would give the side that runs first the cheap pages.
     const auto remove_output = [&](const char* name) {
       if (rank == 0) std::filesystem::remove_all(work + "/" + name);
       settle();

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/fidelity: trace, correct and compare issue 15's cases with one build of htrace and print
+"""bench/fidelity: trace, correct and compare the fidelity cases with one build of htrace and print
 one table row per case (see README.md).
 
 usage: run.py --build DIR [--tools DIR] [--cases a,b,...] [--work DIR] [--copy] [--json FILE]
@@ -80,7 +80,7 @@ HEADER = ["case", "events", "p2p msgs", "recv<send in IN", "presynced", "violati
           "events moved", "max / p99 abs. displacement us", "IN error vs truth median / p99 / max us",
           "OUT error vs truth median / p99 / max us",
           "interval deviation % of time (0/<1/1-10/10-100/>100 %)", "equal stamps split",
-          "correct s", "correct/copy", "issue bounds"]
+          "correct s", "correct/copy", "bounds"]
 
 
 def print_table(rows):

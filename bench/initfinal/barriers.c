@@ -1,4 +1,4 @@
-/* The issue-16 program: MPI_Init, N barriers (default 100), MPI_Finalize. Every rank prints how
+/* The barrier program: MPI_Init, N barriers (default 100), MPI_Finalize. Every rank prints how
  * long its MPI_Init and its MPI_Finalize took, on CLOCK_REALTIME (emulated nodes shift only
  * CLOCK_MONOTONIC): run.sh takes the slowest rank of each. A barrier right before MPI_Finalize
  * lines the ranks up, so the finalize time is the tracer's collective work, not arrival skew. */

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """mpi4py's own test suite (../shared/third-party/mpi4py-3.1.4), traced and untraced, alternated:
-how often each hangs and whether the traced results equal the untraced ones (issue 21). Run on
-demand on an otherwise idle machine, never by ctest: a run takes 20-30 s, a hang the full timeout.
+how often each hangs and whether the traced results equal the untraced ones. Run on
+demand on an otherwise idle machine, never by ctest: a run takes tens of seconds, a hang the full timeout.
 
 usage: run.py --lib build/libtrace/libhtrace.so [--runs 20] [--ranks 2] [--timeout 180]
               [--only spawn | --exclude spawn] [--suite DIR]

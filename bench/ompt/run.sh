@@ -6,7 +6,7 @@
 #   null-tool       a do-nothing OMPT tool (libomp's own cost of dispatching the same callbacks)
 #   NAME-mpi-only   that libhtrace preloaded with HTRACE_OMPT=0 (the OMPT tool is not started)
 #   NAME            that libhtrace preloaded, OMPT events recorded
-# for every NAME=LIBHTRACE.so given (default: new=BUILD_DIR's), e.g. the code before issue 16:
+# for every NAME=LIBHTRACE.so given (default: new=BUILD_DIR's), e.g. an older build (9922db9):
 #   bench/ompt/run.sh build old=/work/old/build/libtrace/libhtrace.so
 # Events are counted from each traced run's archive (OpenMP events = NAME's events minus
 # NAME-mpi-only's). Reports medians and minima (the minimum is the cost with the least

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What libhtrace adds per MPI call (issue 16): overhead-bench (0-byte ping-pong, 8-byte allreduce,
+# What libhtrace adds per MPI call: overhead-bench (0-byte ping-pong, 8-byte allreduce,
 # 2 ranks) runs plain and under each given libhtrace.so, alternated round by round in this one
 # invocation so that every variant sees the same machine load. Prints, per loop and variant, the
 # median over ROUNDS runs (and min..max) of: time per call over whole runs (buffer writes
@@ -8,7 +8,7 @@
 #
 # usage: bench/overhead/run.sh [BUILD_DIR] [NAME=LIBHTRACE.so ...]
 #   BUILD_DIR defaults to ../../build; without NAME=LIB the variant is BUILD_DIR's libhtrace.so
-#   ("new"). To compare with the code before issue 16 (git rev 9922db9):
+#   ("new"). To compare with an older build (git rev 9922db9):
 #     git worktree add /work/old 9922db9 && cmake -S /work/old -B /work/old/build \
 #       -DCMAKE_BUILD_TYPE=Release && cmake --build /work/old/build --target htrace
 #     bench/overhead/run.sh build old=/work/old/build/libtrace/libhtrace.so

@@ -3,7 +3,7 @@
 //   read        every event read, timestamps kept (store callbacks without a store: --check mode)
 //   read+store  the same, every record also kept in a RecordStore
 //   write       every stored record written to a new archive (write_stored_events)
-//   copy        the old path: read and write each record in one callback (register_copy_events)
+//   copy        read and write each record in one callback (register_copy_events), for comparison
 // Usage: record_store_bench ARCHIVE_DIR WORK_DIR [REPEATS]
 #include "correct/record_store.h"
 #include "format/anchor_file.h"

@@ -18,7 +18,7 @@ namespace htrace::correct {
 // only after it is closed. OTF2's own OTF2_MPI_*_SetCollectiveCallbacks (OTF2_MPI_Collectives.h)
 // free their state when registering fails (as it does for a damaged anchor file), while the
 // archive keeps pointers into it and calls them again when it is closed: with more than one rank
-// that crashed htrace-correct in OTF2_Reader_Close.
+// that would crash htrace-correct in OTF2_Reader_Close.
 class Otf2Collectives {
 public:
   // Collective over `comm` (duplicated: OTF2's messages never meet the engine's).

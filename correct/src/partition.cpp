@@ -5,8 +5,8 @@
 namespace htrace::correct {
 
 // By the middle, not by the start: assigning a process to the share where its first event falls
-// gave rank 0 three of HPCC's four near-equal processes at two ranks whenever the first two were a
-// little smaller than the last two, and the correction did not scale.
+// would give rank 0 three of four near-equal processes (as in an HPCC trace) at two ranks whenever
+// the first two are a little smaller than the last two, and the correction would not scale.
 std::vector<int> assign_processes(const std::vector<uint64_t>& events, int ranks) {
   using Wide = unsigned __int128; // 2 * events * ranks exceeds 64 bits on huge archives
   Wide total = 0;

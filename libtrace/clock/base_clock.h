@@ -92,7 +92,7 @@ void install_base_clock(BaseClockKind kind, const TscCalibration& calibration = 
 
 // ---- Event timestamps ("stamps") ----
 // Events are stamped with stamp(), not now(): with the default base clock (CLOCK_MONOTONIC) and an
-// invariant TSC, a stamp is the raw TSC (one rdtsc, ~10 ns, instead of a 25 ns clock_gettime).
+// invariant TSC, a stamp is the raw TSC (one rdtsc, ~10 ns, instead of a ~25 ns clock_gettime).
 // The recorder turns stamps into base-clock ns when it writes them (StampConverter): the TSC is
 // interpolated between anchors, (TSC, CLOCK_MONOTONIC) pairs read side by side at the first stamp
 // and then at most every second (more often early in the run), so timestamps follow the node's
@@ -146,7 +146,7 @@ public:
   Nanoseconds operator()(Stamp s) {
     if (__builtin_expect(s < seg_begin_ || s >= seg_end_, 0)) select(s);
     // Fixed point, rounded to the nearest ns: integer multiplies pipeline across the events of
-    // a buffer, where int -> double -> int conversions were most of a conversion's time.
+    // a buffer, where int -> double -> int conversions would be most of a conversion's time.
     const __int128 x = static_cast<__int128>(s - seg_stamp_) * seg_rate_ + kRateHalf;
     return seg_ns_ + static_cast<std::int64_t>(x >> kRateBits);
   }

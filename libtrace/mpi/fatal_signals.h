@@ -12,7 +12,7 @@ void remove_fatal_signal_handlers();
 /// Around PMPI_Init: the threads MPI starts there (Open MPI's progress and event threads) are
 /// born with SIGTERM and SIGINT blocked, so a batch system's SIGTERM runs the handler on an
 /// application thread. On MPI's event thread, woken by the same failure that brought the signal,
-/// it flushed while the main thread went on making calls it no longer recorded. With
+/// it would flush while the main thread goes on making calls it no longer records. With
 /// HTRACE_ENABLE=0 nothing changes.
 BlockedSignals term_signals_off_mpi_threads();
 } // namespace htrace::mpi

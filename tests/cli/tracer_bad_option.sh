@@ -57,8 +57,8 @@ grep -qF "htrace[0]: warning: HTRACE_BUFER_SIZE: unknown option; did you mean HT
   "$work/unknown.err" || fail "unknown variable: message: $(cat "$work/unknown.err")"
 [[ $(archives unknown) -eq 1 ]] || fail "unknown variable: the run was not traced"
 
-# HTRACE_ENABLE differing between ranks used to leave one rank in the recorder's collective start:
-# now both run untraced, and rank 0 says why.
+# HTRACE_ENABLE differing between ranks must not leave one rank in the recorder's collective start:
+# both run untraced, and rank 0 says why.
 traced mixed -np 1 $(preload mixed) "$ring" : -np 1 $(preload mixed) -x HTRACE_ENABLE=0 "$ring"
 [[ $rc -eq 0 ]] || fail "mixed HTRACE_ENABLE: exit $rc"
 grep -qF "htrace[0]: warning: HTRACE_ENABLE differs between ranks; tracing is off for this run" \

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Functions a real code calls outside mpi.h's current C interface are traced (issue 17):
+"""Functions a real code calls outside mpi.h's current C interface are traced:
 
   legacy_c      removed MPI-1 C functions (MPI_Address, MPI_Type_struct, ...) and the MPI-2
                 deprecated attribute functions (MPI_Attr_*, MPI_Keyval_*)

@@ -3,7 +3,7 @@
 MPI_THREAD_MULTIPLE by default) on 1 and 2 ranks, untraced and traced: the same verdict per rank
 is the bar; each archive is then read back by tests/lib/trace_check.py (an independent reader:
 every message matched, regions balanced, ...) and corrected by htrace-correct (exit 0 expected).
-On demand, not under ctest: one traced run writes ~4 M records that the Python reader takes ~2
+On demand, not under ctest: one traced run writes ~4 M records that the Python reader takes
 minutes to check. test_spawn is left out by default (Open MPI 4.1's MPI_Comm_spawn hangs on this
 machine traced and untraced alike; the mpi4py benchmark's README counts the hangs).
 Outside ctest, put tests/lib on PYTHONPATH.

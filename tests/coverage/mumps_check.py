@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A Fortran MPI application nobody here wrote, traced whole (issue 17): Debian's MUMPS example
+"""A Fortran MPI application nobody here wrote, traced whole: Debian's MUMPS example
 dsimpletest (mumps-test; MUMPS 5.5 calls MPI through mpif.h from libdmumps and libmumps_common)
 solving a 2D five-point system of N = 1600 unknowns read from stdin on 2 ranks.
 

@@ -1,5 +1,5 @@
-"""fidelity_test.py CASE: runs one of the fidelity cases with this build and asserts issue 15's
-bounds for it (tests/lib/htrace_test/fidelity.py: bounds()), or checks the instrument itself
+"""fidelity_test.py CASE: runs one of the fidelity cases with this build and asserts the
+ground-truth bounds for it (tests/lib/htrace_test/fidelity.py: bounds()), or checks the instrument itself
 (CASE = instrument). Exit 0 pass, 1 fail, 77 skip (no time namespaces or no hpcc).
 HTRACE_FIDELITY_KEEP=1 keeps the archives (their path is printed); HTRACE_FIDELITY_TOOLS=DIR takes
 the programs of tests/fidelity/instrument from another build (to run these tests against an older

@@ -1,4 +1,4 @@
-"""Blocking collectives convert the buffer ahead, at the same call on every rank (issue 16).
+"""Blocking collectives convert the buffer ahead, at the same call on every rank.
 
 Runs collective_loop (2 ranks, ITERS MPI_Allreduce calls) traced with the default 64 KiB buffer
 (1365 records, 4 records per call): converting at every 32nd collective, no buffer ever fills, so

@@ -1,4 +1,4 @@
-"""Many flushes on several threads keep every event, in order (issue 16).
+"""Many flushes on several threads keep every event, in order.
 
 Runs flush_threads (3 threads per rank, MPI_THREAD_MULTIPLE) traced with a small event buffer,
 then reads the archive with python3-otf2 and checks, per worker thread location, that the events are

@@ -15,7 +15,7 @@ Mutants, in this order:
   - targeted: the record type byte and the record length byte of 3 records of every event file,
     each bit in turn (a flip there turns a record into another type, or its fields into the next
     record's); the chunk header and the first record's type and length in every local definition
-    file; the anchor with issue 21's copied byte range, and the high bytes of its location,
+    file; the anchor with a byte range copied inside it (seen in CI), and the high bytes of its location,
     definition and property counts;
   - seeded: a file truncated, bytes flipped, a byte range copied over another, a file deleted or
     emptied (anchor and event files weigh more).
@@ -276,11 +276,12 @@ def targeted_mutations(archive, salvage_archive, rng):
                 cases.append(("ring", "5 bits flipped at byte %d of traces/%s" % (at, name),
                               lambda d, n=name, a=at: flip(os.path.join(d, "traces", n), [(a, 0x1F)])))
 
-    def issue21(d):
+    def copied_anchor_range(d):
         data = bytearray(open(os.path.join(d, "traces.otf2"), "rb").read())
         data[343:353] = data[401:411]
         open(os.path.join(d, "traces.otf2"), "wb").write(bytes(data))
-    cases.append(("ring", "issue 21's damaged anchor (bytes 401-410 over 343-352)", issue21))
+    cases.append(("ring", "damaged anchor seen in CI (bytes 401-410 copied over 343-352)",
+                  copied_anchor_range))
     # The anchor's counts of locations and definitions (after the magic, formats, version, chunk
     # sizes, substrate and compression) and of properties (after three strings): a flipped high
     # byte asks for terabytes.

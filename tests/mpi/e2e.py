@@ -270,8 +270,8 @@ def hpcc():
           f"{sum(c for ops in report.collectives.values() for per in ops.values() for c in per.values())} "
           f"collective calls, {len(report.comms)} communicators")
     # On one node every rank reads one clock (ClockPropSync verified it): the trace is consistent,
-    # so htrace-correct must find no violation and leave every timestamp within 1 us (it moved
-    # events by milliseconds while its l_min exceeded latencies the trace showed).
+    # so htrace-correct must find no violation and leave every timestamp within 1 us (an l_min above
+    # the latencies the trace shows would move events by milliseconds).
     done = subprocess.run([os.environ["HTRACE_CORRECT"], "--check", "--json", run.archive()],
                           capture_output=True, text=True, timeout=300)
     require(done.returncode == 0, f"htrace-correct --check failed ({done.returncode}): {done.stderr}")

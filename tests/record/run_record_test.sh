@@ -88,9 +88,9 @@ emergency)
   ;;
 emergency_race)
   # One rank, so the recording thread has a core of its own and is mid-record when the flush
-  # reads its buffer; repeated, as each run has one flush. Records counted before they were
-  # filled (as the recorder allowed before) failed about 1 attempt in 10; the events dropped while
-  # stopped left a gap followed by later events in 4 runs of 5.
+  # reads its buffer; repeated, as each run has one flush. A recorder that counted records before
+  # they were filled would fail about 1 attempt in 10; one that wrote events after dropping some
+  # while stopped (a gap followed by later events) would fail most attempts.
   for attempt in 1 2 3 4 5; do
     rm -rf race salvaged
     HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_NAME=race $mpirun_cmd -np 1 "$writer" emergency-race \

@@ -26,7 +26,7 @@ if [[ -n $leaked ]]; then
   status=1
 fi
 
-# ... and the routes beyond mpi.h's current C functions (issue 17): a removed MPI-1 function in C
+# ... and the routes beyond mpi.h's current C functions: a removed MPI-1 function in C
 # and Fortran, a Fortran-only FUNCTION, a `use mpi` C_PTR twin, f08's direct PMPI route.
 required=(MPI_Init MPI_Init_thread MPI_Finalize MPI_Abort MPI_Send MPI_Allreduce mpi_init_ mpi_send_
           mpi_send__ mpi_send MPI_SEND ompi_send_f mpi_test_f08_ MPIX_Harmonize htrace_version

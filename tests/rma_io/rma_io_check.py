@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 17: one-sided communication and MPI-IO recorded with OTF2's RMA and I/O records.
+"""One-sided communication and MPI-IO recorded with OTF2's RMA and I/O records.
 
     rma_io_check.py rma|mpi_io|fortran EXAMPLE HTRACE_CORRECT
 

@@ -394,8 +394,8 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
     require(tree_hash(archive_dir) == before, "htrace-salvage changed its input")
     print(s.stdout, end="")
     # A file that ends inside a chunk is read up to its last whole record: OTF2's reader would
-    # decode stale memory past the end (issue 20: records invented there made htrace-correct wait
-    # for a collective that never happened), which these salvage diagnostics would then reveal.
+    # decode stale memory past the end (records invented there can make htrace-correct wait for a
+    # collective that never happened), which these salvage diagnostics would then reveal.
     for stale in ("timestamps go backwards", "Invalid or inconsistent record data"):
         require(stale not in s.stdout, "htrace-salvage read past the whole records: " + s.stdout)
     # Every kind of record libhtrace writes is copied.

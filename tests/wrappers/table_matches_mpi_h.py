@@ -72,7 +72,7 @@ for name in ("mpi_init_", "mpi_send_", "mpi_irecv_", "mpi_waitall_", "mpi_allred
     if not re.search(rf"void {name}\(", fortran):
         failures.append(f"Fortran entry point {name} not generated")
 
-# Every Fortran procedure that Open MPI's libmpi_mpifh exports has a traced entry point (issue 17),
+# Every Fortran procedure that Open MPI's libmpi_mpifh exports has a traced entry point,
 # except MPI_SIZEOF's (answered from the argument's type, no MPI call) and the functions the table
 # leaves unwrapped (MPI_WTIME, MPI_WTICK). The `_cptr` twins of `use mpi` count as procedures.
 import subprocess  # noqa: E402

@@ -1,8 +1,8 @@
 // How much of an OTF2 event file is whole. A process that died while its event file was written
 // (SIGKILL, a full disk) leaves a file that ends inside a chunk, possibly inside a record. OTF2's
 // reader takes a short read for a whole chunk and decodes what its reused chunk memory still holds
-// past the end: records of an earlier chunk, stamped with the last valid time (htrace-correct then
-// waited for collectives that never happened). The scan walks the file with htrace-correct's
+// past the end: records of an earlier chunk, stamped with the last valid time (htrace-correct would
+// then wait for collectives that never happened). The scan walks the file with htrace-correct's
 // parser of the event-file layout (format/event_file.h), which stops at the first record that is
 // not whole, so that OTF2's reader is then asked for exactly the whole events.
 #pragma once

@@ -1,9 +1,10 @@
 // Writes one location's OTF2 event file directly, chunk by chunk, in the encoding the OTF2 library
 // writes and reads (format version 2; the layout is described in format/event_file.h). Going
-// through OTF2's event writer cost 10-13 ns per event, and its POSIX layer collects 4 MiB per
-// file before one write(), a stall of over 1 ms in the application's thread. Here every full chunk
-// goes out in one write() of the chunk size (256 KiB, about 60 us), and the encoders
-// (event_encode.inc) are generated from the OTF2 headers. Not installed.
+// through OTF2's event writer costs ~10 ns per event, and its POSIX layer collects 4 MiB per file
+// before one write(), a stall of the order of 1 ms in the application's thread (measured orders
+// of magnitude). Here every full chunk goes out in one write() of the chunk size (256 KiB, ~60 us
+// per write), and the encoders (event_encode.inc) are generated from the OTF2 headers. Not
+// installed.
 #pragma once
 
 #include <cerrno>

@@ -1,4 +1,4 @@
-"""The fidelity cases of issue 15, shared by tests/fidelity (the asserted bounds) and the fidelity
+"""The fidelity cases, shared by tests/fidelity (the asserted bounds) and the fidelity
 benchmark (the table): each case traces a program with a given build of htrace,
 corrects the archive with that build's htrace-correct --json, and compares input, output and ground
 truth with fidelity_compare (tests/fidelity/instrument, an independent OTF2 reader that shares no
@@ -322,7 +322,7 @@ CASES = {
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 15's bounds, per case: a list of (what, holds). The tests assert them; the bench shows them.
+# The ground-truth bounds, per case: a list of (what, holds). The tests assert them; the bench shows them.
 
 def violations(report, key):
     return sum(report.get(key, {}).values())
