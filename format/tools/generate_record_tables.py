@@ -4,6 +4,8 @@
 Every event and global definition record type the OTF2 reader knows gets a callback that forwards
 all fields unchanged to the matching writer call (events with a new timestamp). Generating from the
 headers keeps full fidelity when OTF2 adds record types: rerun and rebuild.
+One script for every table (and so over 500 lines): they all come from one parse of the OTF2
+headers, so they cannot disagree on a record type's number or fields.
 Outputs, all in OUTPUT_DIR:
   record_tables.inc      copy/plain event callbacks, definition copy callbacks, name tables
   event_store.inc        store_<Name>(): one event record into an EventStoreSink (record_store.h)
