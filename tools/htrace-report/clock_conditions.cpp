@@ -32,7 +32,7 @@ void ClockConditions::collective_begin(std::uint32_t loc, std::uint64_t t) {
   PendingColl c;
   c.begin = ns(t);
   auto r = defs_.regions.find(th.last_entered);
-  c.neighborhood = r != defs_.regions.end() && r->second.neighborhood;
+  c.neighborhood = r != defs_.regions.end() && r->second.cls.neighborhood;
   th.colls.push_back(c);
   th.in_blocking = true;
 }
@@ -53,7 +53,7 @@ void ClockConditions::nbc_request(std::uint32_t loc, std::uint64_t t, std::uint6
   c.request = request;
   c.nonblocking = true;
   auto r = defs_.regions.find(th.last_entered);
-  c.neighborhood = r != defs_.regions.end() && r->second.neighborhood;
+  c.neighborhood = r != defs_.regions.end() && r->second.cls.neighborhood;
   // (an open blocking call stays last: its end resolves colls.back())
   th.colls.insert(th.in_blocking ? th.colls.end() - 1 : th.colls.end(), c);
 }
@@ -289,8 +289,9 @@ void ClockConditions::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t re
   ++th.region_depth;
   auto r = defs_.regions.find(region);
   const bool known = r != defs_.regions.end();
-  if (known && r->second.task_wait) th.open_waits.emplace_back(th.current, th.region_depth);
-  if (known && r->second.task_group) {
+  if (known && r->second.cls.sync == format::RegionClass::Sync::Taskwait)
+    th.open_waits.emplace_back(th.current, th.region_depth);
+  if (known && r->second.cls.sync == format::RegionClass::Sync::Taskgroup) {
     const std::uint64_t n = th.groups_entered[th.current]++;
     th.open_groups.emplace_back(
         key(Local::Taskgroup, loc, std::get<0>(th.current),
@@ -302,7 +303,7 @@ void ClockConditions::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t re
     ++th.barrier_depth;
     return;
   }
-  if (!known || !r->second.thread_barrier) return;
+  if (!known || r->second.cls.sync != format::RegionClass::Sync::Barrier) return;
   if (Team* tm = active_team(loc)) {
     th.barrier_depth = 1;
     contribute(key(Local::Barrier, loc, tm->comm, tm->instance, tm->barriers), loc, ns(t));
