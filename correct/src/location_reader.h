@@ -11,10 +11,10 @@
 #include "correct/record_store.h"
 #include "event_store.inc"
 #include "format/event_decoder.h"
+#include "relations/collective_calls.h"
 #include "relations/openmp_thread.h"
 
 #include <map>
-#include <set>
 #include <tuple>
 #include <vector>
 
@@ -117,17 +117,22 @@ public:
          local_channel_key(loc_.process, key), MessageKind::OpenMP);
   }
   bool in_neighborhood_collective() const { return defs_.region(last_entered).neighborhood; }
+  // Keeps the collective calls relations::CollectiveCalls hands out, for ProcessMatcher.
+  auto keep_coll() {
+    return [this](const relations::CollectiveCall& c) {
+      colls.push_back({static_cast<uint32_t>(c.begin), static_cast<uint32_t>(c.end), c.op, c.comm,
+                       c.root, c.received});
+    };
+  }
 
   // MPI state, resolved after the location is read.
   std::vector<RawSend>& sends;
   std::vector<RawRecv>& recvs;
   std::vector<RawColl>& colls;
-  std::map<uint64_t, uint32_t> open_isend, open_irecv, open_coll;
-  uint32_t pending_coll = UINT32_MAX;
+  std::map<uint64_t, uint32_t> open_isend, open_irecv;
+  relations::CollectiveCalls coll_calls;
   // Collective records inside a neighborhood collective carry no relation (see RegionInfo).
   OTF2_RegionRef last_entered = OTF2_UNDEFINED_REGION;
-  bool pending_coll_neighborhood = false;
-  std::set<uint64_t> neighborhood_requests;
   // OpenMP state.
   relations::OpenMpThread omp;
   uint64_t unknown = 0; // records of types unknown to the OTF2 library

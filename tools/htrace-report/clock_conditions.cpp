@@ -24,74 +24,35 @@ void ClockConditions::count(ConditionCounts& c, std::int64_t t, std::int64_t bou
 
 // ---- collectives
 
+bool ClockConditions::in_neighborhood_collective(std::uint32_t loc) const {
+  auto r = defs_.regions.find(threads_[loc].last_entered);
+  return r != defs_.regions.end() && r->second.cls.neighborhood;
+}
+
 void ClockConditions::collective_begin(std::uint32_t loc, std::uint64_t t) {
-  Thread& th = threads_[loc];
-  PendingColl c;
-  c.begin = ns(t);
-  auto r = defs_.regions.find(th.last_entered);
-  c.neighborhood = r != defs_.regions.end() && r->second.cls.neighborhood;
-  th.colls.push_back(c);
-  th.in_blocking = true;
+  threads_[loc].colls.begin(ns(t), in_neighborhood_collective(loc));
 }
 
 void ClockConditions::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op,
                                  std::uint32_t comm, std::uint32_t root, std::uint64_t,
                                  std::uint64_t received) {
-  Thread& th = threads_[loc];
-  if (!th.in_blocking) th.colls.emplace_back(); // an end without its begin: begins there
-  th.in_blocking = false;
-  end_collective(loc, th.colls.back(), ns(t), op, comm, root, received);
+  threads_[loc].colls.end(ns(t), op, comm, root, received, add_member(loc));
 }
 
 void ClockConditions::nbc_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
-  Thread& th = threads_[loc];
-  PendingColl c;
-  c.begin = ns(t);
-  c.request = request;
-  c.nonblocking = true;
-  auto r = defs_.regions.find(th.last_entered);
-  c.neighborhood = r != defs_.regions.end() && r->second.cls.neighborhood;
-  // (an open blocking call stays last: its end resolves colls.back())
-  th.colls.insert(th.in_blocking ? th.colls.end() - 1 : th.colls.end(), c);
+  threads_[loc].colls.request(ns(t), request, in_neighborhood_collective(loc));
 }
 
 void ClockConditions::nbc_complete(std::uint32_t loc, std::uint64_t t, std::uint8_t op,
                                    std::uint32_t comm, std::uint32_t root, std::uint64_t,
                                    std::uint64_t received, std::uint64_t request) {
-  Thread& th = threads_[loc];
-  for (PendingColl& c : th.colls)
-    if (c.nonblocking && !c.resolved && c.request == request)
-      return end_collective(loc, c, ns(t), op, comm, root, received);
-  PendingColl c; // a completion without its request: begins there
-  c.nonblocking = true;
-  auto at = th.colls.insert(th.in_blocking ? th.colls.end() - 1 : th.colls.end(), c);
-  end_collective(loc, *at, ns(t), op, comm, root, received);
-}
-
-void ClockConditions::end_collective(std::uint32_t loc, PendingColl& c, std::int64_t t,
-                                     std::uint8_t op, std::uint32_t comm, std::uint32_t root,
-                                     std::uint64_t received) {
-  c.end = t;
-  if (c.begin == kNone) c.begin = t;
-  c.op = op;
-  c.comm = comm;
-  c.root = root;
-  c.waits = format::collective_end_waits(op, received);
-  c.resolved = true;
-  release_resolved(loc);
+  threads_[loc].colls.complete(ns(t), op, comm, root, received, request, add_member(loc));
 }
 
 // Instances are numbered per communicator in each process's begin order (htrace-correct's
-// matching), so a call is numbered once every call begun before it on its location is complete.
-void ClockConditions::release_resolved(std::uint32_t loc) {
-  Thread& th = threads_[loc];
-  while (!th.colls.empty() && th.colls.front().resolved) {
-    if (!th.colls.front().neighborhood) add_member(defs_.locations[loc].process, th.colls.front());
-    th.colls.pop_front();
-  }
-}
-
-void ClockConditions::add_member(std::uint32_t process, const PendingColl& c) {
+// matching): relations::CollectiveCalls hands a call out once every call begun before it on its
+// location is complete.
+void ClockConditions::add_member(std::uint32_t process, const relations::CollectiveCall& c) {
   auto comm = defs_.comms.find(c.comm);
   if (comm == defs_.comms.end() || comm->second.members.size() < 2) return;
   const auto& members = comm->second.members;
@@ -109,7 +70,7 @@ void ClockConditions::add_member(std::uint32_t process, const PendingColl& c) {
   }
   Member& m = inst.members[rank];
   if (m.seen) return;
-  m = {c.begin, c.end, c.waits, true};
+  m = {c.begin, c.end, format::collective_end_waits(c.op, c.received), true};
   if (++inst.ended < inst.members.size()) return;
   evaluate(c.comm, inst);
   instances_.erase(it);
@@ -322,9 +283,7 @@ void ClockConditions::finish() {
   // Calls never completed (their request left open) number nothing; those begun after them do.
   for (std::uint32_t loc = 0; loc < threads_.size(); ++loc) {
     Thread& th = threads_[loc];
-    for (const PendingColl& c : th.colls)
-      if (c.resolved && !c.neighborhood) add_member(defs_.locations[loc].process, c);
-    th.colls.clear();
+    th.colls.finish(add_member(loc));
   }
   incomplete_collectives += instances_.size(); // some member never reached it (salvaged run)
   instances_.clear();

@@ -25,9 +25,9 @@
 
 #include "archive_defs.h"
 #include "event_scan.h"
+#include "relations/collective_calls.h"
 #include "relations/openmp_thread.h"
 
-#include <deque>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -78,14 +78,6 @@ public:
 private:
   static constexpr std::int64_t kNone = INT64_MIN;
 
-  // One collective call of a location, in begin order until its communicator is known.
-  struct PendingColl {
-    std::int64_t begin = kNone, end = kNone;
-    std::uint64_t request = 0;
-    bool nonblocking = false, resolved = false, neighborhood = false, waits = false;
-    std::uint8_t op = 0;
-    std::uint32_t comm = 0, root = 0;
-  };
   struct Member {
     std::int64_t begin = kNone, end = kNone;
     bool waits = false, seen = false;
@@ -105,8 +97,7 @@ private:
   using TaskKey = relations::TaskKey;
   struct Thread {
     explicit Thread(std::uint32_t loc) : omp(loc) {}
-    std::deque<PendingColl> colls;
-    bool in_blocking = false; ///< colls.back() is an open blocking collective
+    relations::CollectiveCalls colls; ///< times in ns
     std::uint32_t last_entered = UINT32_MAX;
     relations::OpenMpThread omp;
   };
@@ -118,12 +109,16 @@ private:
   };
 
   std::int64_t ns(std::uint64_t t) const { return defs_.ns_from_start(t); }
-  void end_collective(std::uint32_t loc, PendingColl& c, std::int64_t t, std::uint8_t op,
-                      std::uint32_t comm, std::uint32_t root, std::uint64_t received);
-  void release_resolved(std::uint32_t loc);
-  void add_member(std::uint32_t process, const PendingColl& c);
+  /// Numbers the calls relations::CollectiveCalls hands out into instances.
+  auto add_member(std::uint32_t loc) {
+    return [this, loc](const relations::CollectiveCall& c) {
+      add_member(defs_.locations[loc].process, c);
+    };
+  }
+  void add_member(std::uint32_t process, const relations::CollectiveCall& c);
   void evaluate(std::uint32_t comm, const CollInstance& inst);
   Emit emit(std::uint32_t loc) { return {*this, loc}; }
+  bool in_neighborhood_collective(std::uint32_t loc) const;
   void contribute(const LocalKey& k, std::uint32_t loc, std::int64_t t);
   void receive(const LocalKey& k, std::uint32_t loc, std::int64_t t);
   void settle(const LocalKey& k); ///< evaluates and drops the channel if it is complete

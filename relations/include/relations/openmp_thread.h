@@ -14,6 +14,7 @@
 #define HTRACE_RELATIONS_OPENMP_THREAD_H
 
 #include "format/global_defs.h"
+#include "relations/event.h"
 
 #include <cstdint>
 #include <map>
@@ -22,9 +23,6 @@
 #include <vector>
 
 namespace htrace::relations {
-
-using Event = std::int64_t;
-enum class Role : std::uint8_t { Contribute, Receive };
 
 /// The kinds of OpenMP relation (numbered: they are part of htrace-correct's channel keys).
 enum class LocalSub : std::uint64_t { Fork = 1, Join, Barrier, Lock, Task, Taskwait, Taskgroup };
