@@ -11,40 +11,25 @@
 #include "correct/record_store.h"
 #include "event_store.inc"
 #include "format/event_decoder.h"
+#include "relations/collective_calls.h"
+#include "relations/openmp_thread.h"
 
 #include <map>
-#include <set>
 #include <tuple>
 #include <vector>
 
 namespace htrace::correct {
 
-enum LocalSub : uint64_t { kFork = 1, kJoin, kBarrier, kLock, kTask, kTaskwait, kTaskgroup };
-
-// The channel of an OpenMP relation inside one process; b..d depend on the sub-kind.
-inline ChannelKey local_channel_key(uint32_t process, uint64_t sub, uint64_t b, uint64_t c,
-                                    uint64_t d) {
-  return {ChannelType::Local, (static_cast<uint64_t>(process) << 8) | sub, b, c, d};
+// The channel of an OpenMP relation inside one process.
+inline ChannelKey local_channel_key(uint32_t process, const relations::LocalKey& k) {
+  return {ChannelType::Local, (static_cast<uint64_t>(process) << 8) | static_cast<uint64_t>(k.sub),
+          k.a, k.b, k.c};
 }
 
-// A task: (team, creating thread, generation); implicit tasks get creator 0x80000000|location.
-using TaskKey = std::tuple<uint64_t, uint32_t, uint32_t>;
-inline TaskKey implicit_task(uint64_t team, uint32_t location, uint64_t instance) {
-  return TaskKey{team, 0x80000000u | location, static_cast<uint32_t>(instance)};
-}
+using relations::TaskGroup;
+using relations::TaskKey;
 // Children's completion -> their parent's next taskwait exit. Creates, completions and taskwaits
 // of one process may sit on different locations, so they are joined after the process is read.
-// The channel of a task's n-th taskwait or taskgroup (sub-kind kTaskwait or kTaskgroup).
-inline ChannelKey task_wait_key(uint32_t process, LocalSub sub, const TaskKey& task, uint64_t n) {
-  return local_channel_key(process, sub, std::get<0>(task),
-                           (uint64_t(std::get<1>(task)) << 32) | std::get<2>(task), n);
-}
-
-// One taskgroup region instance: the task that entered it and its count of taskgroups so far.
-struct TaskGroup {
-  TaskKey task;
-  uint64_t index;
-};
 struct TaskTracker {
   std::map<TaskKey, std::pair<TaskKey, uint64_t>> parent; // child -> (parent, taskwait index)
   // Task -> the innermost taskgroup open in its creator when it was created. A task created
@@ -79,15 +64,6 @@ struct RawColl {
   uint32_t root;
   uint64_t received; // bytes this member received
 };
-struct Team {
-  uint64_t comm;
-  uint64_t instance;
-  bool master;
-  uint32_t fork_event;
-  uint64_t barriers;
-  bool ended;
-};
-
 // Receivers wait for every contribution made on this correction rank (`expected`).
 inline void add_link(LocationModel& loc, uint32_t event, LinkRole role, uint32_t channel,
                      LocalModel& model) {
@@ -111,7 +87,8 @@ class LocationReader final : public EventStoreSink {
 public:
   LocationReader(const Definitions& d, LocalModel& m, LocationModel& loc, bool keep_records,
                  RawMpiRecords& raw)
-      : sends(raw.sends), recvs(raw.recvs), colls(raw.colls), defs_(d), model_(m), loc_(loc) {
+      : sends(raw.sends), recvs(raw.recvs), colls(raw.colls), omp(loc.location), defs_(d),
+        model_(m), loc_(loc) {
     times = &loc.input;
     store = keep_records ? &loc.records : nullptr;
     sends.clear(), recvs.clear(), colls.clear();
@@ -133,43 +110,35 @@ public:
   void link(uint32_t event, LinkRole role, const ChannelKey& key, MessageKind kind) {
     add_link(loc_, event, role, model_.channels.get(key, kind), model_);
   }
-  bool in_neighborhood_collective() const { return defs_.region(last_entered).neighborhood; }
-  ChannelKey local_key(uint64_t sub, uint64_t b, uint64_t c, uint64_t d) const {
-    return local_channel_key(loc_.process, sub, b, c, d);
+  // Links an OpenMP relation of this location's thread (relations::OpenMpThread's emit).
+  void operator()(relations::Event event, relations::Role role, const relations::LocalKey& key) {
+    link(static_cast<uint32_t>(event),
+         role == relations::Role::Contribute ? LinkRole::Contribute : LinkRole::Receive,
+         local_channel_key(loc_.process, key), MessageKind::OpenMP);
   }
-  // The team's current barrier: every member's enter (and task completions inside) -> every exit.
-  ChannelKey barrier_key(const Team& tm) const {
-    return local_key(kBarrier, tm.comm, tm.instance, tm.barriers);
+  bool in_neighborhood_collective() const { return defs_.region(last_entered).neighborhood; }
+  // Keeps the collective calls relations::CollectiveCalls hands out, for ProcessMatcher.
+  auto keep_coll() {
+    return [this](const relations::CollectiveCall& c) {
+      colls.push_back({static_cast<uint32_t>(c.begin), static_cast<uint32_t>(c.end), c.op, c.comm,
+                       c.root, c.received});
+    };
   }
 
   // MPI state, resolved after the location is read.
   std::vector<RawSend>& sends;
   std::vector<RawRecv>& recvs;
   std::vector<RawColl>& colls;
-  std::map<uint64_t, uint32_t> open_isend, open_irecv, open_coll;
-  uint32_t pending_coll = UINT32_MAX;
+  std::map<uint64_t, uint32_t> open_isend, open_irecv;
+  relations::CollectiveCalls coll_calls;
   // Collective records inside a neighborhood collective carry no relation (see RegionInfo).
   OTF2_RegionRef last_entered = OTF2_UNDEFINED_REGION;
-  bool pending_coll_neighborhood = false;
-  std::set<uint64_t> neighborhood_requests;
   // OpenMP state.
-  std::vector<uint32_t> pending_forks;
-  std::vector<Team> teams;
-  std::map<uint64_t, uint64_t> team_instances;
-  uint32_t barrier_enter = UINT32_MAX;
-  int barrier_depth = 0;
+  relations::OpenMpThread omp;
   uint64_t unknown = 0; // records of types unknown to the OTF2 library
-  // Task state.
+  // Task completions are joined per process (join_tasks).
   TaskTracker* tasks = nullptr;
   size_t model_index = 0;
-  TaskKey current{0, 0, 0};
-  std::map<TaskKey, uint64_t> taskwaits; // per task on this location: taskwaits passed
-  // Open taskwait and taskgroup regions on this location with the region depth at their Enter
-  // (tasks run inside barriers and inside other tasks' waits have their own).
-  int region_depth = 0;
-  std::vector<std::pair<TaskKey, int>> open_waits;
-  std::vector<std::pair<TaskGroup, int>> open_groups;
-  std::map<TaskKey, uint64_t> groups_entered; // per task: taskgroups entered so far
 
   const Definitions& defs_;
   LocalModel& model_;

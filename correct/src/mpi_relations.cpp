@@ -60,31 +60,24 @@ OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, voi
   r->open_irecv.erase(request);
   return OTF2_CALLBACK_SUCCESS;
 }
+// Collective calls are paired by relations::CollectiveCalls, which hands them out in begin order.
 OTF2_CallbackCode on_coll_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                 OTF2_AttributeList* a) {
   HT_RECORD(u, t, MpiCollectiveBegin, a);
-  r->pending_coll = ev;
-  r->pending_coll_neighborhood = r->in_neighborhood_collective();
+  r->coll_calls.begin(ev, r->in_neighborhood_collective());
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_coll_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                               OTF2_AttributeList* a, OTF2_CollectiveOp op, OTF2_CommRef comm,
                               uint32_t root, uint64_t sent, uint64_t received) {
   HT_RECORD(u, t, MpiCollectiveEnd, a, op, comm, root, sent, received);
-  uint32_t begin = r->pending_coll == UINT32_MAX ? ev : r->pending_coll;
-  r->pending_coll = UINT32_MAX;
-  if (!r->pending_coll_neighborhood) r->colls.push_back({begin, ev, op, comm, root, received});
-  r->pending_coll_neighborhood = false;
+  r->coll_calls.end(ev, op, comm, root, received, r->keep_coll());
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_nbc_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                  OTF2_AttributeList* a, uint64_t request) {
   HT_RECORD(u, t, NonBlockingCollectiveRequest, a, request);
-  if (r->in_neighborhood_collective()) {
-    r->neighborhood_requests.insert(request);
-    return OTF2_CALLBACK_SUCCESS;
-  }
-  r->open_coll[request] = ev;
+  r->coll_calls.request(ev, request, r->in_neighborhood_collective());
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -92,11 +85,7 @@ OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, 
                                   uint32_t root, uint64_t sent, uint64_t received,
                                   uint64_t request) {
   HT_RECORD(u, t, NonBlockingCollectiveComplete, a, op, comm, root, sent, received, request);
-  if (r->neighborhood_requests.erase(request)) return OTF2_CALLBACK_SUCCESS;
-  uint32_t begin = ev;
-  auto it = r->open_coll.find(request);
-  if (it != r->open_coll.end()) begin = it->second, r->open_coll.erase(it);
-  r->colls.push_back({begin, ev, op, comm, root, received});
+  r->coll_calls.complete(ev, op, comm, root, received, request, r->keep_coll());
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -118,9 +107,7 @@ void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
     P2PStream& st = m.channels.stream(x.src, me, x.comm_tag);
     add_link(r.loc_, x.event, LinkRole::Receive, m.channels.p2p(st, st.receives++), m);
   }
-  auto begun_before = [](const RawColl& a, const RawColl& b) { return a.begin < b.begin; };
-  if (!std::is_sorted(r.colls.begin(), r.colls.end(), begun_before))
-    std::sort(r.colls.begin(), r.colls.end(), begun_before);
+  r.coll_calls.finish(r.keep_coll()); // the calls in begin order
   for (const RawColl& c : r.colls) {
     auto it = r.defs_.comms.find(static_cast<OTF2_CommRef>(c.comm));
     if (it == r.defs_.comms.end()) continue;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "format/error.h"
+#include "format/global_defs.h"
 
 #include <cstdint>
 #include <map>
@@ -14,16 +15,8 @@
 
 namespace htrace::report {
 
-enum class RegionKind { Mpi, OpenMp, Other };
-
-struct Region {
-  std::string name;
-  RegionKind kind = RegionKind::Other;
-  bool thread_barrier = false; ///< role (implicit) barrier, paradigm not MPI: an OpenMP barrier
-  bool neighborhood = false;   ///< MPI_Neighbor_* / MPI_Ineighbor_*: relates neighbours only
-  bool task_wait = false;      ///< role TASK_WAIT, paradigm not MPI, not named "...taskgroup..."
-  bool task_group = false;     ///< role TASK_WAIT, paradigm not MPI, named "...taskgroup..."
-};
+/// A region's name and what it stands for (classified in format/global_defs.h).
+using Region = format::RegionDef;
 
 struct Location {
   std::uint64_t id = 0;
@@ -68,6 +61,11 @@ struct ArchiveDefs {
   /// Location index of rank `rank` in communicator `comm`, or -1 if the definitions lack it.
   long member(std::uint32_t comm, std::uint32_t rank) const;
 };
+
+/// The report's view of the global definitions: processes are the location groups in definition
+/// order (plus one per undefined group a location names), locations in definition order,
+/// communicators by the locations the definitions know.
+ArchiveDefs make_archive_defs(const format::GlobalDefs& defs);
 
 /// Opens `archive` (a directory holding one .otf2 anchor file, or that file) and reads its
 /// definitions; throws an input Error (format/error.h) naming the archive on failure.

@@ -25,8 +25,9 @@
 
 #include "archive_defs.h"
 #include "event_scan.h"
+#include "relations/collective_calls.h"
+#include "relations/openmp_thread.h"
 
-#include <deque>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -77,14 +78,6 @@ public:
 private:
   static constexpr std::int64_t kNone = INT64_MIN;
 
-  // One collective call of a location, in begin order until its communicator is known.
-  struct PendingColl {
-    std::int64_t begin = kNone, end = kNone;
-    std::uint64_t request = 0;
-    bool nonblocking = false, resolved = false, neighborhood = false, waits = false;
-    std::uint8_t op = 0;
-    std::uint32_t comm = 0, root = 0;
-  };
   struct Member {
     std::int64_t begin = kNone, end = kNone;
     bool waits = false, seen = false;
@@ -94,52 +87,43 @@ private:
     std::uint32_t root = 0, ended = 0;
     std::vector<Member> members; ///< by communicator rank
   };
-  // OpenMP hand-overs inside one process.
-  enum class Local : std::uint8_t { Fork, Join, Barrier, Lock, Task, Taskwait, Taskgroup };
-  using LocalKey = std::tuple<Local, std::uint32_t, std::uint64_t, std::uint64_t, std::uint64_t>;
+  // OpenMP hand-overs inside one process (relations::OpenMpThread's keys) and their events.
+  using LocalKey = std::pair<std::uint32_t, relations::LocalKey>; ///< process, relation
   struct LocalChannel {
     std::vector<std::pair<std::uint32_t, std::int64_t>> contributions, receivers;
     std::uint64_t children = 0; ///< Taskwait, Taskgroup: tasks created for it
     bool completed = false;     ///< Task: the task completed
   };
-  using TaskKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>; ///< team, creator, gen.
-  struct Team {
-    std::uint32_t comm;
-    std::uint64_t instance, barriers = 0;
-    bool master, ended = false;
-  };
+  using TaskKey = relations::TaskKey;
   struct Thread {
-    std::deque<PendingColl> colls;
-    bool in_blocking = false; ///< colls.back() is an open blocking collective
+    explicit Thread(std::uint32_t loc) : omp(loc) {}
+    relations::CollectiveCalls colls; ///< times in ns
     std::uint32_t last_entered = UINT32_MAX;
-    std::vector<std::int64_t> forks;
-    std::vector<Team> teams;
-    std::map<std::uint32_t, std::uint64_t> team_instances;
-    int barrier_depth = 0, region_depth = 0;
-    TaskKey current{};                                     ///< the task running on this thread
-    std::map<TaskKey, std::uint64_t> taskwaits;            ///< per task: taskwaits it passed here
-    std::vector<std::pair<TaskKey, int>> open_waits;       ///< open taskwait regions, their depth
-    std::map<TaskKey, std::uint64_t> groups_entered;       ///< per task: taskgroups it entered here
-    std::vector<std::pair<LocalKey, TaskKey>> open_groups; ///< open taskgroups, their task
-    std::vector<int> open_group_depths;
+    relations::OpenMpThread omp;
+  };
+  /// Hands the relations a thread's OpenMP events take part in to contribute() and receive().
+  struct Emit {
+    ClockConditions& cc;
+    std::uint32_t loc;
+    void operator()(relations::Event t, relations::Role role, const relations::LocalKey& k) const;
   };
 
   std::int64_t ns(std::uint64_t t) const { return defs_.ns_from_start(t); }
-  void end_collective(std::uint32_t loc, PendingColl& c, std::int64_t t, std::uint8_t op,
-                      std::uint32_t comm, std::uint32_t root, std::uint64_t received);
-  void release_resolved(std::uint32_t loc);
-  void add_member(std::uint32_t process, const PendingColl& c);
+  /// Numbers the calls relations::CollectiveCalls hands out into instances.
+  auto add_member(std::uint32_t loc) {
+    return [this, loc](const relations::CollectiveCall& c) {
+      add_member(defs_.locations[loc].process, c);
+    };
+  }
+  void add_member(std::uint32_t process, const relations::CollectiveCall& c);
   void evaluate(std::uint32_t comm, const CollInstance& inst);
-  Team* active_team(std::uint32_t loc);
-  LocalKey key(Local kind, std::uint32_t loc, std::uint64_t a, std::uint64_t b,
-               std::uint64_t c) const;
+  Emit emit(std::uint32_t loc) { return {*this, loc}; }
+  bool in_neighborhood_collective(std::uint32_t loc) const;
   void contribute(const LocalKey& k, std::uint32_t loc, std::int64_t t);
   void receive(const LocalKey& k, std::uint32_t loc, std::int64_t t);
   void settle(const LocalKey& k); ///< evaluates and drops the channel if it is complete
   void evaluate(const LocalChannel& ch);
-  std::size_t team_size(std::uint32_t team) const;
-  static TaskKey implicit_task(std::uint32_t team, std::uint32_t loc, std::uint64_t instance);
-  LocalKey taskwait_key(std::uint32_t loc, const TaskKey& task, std::uint64_t n) const;
+  std::size_t team_size(std::uint64_t team) const;
   static void count(ConditionCounts& c, std::int64_t t, std::int64_t bound);
 
   const ArchiveDefs& defs_;

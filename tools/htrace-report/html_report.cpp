@@ -10,8 +10,10 @@
 namespace htrace::report {
 namespace {
 
-const char* kind_name(RegionKind k) {
-  return k == RegionKind::Mpi ? "MPI" : k == RegionKind::OpenMp ? "OpenMP" : "user";
+const char* kind_name(const ArchiveDefs& defs, std::uint32_t region) {
+  auto r = defs.regions.find(region);
+  if (r == defs.regions.end()) return "user";
+  return r->second.cls.mpi() ? "MPI" : r->second.cls.openmp() ? "OpenMP" : "user";
 }
 
 std::string location_label(const ArchiveDefs& defs, std::uint32_t li) {
@@ -94,9 +96,8 @@ void profile(std::ostream& o, const ArchiveDefs& defs, const Profile& p) {
       total.bytes_received += s.bytes_received;
     }
     o << (first ? "" : ",") << "\n{\"name\":" << json_string(name) << ",\"kind\":\""
-      << kind_name(rd == defs.regions.end() ? RegionKind::Other : rd->second.kind)
-      << "\",\"total_calls\":" << total.calls << ",\"total_time_ns\":" << total.time_ns
-      << ",\"total_bytes_sent\":" << total.bytes_sent
+      << kind_name(defs, region) << "\",\"total_calls\":" << total.calls
+      << ",\"total_time_ns\":" << total.time_ns << ",\"total_bytes_sent\":" << total.bytes_sent
       << ",\"total_bytes_received\":" << total.bytes_received << ",\"calls\":[";
     for (std::size_t r = 0; r < np; ++r)
       o << (r ? "," : "") << v[r].calls;
@@ -260,9 +261,7 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
   }
   o << "],\"region_kinds\":[";
   for (std::size_t i = 0; i < region_list.size(); ++i) {
-    auto r = defs.regions.find(region_list[i]);
-    o << (i ? "," : "") << "\""
-      << kind_name(r == defs.regions.end() ? RegionKind::Other : r->second.kind) << "\"";
+    o << (i ? "," : "") << "\"" << kind_name(defs, region_list[i]) << "\"";
   }
   o << "],\n\"detail\":{\"window\":[" << p.window_begin_ns << "," << p.window_end_ns
     << "],\"total_slices\":" << p.detail_total_slices

@@ -10,9 +10,7 @@ namespace {
 const char* category(const ArchiveDefs& defs, std::uint32_t region) {
   auto it = defs.regions.find(region);
   if (it == defs.regions.end()) return "other";
-  return it->second.kind == RegionKind::Mpi      ? "MPI"
-         : it->second.kind == RegionKind::OpenMp ? "OpenMP"
-                                                 : "user";
+  return it->second.cls.mpi() ? "MPI" : it->second.cls.openmp() ? "OpenMP" : "user";
 }
 
 std::string region_name(const ArchiveDefs& defs, std::uint32_t region) {

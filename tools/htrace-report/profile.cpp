@@ -82,7 +82,7 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   ++s.calls;
   s.time_ns += static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns - start));
   auto r = defs_.regions.find(open.region);
-  const bool mpi = r != defs_.regions.end() && r->second.kind == RegionKind::Mpi;
+  const bool mpi = r != defs_.regions.end() && r->second.cls.mpi();
   if (mpi) add_mpi_time(loc, start, ns);
   if (ns >= window_begin_ns && start <= window_end_ns) {
     ++detail_total_slices;

@@ -4,6 +4,8 @@
 #ifndef HTRACE_CORRECT_DEFINITIONS_H
 #define HTRACE_CORRECT_DEFINITIONS_H
 
+#include "format/global_defs.h"
+
 #include <cstdint>
 #include <map>
 #include <otf2/otf2.h>
@@ -42,18 +44,8 @@ struct CommInfo {
   OTF2_Paradigm paradigm = OTF2_PARADIGM_UNKNOWN;
 };
 
-struct RegionInfo {
-  OTF2_RegionRole role = OTF2_REGION_ROLE_UNKNOWN;
-  OTF2_Paradigm paradigm = OTF2_PARADIGM_UNKNOWN;
-  /// MPI_(I)neighbor_*: relates topology neighbours only, and the trace holds no topology, so its
-  /// collective records carry no logical message (OTF2 has no neighborhood operation types).
-  bool neighborhood = false;
-  /// OpenMP synchronization the region stands for (never an MPI region). A taskgroup has role
-  /// TASK_WAIT and is named "taskgroup" by htrace and Score-P: it waits for the tasks created
-  /// inside it and all their descendants, where a taskwait waits for children only.
-  enum class Sync : uint8_t { None, Barrier, Taskwait, Taskgroup };
-  Sync sync = Sync::None;
-};
+// What a region stands for (format/global_defs.h classifies regions for every tool).
+using RegionInfo = format::RegionClass;
 
 struct Definitions {
   std::vector<LocationInfo> locations; // sorted by id
@@ -79,7 +71,11 @@ struct Definitions {
   }
 };
 
-// Reads the global definitions through an open reader. Throws std::runtime_error on failure.
+// htrace-correct's view of the global definitions: locations and processes sorted by id (a
+// process is a location group that owns locations), communicators by process.
+Definitions make_definitions(const format::GlobalDefs& defs);
+// Reads the global definitions through an open reader (every process of a collective reader
+// calls it). Throws std::runtime_error on failure.
 Definitions read_definitions(OTF2_Reader* reader);
 
 } // namespace htrace::correct
