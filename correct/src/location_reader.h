@@ -64,17 +64,6 @@ struct RawColl {
   uint32_t root;
   uint64_t received; // bytes this member received
 };
-// Receivers wait for every contribution made on this correction rank (`expected`).
-inline void add_link(LocationModel& loc, uint32_t event, LinkRole role, uint32_t channel,
-                     LocalModel& model) {
-  loc.links.push_back({event, role, channel});
-  Channel& ch = model.channels.channels[channel];
-  if (role == LinkRole::Contribute)
-    ch.expected++;
-  else
-    ch.has_receiver = true;
-}
-
 // The MPI records of one location until they are resolved into links. One set serves every
 // location read: memory touched for one is reused by the next instead of being faulted in again.
 struct RawMpiRecords {

@@ -15,17 +15,6 @@ ChannelKey p2p_stream(uint32_t src, uint32_t dst, uint32_t tag) {
   return {ChannelType::P2P, src, dst, kWorld << 32 | tag, 0};
 }
 
-// As the model reader links a record: receivers wait for every contribution of this rank.
-void add_link(LocationModel& loc, uint32_t event, LinkRole role, uint32_t channel,
-              LocalModel& model) {
-  loc.links.push_back({event, role, channel});
-  Channel& ch = model.channels.channels[channel];
-  if (role == LinkRole::Contribute)
-    ch.expected++;
-  else
-    ch.has_receiver = true;
-}
-
 } // namespace
 
 uint32_t TraceBuilder::process(std::vector<int64_t> times, uint64_t node) {

@@ -24,6 +24,18 @@ struct LocalModel {
   uint64_t unknown_events = 0;        // records of types this OTF2 library does not know
 };
 
+// Links `event` of `loc` to `channel` in `role`, as the model reader does for every related
+// record: receivers wait for every contribution made on this correction rank (`expected`).
+inline void add_link(LocationModel& loc, uint32_t event, LinkRole role, uint32_t channel,
+                     LocalModel& model) {
+  loc.links.push_back({event, role, channel});
+  Channel& ch = model.channels.channels[channel];
+  if (role == LinkRole::Contribute)
+    ch.expected++;
+  else
+    ch.has_receiver = true;
+}
+
 // What the read keeps for writing the corrected archive.
 struct ReadPlan {
   bool rewrite = true; // false (--check): only the times
