@@ -334,6 +334,7 @@ void LocationAccess::write_out(LocationImpl& loc, State& s, FlushMark mark) {
   // [t0, end], cut at `before` (the time of the event written next, when known): the records of
   // a call written after its Enter may carry the Enter's time, and no event may precede the end
   // of the flush before it.
+  // Returns the end it wrote.
   auto encode_flush_mark = [&](OTF2_TimeStamp t0, clock::Stamp end,
                                OTF2_TimeStamp before = UINT64_MAX) {
     const OTF2_TimeStamp t1 = std::max<OTF2_TimeStamp>(
@@ -341,11 +342,12 @@ void LocationAccess::write_out(LocationImpl& loc, State& s, FlushMark mark) {
     if (!encode_BufferFlush(*file, t0, t1)) {
       ok = false;
       fail_writing(s, *file);
-      return;
+      return t1;
     }
     ++loc.events_written_;
     ++loc.flushes_;
     loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t0));
+    return t1;
   };
   // `after_trigger`: right after the event whose append found the buffer full. The record then
   // takes that event's time (the flush began nanoseconds later) and needs no timestamp record of
@@ -392,7 +394,11 @@ void LocationAccess::write_out(LocationImpl& loc, State& s, FlushMark mark) {
     // From the last event (the Enter of the call that converts ahead) to now. Every record the
     // call writes later is stamped later: the wrappers that convert ahead write nothing at their
     // entry time after the PMPI call (gen_wrappers.py, MAY_WAIT).
-    encode_flush_mark(static_cast<OTF2_TimeStamp>(to_global.last), clock::stamp());
+    const OTF2_TimeStamp end =
+        encode_flush_mark(static_cast<OTF2_TimeStamp>(to_global.last), clock::stamp());
+    // The next conversion may use a converter with a newer anchor, which can place the next
+    // stamp nanoseconds before the end computed here: no event may precede the flush's end.
+    to_global.last = std::max(to_global.last, static_cast<std::int64_t>(end));
   }
 }
 
