@@ -1,5 +1,6 @@
 # Locates every external dependency once; targets below are what the rest of the build links.
 find_package(MPI REQUIRED COMPONENTS C Fortran)
+include(HtraceMpiFlavor)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(OTF2 REQUIRED IMPORTED_TARGET otf2)
 # Where OTF2's headers are: the record tables and the tracer's event encoders are generated from

@@ -15,6 +15,8 @@
 /* htrace-correct's output holds the minimum latencies it used in the two properties above. */
 /* Version of the libhtrace that wrote the archive (HTRACE_VERSION_STRING of <htrace/version.h>). */
 #define HTRACE_PROP_VERSION "HTRACE::VERSION"
+/* The MPI library the traced program ran on: the first line of its MPI_Get_library_version. */
+#define HTRACE_PROP_MPI_LIBRARY "HTRACE::MPI::LIBRARY"
 /* Version of the htrace-correct that wrote a corrected archive (the writer's stays in VERSION). */
 #define HTRACE_PROP_CORRECT_VERSION "HTRACE::CORRECT::VERSION"
 /* Written by htrace-salvage into an archive rebuilt after a run that ended badly: how each rank

@@ -10,6 +10,7 @@
 #include "common/median.h"
 #include "harmonize/communicator_state.h"
 #include "harmonize/global_wait.h"
+#include "mpi/entry_point.h"
 
 #include <cstdint>
 #include <utility>
@@ -113,7 +114,7 @@ int harmonize(CommunicatorState& s, int* flag) {
 } // namespace
 } // namespace htrace::harmonize
 
-extern "C" __attribute__((visibility("default"))) int MPIX_Harmonize(MPI_Comm comm, int* flag) {
+HTRACE_ENTRY_POINT int MPIX_Harmonize(MPI_Comm comm, int* flag) {
   if (flag == nullptr) return MPI_ERR_ARG;
   *flag = 0;
   int initialized = 0, finalized = 0;

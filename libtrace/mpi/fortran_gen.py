@@ -24,6 +24,15 @@ The f08 procedures that call a C function PMPI_<Name> directly (F08_DIRECT) are 
 the entry point hands them to the traced C wrapper as they come.
 This build of Open MPI has no `_ts`/`_cdesc` f08 variants (no TS 29113 descriptors).
 
+The MPICH ABI (MPICH 4.0, gfortran; `objdump -d libmpichfort.so`): every mpif.h and `use mpi`
+procedure `mpi_<name>_` (a weak alias of `pmpi_<name>_`) converts its arguments and calls the C
+function MPI_<Name>, and so do the f08 procedures with choice buffers (`mpi_<name>_f08ts_`, via
+C descriptors): the C wrappers see those calls, and no entry point is generated for them. The
+other f08 procedures `mpi_<name>_f08_` call PMPI_<Name> directly: htrace interposes each one the
+library exports, as a frame around its PMPI twin `pmpir_<name>_f08_` (skeleton `generic`) or by
+the conversion rules above (MPICH's f08 handles are its C handles, TYPE(MPI_Status) is its C
+MPI_Status; the sentinels are f08's, fortran_support.h), with an OPTIONAL ierror.
+
 Rows of skeleton `fortran` have no C function (MPI_Aint_add/diff are macros in C, MPI_F_sync_reg
 has no C binding): only the Fortran entry point, a frame around `pmpi_<name>_`. The row's return
 type gives the Fortran form: `int` a subroutine with IERROR, `void` one without, anything else a
@@ -157,25 +166,43 @@ def returned(p):
     return "void" if p.ret in ("int", "void") else p.ret
 
 
-def entry(name, params, body, ret="void"):
+def passing_through(symbol, params):
+    """Lines that hand a call on to the next definition of `symbol` (the program's MPI library's
+    own procedure) while nothing is recorded: before MPI_Init, after MPI_Finalize, and in a
+    program whose MPI is not the one libhtrace was built for, where no conversion of this build
+    may touch the arguments (mpi_library.h)."""
+    types = ", ".join(x.rsplit(" ", 1)[0] for x in params) or "void"
+    args = ", ".join(x.rsplit(" ", 1)[1] for x in params)
+    return (f"if (htrace::mpi::fortran_passes_through()) {{\n"
+            f"    static const auto next = htrace::mpi::next_definition<void (*)({types})>(\"{symbol}\");\n"
+            f"    if (next != nullptr) return next({args});\n  }}\n  ")
+
+
+def entry(name, params, body, ret="void", symbol=None):
+    """The entry point `symbol` (default mpi_<name>_ and its aliases)."""
     lower = name.lower()
+    if symbol is not None:
+        return f'HTRACE_ENTRY_POINT {ret} {symbol}({params}) {{\n  {body}\n}}\n'
     out = [f'HTRACE_ENTRY_POINT {ret} {lower}_({params}) {{\n  {body}\n}}']
     out += [f'HTRACE_ENTRY_POINT {ret} {a}({params}) __attribute__((alias("{lower}_")));' for a in aliases(name)]
     return "\n".join(out) + "\n"
 
 
-def frame_only(p):
-    """Enter/Leave around Open MPI's own Fortran binding (skeletons `generic` and `fortran`)."""
+def frame_only(p, symbol=None, binding=None):
+    """Enter/Leave around the MPI's own Fortran binding (skeletons `generic` and `fortran`):
+    Open MPI's `pmpi_<name>_` for `mpi_<name>_`, or `binding` for `symbol`."""
     fid, lower, ret = p.name[4:], p.name.lower(), returned(p)
+    binding = binding or f"p{lower}_"
     params = raw_params(p)
     args = ", ".join(x.split()[-1] for x in params)
-    decl = f'extern "C" {ret} p{lower}_({", ".join(x.rsplit(" ", 1)[0] for x in params) or "void"});'
-    call = f"{'return ' if ret != 'void' else ''}p{lower}_({args});"
+    decl = f'extern "C" {ret} {binding}({", ".join(x.rsplit(" ", 1)[0] for x in params) or "void"});'
+    call = f"{'return ' if ret != 'void' else ''}{binding}({args});"
     return decl + "\n" + entry(p.name, ", ".join(params),
-                               f"htrace::mpi::Call call(htrace::mpi::FunctionId::{fid});\n  {call}", ret), params
+                               f"htrace::mpi::Call call(htrace::mpi::FunctionId::{fid});\n  {call}", ret,
+                               symbol), params
 
 
-def converting(skeleton, p):
+def converting(skeleton, p, symbol=None):
     """Converts the arguments and calls the traced C wrapper; None if a parameter has no rule."""
     fid = p.name[4:]
     count_name = "incount" if any(x.name == "incount" for x in p.params) else "count"
@@ -192,7 +219,8 @@ def converting(skeleton, p):
     fparams.append("MPI_Fint* ierr")
     fparams += hidden
     lines = setup + [f"const int rc = {p.name}({', '.join(args)});"] + after + ["*ierr = rc;"]
-    return entry(p.name, ", ".join(fparams), "\n  ".join(lines)), fparams
+    forward = passing_through(f"{p.name.lower()}_", fparams) if symbol is None else ""
+    return entry(p.name, ", ".join(fparams), forward + "\n  ".join(lines), symbol=symbol), fparams
 
 
 def f08_entry(p, params):
@@ -233,13 +261,59 @@ def wrapper(family, skeleton, p):
     return made[0] + f08_entry(p, made[1]), "converted"
 
 
-def generate(rows):
+def optional_ierror(symbol, inner, params, forward=True):
+    """`symbol` calling the entry point `inner` (parameters `params`, IERROR among them) with an
+    IERROR of its own: f08's ierror is OPTIONAL, absent is a null address. `forward`: hand the
+    call on while nothing is recorded (not for MPI_Init & co., whose wrappers start and end the
+    recording)."""
+    args = ", ".join("&c_ierr" if x == "MPI_Fint* ierr" else x.split()[-1] for x in params)
+    return (f'HTRACE_ENTRY_POINT void {symbol}({", ".join(params)}) {{\n'
+            f'  {passing_through(symbol, params) if forward else ""}MPI_Fint c_ierr = MPI_SUCCESS;\n  {inner}({args});\n'
+            f'  if (ierr != nullptr) *ierr = c_ierr;\n}}\n')
+
+
+def mpich_f08_wrapper(family, skeleton, p, symbols):
+    """(text, rule) of the entry point interposing MPICH's `mpi_<name>_f08_`, or None when the
+    library has no such procedure (C-only function, or a choice-buffer procedure that reaches the
+    C wrapper)."""
+    lower = p.name.lower()
+    symbol = f"{lower}_f08_"
+    if symbol not in symbols:
+        return None
+    if p.name in SPECIAL:
+        inner = f"htrace_f08_{lower[4:]}"
+        params, body = SPECIAL[p.name]
+        text = f"namespace {{\nvoid {inner}({params}) {{\n  {body}\n}}\n}} // namespace\n"
+        if "MPI_Fint* ierr" in params:
+            lifecycle = p.name in ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")
+            return text + optional_ierror(symbol, inner, params.split(", "), not lifecycle), "special"
+        return text + f"HTRACE_ENTRY_POINT void {symbol}({params}) {{ {inner}({params.split()[-1]}); }}\n", "special"
+    if skeleton in ("generic", "fortran"):
+        binding = f"pmpir_{lower[4:]}_f08_"
+        if binding not in symbols or p.ret == "void" and skeleton != "fortran":
+            return None
+        return frame_only(p, symbol, binding)[0], "frame"
+    if family in NO_FORTRAN_FAMILIES or skeleton in ("none", "special") or p.ret != "int":
+        return None
+    inner = f"htrace_f08_{lower[4:]}"
+    made = converting(skeleton, p, symbol=inner)
+    if made is None:
+        raise SystemExit(f"fortran_gen.py: no conversion rule for a parameter of {p.name} "
+                         f"(skeleton {skeleton}): add one")
+    text = made[0].replace("HTRACE_ENTRY_POINT void", "static void", 1)
+    return text + optional_ierror(symbol, inner, made[1]), "converted"
+
+
+def generate(rows, flavor, symbols):
+    """The Fortran entry points of an `openmpi` or `mpich` build; `symbols`: what the MPI's
+    Fortran library exports."""
     out = ['#include "mpi/entry_point.h"\n#include "mpi/fortran_support.h"\n#include "mpi/wrapper_call.h"\n',
            '#include <cstddef>\n',
            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n']
     covered = {"special": [], "frame": [], "converted": []}
     for family, skeleton, p in rows:
-        made = wrapper(family, skeleton, p)
+        made = (mpich_f08_wrapper(family, skeleton, p, symbols) if flavor == "mpich"
+                else wrapper(family, skeleton, p))
         if made:
             out.append(made[0])
             covered[made[1]].append(p.name)

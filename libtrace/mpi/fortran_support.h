@@ -1,39 +1,93 @@
-// Conversions used by the generated Fortran entry points (fortran.gen.cpp): Open MPI's Fortran
-// sentinels (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE are addresses of common blocks in
-// libmpi; likewise MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY) and request/status arrays in Fortran
-// layout. No allocation for up to 32 elements.
+// Conversions used by the generated Fortran entry points (fortran.gen.cpp): the Fortran
+// sentinels (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY are
+// addresses of variables of the MPI's Fortran library) and request/status arrays in Fortran
+// layout. Open MPI: the mpif.h sentinels (common blocks). MPICH ABI: the `use mpi_f08` ones, the
+// only Fortran procedures htrace interposes there (fortran_gen.py). No allocation for up to 32
+// elements.
 #pragma once
+
+#include "mpi/wrapper_call.h"
 
 #include <cstddef>
 #include <cstring>
+#include <dlfcn.h>
 #include <memory>
 #include <mpi.h>
 
 extern "C" {
+#if defined(MPICH)
+extern int __mpi_f08_link_constants_MOD_mpi_unweighted __attribute__((weak));
+extern int __mpi_f08_link_constants_MOD_mpi_weights_empty __attribute__((weak));
+#else
 extern int mpi_fortran_bottom_ __attribute__((weak));
 extern int mpi_fortran_in_place_ __attribute__((weak));
 extern int mpi_fortran_status_ignore_ __attribute__((weak));
 extern int mpi_fortran_statuses_ignore_ __attribute__((weak));
 extern int mpi_fortran_unweighted_ __attribute__((weak));
 extern int mpi_fortran_weights_empty_ __attribute__((weak));
+#endif
 }
 
 namespace htrace::mpi {
 
 static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arguments are passed as int");
+
+/// Nothing is recorded and no call is being counted (fortran_gen.py: passing_through): the
+/// Fortran entry points hand their arguments, unconverted, to the program's MPI library.
+inline bool fortran_passes_through() {
+  return !g_wrappers.tracing.load(std::memory_order_relaxed) &&
+         !g_wrappers.paused.load(std::memory_order_relaxed);
+}
+
+/// The definition of `symbol` after libhtrace's in the lookup order: the program's MPI library's.
+template <typename Function> Function next_definition(const char* symbol) {
+  return reinterpret_cast<Function>(dlsym(RTLD_NEXT, symbol));
+}
 constexpr std::size_t kStatusFints = sizeof(MPI_Status) / sizeof(MPI_Fint);
 
+#if defined(MPICH)
+inline bool is_status_ignore(const MPI_Fint* f) {
+  return static_cast<const void*>(f) == MPI_F08_STATUS_IGNORE;
+}
+inline bool is_statuses_ignore(const MPI_Fint* f) {
+  return static_cast<const void*>(f) == MPI_F08_STATUSES_IGNORE;
+}
+inline void* fortran_buffer(void* buf) {
+  if (buf == &MPIR_F08_MPI_BOTTOM) return MPI_BOTTOM;
+  if (buf == &MPIR_F08_MPI_IN_PLACE) return MPI_IN_PLACE;
+  return buf;
+}
+inline bool is_unweighted(const void* weights) {
+  return weights == &__mpi_f08_link_constants_MOD_mpi_unweighted;
+}
+inline bool is_weights_empty(const void* weights) {
+  return weights == &__mpi_f08_link_constants_MOD_mpi_weights_empty;
+}
+#else
+inline bool is_status_ignore(const MPI_Fint* f) {
+  return f == &mpi_fortran_status_ignore_;
+}
+inline bool is_statuses_ignore(const MPI_Fint* f) {
+  return f == &mpi_fortran_statuses_ignore_;
+}
 inline void* fortran_buffer(void* buf) {
   if (buf == &mpi_fortran_bottom_) return MPI_BOTTOM;
   if (buf == &mpi_fortran_in_place_) return MPI_IN_PLACE;
   return buf;
 }
+inline bool is_unweighted(const void* weights) {
+  return weights == &mpi_fortran_unweighted_;
+}
+inline bool is_weights_empty(const void* weights) {
+  return weights == &mpi_fortran_weights_empty_;
+}
+#endif
 
 /// Weight arrays of the distributed-graph functions may be the MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY
 /// sentinels.
 inline int* fortran_weights(MPI_Fint* weights) {
-  if (static_cast<void*>(weights) == &mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
-  if (static_cast<void*>(weights) == &mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
+  if (is_unweighted(weights)) return MPI_UNWEIGHTED;
+  if (is_weights_empty(weights)) return MPI_WEIGHTS_EMPTY;
   return weights;
 }
 
@@ -134,7 +188,7 @@ private:
 
 class FortranStatus {
 public:
-  explicit FortranStatus(MPI_Fint* f) : f_(f == &mpi_fortran_status_ignore_ ? nullptr : f) {}
+  explicit FortranStatus(MPI_Fint* f) : f_(is_status_ignore(f) ? nullptr : f) {}
   MPI_Status* get() { return f_ ? &c_ : MPI_STATUS_IGNORE; }
   void copy_back() {
     if (f_) PMPI_Status_c2f(&c_, f_);
@@ -148,7 +202,7 @@ private:
 class FortranStatuses {
 public:
   FortranStatuses(MPI_Fint* f, int count)
-      : f_(f == &mpi_fortran_statuses_ignore_ ? nullptr : f), n_(count > 0 ? count : 0),
+      : f_(is_statuses_ignore(f) ? nullptr : f), n_(count > 0 ? count : 0),
         c_(static_cast<std::size_t>(f_ ? n_ : 0)) {}
   MPI_Status* get() { return f_ ? c_.data() : MPI_STATUSES_IGNORE; }
   void copy_back() {

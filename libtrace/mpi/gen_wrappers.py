@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Generates htrace's MPI wrappers from the one function table (mpi_functions.txt).
 
-    gen_wrappers.py TABLE OUTDIR
+    gen_wrappers.py TABLE OUTDIR MPI_H FLAVOR FORTRAN_SYMBOLS
 
 writes OUTDIR/function_ids.gen.h   (FunctionId enum, names, families, region roles)
        OUTDIR/wrappers.gen.cpp     (C wrappers: MPI_X calling PMPI_X)
        OUTDIR/fortran.gen.cpp      (Fortran entry points mpi_x_ etc. calling the C wrappers)
 
+The build wraps the table's functions that its MPI's mpi.h (MPI_H) declares, with that header's
+parameter types. FLAVOR is openmpi or mpich (cmake/HtraceMpiFlavor.cmake); FORTRAN_SYMBOLS lists
+what the MPI's Fortran library exports (`nm -D`), from which fortran_gen.py decides which Fortran
+procedures to interpose.
+
 Each table row names a skeleton; a skeleton is a (before, after) pair of C++ snippets placed
-around the PMPI call. Snippets refer to the function's own parameter names (Open MPI's spelling).
+around the PMPI call. Snippets refer to the table's parameter names.
 All semantics live in hand-written C++ (p2p_events.cpp, collective_info.cpp, comm_registry.cpp);
 the snippets only hand the right arguments over."""
 
@@ -179,6 +184,33 @@ def read_table(path):
     return rows
 
 
+def for_this_mpi(rows, declared):
+    """The rows this build wraps: those whose function the MPI's header declares (Fortran-only rows
+    are fortran_gen.py's to filter), each with the header's parameter types under the table's
+    parameter names (the skeletons' snippets use those)."""
+    selected = []
+    for family, skeleton, p in rows:
+        if skeleton == FORTRAN_ONLY:
+            selected.append((family, skeleton, p))
+            continue
+        header = declared.get(p.name)
+        if header is None:
+            continue
+        if len(header.params) != len(p.params) or header.variadic != p.variadic:
+            sys.exit(f"gen_wrappers.py: {p.name}: mpi.h declares {header.signature()}, "
+                     f"the table {p.signature()}")
+        params = []
+        for mine, theirs in zip(p.params, header.params):
+            if mpi_prototypes.normalize(mine.type) == mpi_prototypes.normalize(theirs.type):
+                params.append(mine)
+            else:
+                decl = re.sub(rf"\b{theirs.name}\b", mine.name, theirs.decl)
+                params.append(mpi_prototypes.Param(decl=decl, name=mine.name, type=theirs.type))
+        selected.append((family, skeleton, mpi_prototypes.Prototype(header.ret, p.name, params, p.variadic,
+                                                                    header.removed)))
+    return selected
+
+
 def param_list(p):
     return ", ".join(x.decl for x in p.params) or "void"
 
@@ -197,7 +229,7 @@ def wrapper(family, skeleton, p):
     fill = dict(ns=NS, base=base, name=p.name, args=args, args_no_request=", ".join(names[:-1]),
                 comm=comms[-1] if comms else "", parent=comms[0] if comms else "MPI_COMM_NULL",
                 newcomm=next((x.name for x in reversed(p.params) if x.type == "MPI_Comm *"), ""),
-                create_kind={"Comm_idup": "DuplicateOfParent", "Comm_create_group": "OverNewGroup"}.get(fid, "OverParent"))
+                create_kind={"Comm_idup": "DuplicateOfParent", "Comm_idup_with_info": "DuplicateOfParent", "Comm_create_group": "OverNewGroup"}.get(fid, "OverParent"))
     fill.update(rma_io_fill(fid, names))
     before, after = (s.format(**fill) for s in SKELETONS[skeleton])
     if skeleton in MAY_WAIT | COLLECTIVE_WAIT:
@@ -240,8 +272,9 @@ def function_ids(rows, stamp):
 
 
 def main():
-    table, outdir = sys.argv[1], sys.argv[2]
-    rows = read_table(table)
+    table, outdir, mpi_h, flavor, fortran_symbols = sys.argv[1:6]
+    declared = {p.name: p for p in mpi_prototypes.prototypes_of_mpi(mpi_h)}
+    rows = for_this_mpi(read_table(table), declared)
     stamp = HEADER.format(table=os.path.basename(table), gen=os.path.basename(__file__))
     os.makedirs(outdir, exist_ok=True)
     files = {
@@ -254,7 +287,8 @@ def main():
         + "\n".join(wrapper(f, s, p) for f, s, p in rows if s not in UNWRAPPED and s != FORTRAN_ONLY),
     }
     import fortran_gen  # noqa: E402  (kept apart: its own rules for handle conversion)
-    files["fortran.gen.cpp"] = stamp + MPI1_DECLS + fortran_gen.generate(rows)
+    symbols = set(open(fortran_symbols).read().split())
+    files["fortran.gen.cpp"] = stamp + MPI1_DECLS + fortran_gen.generate(rows, flavor, symbols)
     for name, text in files.items():
         path = os.path.join(outdir, name)
         tmp = path + ".tmp"

@@ -4,9 +4,12 @@
 #include "clock/sync.h"
 #include "common/log.h"
 #include "common/options.h"
+#include "htrace/archive_properties.h"
 #include "mpi/clock_lifecycle.h"
 #include "mpi/comm_registry.h"
+#include "mpi/entry_point.h"
 #include "mpi/fatal_signals.h"
+#include "mpi/mpi_library.h"
 #include "mpi/p2p_events.h"
 #include "mpi/untraced.h"
 #include "mpi/wrapper_call.h"
@@ -107,6 +110,7 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   PMPI_Comm_set_name(l.private_comm, "htrace private");
   if (!record::start(&l.private_comm, l.options)) return; // the recorder said why
   l.recorder_started = true;
+  record::set_archive_property(HTRACE_PROP_MPI_LIBRARY, program_mpi_library());
   register_function_regions();
   const std::string exclusion_warnings = apply_exclusions(l.options.mpi_exclude);
   if (!exclusion_warnings.empty() && rank == 0) log::warning("%s", exclusion_warnings.c_str());
@@ -153,7 +157,8 @@ void register_function_regions() {
 
 using namespace htrace;
 
-extern "C" int MPI_Init(int* argc, char*** argv) {
+HTRACE_ENTRY_POINT int MPI_Init(int* argc, char*** argv) {
+  if (!mpi::program_mpi_matches()) return PMPI_Init(argc, argv);
   const std::int64_t began = mpi::monotonic_ns();
   const int rc = [&] {
     const auto guard = mpi::term_signals_off_mpi_threads();
@@ -163,7 +168,8 @@ extern "C" int MPI_Init(int* argc, char*** argv) {
   return rc;
 }
 
-extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+HTRACE_ENTRY_POINT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  if (!mpi::program_mpi_matches()) return PMPI_Init_thread(argc, argv, required, provided);
   const std::int64_t began = mpi::monotonic_ns();
   const int rc = [&] {
     const auto guard = mpi::term_signals_off_mpi_threads();
@@ -173,7 +179,7 @@ extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
   return rc;
 }
 
-extern "C" int MPI_Finalize(void) {
+HTRACE_ENTRY_POINT int MPI_Finalize(void) {
   mpi::Lifecycle& l = mpi::lifecycle();
   if (l.recorder_started) {
     record::Location* loc = mpi::g_wrappers.tracing.load() ? record::thread() : nullptr;
@@ -195,7 +201,7 @@ extern "C" int MPI_Finalize(void) {
   return PMPI_Finalize();
 }
 
-extern "C" int MPI_Abort(MPI_Comm comm, int errorcode) {
+HTRACE_ENTRY_POINT int MPI_Abort(MPI_Comm comm, int errorcode) {
   if (mpi::lifecycle().recorder_started) {
     mpi::g_wrappers.tracing.store(false, std::memory_order_release);
     record::emergency_flush("MPI_Abort");

@@ -5,6 +5,7 @@ A prototype is one C declaration such as
 and becomes a Prototype(ret, name, params); each Param keeps its declaration text, its name and
 the text with the name removed (used to write casts and Fortran shims)."""
 
+import os
 import re
 from dataclasses import dataclass
 from typing import List
@@ -88,6 +89,37 @@ def parse_prototype(text: str) -> Prototype:
     if params == ["void"]:
         params = []
     return Prototype(ret=ret, name=name, params=[parse_param(p) for p in params], variadic=variadic)
+
+
+def prototypes_of_mpi(mpi_h: str) -> List[Prototype]:
+    """Every C function the MPI behind `mpi_h` declares: Open MPI's mpi.h, or the MPICH family's
+    (its prototypes are in mpi_proto.h and ROMIO's mpio.h beside it)."""
+    text = open(mpi_h).read()
+    if "OMPI_DECLSPEC" in text:
+        return prototypes_in_header(mpi_h)
+    if re.search(r"#define\s+MPICH_VERSION\b", text):
+        folder = os.path.dirname(mpi_h)
+        parts = [os.path.join(folder, name) for name in ("mpi_proto.h", "mpio.h")]
+        return mpich_prototypes([open(p).read() for p in parts if os.path.exists(p)] or [text])
+    raise ValueError(f"{mpi_h}: neither Open MPI's nor an MPICH-family mpi.h")
+
+
+def mpich_prototypes(texts: List[str]) -> List[Prototype]:
+    """`<ret> MPI_X(...) <attribute macros>;` declarations of MPICH-style headers. Callback
+    functions with upper-case names (MPI_DUP_FN, ...) are not MPI calls and are left out."""
+    result = {}
+    for text in texts:
+        text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        text = re.sub(r"^\s*#.*$", "", text, flags=re.M)
+        text = re.sub(r"\b(?:MPICH_ATTR_\w+|MPICH_API_PUBLIC|ROMIO_API_PUBLIC|MPIU_DLL_SPEC)\b"
+                      r"(?:\s*\([^()]*\))?", "", text)
+        for statement in text.split(";"):
+            m = re.match(r"^\s*((?:const\s+)?\w+[\s*]+)(MPI_\w+)\s*\((.*)\)\s*$", statement, re.S)
+            if not m or m.group(2).upper() == m.group(2) or m.group(1).strip() in ("typedef", "extern"):
+                continue
+            proto = parse_prototype(f"{m.group(1)} {m.group(2)}({m.group(3)})")
+            result.setdefault(proto.name, proto)
+    return list(result.values())
 
 
 def prototypes_in_header(path: str) -> List[Prototype]:

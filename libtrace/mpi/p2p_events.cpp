@@ -31,6 +31,12 @@ std::uint64_t received_bytes(const MPI_Status* status) {
 #if defined(OPEN_MPI)
   // What PMPI_Get_count(MPI_BYTE) reads, without the call.
   return static_cast<std::uint64_t>(status->_ucount);
+#elif defined(MPICH)
+  // MPICH's layout (MPICH ABI: Intel MPI, Cray MPICH, MVAPICH): the byte count's high bits sit
+  // above the cancelled flag.
+  return static_cast<std::uint64_t>(static_cast<unsigned>(status->count_lo)) |
+         (static_cast<std::uint64_t>(static_cast<unsigned>(status->count_hi_and_cancelled) >> 1)
+          << 32);
 #else
   int count = 0;
   if (PMPI_Get_count(status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED ||
