@@ -1,11 +1,14 @@
 # Everything `cmake --install` puts into a prefix, in one place (included last by the top-level
-# CMakeLists.txt, after every target exists):
-#   bin/                        the tools (RPATH $ORIGIN/../<libdir> plus the link path)
-#   <libdir>/libhtrace.so       the preload library
+# CMakeLists.txt, after every target exists). S is the MPI's suffix (HTRACE_MPI_SUFFIX,
+# cmake/HtraceMpiFlavor.cmake: "" for Open MPI, "-mpich" for the MPICH ABI), so builds for
+# several MPIs share a prefix:
+#   bin/                        the tools, those built with MPI named htrace-<tool>S (RPATH
+#                               $ORIGIN/../<libdir> plus the link path)
+#   <libdir>/libhtraceS.so      the preload library
 #   include/htrace/             the public C headers and the generated version.h
-#   <libdir>/cmake/htrace/      CMake package: find_package(htrace CONFIG) -> htrace::htrace, htrace::<tool>
-#   <libdir>/pkgconfig/htrace.pc  pkg-config; `pkg-config --variable=htrace_lib htrace` is the preload path
-#   share/modulefiles/htrace/<version>  Tcl environment module (PATH, LD_LIBRARY_PATH, MANPATH,
+#   <libdir>/cmake/htraceS/     CMake package: find_package(htraceS CONFIG) -> htrace::htrace, htrace::<tool>
+#   <libdir>/pkgconfig/htraceS.pc  pkg-config; `pkg-config --variable=htrace_lib htraceS` is the preload path
+#   share/modulefiles/htraceS/<version>  Tcl environment module (PATH, LD_LIBRARY_PATH, MANPATH,
 #                               PKG_CONFIG_PATH, CMAKE_PREFIX_PATH, HTRACE_LIB)
 #   share/man/man1, man7        one short page per tool and htrace(7); the option lists themselves
 #                               stay in each tool's --help and in htrace-config, so they cannot drift
@@ -16,7 +19,16 @@ include(CMakePackageConfigHelpers)
 
 set(HTRACE_TOOLS htrace-correct htrace-salvage htrace-clockcheck htrace-bench htrace-config
                  htrace-report)
-set(HTRACE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/htrace)
+# Built for one MPI (htrace-config reports it): the suffix keeps the builds for several MPIs apart.
+# htrace-report reads archives only and is the same for every MPI.
+set(HTRACE_MPI_TARGETS htrace htrace-correct htrace-salvage htrace-clockcheck htrace-bench htrace-config)
+set(HTRACE_PACKAGE htrace${HTRACE_MPI_SUFFIX})
+foreach(target IN LISTS HTRACE_MPI_TARGETS)
+  if(TARGET ${target})
+    set_target_properties(${target} PROPERTIES OUTPUT_NAME ${target}${HTRACE_MPI_SUFFIX})
+  endif()
+endforeach()
+set(HTRACE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/${HTRACE_PACKAGE})
 set(HTRACE_INSTALL_MODULEFILEDIR ${CMAKE_INSTALL_DATADIR}/modulefiles CACHE STRING
     "Directory (relative to the prefix) for the environment-modules file htrace/<version>")
 
@@ -37,11 +49,11 @@ install(FILES ${HTRACE_VERSION_HEADER} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/h
 # minor release may change the API.
 install(EXPORT htraceTargets NAMESPACE htrace:: DESTINATION ${HTRACE_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/templates/htraceConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/package/htraceConfig.cmake INSTALL_DESTINATION ${HTRACE_INSTALL_CMAKEDIR})
-write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/htraceConfigVersion.cmake
+  ${PROJECT_BINARY_DIR}/package/${HTRACE_PACKAGE}Config.cmake INSTALL_DESTINATION ${HTRACE_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/${HTRACE_PACKAGE}ConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/package/htraceConfig.cmake
-              ${PROJECT_BINARY_DIR}/package/htraceConfigVersion.cmake
+install(FILES ${PROJECT_BINARY_DIR}/package/${HTRACE_PACKAGE}Config.cmake
+              ${PROJECT_BINARY_DIR}/package/${HTRACE_PACKAGE}ConfigVersion.cmake
         DESTINATION ${HTRACE_INSTALL_CMAKEDIR})
 
 # Man pages: one per tool from one template (name, purpose, where the options are documented).
@@ -105,12 +117,15 @@ install(CODE "
   set(HTRACE_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
   set(HTRACE_MANDIR \"${CMAKE_INSTALL_MANDIR}\")
   set(HTRACE_LIBRARY_NAME \"$<TARGET_FILE_NAME:htrace>\")
+  set(HTRACE_PACKAGE \"${HTRACE_PACKAGE}\")
+  set(HTRACE_MPI_LIBRARY \"${HTRACE_MPI_LIBRARY}\")
+  set(HTRACE_MPI_SUFFIX \"${HTRACE_MPI_SUFFIX}\")
   configure_file(\"${PROJECT_SOURCE_DIR}/cmake/templates/htrace.pc.in\"
-                 \"${PROJECT_BINARY_DIR}/package/install/htrace.pc\" @ONLY)
+                 \"${PROJECT_BINARY_DIR}/package/install/${HTRACE_PACKAGE}.pc\" @ONLY)
   configure_file(\"${PROJECT_SOURCE_DIR}/cmake/templates/modulefile.in\"
                  \"${PROJECT_BINARY_DIR}/package/install/${PROJECT_VERSION}\" @ONLY)
   file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\" TYPE FILE
-       FILES \"${PROJECT_BINARY_DIR}/package/install/htrace.pc\")
-  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${HTRACE_INSTALL_MODULEFILEDIR}/htrace\" TYPE FILE
+       FILES \"${PROJECT_BINARY_DIR}/package/install/${HTRACE_PACKAGE}.pc\")
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${HTRACE_INSTALL_MODULEFILEDIR}/${HTRACE_PACKAGE}\" TYPE FILE
        FILES \"${PROJECT_BINARY_DIR}/package/install/${PROJECT_VERSION}\")
 ")

@@ -55,6 +55,24 @@ elseif(NOT _mpich_version STREQUAL "")
 else()
   message(FATAL_ERROR "htrace: ${HTRACE_MPI_HEADER} is neither Open MPI's nor of the MPICH family (MPICH, Intel MPI, Cray MPICH, MVAPICH); htrace supports only those (README: Which MPIs)")
 endif()
+# The launcher of the same MPI (tests, the demo): FindMPI looks for `mpiexec`, which on a system
+# with several MPIs may be another MPI's (Debian's alternatives: Open MPI's orterun). For the
+# MPICH family take hydra's mpiexec beside the compiler wrapper (mpicc.mpich -> mpiexec.mpich).
+if(HTRACE_MPI_FLAVOR STREQUAL "mpich" AND MPIEXEC_EXECUTABLE)
+  get_filename_component(_launcher "${MPIEXEC_EXECUTABLE}" REALPATH)
+  if(_launcher MATCHES "orterun|prterun|ompi")
+    get_filename_component(_compiler_dir "${MPI_C_COMPILER}" DIRECTORY)
+    get_filename_component(_compiler_name "${MPI_C_COMPILER}" NAME)
+    string(REGEX REPLACE "^mpicc" "mpiexec" _hydra_name "${_compiler_name}")
+    find_program(HTRACE_MPICH_MPIEXEC NAMES ${_hydra_name} mpiexec.hydra mpiexec.mpich
+                 HINTS ${_compiler_dir} NO_DEFAULT_PATH)
+    if(NOT HTRACE_MPICH_MPIEXEC)
+      message(FATAL_ERROR "htrace: ${MPIEXEC_EXECUTABLE} is Open MPI's launcher; pass the launcher of ${HTRACE_MPI_LIBRARY} with -DMPIEXEC_EXECUTABLE=...")
+    endif()
+    set(MPIEXEC_EXECUTABLE ${HTRACE_MPICH_MPIEXEC} CACHE FILEPATH "Executable for running MPI programs" FORCE)
+  endif()
+endif()
+
 set(HTRACE_MPI_SUFFIX "${_default_suffix}" CACHE STRING
     "Suffix of the installed names (library, tools, CMake package, pkg-config, module file)")
-message(STATUS "htrace: building for ${HTRACE_MPI_LIBRARY} (${HTRACE_MPI_HEADER}), installed names suffix '${HTRACE_MPI_SUFFIX}'")
+message(STATUS "htrace: building for ${HTRACE_MPI_LIBRARY} (${HTRACE_MPI_HEADER}), launcher ${MPIEXEC_EXECUTABLE}, installed names suffix '${HTRACE_MPI_SUFFIX}'")

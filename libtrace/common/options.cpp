@@ -146,6 +146,7 @@ const std::vector<const char*>& non_library_variables() {
   static const std::vector<const char*> names = {
       // tests/HtraceTesting.cmake gives every test these paths.
       "HTRACE_LIB", "HTRACE_BUILD_DIR", "HTRACE_SOURCE_DIR", "HTRACE_PYTHON", "HTRACE_CLUSTER_RUN",
+      "HTRACE_MPI_FLAVOR", "HTRACE_MPI_SUFFIX",
       // tests/cluster/htrace-cluster-run: the emulated nodes (ground truth for htrace-clockcheck).
       "HTRACE_CLUSTER_OFFSETS", "HTRACE_CLUSTER_RANKS_PER_NODE", "HTRACE_TIMENS_EXEC",
       // The clock tests' rate shim and error bound.

@@ -38,6 +38,7 @@ has no C binding): only the Fortran entry point, a frame around `pmpi_<name>_`. 
 type gives the Fortran form: `int` a subroutine with IERROR, `void` one without, anything else a
 FUNCTION returning that type (MPI_AINT_ADD returns INTEGER(KIND=MPI_ADDRESS_KIND))."""
 
+import dataclasses
 import re
 
 # Families of the table without a Fortran binding: MPI_T has none (MPI-3.1, chapter 14.3).
@@ -152,9 +153,15 @@ def convert(skeleton, fid, x, count_name):
     return None
 
 
-def aliases(name):
+# mpif.h procedures of MPICH 4.0 that do not reach the C function (`objdump -d libmpichfort.so`):
+# the attribute procedures call MPICH's internal MPII_*_attr functions.
+MPICH_F77_VIA_INTERNALS = {"attr_get", "attr_put", "comm_get_attr", "comm_set_attr", "type_get_attr",
+                           "type_set_attr", "win_get_attr", "win_set_attr"}
+
+
+def aliases(name, flavor="openmpi"):
     lower = name.lower()
-    names = [lower + "__", lower, name.upper(), f"ompi_{lower[4:]}_f"]
+    names = [lower + "__", lower, name.upper()] + ([f"ompi_{lower[4:]}_f"] if flavor == "openmpi" else [])
     if lower[4:] in CPTR_TWINS:
         twin = lower + "_cptr"
         names += [twin + "_", twin + "__", twin, twin.upper(), f"ompi_{twin[4:]}_f"]
@@ -178,19 +185,20 @@ def passing_through(symbol, params):
             f"    if (next != nullptr) return next({args});\n  }}\n  ")
 
 
-def entry(name, params, body, ret="void", symbol=None):
+def entry(name, params, body, ret="void", symbol=None, flavor="openmpi"):
     """The entry point `symbol` (default mpi_<name>_ and its aliases)."""
     lower = name.lower()
     if symbol is not None:
         return f'HTRACE_ENTRY_POINT {ret} {symbol}({params}) {{\n  {body}\n}}\n'
     out = [f'HTRACE_ENTRY_POINT {ret} {lower}_({params}) {{\n  {body}\n}}']
-    out += [f'HTRACE_ENTRY_POINT {ret} {a}({params}) __attribute__((alias("{lower}_")));' for a in aliases(name)]
+    out += [f'HTRACE_ENTRY_POINT {ret} {a}({params}) __attribute__((alias("{lower}_")));'
+            for a in aliases(name, flavor)]
     return "\n".join(out) + "\n"
 
 
-def frame_only(p, symbol=None, binding=None):
+def frame_only(p, symbol=None, binding=None, flavor="openmpi"):
     """Enter/Leave around the MPI's own Fortran binding (skeletons `generic` and `fortran`):
-    Open MPI's `pmpi_<name>_` for `mpi_<name>_`, or `binding` for `symbol`."""
+    `pmpi_<name>_` for `mpi_<name>_` and its aliases, or `binding` for `symbol`."""
     fid, lower, ret = p.name[4:], p.name.lower(), returned(p)
     binding = binding or f"p{lower}_"
     params = raw_params(p)
@@ -199,7 +207,7 @@ def frame_only(p, symbol=None, binding=None):
     call = f"{'return ' if ret != 'void' else ''}{binding}({args});"
     return decl + "\n" + entry(p.name, ", ".join(params),
                                f"htrace::mpi::Call call(htrace::mpi::FunctionId::{fid});\n  {call}", ret,
-                               symbol), params
+                               symbol, flavor), params
 
 
 def converting(skeleton, p, symbol=None):
@@ -272,6 +280,25 @@ def optional_ierror(symbol, inner, params, forward=True):
             f'  if (ierr != nullptr) *ierr = c_ierr;\n}}\n')
 
 
+def mpich_wrapper(family, skeleton, p, symbols):
+    """(text, rule) of the MPICH entry points of a function: mpif.h ones for the procedures that
+    bypass the C function (Fortran-only rows, MPICH_F77_VIA_INTERNALS), and the f08 one."""
+    lower = p.name.lower()
+    f77 = ""
+    # MPICH's MPI_F_SYNC_REG stores an IERROR through its second argument: pass it on.
+    binding = dataclasses.replace(p, ret="int") if p.name == "MPI_F_sync_reg" else p
+    if (skeleton == "fortran" or lower[4:] in MPICH_F77_VIA_INTERNALS) and f"p{lower}_" in symbols:
+        f77 = frame_only(binding, flavor="mpich")[0]
+    # A Fortran-only function with a choice buffer has only the TS 29113 procedure (no C function
+    # it could reach).
+    if skeleton == "fortran" and f"{lower}_f08ts_" in symbols and f"pmpir_{lower[4:]}_f08ts_" in symbols:
+        f77 += frame_only(binding, f"{lower}_f08ts_", f"pmpir_{lower[4:]}_f08ts_")[0]
+    f08 = mpich_f08_wrapper(family, skeleton, p, symbols)
+    if not f08:
+        return (f77, "frame") if f77 else None
+    return f77 + f08[0], f08[1]
+
+
 def mpich_f08_wrapper(family, skeleton, p, symbols):
     """(text, rule) of the entry point interposing MPICH's `mpi_<name>_f08_`, or None when the
     library has no such procedure (C-only function, or a choice-buffer procedure that reaches the
@@ -312,7 +339,7 @@ def generate(rows, flavor, symbols):
            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n']
     covered = {"special": [], "frame": [], "converted": []}
     for family, skeleton, p in rows:
-        made = (mpich_f08_wrapper(family, skeleton, p, symbols) if flavor == "mpich"
+        made = (mpich_wrapper(family, skeleton, p, symbols) if flavor == "mpich"
                 else wrapper(family, skeleton, p))
         if made:
             out.append(made[0])

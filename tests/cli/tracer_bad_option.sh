@@ -19,16 +19,19 @@ traced() { # traced NAME ARG...: runs mpirun ARG..., output into $work/NAME.{out
   timeout 120 "${mpirun[@]}" "$@" >"$work/$name.out" 2>"$work/$name.err"
   rc=$?
 }
-preload() { # preload NAME: the -x options that trace into $work/NAME (per app context for MPMD)
+env_of() { # env_of NAME=VALUE: the launcher's option setting NAME for the ranks (of one MPMD context)
+  if [[ ${HTRACE_MPI_FLAVOR:-openmpi} == mpich ]]; then echo "-env ${1%%=*} ${1#*=}"; else echo "-x $1"; fi
+}
+preload() { # preload NAME: the options that trace into $work/NAME (per app context for MPMD)
   mkdir -p "$work/$1"
-  echo "-x LD_PRELOAD=${HTRACE_LIB:?} -x HTRACE_ARCHIVE_DIR=$work/$1"
+  echo "$(env_of LD_PRELOAD="${HTRACE_LIB:?}") $(env_of HTRACE_ARCHIVE_DIR="$work/$1")"
 }
 archives() { find "$work/$1" -mindepth 1 -maxdepth 1 | wc -l; }
 
 size_error="HTRACE_BUFFER_SIZE='12x' is not a byte count such as 4096, 64k, 16M or 1G; tracing is off for this run"
 
 # A bad value on every rank: one line (from the first rank), nothing traced, the program runs.
-traced bad -np 2 $(preload bad) -x HTRACE_BUFFER_SIZE=12x "$ring"
+traced bad -np 2 $(preload bad) $(env_of HTRACE_BUFFER_SIZE=12x) "$ring"
 [[ $rc -eq 0 ]] || fail "bad value: the program's exit status became $rc"
 [[ $(grep -c "error: HTRACE_BUFFER_SIZE" "$work/bad.err") -eq 1 ]] ||
   fail "bad value: not one error line: $(cat "$work/bad.err")"
@@ -36,12 +39,12 @@ grep -qF "htrace[0]: error: $size_error" "$work/bad.err" || fail "bad value: mes
 [[ $(archives bad) -eq 0 ]] || fail "bad value: an archive was written"
 
 # The application's own exit status survives (failures without arguments exits 2).
-traced status -np 2 $(preload status) -x HTRACE_BUFFER_SIZE=12x "$failures_app"
+traced status -np 2 $(preload status) $(env_of HTRACE_BUFFER_SIZE=12x) "$failures_app"
 [[ $rc -eq 2 ]] || fail "the program's exit status 2 became $rc"
 grep -q "usage: failures" "$work/status.err" || fail "the program's own message is missing"
 
 # Different environments per rank (MPMD): rank 1's bad value turns tracing off on both, no hang.
-traced mpmd -np 1 $(preload mpmd) "$ring" : -np 1 $(preload mpmd) -x HTRACE_VERBOSE=9 "$ring"
+traced mpmd -np 1 $(preload mpmd) "$ring" : -np 1 $(preload mpmd) $(env_of HTRACE_VERBOSE=9) "$ring"
 [[ $rc -eq 0 ]] || fail "MPMD: exit $rc"
 [[ $(grep -c "error:" "$work/mpmd.err") -eq 1 ]] || fail "MPMD: not one error line: $(cat "$work/mpmd.err")"
 grep -qF "htrace[1]: error: HTRACE_VERBOSE='9' is not an integer in 0..2; tracing is off" "$work/mpmd.err" ||
@@ -50,7 +53,7 @@ grep -qF "htrace[1]: error: HTRACE_VERBOSE='9' is not an integer in 0..2; tracin
 
 # An unknown variable warns once and the run is traced; the tests' own HTRACE_* (HTRACE_LIB, ...)
 # are known and silent.
-traced unknown -np 2 $(preload unknown) -x HTRACE_BUFER_SIZE=1M -x HTRACE_CLUSTER_OFFSETS=0 "$ring"
+traced unknown -np 2 $(preload unknown) $(env_of HTRACE_BUFER_SIZE=1M) $(env_of HTRACE_CLUSTER_OFFSETS=0) "$ring"
 [[ $rc -eq 0 ]] || fail "unknown variable: exit $rc"
 [[ $(grep -c "warning:" "$work/unknown.err") -eq 1 ]] || fail "unknown variable: not one warning: $(cat "$work/unknown.err")"
 grep -qF "htrace[0]: warning: HTRACE_BUFER_SIZE: unknown option; did you mean HTRACE_BUFFER_SIZE?" \
@@ -59,7 +62,7 @@ grep -qF "htrace[0]: warning: HTRACE_BUFER_SIZE: unknown option; did you mean HT
 
 # HTRACE_ENABLE differing between ranks must not leave one rank in the recorder's collective start:
 # both run untraced, and rank 0 says why.
-traced mixed -np 1 $(preload mixed) "$ring" : -np 1 $(preload mixed) -x HTRACE_ENABLE=0 "$ring"
+traced mixed -np 1 $(preload mixed) "$ring" : -np 1 $(preload mixed) $(env_of HTRACE_ENABLE=0) "$ring"
 [[ $rc -eq 0 ]] || fail "mixed HTRACE_ENABLE: exit $rc"
 grep -qF "htrace[0]: warning: HTRACE_ENABLE differs between ranks; tracing is off for this run" \
   "$work/mixed.err" || fail "mixed HTRACE_ENABLE: message: $(cat "$work/mixed.err")"

@@ -4,7 +4,7 @@
  *   HTRACE_TEST_CLOCK_RATES="0,1e-4,-5e-5"   rate error of node i (host name htnode<i>):
  *                                             reading = t + rate * t
  *   HTRACE_TEST_CLOCK_RANK_OFFSETS="0,0,0,1000000"  extra ns for world rank r
- * (OMPI_COMM_WORLD_RANK) Every process that loads it reads the same scaled clock for a given node,
+ * (OMPI_COMM_WORLD_RANK from Open MPI's mpirun, PMI_RANK from MPICH's hydra) Every process that loads it reads the same scaled clock for a given node,
  * as a shared hardware clock with a frequency error would look. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +38,7 @@ static void setup(void) {
   const char* item = nth_item(getenv("HTRACE_TEST_CLOCK_RATES"), node);
   rate = item ? strtod(item, NULL) : 0.0;
   const char* rank_text = getenv("OMPI_COMM_WORLD_RANK");
+  if (!rank_text) rank_text = getenv("PMI_RANK");
   item = rank_text ? nth_item(getenv("HTRACE_TEST_CLOCK_RANK_OFFSETS"), strtol(rank_text, NULL, 10))
                    : NULL;
   extra_ns = item ? strtoll(item, NULL, 10) : 0;

@@ -13,10 +13,11 @@ import tempfile
 
 from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
+from htrace_test.build import tool
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 CLUSTER = os.environ.get("HTRACE_CLUSTER_RUN", os.path.join(BUILD, "tests/cluster/htrace-cluster-run"))
-CLOCKCHECK = os.path.join(BUILD, "tools/htrace-clockcheck/htrace-clockcheck")
+CLOCKCHECK = tool("htrace-clockcheck")
 SHIM = os.path.join(BUILD, "tests/clock/libclock_rate_shim.so")
 BOUND_NS = int(os.environ.get("HTRACE_CLOCK_TEST_BOUND_NS", "50000"))
 

@@ -18,10 +18,11 @@ import tempfile
 from htrace_test.check import require as expect
 from htrace_test.mpi import mpirun_command
 from htrace_test.tree import tree_state
+from htrace_test.build import tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ["HTRACE_BUILD_DIR"]
-TOOL = os.path.join(BUILD, "tools", "htrace-correct", "htrace-correct")
+TOOL = tool("htrace-correct")
 PY = "/usr/bin/python3"
 SKIP = 77
 EXIT_USAGE, EXIT_INPUT, EXIT_OUTPUT = 2, 3, 4

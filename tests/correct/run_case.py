@@ -12,10 +12,11 @@ from htrace_test import hpcc
 from htrace_test.check import require as expect
 from htrace_test.mpi import mpirun_command
 from htrace_test.tree import file_digests
+from htrace_test.build import tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ["HTRACE_BUILD_DIR"]
-TOOL = os.path.join(BUILD, "tools", "htrace-correct", "htrace-correct")
+TOOL = tool("htrace-correct")
 PY = "/usr/bin/python3"
 SHIFT = 8000
 work = tempfile.mkdtemp(prefix="htrace-correct-test-")

@@ -46,13 +46,13 @@ import time
 
 from htrace_test.mpi import mpirun_command
 from htrace_test.tree import file_digests
+from htrace_test.build import tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ["HTRACE_BUILD_DIR"]
-TOOLS = os.path.join(BUILD, "tools")
-CORRECT = os.path.join(TOOLS, "htrace-correct", "htrace-correct")
-SALVAGE = os.path.join(TOOLS, "htrace-salvage", "htrace-salvage")
-REPORT = os.path.join(TOOLS, "htrace-report", "htrace-report")
+CORRECT = tool("htrace-correct")
+SALVAGE = tool("htrace-salvage")
+REPORT = tool("htrace-report")
 
 
 def sanitized():

@@ -11,8 +11,9 @@ import sys
 import tempfile
 
 from htrace_test.mpi import mpirun_command
+from htrace_test.build import tool
 
-BENCH = os.path.join(os.environ["HTRACE_BUILD_DIR"], "tools/htrace-bench/htrace-bench")
+BENCH = tool("htrace-bench")
 SUMMARY = ("op,bytes,sync,ranks,measurements,invalid,outliers,median_ns,mean_ns,min_ns,max_ns,"
            "exit_skew_median_ns,exit_skew_max_ns").split(",")
 RAW = "op,bytes,sync,index,runtime_ns,exit_skew_ns,valid".split(",")

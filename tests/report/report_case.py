@@ -34,10 +34,11 @@ import sys
 
 import archive_truth
 from htrace_test.mpi import mpirun_command
+from htrace_test.build import tool
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
-REPORT = os.path.join(BUILD, "tools", "htrace-report", "htrace-report")
-CORRECT = os.path.join(BUILD, "tools", "htrace-correct", "htrace-correct")
+REPORT = tool("htrace-report")
+CORRECT = tool("htrace-correct")
 PROGRAM = os.path.join(BUILD, "examples", "pingpong-ring", "pingpong-ring")
 case = sys.argv[1]
 WORK = os.path.join(BUILD, "tests", "report", "out-" + case)  # kept: screenshots for reviewers
@@ -340,7 +341,7 @@ def otf2_events(anchor):
 def salvaged_archive(adir):
     """A run whose rank 1 called MPI_Abort, rebuilt by htrace-salvage (tests/salvage's program)."""
     app = os.path.join(BUILD, "tests", "salvage", "salvage_fail_app")
-    salvage = os.path.join(BUILD, "tools", "htrace-salvage", "htrace-salvage")
+    salvage = tool("htrace-salvage")
     if not (os.access(app, os.X_OK) and os.access(salvage, os.X_OK)):
         expect(False, "salvage_fail_app and htrace-salvage built")
         return None

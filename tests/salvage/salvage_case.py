@@ -19,7 +19,7 @@ import time
 import otf2
 
 from htrace_test.check import fail, require
-from htrace_test.mpi import mpirun_command
+from htrace_test.mpi import flavor, mpirun_command
 from htrace_test.tree import tree_hash
 
 CASE, APP, SALVAGE, CORRECT = sys.argv[1:5]
@@ -191,7 +191,7 @@ def check_location(evs, expect_cause, entered, returned, exact, rank, may_be_emp
         require(barrier_enters <= entered and entered - barrier_enters <= KILL_LOSS_BARRIERS,
                 "rank %d: %d barriers in the archive, the program entered %d (at most %d may be "
                 "lost)" % (rank, barrier_enters, entered, KILL_LOSS_BARRIERS))
-        require(barrier_enters > 0 or may_be_empty, "rank %d: nothing salvaged" % rank)
+        require(len(evs) > 1 or may_be_empty, "rank %d: nothing salvaged" % rank)
     return barrier_enters
 
 
@@ -303,6 +303,23 @@ def main():
             print("work directory kept: %s" % work)
 
 
+# How the launcher ends the other ranks when one aborts or dies: Open MPI's mpirun sends SIGTERM
+# (the tracer flushes), MPICH's hydra SIGKILL (nothing runs: the salvage keeps what is on disk).
+SURVIVOR_CAUSE = "SIGTERM" if flavor() == "openmpi" else "killed (no end recorded)"
+SURVIVOR_EXACT = flavor() == "openmpi"
+
+
+def launcher_output(out):
+    """The program's output as the comparison sees it, without what hydra adds by its own timing,
+    untraced too: its report of a bad termination (whether it prints one when it is itself
+    terminated is a race), and the last line of a rank that aborts or dies, which it may drop
+    when it kills the job."""
+    if flavor() == "mpich":
+        out = re.sub(rb"\n=+\n=   BAD TERMINATION.*debugging suggestions\n", b"", out, flags=re.S)
+        out = re.sub(rb"(?m)^rank 1: (MPI_Abort|SIGSEGV) after .*\n", b"", out)
+    return out
+
+
 def body(work):
     env = {"HTRACE_ARCHIVE_DIR": work, "HTRACE_ARCHIVE_NAME": "trace", "HTRACE_BUFFER_SIZE": "64k",
            "OMP_NUM_THREADS": "2"}
@@ -310,9 +327,9 @@ def body(work):
     mount = None
     # mode, N, kill action, expected causes per rank (None: finished), exact counts per rank
     if CASE == "abort":
-        setup = ("abort", 20000, None, ["SIGTERM", "MPI_Abort"], [True, True])
+        setup = ("abort", 20000, None, [SURVIVOR_CAUSE, "MPI_Abort"], [SURVIVOR_EXACT, True])
     elif CASE == "segv":
-        setup = ("segv", 20000, None, ["SIGTERM", "SIGSEGV"], [True, True])
+        setup = ("segv", 20000, None, [SURVIVOR_CAUSE, "SIGSEGV"], [SURVIVOR_EXACT, True])
     elif CASE == "term":
         env["FAIL_APP_PACE_US"] = "200"
         setup = ("loop", 0, term_mpirun, ["SIGTERM", "SIGTERM"], [True, True])
@@ -322,8 +339,8 @@ def body(work):
     elif CASE == "kill_all":
         setup = ("loop", 0, kill_ranks([0, 1]), ["killed (no end recorded)"] * 2, [False, False])
     elif CASE == "kill_one":
-        setup = ("kill-one", 0, kill_ranks([1]), ["SIGTERM", "killed (no end recorded)"],
-                 [True, False])
+        setup = ("kill-one", 0, kill_ranks([1]), [SURVIVOR_CAUSE, "killed (no end recorded)"],
+                 [SURVIVOR_EXACT, False])
     elif CASE == "omp_abort":
         libomp = os.environ.get("HTRACE_LIBOMP", "")
         require(os.path.exists(libomp), "HTRACE_LIBOMP '%s' does not exist" % libomp)
@@ -331,9 +348,9 @@ def body(work):
         os.mkdir(shim)
         os.symlink(libomp, os.path.join(shim, "libgomp.so.1"))  # the README's libgomp recipe
         env["LD_LIBRARY_PATH"] = shim + ":" + os.environ.get("LD_LIBRARY_PATH", "")
-        setup = ("omp-abort", 20000, None, ["SIGTERM", "MPI_Abort"], [True, True])
+        setup = ("omp-abort", 20000, None, [SURVIVOR_CAUSE, "MPI_Abort"], [SURVIVOR_EXACT, True])
     elif CASE == "rma_io":
-        setup = ("rma-io", 3000, None, ["SIGTERM", "MPI_Abort"], [True, True])
+        setup = ("rma-io", 3000, None, [SURVIVOR_CAUSE, "MPI_Abort"], [SURVIVOR_EXACT, True])
     elif CASE == "full_disk":
         small = os.path.join(work, "small")
         os.mkdir(small)
@@ -360,8 +377,13 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
     plain = run(work, mode, n, False, env, kill)
     ARCHIVE_DIR[0] = archive_dir
     traced = run(work, mode, n, True, env, kill)
-    require(traced[0] == plain[0], "exit status %d traced, %d untraced" % (traced[0], plain[0]))
-    require(traced[1] == plain[1], "output differs:\n%r\n%r" % (traced[1], plain[1]))
+    if kill is term_mpirun and flavor() == "mpich":
+        # Hydra's own exit status after a SIGTERM is 0 or 15, untraced too.
+        require({traced[0], plain[0]} <= {0, 15}, "exit status %d traced, %d untraced" % (traced[0], plain[0]))
+    else:
+        require(traced[0] == plain[0], "exit status %d traced, %d untraced" % (traced[0], plain[0]))
+    require(launcher_output(traced[1]) == launcher_output(plain[1]),
+            "output differs:\n%r\n%r" % (traced[1], plain[1]))
     err = traced[2]
     count_dir = traced[3]
     for line in err.splitlines():  # the tracer's own account, for a failure's diagnosis
@@ -407,7 +429,8 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
             "otf2-print failed: %s" % p.stderr[:2000])
 
     events = read_archive(anchor)
-    killed_early = set()
+    # A rank SIGKILLed by the launcher may not have filled one chunk of its file yet.
+    killed_early = {rank for rank in (0, 1) if causes and causes[rank] == "killed (no end recorded)"}
     if CASE == "term":
         # mpirun follows its SIGTERM with SIGKILL; on a loaded machine a rank the scheduler did
         # not run in between never saw the SIGTERM, and the salvage must then say so, not guess.
@@ -453,7 +476,9 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
         # The signal waits for the thread's own conversion: no buffer is lost.
         require("some threads were busy" not in err, "a rank lost the buffer its thread was "
                 "converting when the signal came:\n" + err)
-    if mode == "omp-abort":
+    if mode == "omp-abort" and SURVIVOR_EXACT:
+        # Rank 0's worker thread is inside the parallel region when rank 0's SIGTERM flush runs;
+        # rank 1's may not have started when its master aborts.
         threads = [loc for loc in events if loc >> 32]
         require(threads, "no OpenMP thread location salvaged")
 

@@ -7,6 +7,7 @@ recorded, and htrace-correct checks both with exit 0. Output and exit status as 
 Usage: spawn_case.py APP HTRACE_CORRECT"""
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,11 @@ def run(traced):
 
 
 plain = run(False)
+if plain[0] != 0 and "Error in spawn call" in plain[2]:
+    # Debian's MPICH 4.0 (ch4:ucx) cannot spawn under hydra, traced or not.
+    print("SKIP: MPI_Comm_spawn fails without the tracer:\n" + plain[2][:500])
+    shutil.rmtree(work, ignore_errors=True)
+    sys.exit(77)
 traced = run(True)
 expect(plain[0] == traced[0] == 0, "exit status untraced %d, traced %d\n%s" % (plain[0], traced[0], traced[2]))
 expect(plain[1] == traced[1], "output untraced %s, traced %s" % (plain[1], traced[1]))

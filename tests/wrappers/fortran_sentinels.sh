@@ -5,5 +5,6 @@ set -e
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 HTRACE_ARCHIVE_DIR=$dir HTRACE_ARCHIVE_NAME=fortran HTRACE_VERBOSE=0 \
-  $MPIRUN -np 3 -x HTRACE_ARCHIVE_DIR -x HTRACE_ARCHIVE_NAME -x HTRACE_VERBOSE -x LD_PRELOAD="$HTRACE_LIB" "$1"
+  "$HTRACE_PYTHON" -m htrace_test.mpi -np 3 --forward HTRACE_ARCHIVE_DIR --forward HTRACE_ARCHIVE_NAME \
+  --forward HTRACE_VERBOSE --preload "$HTRACE_LIB" -- "$1"
 "$HTRACE_PYTHON" "$2" "$dir/fortran" --quiet --expect-locations 3 --expect-messages 3

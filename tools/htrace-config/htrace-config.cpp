@@ -40,19 +40,24 @@ int main(int argc, char** argv) {
   CLI::App app("Lists libhtrace's HTRACE_* options with their defaults and current values.",
                "htrace-config");
   htrace::cli::configure(app);
-  bool check = false, markdown = false;
+  bool check = false, markdown = false, mpi = false;
   app.add_flag("--check", check,
                "parse the environment as libhtrace does; exit 1 if it is invalid");
   app.add_flag("--markdown", markdown, "print the option table as Markdown (the README's table)");
+  app.add_flag("--mpi", mpi, "print the MPI this htrace is built for and its preload library");
   app.footer("Without an option: every HTRACE_* variable with its default and current value.\n"
              "Exit status: 0 success, 1 invalid environment (--check), 2 usage error.");
   const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
-    return check && markdown ? "--check and --markdown exclude each other" : "";
+    return check + markdown + mpi > 1 ? "--check, --markdown and --mpi exclude each other" : "";
   });
   if (!outcome.run()) return htrace::cli::report(outcome);
 
   if (markdown) {
     print_markdown();
+    return 0;
+  }
+  if (mpi) {
+    std::printf("%s (preload %s)\n", HTRACE_MPI_LIBRARY, HTRACE_PRELOAD_NAME);
     return 0;
   }
   const htrace::OptionsResult parsed = htrace::parse_options_from_environment();
