@@ -4,8 +4,9 @@
  *   HTRACE_TEST_CLOCK_RATES="0,1e-4,-5e-5"   rate error of node i (host name htnode<i>):
  *                                             reading = t + rate * t
  *   HTRACE_TEST_CLOCK_RANK_OFFSETS="0,0,0,1000000"  extra ns for world rank r
- * (OMPI_COMM_WORLD_RANK from Open MPI's mpirun, PMI_RANK from MPICH's hydra) Every process that loads it reads the same scaled clock for a given node,
- * as a shared hardware clock with a frequency error would look. */
+ * (OMPI_COMM_WORLD_RANK from Open MPI's mpirun, PMI_RANK from MPICH's hydra). Every process that
+ * loads it reads the same scaled clock for a given node, as a shared hardware clock with a
+ * frequency error would look. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
