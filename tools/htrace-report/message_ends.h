@@ -71,4 +71,29 @@ private:
   std::vector<relations::PostedMessages<Payload>> locations_;
 };
 
+/// An EventSink that matches messages: it keeps what it needs of each send and receive record as
+/// the Payload (through ends_.send and ends_.recv) and gets every end back, in MPI's matching
+/// order, in matched_end(). Its finish() must hand ends_ the ends still held.
+template <class Payload> class MatchingSink : public EventSink {
+public:
+  void isend_complete(std::uint32_t loc, std::uint64_t, std::uint64_t request) override {
+    ends_.isend_complete(loc, request, matched_ends());
+  }
+  void irecv_request(std::uint32_t loc, std::uint64_t, std::uint64_t request) override {
+    ends_.irecv_request(loc, request);
+  }
+  void request_cancelled(std::uint32_t loc, std::uint64_t, std::uint64_t request) override {
+    ends_.cancelled(loc, request, matched_ends());
+  }
+
+protected:
+  explicit MatchingSink(const ArchiveDefs& defs) : ends_(defs) {}
+  virtual void matched_end(const relations::MessageEnd<Payload>& end) = 0;
+  auto matched_ends() {
+    return [this](const relations::MessageEnd<Payload>& end) { matched_end(end); };
+  }
+
+  MessageEnds<Payload> ends_;
+};
+
 } // namespace htrace::report

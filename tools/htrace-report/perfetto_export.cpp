@@ -28,8 +28,8 @@ std::uint64_t collective_id(std::uint64_t instance, std::uint32_t member) {
 } // namespace
 
 PerfettoExport::PerfettoExport(const ArchiveDefs& defs, std::ostream& out)
-    : defs_(defs), out_(out), stacks_(defs.locations.size()), tid_(defs.locations.size()),
-      ends_(defs), coll_count_(defs.locations.size()) {
+    : MatchingSink(defs), defs_(defs), out_(out), stacks_(defs.locations.size()),
+      tid_(defs.locations.size()), coll_count_(defs.locations.size()) {
   out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"htrace-report\","
           "\"time_origin_ns\":"
        << defs_.global_offset << ",\"ticks_per_second\":" << defs_.resolution
@@ -110,25 +110,21 @@ void PerfettoExport::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm
                           std::uint32_t peer, std::uint32_t tag, std::uint64_t,
                           std::uint64_t request) {
   // A receiver not in the definitions: no arrow.
-  ends_.send(loc, comm, peer, tag, request, {loc, anchor_time(loc, t)}, message_flow());
+  ends_.send(loc, comm, peer, tag, request, {loc, anchor_time(loc, t)}, matched_ends());
 }
 
 void PerfettoExport::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm,
                           std::uint32_t peer, std::uint32_t tag, std::uint64_t,
                           std::uint64_t request) {
-  ends_.recv(loc, comm, peer, tag, request, {loc, anchor_time(loc, t)}, message_flow());
+  ends_.recv(loc, comm, peer, tag, request, {loc, anchor_time(loc, t)}, matched_ends());
 }
 
-void PerfettoExport::isend_complete(std::uint32_t loc, std::uint64_t, std::uint64_t request) {
-  ends_.isend_complete(loc, request, message_flow());
-}
-
-void PerfettoExport::irecv_request(std::uint32_t loc, std::uint64_t, std::uint64_t request) {
-  ends_.irecv_request(loc, request);
-}
-
-void PerfettoExport::request_cancelled(std::uint32_t loc, std::uint64_t, std::uint64_t request) {
-  ends_.cancelled(loc, request, message_flow());
+void PerfettoExport::matched_end(const relations::MessageEnd<FlowEnd>& end) {
+  const relations::ChannelNumbers::Number n = numbers_.number(end);
+  // channel in the high bits, message number in the low 32: unique while a channel carries fewer
+  // than 2^32 messages and there are fewer than 2^30 channels.
+  const std::uint64_t id = (n.channel << 32) | (n.k & 0xffffffffu);
+  flow(end.side == P2pSide::Send ? 's' : 'f', end.what.loc, end.what.anchor, id, "message");
 }
 
 void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t,
@@ -158,7 +154,7 @@ void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t
 }
 
 void PerfettoExport::finish() {
-  ends_.finish(message_flow());
+  ends_.finish(matched_ends());
   out_ << "\n]}\n";
 }
 

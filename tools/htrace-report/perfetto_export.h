@@ -16,7 +16,13 @@
 
 namespace htrace::report {
 
-class PerfettoExport final : public EventSink {
+/// Where a message end's flow attaches (PerfettoExport::anchor_time when its record was read).
+struct FlowEnd {
+  std::uint32_t loc = 0;
+  std::uint64_t anchor = 0;
+};
+
+class PerfettoExport final : public MatchingSink<FlowEnd> {
 public:
   PerfettoExport(const ArchiveDefs& defs, std::ostream& out);
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
@@ -25,9 +31,6 @@ public:
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
   void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
-  void isend_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
-  void irecv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
-  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
   void finish() override;
@@ -46,27 +49,14 @@ private:
   std::uint64_t anchor_time(std::uint32_t loc, std::uint64_t t) const;
   /// A flow end at `anchor` (anchor_time() when its record was read).
   void flow(char phase, std::uint32_t loc, std::uint64_t anchor, std::uint64_t id, const char* cat);
-  /// A message end's flow, once MessageEnds hands it out in MPI's matching order.
-  struct FlowEnd {
-    std::uint32_t loc = 0;
-    std::uint64_t anchor = 0;
-  };
-  auto message_flow() {
-    return [this](const relations::MessageEnd<FlowEnd>& end) {
-      const relations::ChannelNumbers::Number n = numbers_.number(end);
-      // channel in the high bits, message number in the low 32: unique while a channel carries
-      // fewer than 2^32 messages and there are fewer than 2^30 channels.
-      const std::uint64_t id = (n.channel << 32) | (n.k & 0xffffffffu);
-      flow(end.side == P2pSide::Send ? 's' : 'f', end.what.loc, end.what.anchor, id, "message");
-    };
-  }
+  /// A message end's flow, in MPI's matching order.
+  void matched_end(const relations::MessageEnd<FlowEnd>& end) override;
 
   const ArchiveDefs& defs_;
   std::ostream& out_;
   bool first_ = true;
   std::vector<std::vector<Open>> stacks_;
   std::vector<std::uint32_t> tid_;
-  MessageEnds<FlowEnd> ends_;
   relations::ChannelNumbers numbers_;
   struct Instance {
     std::uint64_t number;

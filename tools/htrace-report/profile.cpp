@@ -5,11 +5,11 @@
 namespace htrace::report {
 
 Profile::Profile(const ArchiveDefs& defs, const ProfileOptions& options)
-    : per_location(defs.locations.size()),
+    : MatchingSink(defs), per_location(defs.locations.size()),
       matrix_messages(defs.processes.size() * defs.processes.size()),
       matrix_bytes(defs.processes.size() * defs.processes.size()),
       mpi_share(defs.locations.size(), std::vector<double>(std::max<std::size_t>(options.bins, 1))),
-      defs_(defs), options_(options), stacks_(defs.locations.size()), ends_(defs),
+      defs_(defs), options_(options), stacks_(defs.locations.size()),
       p2p_records_(defs.locations.size()) {
   const auto length = static_cast<std::int64_t>(
       defs.resolution == 1000000000 ? defs.trace_length
@@ -92,7 +92,7 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   }
 }
 
-void Profile::pair(const P2pChannel& channel, const Pending& s, const Pending& r) {
+void Profile::pair(const P2pChannel& channel, const ProfiledEnd& s, const ProfiledEnd& r) {
   ++matched;
   const bool within = channel.src == channel.dst;
   matched_within_process += within;
@@ -118,7 +118,7 @@ void Profile::pair(const P2pChannel& channel, const Pending& s, const Pending& r
   }
 }
 
-Profile::Pending Profile::pending(std::uint32_t loc, std::uint64_t t, std::uint64_t bytes) {
+ProfiledEnd Profile::pending(std::uint32_t loc, std::uint64_t t, std::uint64_t bytes) {
   const std::int64_t ns = defs_.ns_from_start(t);
   touch(ns);
   return {{loc, p2p_records_[loc]++}, ns, bytes, seen_++, 0};
@@ -126,32 +126,20 @@ Profile::Pending Profile::pending(std::uint32_t loc, std::uint64_t t, std::uint6
 
 void Profile::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) {
-  const Pending mine = pending(loc, t, bytes);
+  const ProfiledEnd mine = pending(loc, t, bytes);
   if (RegionStats* s = innermost(loc)) s->bytes_sent += bytes;
-  if (!ends_.send(loc, comm, peer, tag, request, mine, matcher())) ++messages, ++unmatched;
+  if (!ends_.send(loc, comm, peer, tag, request, mine, matched_ends())) ++messages, ++unmatched;
 }
 
 void Profile::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) {
-  const Pending mine = pending(loc, t, bytes);
+  const ProfiledEnd mine = pending(loc, t, bytes);
   if (RegionStats* s = innermost(loc)) s->bytes_received += bytes;
-  ends_.recv(loc, comm, peer, tag, request, mine, matcher());
-}
-
-void Profile::isend_complete(std::uint32_t loc, std::uint64_t, std::uint64_t request) {
-  ends_.isend_complete(loc, request, matcher());
-}
-
-void Profile::irecv_request(std::uint32_t loc, std::uint64_t, std::uint64_t request) {
-  ends_.irecv_request(loc, request);
-}
-
-void Profile::request_cancelled(std::uint32_t loc, std::uint64_t, std::uint64_t request) {
-  ends_.cancelled(loc, request, matcher());
+  ends_.recv(loc, comm, peer, tag, request, mine, matched_ends());
 }
 
 // A send counts as a message (matrix included) once it is known not to be cancelled.
-void Profile::match(const relations::MessageEnd<Pending>& end) {
+void Profile::matched_end(const relations::MessageEnd<ProfiledEnd>& end) {
   const P2pChannel& channel = end.channel;
   Queues& q = channels_[channel];
   if (end.side == P2pSide::Send) {
@@ -159,7 +147,7 @@ void Profile::match(const relations::MessageEnd<Pending>& end) {
     const std::size_t np = defs_.processes.size();
     ++matrix_messages[channel.src * np + channel.dst];
     matrix_bytes[channel.src * np + channel.dst] += end.what.bytes;
-    Pending mine = end.what;
+    ProfiledEnd mine = end.what;
     mine.index = q.sent++;
     if (!q.recvs.empty()) { // its receive was recorded earlier: a violation
       pair(channel, mine, q.recvs.front());
@@ -185,7 +173,7 @@ void Profile::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t, std::
 }
 
 void Profile::finish() {
-  ends_.finish(matcher());
+  ends_.finish(matched_ends());
   detail_messages.resize(first_details_.size());
   for (std::size_t i = first_details_.size(); i-- > 0; first_details_.pop())
     detail_messages[i] = first_details_.top().message;

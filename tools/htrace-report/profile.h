@@ -40,6 +40,16 @@ struct MessageRecord {
   std::uint64_t ordinal = 0;
 };
 
+/// A message end as the profile keeps it; `seen`: the position of its record among the
+/// point-to-point records of the archive. A message counts (detail order, the first of equal
+/// violations) where its later record is, where a reader in time order sees both of its ends.
+struct ProfiledEnd {
+  MessageRecord record;
+  std::int64_t t;
+  std::uint64_t bytes, seen;
+  std::uint64_t index; ///< the message's number in its channel (sends only)
+};
+
 struct ProfileOptions {
   std::size_t bins = 200;            ///< timeline overview resolution
   std::int64_t window_begin_ns = -1; ///< detail window; -1: MPI_Init..MPI_Finalize, else all
@@ -48,7 +58,7 @@ struct ProfileOptions {
   std::size_t max_messages = 5000; ///< detail cap: the first message lines are kept
 };
 
-class Profile final : public EventSink {
+class Profile final : public MatchingSink<ProfiledEnd> {
 public:
   Profile(const ArchiveDefs& defs, const ProfileOptions& options);
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
@@ -57,9 +67,6 @@ public:
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
   void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
-  void isend_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
-  void irecv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
-  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
   void finish() override;
@@ -89,17 +96,8 @@ private:
     std::uint32_t region;
     std::uint64_t start;
   };
-  /// A message end as the records showed it; `seen`: the position of its record among the
-  /// point-to-point records of the archive. A message counts (detail order, the first of equal
-  /// violations) where its later record is, where a reader in time order sees both of its ends.
-  struct Pending {
-    MessageRecord record;
-    std::int64_t t;
-    std::uint64_t bytes, seen;
-    std::uint64_t index; ///< the message's number in its channel (sends only)
-  };
   struct Queues {
-    std::deque<Pending> sends, recvs;
+    std::deque<ProfiledEnd> sends, recvs;
     std::uint64_t sent = 0;
   };
   /// A detail message line and where the message counts.
@@ -110,19 +108,14 @@ private:
   };
   void touch(std::int64_t ns);
   void add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to);
-  Pending pending(std::uint32_t loc, std::uint64_t t, std::uint64_t bytes);
-  /// Takes a message end MessageEnds hands out, in MPI's matching order.
-  void match(const relations::MessageEnd<Pending>& end);
-  auto matcher() {
-    return [this](const relations::MessageEnd<Pending>& end) { match(end); };
-  }
-  void pair(const P2pChannel& channel, const Pending& s, const Pending& r);
+  ProfiledEnd pending(std::uint32_t loc, std::uint64_t t, std::uint64_t bytes);
+  void matched_end(const relations::MessageEnd<ProfiledEnd>& end) override;
+  void pair(const P2pChannel& channel, const ProfiledEnd& s, const ProfiledEnd& r);
   RegionStats* innermost(std::uint32_t loc);
 
   const ArchiveDefs& defs_;
   ProfileOptions options_;
   std::vector<std::vector<Open>> stacks_;
-  MessageEnds<Pending> ends_;
   std::vector<std::uint64_t> p2p_records_; ///< per location: its point-to-point records so far
   std::uint64_t seen_ = 0;                 ///< point-to-point records so far
   std::uint64_t worst_seen_ = 0;
