@@ -43,7 +43,7 @@ private:
           break;
         }
         case ChannelType::Collective: {
-          s_.collective(ch).add_end(s_.member(loc.process, ch), v, s_.ctx.latencies);
+          s_.collective(ch).add_end(s_.member(loc.process, ch), v);
           for (int r : s_.remote_owners(s_.key(ch).a))
             s_.post(r, ch, loc.process, v);
           break;
@@ -67,8 +67,7 @@ private:
     const uint32_t id = m_.channels.find({ChannelType::Collective, v.comm, v.sequence, 0, 0});
     if (id == UINT32_MAX) return;
     Channel& ch = s_.channel(id);
-    if (ch.slot != UINT32_MAX)
-      s_.collective(ch).add_end(s_.member(v.process, ch), v.value, s_.ctx.latencies);
+    if (ch.slot != UINT32_MAX) s_.collective(ch).add_end(s_.member(v.process, ch), v.value);
   }
 
   ReplayState& s_;

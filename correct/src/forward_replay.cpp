@@ -252,7 +252,7 @@ private:
     } else {
       CollectiveInstance& c = s_.collective(ch);
       if (first) c.begins_seen++;
-      c.add_begin(s_.member(loc.process, ch), v, t, s_.ctx.latencies);
+      c.add_begin(s_.member(loc.process, ch), v, t);
     }
     if (v != t) post_remote(ch, loc.process, v, t);
     if (!first) mark_receivers(link.channel());
@@ -337,7 +337,7 @@ private:
             if (ch.slot == UINT32_MAX) return; // no member here: reported by check_matched
             CollectiveInstance& c = s_.collective(ch);
             if (input) c.begins_seen++;
-            c.add_begin(s_.member(v.process, ch), v.value, v.input, s_.ctx.latencies);
+            c.add_begin(s_.member(v.process, ch), v.value, v.input);
             if (!input) mark_receivers(id);
           });
     } catch (const std::exception& e) {
@@ -404,7 +404,7 @@ private:
     for (const P2PStream* st : m_.channels.stream_list) {
       if (!msg.empty()) break;
       if (!s_.local(static_cast<uint32_t>(st->dst))) continue;
-      for (size_t seq = st->receives; seq < st->channels.size(); ++seq) {
+      for (size_t seq = st->counts.receives; seq < st->channels.size(); ++seq) {
         const uint32_t id = st->channels[seq];
         if (id == UINT32_MAX || !s_.channel(id).has_contribution) continue;
         msg = "a point-to-point message from process " + std::to_string(st->src) + " to process " +

@@ -11,8 +11,10 @@
 #include "correct/record_store.h"
 #include "event_store.inc"
 #include "format/event_decoder.h"
+#include "relations/collective_bounds.h"
 #include "relations/collective_calls.h"
 #include "relations/openmp_thread.h"
+#include "relations/p2p_messages.h"
 
 #include <map>
 #include <tuple>
@@ -44,16 +46,14 @@ struct TaskTracker {
   std::vector<Completion> completions;
 };
 
-struct RawSend {
-  uint32_t event;
-  uint32_t dst;
-  uint64_t comm_tag;
-  bool cancelled;
-};
-struct RawRecv {
-  uint32_t post;
-  uint32_t event;
-  uint32_t src;
+inline uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) {
+  return (static_cast<uint64_t>(comm) << 32) | tag;
+}
+
+// A message end handed out by relations::PostedMessages, in posting order.
+struct RawMessageEnd {
+  uint32_t event; // the send, or the receive's completion
+  uint32_t peer;  // the receiving (send) or sending (receive) process; UINT32_MAX: unknown
   uint64_t comm_tag;
 };
 struct RawColl {
@@ -67,8 +67,7 @@ struct RawColl {
 // The MPI records of one location until they are resolved into links. One set serves every
 // location read: memory touched for one is reused by the next instead of being faulted in again.
 struct RawMpiRecords {
-  std::vector<RawSend> sends;
-  std::vector<RawRecv> recvs;
+  std::vector<RawMessageEnd> sends, recvs;
   std::vector<RawColl> colls;
 };
 
@@ -106,6 +105,23 @@ public:
          local_channel_key(loc_.process, key), MessageKind::OpenMP);
   }
   bool in_neighborhood_collective() const { return defs_.region(last_entered).neighborhood; }
+  // The channel of a message end of this location; `peer` is a rank of `comm`.
+  relations::P2pChannel sent_on(OTF2_CommRef comm, uint32_t peer, uint32_t tag) {
+    return {loc_.process, rank_process(comm, peer), comm, tag};
+  }
+  relations::P2pChannel received_on(OTF2_CommRef comm, uint32_t peer, uint32_t tag) {
+    return {rank_process(comm, peer), loc_.process, comm, tag};
+  }
+  // Keeps the message ends relations::PostedMessages hands out, for ProcessMatcher.
+  auto keep_p2p() {
+    return [this](const relations::MessageEnd<uint32_t>& e) {
+      const uint64_t key = comm_tag(e.channel.comm, e.channel.tag);
+      if (e.side == relations::P2pSide::Send)
+        sends.push_back({e.what, e.channel.dst, key});
+      else
+        recvs.push_back({e.what, e.channel.src, key});
+    };
+  }
   // Keeps the collective calls relations::CollectiveCalls hands out, for ProcessMatcher.
   auto keep_coll() {
     return [this](const relations::CollectiveCall& c) {
@@ -115,10 +131,10 @@ public:
   }
 
   // MPI state, resolved after the location is read.
-  std::vector<RawSend>& sends;
-  std::vector<RawRecv>& recvs;
+  std::vector<RawMessageEnd>& sends;
+  std::vector<RawMessageEnd>& recvs;
   std::vector<RawColl>& colls;
-  std::map<uint64_t, uint32_t> open_isend, open_irecv;
+  relations::PostedMessages<uint32_t> p2p; // payload: the event index
   relations::CollectiveCalls coll_calls;
   // Collective records inside a neighborhood collective carry no relation (see RegionInfo).
   OTF2_RegionRef last_entered = OTF2_UNDEFINED_REGION;
@@ -149,20 +165,17 @@ inline LocationReader* self(void* u) {
   const uint32_t ev = r->index();                                                                  \
   store_##Name(*r, t, __VA_ARGS__)
 
-inline uint64_t comm_tag(OTF2_CommRef comm, uint32_t tag) {
-  return (static_cast<uint64_t>(comm) << 32) | tag;
-}
-
 // The callbacks of the records each kind of relation is built from, for the event-file decoder
 // and for OTF2's reader (registered after the generated store callbacks, which they override);
 // each of them also stores its record (HT_RECORD).
 void register_mpi_relations(format::EventDecodeCallbacks& callbacks);
 void register_openmp_relations(format::EventDecodeCallbacks& callbacks);
 
-// Sequence numbers per process, over its locations in id order: sends per (dst, comm, tag),
-// receives per (src, comm, tag) in posting order, collectives per comm in issue order.
+// Sequence numbers per process, over its locations in id order: sends per (dst, comm, tag) and
+// receives per (src, comm, tag) in posting order (relations::PostedMessages), collectives per
+// comm in issue order.
 struct ProcessMatcher {
-  std::map<uint64_t, uint64_t> coll_seq;
+  relations::CollectiveNumbering collectives;
   // Links the MPI records of a location once it has been read.
   void resolve(LocationReader& r, LocalModel& m);
 };

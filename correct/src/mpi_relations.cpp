@@ -6,58 +6,54 @@
 namespace htrace::correct {
 namespace {
 
+// Message ends are handed out by relations::PostedMessages in posting order.
 OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList* a, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
                           uint64_t length) {
   HT_RECORD(u, t, MpiSend, a, receiver, comm, tag, length);
-  r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
+  r->p2p.send(r->sent_on(comm, receiver, tag), ev, r->keep_p2p());
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                            OTF2_AttributeList* a, uint32_t receiver, OTF2_CommRef comm,
                            uint32_t tag, uint64_t length, uint64_t request) {
   HT_RECORD(u, t, MpiIsend, a, receiver, comm, tag, length, request);
-  r->open_isend[request] = static_cast<uint32_t>(r->sends.size());
-  r->sends.push_back({ev, r->rank_process(comm, receiver), comm_tag(comm, tag), false});
+  r->p2p.isend(r->sent_on(comm, receiver, tag), ev, request, r->keep_p2p());
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                     OTF2_AttributeList* a, uint64_t request) {
   HT_RECORD(u, t, MpiIsendComplete, a, request);
   (void)ev;
-  r->open_isend.erase(request);
+  r->p2p.isend_complete(request, r->keep_p2p());
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList* a, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
                           uint64_t length) {
   HT_RECORD(u, t, MpiRecv, a, sender, comm, tag, length);
-  r->recvs.push_back({ev, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
+  r->p2p.recv(r->received_on(comm, sender, tag), ev, r->keep_p2p());
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                    OTF2_AttributeList* a, uint64_t request) {
   HT_RECORD(u, t, MpiIrecvRequest, a, request);
-  r->open_irecv[request] = ev;
+  (void)ev;
+  r->p2p.irecv_request(request);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                            OTF2_AttributeList* a, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
                            uint64_t length, uint64_t request) {
   HT_RECORD(u, t, MpiIrecv, a, sender, comm, tag, length, request);
-  uint32_t post = ev;
-  auto it = r->open_irecv.find(request);
-  if (it != r->open_irecv.end()) post = it->second, r->open_irecv.erase(it);
-  r->recvs.push_back({post, ev, r->rank_process(comm, sender), comm_tag(comm, tag)});
+  r->p2p.irecv(r->received_on(comm, sender, tag), ev, request, r->keep_p2p());
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                OTF2_AttributeList* a, uint64_t request) {
   HT_RECORD(u, t, MpiRequestCancelled, a, request);
   (void)ev;
-  auto it = r->open_isend.find(request);
-  if (it != r->open_isend.end()) r->sends[it->second].cancelled = true, r->open_isend.erase(it);
-  r->open_irecv.erase(request);
+  r->p2p.cancelled(request, r->keep_p2p());
   return OTF2_CALLBACK_SUCCESS;
 }
 // Collective calls are paired by relations::CollectiveCalls, which hands them out in begin order.
@@ -94,18 +90,18 @@ OTF2_CallbackCode on_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, 
 void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
   uint32_t me = r.process();
   r.loc_.links.reserve(r.loc_.links.size() + r.sends.size() + r.recvs.size() + 2 * r.colls.size());
-  for (const RawSend& s : r.sends) {
-    if (s.cancelled || s.dst == UINT32_MAX || s.dst == me) continue;
-    P2PStream& st = m.channels.stream(me, s.dst, s.comm_tag);
-    add_link(r.loc_, s.event, LinkRole::Contribute, m.channels.p2p(st, st.sends++), m);
+  r.p2p.finish(r.keep_p2p()); // the ends in posting order
+  for (const RawMessageEnd& s : r.sends) {
+    if (s.peer == UINT32_MAX || s.peer == me) continue;
+    P2PStream& st = m.channels.stream(me, s.peer, s.comm_tag);
+    add_link(r.loc_, s.event, LinkRole::Contribute,
+             m.channels.p2p(st, st.counts.next(relations::P2pSide::Send)), m);
   }
-  auto posted_before = [](const RawRecv& a, const RawRecv& b) { return a.post < b.post; };
-  if (!std::is_sorted(r.recvs.begin(), r.recvs.end(), posted_before))
-    std::sort(r.recvs.begin(), r.recvs.end(), posted_before);
-  for (const RawRecv& x : r.recvs) {
-    if (x.src == UINT32_MAX || x.src == me) continue;
-    P2PStream& st = m.channels.stream(x.src, me, x.comm_tag);
-    add_link(r.loc_, x.event, LinkRole::Receive, m.channels.p2p(st, st.receives++), m);
+  for (const RawMessageEnd& x : r.recvs) {
+    if (x.peer == UINT32_MAX || x.peer == me) continue;
+    P2PStream& st = m.channels.stream(x.peer, me, x.comm_tag);
+    add_link(r.loc_, x.event, LinkRole::Receive,
+             m.channels.p2p(st, st.counts.next(relations::P2pSide::Receive)), m);
   }
   r.coll_calls.finish(r.keep_coll()); // the calls in begin order
   for (const RawColl& c : r.colls) {
@@ -113,7 +109,7 @@ void ProcessMatcher::resolve(LocationReader& r, LocalModel& m) {
     if (it == r.defs_.comms.end()) continue;
     auto rk = it->second.process_rank.find(me);
     if (rk == it->second.process_rank.end() || it->second.rank_process.size() < 2) continue;
-    uint64_t seq = coll_seq[c.comm]++;
+    const uint64_t seq = collectives.next(static_cast<uint32_t>(c.comm));
     uint32_t id =
         m.channels.get({ChannelType::Collective, c.comm, seq, 0, 0}, MessageKind::Collective);
     Channel& ch = m.channels.channels[id];

@@ -65,7 +65,7 @@ private:
         else if (ch.type == ChannelType::Local)
           s_.local_values(ch).original.add(t, loc.location);
         else
-          s_.collective(ch).add_input(s_.member(loc.process, ch), t, zero_);
+          s_.collective(ch).add_input(s_.member(loc.process, ch), t);
       }
     }
   }

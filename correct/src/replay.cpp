@@ -12,7 +12,8 @@ namespace htrace::correct {
 CollectiveMember ReplayState::member(uint32_t process, const Channel& ch) const {
   const CommInfo& ci = ctx.defs->comms.at(static_cast<OTF2_CommRef>(model.channels.keys[ch.key].a));
   auto it = ci.process_rank.find(process);
-  return {it == ci.process_rank.end() ? UINT32_MAX : it->second, process};
+  return {it == ci.process_rank.end() ? UINT32_MAX : it->second, process,
+          ctx.defs->processes[process].node};
 }
 
 const std::vector<int>& ReplayState::remote_owners(uint64_t comm) {
@@ -40,9 +41,10 @@ void ReplayState::reserve_p2p_values(bool to_receivers) {
   for (const P2PStream* st : model.channels.stream_list) {
     const auto src = static_cast<uint32_t>(st->src), dst = static_cast<uint32_t>(st->dst);
     if (to_receivers && local(src) && !local(dst))
-      values[static_cast<size_t>(owner(dst))] += st->sends, runs[static_cast<size_t>(owner(dst))]++;
+      values[static_cast<size_t>(owner(dst))] += st->counts.sends,
+          runs[static_cast<size_t>(owner(dst))]++;
     else if (!to_receivers && local(dst) && !local(src))
-      values[static_cast<size_t>(owner(src))] += st->receives,
+      values[static_cast<size_t>(owner(src))] += st->counts.receives,
           runs[static_cast<size_t>(owner(src))]++;
   }
   for (int r = 0; r < size; ++r)

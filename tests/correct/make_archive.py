@@ -18,6 +18,9 @@ taskgroup = "--taskgroup" in sys.argv  # a taskgroup whose child creates a grand
 missing_coll = "--missing-collective" in sys.argv  # rank 2 never enters the scan (truncated run)
 process_nodes = "--process-nodes" in sys.argv  # htrace's system tree: node > one node per process
 zero_bcast = "--zero-bcast" in sys.argv  # a 0-byte bcast: non-roots may finish before the root begins
+# Rank 0 waits for two Irecvs from rank 2 in the opposite order of posting, and rank 2 sends again
+# on the channel of its cancelled Isend: matched in posting order, cancelled sends left out.
+posting_order = "--posting-order" in sys.argv
 pivot = "--pivot" in sys.argv  # rank 1 sends to rank 2 just before its violated receive  # drop a send, as a truncated run would
 US = 1000
 
@@ -138,5 +141,15 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
         for r, start in ((1, 91), (2, 91), (0, 93)):
             w[r].mpi_collective_begin(T(r, start * US))
             w[r].mpi_collective_end(T(r, start * US + 200), CollectiveOp.BCAST, comm_world, 0, 0, 0)
+    if posting_order:
+        # Truth: the Irecv posted first (request 11) gets rank 2's first message on tag 3, sent at
+        # 94.2 us; the one posted second (12) gets the second, sent at 95.1 us, and completes first.
+        w[0].mpi_irecv_request(T(0, 93 * US + 500), 11); w[0].mpi_irecv_request(T(0, 93 * US + 600), 12)
+        w[2].mpi_send(T(2, 94 * US), 0, comm_world, 5, 8)  # tag 5: the cancelled Isend's channel
+        w[0].mpi_recv(T(0, 94 * US + 100), 2, comm_world, 5, 8)
+        w[2].mpi_send(T(2, 94 * US + 200), 0, comm_world, 3, 8)
+        w[2].mpi_send(T(2, 95 * US + 100), 0, comm_world, 3, 8)
+        w[0].mpi_irecv(T(0, 95 * US + 300), 2, comm_world, 3, 8, 12)
+        w[0].mpi_irecv(T(0, 95 * US + 500), 2, comm_world, 3, 8, 11)
     for r in range(3):
         w[r].leave(T(r, 100 * US), r_main)

@@ -116,7 +116,8 @@ LocalModel TraceBuilder::model(const std::vector<int>& owner, int rank) const {
         uint32_t id = 0;
         if (s.key.type == ChannelType::P2P) {
           P2PStream& st = m.channels.stream(s.key.a, s.key.b, s.key.c);
-          id = m.channels.p2p(st, s.role == LinkRole::Contribute ? st.sends++ : st.receives++);
+          id = m.channels.p2p(st, s.role == LinkRole::Contribute ? st.counts.sends++
+                                                                 : st.counts.receives++);
         } else {
           id = m.channels.get(s.key, s.kind);
           Channel& ch = m.channels.channels[id];

@@ -10,7 +10,8 @@
   conditions a hybrid MPI+OpenMP run on two emulated nodes, and tests/correct's generated archives
             with injected process and thread clock errors (OpenMP forks, joins, barriers, locks,
             tasks, taskwaits, taskgroups; a task completed in a barrier; a 0-byte bcast; a
-            neighbourhood collective): the report's p2p, collective and OpenMP counts equal htrace-correct
+            neighbourhood collective; Irecvs completed out of posting order and a send on a
+            cancelled Isend's channel, matched in posting order): the report's p2p, collective and OpenMP counts equal htrace-correct
             --check's (zero latency, no clock model), raw and corrected
   perfetto  the JSON export checked record for record: every slice with its exact nanoseconds,
             every message flow from its send's slice to its receive's slice, every collective
@@ -447,7 +448,8 @@ def case_conditions():
                               ["--thread-shift", "3000", "--barrier-task"], ["--shift", "20000", "--thread-shift", "50000"],
                               ["--zero-bcast", "--shift", "5000"], ["--neighborhood", "--shift", "5000"],
                               ["--shift2", "7000", "--pivot"], ["--thread-shift", "3000", "--taskgroup"],
-                              ["--shift", "20000", "--thread-shift", "50000", "--taskgroup"])):
+                              ["--shift", "20000", "--thread-shift", "50000", "--taskgroup"],
+                              ["--posting-order", "--shift2", "-300"])):
         generated = os.path.join(WORK, "generated-%d" % n)
         run([sys.executable, generator, generated] + opts)
         page = os.path.join(WORK, "generated-%d.html" % n)

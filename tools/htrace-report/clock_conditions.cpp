@@ -6,9 +6,8 @@
 
 namespace htrace::report {
 
-using format::CollectivePattern;
-
-ClockConditions::ClockConditions(const ArchiveDefs& defs) : defs_(defs) {
+ClockConditions::ClockConditions(const ArchiveDefs& defs)
+    : defs_(defs), instance_numbers_(defs.processes.size()) {
   threads_.reserve(defs.locations.size());
   for (std::uint32_t loc = 0; loc < defs.locations.size(); ++loc)
     threads_.emplace_back(loc);
@@ -60,52 +59,32 @@ void ClockConditions::add_member(std::uint32_t process, const relations::Collect
   while (rank < members.size() && defs_.locations[members[rank]].process != process)
     ++rank;
   if (rank == members.size()) return;
-  const std::uint64_t seq = coll_seq_[{process, c.comm}]++;
+  const std::uint64_t seq = instance_numbers_[process].next(c.comm);
   auto it = instances_.try_emplace({c.comm, seq}).first;
   CollInstance& inst = it->second;
   if (inst.members.empty()) {
     inst.members.resize(members.size());
-    inst.op = c.op;
-    inst.root = c.root;
+    inst.begins.pattern = format::collective_pattern(c.op);
+    inst.begins.root = c.root;
   }
   Member& m = inst.members[rank];
   if (m.seen) return;
-  m = {c.begin, c.end, format::collective_end_waits(c.op, c.received), true};
+  m = {c.end, format::collective_end_waits(c.op, c.received), true};
+  inst.begins.add_input(member(static_cast<std::uint32_t>(rank), process), c.begin);
   if (++inst.ended < inst.members.size()) return;
   evaluate(c.comm, inst);
   instances_.erase(it);
 }
 
+// The bounds of htrace-correct's input times with zero latency.
 void ClockConditions::evaluate(std::uint32_t comm, const CollInstance& inst) {
+  static constexpr relations::MpiLatencies kZero{};
   const auto& locations = defs_.comms.at(comm).members;
-  auto process = [&](std::size_t rank) { return defs_.locations[locations[rank]].process; };
-  // Latest begin among the ranks `take` selects.
-  auto latest = [&](auto take) {
-    std::int64_t v = kNone;
-    for (std::size_t r = 0; r < inst.members.size(); ++r)
-      if (take(r)) v = std::max(v, inst.members[r].begin);
-    return v;
-  };
-  const format::CollectivePattern p = format::collective_pattern(inst.op);
-  for (std::size_t r = 0; r < inst.members.size(); ++r) {
+  for (std::uint32_t r = 0; r < inst.members.size(); ++r) {
     const Member& m = inst.members[r];
     if (!m.waits) continue;
-    std::int64_t bound = kNone;
-    const auto others = [&](std::size_t o) { return process(o) != process(r); };
-    switch (p) {
-    case format::CollectivePattern::AllToAll:
-      bound = latest(others);
-      break;
-    case format::CollectivePattern::NToOne:
-      if (r == inst.root) bound = latest(others);
-      break;
-    case format::CollectivePattern::OneToN:
-      if (r != inst.root && inst.root < inst.members.size()) bound = inst.members[inst.root].begin;
-      break;
-    case format::CollectivePattern::Prefix:
-      bound = latest([&](std::size_t o) { return o < r; });
-      break;
-    }
+    const std::int64_t bound =
+        inst.begins.end_bound(member(r, defs_.locations[locations[r]].process), kZero, true);
     if (bound != kNone) count(collectives, m.end, bound);
   }
 }

@@ -25,6 +25,7 @@
 
 #include "archive_defs.h"
 #include "event_scan.h"
+#include "relations/collective_bounds.h"
 #include "relations/collective_calls.h"
 #include "relations/openmp_thread.h"
 
@@ -45,10 +46,6 @@ public:
   explicit ClockConditions(const ArchiveDefs& defs);
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
-  void send(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
-            std::uint64_t) override {}
-  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
-            std::uint64_t) override {}
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
   void collective_begin(std::uint32_t loc, std::uint64_t t) override;
@@ -76,15 +73,15 @@ public:
   std::uint64_t incomplete_collectives = 0; ///< instances some member never reached (salvage)
 
 private:
-  static constexpr std::int64_t kNone = INT64_MIN;
+  static constexpr std::int64_t kNone = relations::kNoTime;
 
   struct Member {
-    std::int64_t begin = kNone, end = kNone;
+    std::int64_t end = kNone;
     bool waits = false, seen = false;
   };
   struct CollInstance {
-    std::uint8_t op = 0;
-    std::uint32_t root = 0, ended = 0;
+    relations::CollectiveBounds begins; ///< the members' begins as recorded (input times)
+    std::uint32_t ended = 0;
     std::vector<Member> members; ///< by communicator rank
   };
   // OpenMP hand-overs inside one process (relations::OpenMpThread's keys) and their events.
@@ -117,6 +114,9 @@ private:
   }
   void add_member(std::uint32_t process, const relations::CollectiveCall& c);
   void evaluate(std::uint32_t comm, const CollInstance& inst);
+  relations::CollectiveMember member(std::uint32_t rank, std::uint32_t process) const {
+    return {rank, process, process}; // zero latency: nodes make no difference
+  }
   Emit emit(std::uint32_t loc) { return {*this, loc}; }
   bool in_neighborhood_collective(std::uint32_t loc) const;
   void contribute(const LocalKey& k, std::uint32_t loc, std::int64_t t);
@@ -128,7 +128,7 @@ private:
 
   const ArchiveDefs& defs_;
   std::vector<Thread> threads_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> coll_seq_; ///< process, comm
+  std::vector<relations::CollectiveNumbering> instance_numbers_;              ///< per process
   std::map<std::pair<std::uint32_t, std::uint64_t>, CollInstance> instances_; ///< comm, seq
   std::map<LocalKey, LocalChannel> local_;
   /// What a task's completion hands over to: its parent's taskwait, and its taskgroup if it was

@@ -54,26 +54,47 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_
 
 OTF2_CallbackCode on_send(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                           uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
-  return fan_out(u, id,
-                 [&](EventSink& k, std::uint32_t l) { k.send(l, t, comm, receiver, tag, length); });
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.send(l, t, comm, receiver, tag, length, kBlocking);
+  });
 }
 
-OTF2_CallbackCode on_isend(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList* a,
+OTF2_CallbackCode on_isend(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                            uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length,
-                           uint64_t) {
-  return on_send(id, t, u, a, receiver, comm, tag, length);
+                           uint64_t request) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.send(l, t, comm, receiver, tag, length, request);
+  });
+}
+
+OTF2_CallbackCode on_isend_complete(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                                    OTF2_AttributeList*, uint64_t request) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.isend_complete(l, t, request); });
 }
 
 OTF2_CallbackCode on_recv(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                           uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
-  return fan_out(u, id,
-                 [&](EventSink& k, std::uint32_t l) { k.recv(l, t, comm, sender, tag, length); });
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.recv(l, t, comm, sender, tag, length, kBlocking);
+  });
 }
 
-OTF2_CallbackCode on_irecv(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList* a,
+OTF2_CallbackCode on_irecv_request(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
+                                   OTF2_AttributeList*, uint64_t request) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.irecv_request(l, t, request); });
+}
+
+OTF2_CallbackCode on_irecv(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
                            uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length,
-                           uint64_t) {
-  return on_recv(id, t, u, a, sender, comm, tag, length);
+                           uint64_t request) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) {
+    k.recv(l, t, comm, sender, tag, length, request);
+  });
+}
+
+OTF2_CallbackCode on_cancelled(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                               uint64_t request) {
+  return fan_out(u, id, [&](EventSink& k, std::uint32_t l) { k.request_cancelled(l, t, request); });
 }
 
 OTF2_CallbackCode on_coll_end(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
@@ -200,8 +221,11 @@ std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
   OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cbs, on_leave);
   OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cbs, on_send);
   OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cbs, on_isend);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, on_isend_complete);
   OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cbs, on_recv);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(cbs, on_irecv_request);
   OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cbs, on_irecv);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, on_cancelled);
   OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, on_coll_end);
   OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, on_coll_begin);
   OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, on_nbc_request);

@@ -12,18 +12,27 @@
 
 namespace htrace::report {
 
+/// The request EventSink::send and recv get for MpiSend and MpiRecv.
+constexpr std::uint64_t kBlocking = UINT64_MAX;
+
 /// Receives events; `loc` is an index into ArchiveDefs::locations, times are archive ticks.
 class EventSink {
 public:
   virtual ~EventSink() = default;
   virtual void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) = 0;
   virtual void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) = 0;
+  // Point-to-point records: the ends of messages, matched in posting order (message_ends.h).
+  // `request` is the record's request id, or kBlocking for MpiSend and MpiRecv.
   /// MpiSend/MpiIsend: `peer` is the receiver's rank in `comm`.
-  virtual void send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
-                    std::uint32_t tag, std::uint64_t bytes) = 0;
+  virtual void send(std::uint32_t, std::uint64_t, std::uint32_t /*comm*/, std::uint32_t /*peer*/,
+                    std::uint32_t /*tag*/, std::uint64_t /*bytes*/, std::uint64_t /*request*/) {}
   /// MpiRecv/MpiIrecv (the completion): `peer` is the sender's rank in `comm`.
-  virtual void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
-                    std::uint32_t tag, std::uint64_t bytes) = 0;
+  virtual void recv(std::uint32_t, std::uint64_t, std::uint32_t /*comm*/, std::uint32_t /*peer*/,
+                    std::uint32_t /*tag*/, std::uint64_t /*bytes*/, std::uint64_t /*request*/) {}
+  /// MpiIsendComplete, MpiIrecvRequest, MpiRequestCancelled.
+  virtual void isend_complete(std::uint32_t, std::uint64_t, std::uint64_t /*request*/) {}
+  virtual void irecv_request(std::uint32_t, std::uint64_t, std::uint64_t /*request*/) {}
+  virtual void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t /*request*/) {}
   /// MpiCollectiveEnd; `root` is OTF2_UNDEFINED_UINT32 for rootless collectives.
   virtual void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                           std::uint32_t root, std::uint64_t sent, std::uint64_t received) = 0;

@@ -25,8 +25,9 @@ struct BeforeAfter {
   std::string archive; ///< as given on the command line
   ViolationCounts before;
   bool has_message = false; ///< the archive before had a p2p violation
-  ChannelKey channel{};
+  P2pChannel channel{};     ///< the message's channel and its number there
   std::uint64_t index = 0;
+  MessageRecord send{}, recv{}; ///< its records
   ProbedEvent send_before, recv_before, send_after, recv_after;
 };
 

@@ -2,8 +2,10 @@
 
 namespace htrace::report {
 
-MessageProbe::MessageProbe(const ArchiveDefs& defs, const ChannelKey& channel, std::uint64_t index)
-    : defs_(defs), channel_(channel), index_(index), stacks_(defs.locations.size()) {}
+MessageProbe::MessageProbe(const ArchiveDefs& defs, const MessageRecord& send,
+                           const MessageRecord& recv)
+    : defs_(defs), send_(send), recv_(recv), records_(defs.locations.size()),
+      stacks_(defs.locations.size()) {}
 
 void MessageProbe::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
   stacks_[loc].push_back({region, defs_.ns_from_start(t)});
@@ -30,22 +32,21 @@ void MessageProbe::capture(ProbedEvent& e, std::uint32_t loc, std::uint64_t t,
   awaiting_.emplace_back(&e, stacks_[loc].size());
 }
 
-bool MessageProbe::between(long src, long dst) const {
-  return src >= 0 && dst >= 0 && defs_.locations[src].process == channel_.src &&
-         defs_.locations[dst].process == channel_.dst;
+void MessageProbe::record(ProbedEvent& e, const MessageRecord& wanted, std::uint32_t loc,
+                          std::uint64_t t, std::uint64_t bytes) {
+  if (loc == wanted.loc && records_[loc] == wanted.ordinal) capture(e, loc, t, bytes);
 }
 
-void MessageProbe::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
-                        std::uint32_t tag, std::uint64_t bytes) {
-  if (comm != channel_.comm || tag != channel_.tag) return;
-  if (between(loc, defs_.member(comm, peer)) && sends_++ == index_) capture(sent, loc, t, bytes);
+void MessageProbe::send(std::uint32_t loc, std::uint64_t t, std::uint32_t, std::uint32_t,
+                        std::uint32_t, std::uint64_t bytes, std::uint64_t) {
+  record(sent, send_, loc, t, bytes);
+  ++records_[loc];
 }
 
-void MessageProbe::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
-                        std::uint32_t tag, std::uint64_t bytes) {
-  if (comm != channel_.comm || tag != channel_.tag) return;
-  if (between(defs_.member(comm, peer), loc) && recvs_++ == index_)
-    capture(received, loc, t, bytes);
+void MessageProbe::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t, std::uint32_t,
+                        std::uint32_t, std::uint64_t bytes, std::uint64_t) {
+  record(received, recv_, loc, t, bytes);
+  ++records_[loc];
 }
 
 } // namespace htrace::report

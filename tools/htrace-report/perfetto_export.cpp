@@ -18,8 +18,8 @@ std::string region_name(const ArchiveDefs& defs, std::uint32_t region) {
   return it == defs.regions.end() ? "region " + std::to_string(region) : it->second.name;
 }
 
-// Collective flows live above 2^62 so they never share an id with a message (MessageNumbering
-// stays below 2^62); the member's comm rank is in the low 20 bits.
+// Collective flows live above 2^62 so they never share an id with a message (message ids stay
+// below 2^62); the member's comm rank is in the low 20 bits.
 constexpr std::uint64_t kCollectiveBase = std::uint64_t{1} << 62;
 std::uint64_t collective_id(std::uint64_t instance, std::uint32_t member) {
   return kCollectiveBase | (instance << 20) | (member & 0xfffffu);
@@ -28,8 +28,8 @@ std::uint64_t collective_id(std::uint64_t instance, std::uint32_t member) {
 } // namespace
 
 PerfettoExport::PerfettoExport(const ArchiveDefs& defs, std::ostream& out)
-    : defs_(defs), out_(out), stacks_(defs.locations.size()), tid_(defs.locations.size()),
-      coll_count_(defs.locations.size()) {
+    : MatchingSink(defs), defs_(defs), out_(out), stacks_(defs.locations.size()),
+      tid_(defs.locations.size()), coll_count_(defs.locations.size()) {
   out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"htrace-report\","
           "\"time_origin_ns\":"
        << defs_.global_offset << ",\"ticks_per_second\":" << defs_.resolution
@@ -93,7 +93,7 @@ void PerfettoExport::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t reg
   ++slices_;
 }
 
-void PerfettoExport::flow(char phase, std::uint32_t loc, std::uint64_t t, std::uint64_t id,
+void PerfettoExport::flow(char phase, std::uint32_t loc, std::uint64_t anchor, std::uint64_t id,
                           const char* cat) {
   begin_record();
   out_ << "{\"ph\":\"" << phase << "\",\"name\":\"" << cat << "\",\"cat\":\"" << cat
@@ -101,25 +101,30 @@ void PerfettoExport::flow(char phase, std::uint32_t loc, std::uint64_t t, std::u
   if (phase == 'f') out_ << ",\"bp\":\"e\""; // bind to the enclosing slice, not the next one
   ids(loc);
   out_ << ",\"ts\":";
-  write_us(out_, defs_.ns_from_start(anchor_time(loc, t)));
+  write_us(out_, defs_.ns_from_start(anchor));
   out_ << "}";
   if (phase == 's') ++flows_;
 }
 
 void PerfettoExport::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm,
-                          std::uint32_t peer, std::uint32_t tag, std::uint64_t) {
-  const long dst = defs_.member(comm, peer);
-  if (dst < 0) return; // receiver not in the definitions: no arrow
-  const ChannelKey key{defs_.locations[loc].process, defs_.locations[dst].process, comm, tag};
-  flow('s', loc, t, messages_.next_send(key), "message");
+                          std::uint32_t peer, std::uint32_t tag, std::uint64_t,
+                          std::uint64_t request) {
+  // A receiver not in the definitions: no arrow.
+  ends_.send(loc, comm, peer, tag, request, {loc, anchor_time(loc, t)}, matched_ends());
 }
 
 void PerfettoExport::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm,
-                          std::uint32_t peer, std::uint32_t tag, std::uint64_t) {
-  const long src = defs_.member(comm, peer);
-  if (src < 0) return;
-  const ChannelKey key{defs_.locations[src].process, defs_.locations[loc].process, comm, tag};
-  flow('f', loc, t, messages_.next_recv(key), "message");
+                          std::uint32_t peer, std::uint32_t tag, std::uint64_t,
+                          std::uint64_t request) {
+  ends_.recv(loc, comm, peer, tag, request, {loc, anchor_time(loc, t)}, matched_ends());
+}
+
+void PerfettoExport::matched_end(const relations::MessageEnd<FlowEnd>& end) {
+  const relations::ChannelNumbers::Number n = numbers_.number(end);
+  // channel in the high bits, message number in the low 32: unique while a channel carries fewer
+  // than 2^32 messages and there are fewer than 2^30 channels.
+  const std::uint64_t id = (n.channel << 32) | (n.k & 0xffffffffu);
+  flow(end.side == P2pSide::Send ? 's' : 'f', end.what.loc, end.what.anchor, id, "message");
 }
 
 void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t,
@@ -128,7 +133,7 @@ void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t
   auto c = defs_.comms.find(comm);
   if (c == defs_.comms.end() || c->second.members.size() < 2) return;
   const auto& members = c->second.members;
-  const std::uint64_t k = coll_count_[loc][comm]++;
+  const std::uint64_t k = coll_count_[loc].next(comm);
   auto [it, inserted] = instances_.try_emplace({comm, k}, Instance{next_instance_});
   if (inserted) ++next_instance_;
   const std::uint64_t instance = it->second.number;
@@ -141,13 +146,15 @@ void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t
   const std::uint32_t source = root == OTF2_UNDEFINED_UINT32 || root >= members.size() ? 0 : root;
   if (me == source) {
     for (std::uint32_t r = 0; r < members.size(); ++r)
-      if (r != source) flow('s', loc, t, collective_id(instance, r), "collective");
+      if (r != source)
+        flow('s', loc, anchor_time(loc, t), collective_id(instance, r), "collective");
   } else {
-    flow('f', loc, t, collective_id(instance, me), "collective");
+    flow('f', loc, anchor_time(loc, t), collective_id(instance, me), "collective");
   }
 }
 
 void PerfettoExport::finish() {
+  ends_.finish(matched_ends());
   out_ << "\n]}\n";
 }
 

@@ -5,11 +5,12 @@
 namespace htrace::report {
 
 Profile::Profile(const ArchiveDefs& defs, const ProfileOptions& options)
-    : per_location(defs.locations.size()),
+    : MatchingSink(defs), per_location(defs.locations.size()),
       matrix_messages(defs.processes.size() * defs.processes.size()),
       matrix_bytes(defs.processes.size() * defs.processes.size()),
       mpi_share(defs.locations.size(), std::vector<double>(std::max<std::size_t>(options.bins, 1))),
-      defs_(defs), options_(options), stacks_(defs.locations.size()) {
+      defs_(defs), options_(options), stacks_(defs.locations.size()),
+      p2p_records_(defs.locations.size()) {
   const auto length = static_cast<std::int64_t>(
       defs.resolution == 1000000000 ? defs.trace_length
                                     : defs.ns_from_start(defs.global_offset + defs.trace_length));
@@ -91,69 +92,74 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   }
 }
 
-void Profile::pair(const ChannelKey& channel, const Pending& s, const Pending& r) {
+void Profile::pair(const P2pChannel& channel, const ProfiledEnd& s, const ProfiledEnd& r) {
   ++matched;
   const bool within = channel.src == channel.dst;
   matched_within_process += within;
+  const std::uint64_t seen = std::max(s.seen, r.seen);
   const std::int64_t early = s.t - r.t;
   if (early > 0) {
     ++violations;
     violations_within_process += within;
-    if (early > worst_violation_ns) {
+    if (early > worst_violation_ns || (early == worst_violation_ns && seen < worst_seen_)) {
       worst_violation_ns = early;
-      worst = {s.loc, r.loc, s.t, r.t, s.bytes};
+      worst_seen_ = seen;
+      worst = {s.record.loc, r.record.loc, s.t, r.t, s.bytes};
       worst_channel = channel;
       worst_index = s.index;
+      worst_send = s.record;
+      worst_recv = r.record;
     }
   }
   if (r.t >= window_begin_ns && s.t <= window_end_ns) {
     ++detail_total_messages;
-    if (detail_messages.size() < options_.max_messages)
-      detail_messages.push_back({s.loc, r.loc, s.t, r.t, s.bytes});
+    first_details_.push({seen, {s.record.loc, r.record.loc, s.t, r.t, s.bytes}});
+    if (first_details_.size() > options_.max_messages) first_details_.pop();
   }
+}
+
+ProfiledEnd Profile::pending(std::uint32_t loc, std::uint64_t t, std::uint64_t bytes) {
+  const std::int64_t ns = defs_.ns_from_start(t);
+  touch(ns);
+  return {{loc, p2p_records_[loc]++}, ns, bytes, seen_++, 0};
 }
 
 void Profile::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
-                   std::uint32_t tag, std::uint64_t bytes) {
-  const std::int64_t ns = defs_.ns_from_start(t);
-  touch(ns);
-  ++messages;
+                   std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) {
+  const ProfiledEnd mine = pending(loc, t, bytes);
   if (RegionStats* s = innermost(loc)) s->bytes_sent += bytes;
-  const long dst = defs_.member(comm, peer);
-  if (dst < 0) {
-    ++unmatched;
-    return;
-  }
-  const std::size_t np = defs_.processes.size();
-  const std::uint32_t sp = defs_.locations[loc].process, dp = defs_.locations[dst].process;
-  ++matrix_messages[sp * np + dp];
-  matrix_bytes[sp * np + dp] += bytes;
-  const ChannelKey channel{sp, dp, comm, tag};
-  Queues& q = channels_[channel];
-  const Pending mine{loc, ns, bytes, q.sent++};
-  if (!q.recvs.empty()) { // its receive was recorded earlier: a violation
-    pair(channel, mine, q.recvs.front());
-    q.recvs.pop_front();
-  } else {
-    q.sends.push_back(mine);
-  }
+  if (!ends_.send(loc, comm, peer, tag, request, mine, matched_ends())) ++messages, ++unmatched;
 }
 
 void Profile::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
-                   std::uint32_t tag, std::uint64_t bytes) {
-  const std::int64_t ns = defs_.ns_from_start(t);
-  touch(ns);
+                   std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) {
+  const ProfiledEnd mine = pending(loc, t, bytes);
   if (RegionStats* s = innermost(loc)) s->bytes_received += bytes;
-  const long src = defs_.member(comm, peer);
-  if (src < 0) return;
-  const ChannelKey channel{defs_.locations[src].process, defs_.locations[loc].process, comm, tag};
+  ends_.recv(loc, comm, peer, tag, request, mine, matched_ends());
+}
+
+// A send counts as a message (matrix included) once it is known not to be cancelled.
+void Profile::matched_end(const relations::MessageEnd<ProfiledEnd>& end) {
+  const P2pChannel& channel = end.channel;
   Queues& q = channels_[channel];
-  const Pending mine{loc, ns, bytes, 0};
-  if (!q.sends.empty()) {
-    pair(channel, q.sends.front(), mine);
+  if (end.side == P2pSide::Send) {
+    ++messages;
+    const std::size_t np = defs_.processes.size();
+    ++matrix_messages[channel.src * np + channel.dst];
+    matrix_bytes[channel.src * np + channel.dst] += end.what.bytes;
+    ProfiledEnd mine = end.what;
+    mine.index = q.sent++;
+    if (!q.recvs.empty()) { // its receive was recorded earlier: a violation
+      pair(channel, mine, q.recvs.front());
+      q.recvs.pop_front();
+    } else {
+      q.sends.push_back(mine);
+    }
+  } else if (!q.sends.empty()) {
+    pair(channel, q.sends.front(), end.what);
     q.sends.pop_front();
   } else {
-    q.recvs.push_back(mine);
+    q.recvs.push_back(end.what);
   }
 }
 
@@ -167,6 +173,10 @@ void Profile::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t, std::
 }
 
 void Profile::finish() {
+  ends_.finish(matched_ends());
+  detail_messages.resize(first_details_.size());
+  for (std::size_t i = first_details_.size(); i-- > 0; first_details_.pop())
+    detail_messages[i] = first_details_.top().message;
   for (const auto& [key, q] : channels_)
     unmatched += q.sends.size() + q.recvs.size();
   for (auto& bins : mpi_share)

@@ -8,7 +8,7 @@
 
 #include "archive_defs.h"
 #include "event_scan.h"
-#include "message_channels.h"
+#include "message_ends.h"
 
 #include <deque>
 #include <map>
@@ -33,6 +33,23 @@ struct DetailMessage {
   std::uint64_t bytes;
 };
 
+/// One point-to-point record: its location and its place among that location's point-to-point
+/// records (the same in an archive and in its corrected copy).
+struct MessageRecord {
+  std::uint32_t loc = 0;
+  std::uint64_t ordinal = 0;
+};
+
+/// A message end as the profile keeps it; `seen`: the position of its record among the
+/// point-to-point records of the archive. A message counts (detail order, the first of equal
+/// violations) where its later record is, where a reader in time order sees both of its ends.
+struct ProfiledEnd {
+  MessageRecord record;
+  std::int64_t t;
+  std::uint64_t bytes, seen;
+  std::uint64_t index; ///< the message's number in its channel (sends only)
+};
+
 struct ProfileOptions {
   std::size_t bins = 200;            ///< timeline overview resolution
   std::int64_t window_begin_ns = -1; ///< detail window; -1: MPI_Init..MPI_Finalize, else all
@@ -41,15 +58,15 @@ struct ProfileOptions {
   std::size_t max_messages = 5000; ///< detail cap: the first message lines are kept
 };
 
-class Profile final : public EventSink {
+class Profile final : public MatchingSink<ProfiledEnd> {
 public:
   Profile(const ArchiveDefs& defs, const ProfileOptions& options);
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
-            std::uint32_t tag, std::uint64_t bytes) override;
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
   void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
-            std::uint32_t tag, std::uint64_t bytes) override;
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
   void finish() override;
@@ -65,9 +82,10 @@ public:
   std::uint64_t matched_within_process = 0, violations_within_process = 0;
   std::int64_t worst_violation_ns = 0;
   DetailMessage worst{};      ///< the message with the largest violation
-  ChannelKey worst_channel{}; ///< its channel, and its number there (from 0)
+  P2pChannel worst_channel{}; ///< its channel, and its number there (from 0)
   std::uint64_t worst_index = 0;
-  std::vector<DetailSlice> detail; ///< sorted by start
+  MessageRecord worst_send{}, worst_recv{}; ///< its records (MessageProbe finds them again)
+  std::vector<DetailSlice> detail;          ///< sorted by start
   std::vector<DetailMessage> detail_messages;
   std::uint64_t detail_total_slices = 0, detail_total_messages = 0;
   std::int64_t window_begin_ns = 0, window_end_ns = 0;
@@ -78,24 +96,31 @@ private:
     std::uint32_t region;
     std::uint64_t start;
   };
-  struct Pending {
-    std::uint32_t loc;
-    std::int64_t t;
-    std::uint64_t bytes, index; ///< index: the message's number in its channel (sends only)
-  };
   struct Queues {
-    std::deque<Pending> sends, recvs;
+    std::deque<ProfiledEnd> sends, recvs;
     std::uint64_t sent = 0;
+  };
+  /// A detail message line and where the message counts.
+  struct Detail {
+    std::uint64_t seen;
+    DetailMessage message;
+    bool operator<(const Detail& o) const { return seen < o.seen; }
   };
   void touch(std::int64_t ns);
   void add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to);
-  void pair(const ChannelKey& channel, const Pending& s, const Pending& r);
+  ProfiledEnd pending(std::uint32_t loc, std::uint64_t t, std::uint64_t bytes);
+  void matched_end(const relations::MessageEnd<ProfiledEnd>& end) override;
+  void pair(const P2pChannel& channel, const ProfiledEnd& s, const ProfiledEnd& r);
   RegionStats* innermost(std::uint32_t loc);
 
   const ArchiveDefs& defs_;
   ProfileOptions options_;
   std::vector<std::vector<Open>> stacks_;
-  std::map<ChannelKey, Queues> channels_;
+  std::vector<std::uint64_t> p2p_records_; ///< per location: its point-to-point records so far
+  std::uint64_t seen_ = 0;                 ///< point-to-point records so far
+  std::uint64_t worst_seen_ = 0;
+  std::map<P2pChannel, Queues> channels_;
+  std::priority_queue<Detail> first_details_; ///< the detail messages that count first
   std::priority_queue<DetailSlice, std::vector<DetailSlice>, std::greater<DetailSlice>> longest_;
 };
 

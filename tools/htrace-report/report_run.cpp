@@ -170,7 +170,9 @@ RunResult run(const RunOptions& o) {
       if (ba.has_message) {
         ba.channel = before.worst_channel;
         ba.index = before.worst_index;
-        MessageProbe probe(*raw, ba.channel, ba.index);
+        ba.send = before.worst_send;
+        ba.recv = before.worst_recv;
+        MessageProbe probe(*raw, ba.send, ba.recv);
         done += scan_events(o.before, *raw, {&probe}, report_progress);
         ba.send_before = probe.sent;
         ba.recv_before = probe.received;
@@ -178,7 +180,7 @@ RunResult run(const RunOptions& o) {
     }
     Profile profile(defs, po);
     ClockConditions conditions(defs);
-    MessageProbe probe(defs, ba.channel, ba.index);
+    MessageProbe probe(defs, ba.send, ba.recv);
     std::vector<EventSink*> sinks{&profile, &conditions};
     if (ba.has_message) sinks.push_back(&probe);
     result.events = scan_events(o.archive, defs, sinks, report_progress);

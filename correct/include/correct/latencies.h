@@ -3,13 +3,15 @@
 #define HTRACE_CORRECT_LATENCIES_H
 
 #include "correct/definitions.h"
+#include "relations/collective_bounds.h"
 
 #include <cstdint>
 
 namespace htrace::correct {
 
-struct Latencies {
-  int64_t intra = 0, inter = 0, omp = 0;
+// intra and inter (relations::MpiLatencies) as the collective rules take them.
+struct Latencies : relations::MpiLatencies {
+  int64_t omp = 0;
   const Definitions* defs = nullptr;
   bool same_node(uint32_t process_a, uint32_t process_b) const {
     return defs->processes[process_a].node == defs->processes[process_b].node;

@@ -9,6 +9,8 @@
 #include "correct/input_times.h"
 #include "correct/record_store.h"
 #include "format/error.h"
+#include "relations/collective_bounds.h"
+#include "relations/p2p_messages.h"
 
 #include <algorithm>
 #include <array>
@@ -22,9 +24,9 @@
 
 namespace htrace::correct {
 
-constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
-// An upper bound that constrains nothing (a contribution nobody receives).
-constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+using relations::kNoTime;
+using relations::kUnbounded; // a contribution nobody receives
+using relations::Top2;
 
 enum class MessageKind : uint8_t { P2P = 0, Collective = 1, OpenMP = 2 };
 constexpr int kMessageKinds = 3;
@@ -57,23 +59,6 @@ struct ChannelKeyHash {
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     return x ^ (x >> 31);
   }
-};
-
-// Largest two contributions with distinct sources, so a receiver can exclude its own one. Values
-// of one source may be raised again (the parallel replay refines speculative values upwards).
-struct Top2 {
-  int64_t v1 = kNoTime, v2 = kNoTime;
-  uint64_t s1 = UINT64_MAX;
-  void add(int64_t v, uint64_t source) {
-    if (v > v1) {
-      if (s1 != source) v2 = v1;
-      v1 = v, s1 = source;
-    } else if (source != s1 && v > v2) {
-      v2 = v;
-    }
-  }
-  int64_t excluding(uint64_t source) const { return source == s1 ? v2 : v1; }
-  int64_t max() const { return v1; }
 };
 
 // Aggregated begins (forward) and ends (backward) of one collective instance; see collective.h.
@@ -146,13 +131,14 @@ private:
   size_t size_ = 0;
 };
 
-// All messages from one process to another on one communicator with one tag, in order: MPI's
-// non-overtaking rule makes the n-th send match the n-th receive.
+// All messages from one process to another on one communicator with one tag (a
+// relations::P2pChannel), in order: the n-th send posted matches the n-th receive posted
+// (relations/p2p_messages.h).
 struct P2PStream {
   uint64_t src = 0, dst = 0, comm_tag = 0; // process indices, comm<<32|tag
   std::vector<uint32_t> channels;          // by sequence number; UINT32_MAX: not created yet
-  uint64_t sends = 0, receives = 0;
-  uint32_t id = 0; // index in ChannelTable::stream_list
+  relations::MessageCounts counts;         // ends numbered so far
+  uint32_t id = 0;                         // index in ChannelTable::stream_list
 };
 
 struct ChannelTable {

@@ -10,9 +10,9 @@
 #define HTRACE_RELATIONS_COLLECTIVE_CALLS_H
 
 #include "relations/event.h"
+#include "relations/posting_order.h"
 
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
 
 namespace htrace::relations {
@@ -29,76 +29,73 @@ public:
   /// MpiCollectiveBegin; `neighborhood`: inside a neighbourhood collective's region. A begin
   /// while another blocking call is open abandons that one.
   void begin(Event ev, bool neighborhood) {
-    open_blocking_ = push(ev, neighborhood);
+    open_blocking_ = calls_.post(held(ev, neighborhood));
     has_open_blocking_ = true;
   }
   template <class Out>
   void end(Event ev, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
            std::uint64_t received, Out&& out) {
-    const std::uint64_t seq = has_open_blocking_ ? open_blocking_ : push(ev, false);
+    if (!has_open_blocking_)
+      return calls_.complete(held(ev, false, op, comm, root, received), calls(out));
     has_open_blocking_ = false;
-    resolve(seq, ev, op, comm, root, received, out);
+    resolve(open_blocking_, ev, op, comm, root, received, out);
   }
   /// NonBlockingCollectiveRequest; a request id still open is abandoned.
   void request(Event ev, std::uint64_t request, bool neighborhood) {
-    open_requests_[request] = push(ev, neighborhood);
+    open_requests_[request] = calls_.post(held(ev, neighborhood));
   }
   template <class Out>
   void complete(Event ev, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
                 std::uint64_t received, std::uint64_t request, Out&& out) {
     auto it = open_requests_.find(request);
-    std::uint64_t seq = 0;
-    if (it != open_requests_.end()) {
-      seq = it->second;
-      open_requests_.erase(it);
-    } else {
-      seq = push(ev, false);
-    }
-    resolve(seq, ev, op, comm, root, received, out);
+    if (it == open_requests_.end())
+      return calls_.complete(held(ev, false, op, comm, root, received), calls(out));
+    const auto ticket = it->second;
+    open_requests_.erase(it);
+    resolve(ticket, ev, op, comm, root, received, out);
   }
   /// After the location's last event: hands out the complete calls still held.
   template <class Out> void finish(Out&& out) {
-    for (const Pending& p : pending_)
-      if (p.resolved && !p.neighborhood) out(p.call);
-    first_ += pending_.size();
-    pending_.clear();
+    calls_.finish(calls(out));
     open_requests_.clear();
     has_open_blocking_ = false;
   }
 
 private:
-  struct Pending {
+  struct Held {
     CollectiveCall call;
-    bool neighborhood = false, resolved = false;
+    bool neighborhood;
   };
-  std::uint64_t push(Event begin, bool neighborhood) {
-    Pending p;
-    p.call.begin = begin;
-    p.neighborhood = neighborhood;
-    pending_.push_back(p);
-    return first_ + pending_.size() - 1;
+  using Ticket = PostingOrder<Held>::Ticket;
+  /// Hands the calls out without their neighbourhood flag.
+  template <class Out> struct Calls {
+    Out& out;
+    void operator()(const Held& h) const { out(h.call); }
+  };
+  template <class Out> static Calls<Out> calls(Out& out) { return {out}; }
+
+  static Held held(Event begin, bool neighborhood, std::uint8_t op = 0, std::uint32_t comm = 0,
+                   std::uint32_t root = 0, std::uint64_t received = 0) {
+    return {{begin, begin, op, comm, root, received}, neighborhood};
   }
   template <class Out>
-  void resolve(std::uint64_t seq, Event ev, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
+  void resolve(Ticket t, Event ev, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
                std::uint64_t received, Out& out) {
-    Pending& p = pending_[seq - first_];
-    p.call.end = ev;
-    p.call.op = op;
-    p.call.comm = comm;
-    p.call.root = root;
-    p.call.received = received;
-    p.resolved = true;
-    while (!pending_.empty() && pending_.front().resolved) {
-      if (!pending_.front().neighborhood) out(pending_.front().call);
-      pending_.pop_front();
-      ++first_;
-    }
+    Held& h = calls_.at(t);
+    h.call.end = ev;
+    h.call.op = op;
+    h.call.comm = comm;
+    h.call.root = root;
+    h.call.received = received;
+    if (h.neighborhood)
+      calls_.drop(t, calls(out));
+    else
+      calls_.resolve(t, calls(out));
   }
 
-  std::deque<Pending> pending_; ///< calls from the earliest incomplete one on, in begin order
-  std::uint64_t first_ = 0;     ///< sequence number of pending_.front()
-  std::unordered_map<std::uint64_t, std::uint64_t> open_requests_; ///< request -> sequence
-  std::uint64_t open_blocking_ = 0;
+  PostingOrder<Held> calls_;
+  std::unordered_map<std::uint64_t, Ticket> open_requests_; ///< request -> its call
+  Ticket open_blocking_ = 0;
   bool has_open_blocking_ = false;
 };
 
