@@ -6,6 +6,7 @@
   archive    read an archive back with the independent reader (python3-otf2, otf2-print)
   messages   the message matcher of the Python oracles (point-to-point and collectives)
   tree       digests of a directory tree
+  salvage    the oracle of a salvaged fail_app archive (tests/salvage, tests/slurm)
   hpcc       the input of Debian's hpcc used by the tests
   fidelity   the ground-truth cases of htrace-correct (tests/fidelity; the fidelity benchmark)
   mpi4py_suite  mpi4py's own test suite under mpirun (tests/coverage; the mpi4py benchmark)
