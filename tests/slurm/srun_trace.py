@@ -28,7 +28,9 @@ from htrace_test.harness import check_clean
 import slurm_cluster
 from slurm_launch import srun_command
 
-NP = 4
+# MPICH's ranks busy-poll and cannot be told the node is oversubscribed: 4 of them on 2 cores
+# record over a million MPI_Test calls, which the Python reader takes 40 s for. 2 ranks fit.
+NP = 2 if sys.argv[1:2] == ["pmi2"] else 4
 ITERATIONS = "2"
 # Calls that poll until something completes: how often they run depends on timing.
 POLLING = {"MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Waitsome", "MPI_Iprobe",
