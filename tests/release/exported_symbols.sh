@@ -4,7 +4,7 @@
 #             or the wrappers would call themselves)
 #   mpi_*     the Fortran entry points (mpi_x_, mpi_x__, mpi_x, mpi_x_f08_, mpi_x_cptr_) and their
 #             upper-case aliases MPI_X
-#   ompi_*_f  the same entry points under the names Open MPI's mpi_f08 procedures call
+#   ompi_*_f  the same entry points under the names Open MPI's mpi_f08 procedures call (Open MPI)
 #   MPIX_*    include/htrace/mpix_harmonize.h
 #   htrace_*  include/htrace/version.h (C functions only; C++ symbols are mangled and never match)
 #   ompt_start_tool (when built with OMPT)
@@ -28,10 +28,17 @@ fi
 
 # ... and the routes beyond mpi.h's current C functions: a removed MPI-1 function in C
 # and Fortran, a Fortran-only FUNCTION, a `use mpi` C_PTR twin, f08's direct PMPI route.
-required=(MPI_Init MPI_Init_thread MPI_Finalize MPI_Abort MPI_Send MPI_Allreduce mpi_init_ mpi_send_
-          mpi_send__ mpi_send MPI_SEND ompi_send_f mpi_test_f08_ MPIX_Harmonize htrace_version
-          MPI_Address mpi_address_ MPI_Attr_get ompi_aint_add_f mpi_f_sync_reg_
-          mpi_win_allocate_cptr_ mpi_buffer_detach_f08_)
+required=(MPI_Init MPI_Init_thread MPI_Finalize MPI_Abort MPI_Send MPI_Allreduce mpi_test_f08_
+          MPIX_Harmonize htrace_version MPI_Address MPI_Attr_get mpi_f_sync_reg_)
+if [[ ${HTRACE_MPI_FLAVOR:-openmpi} == mpich ]]; then
+  # MPICH's mpif.h procedures reach the C wrappers, except the attribute ones; its f08
+  # procedures without choice buffers are interposed, MPI_Init's among them.
+  required+=(mpi_attr_get_ mpi_comm_get_attr_ mpi_init_f08_ mpi_barrier_f08_ mpi_aint_add_f08_
+             mpi_f_sync_reg_f08ts_ MPI_Isendrecv MPI_Send_c)
+else
+  required+=(mpi_init_ mpi_send_ mpi_send__ mpi_send MPI_SEND ompi_send_f mpi_address_ ompi_aint_add_f
+             mpi_win_allocate_cptr_ mpi_buffer_detach_f08_)
+fi
 [[ $with_ompt == ompt ]] && required+=(ompt_start_tool)
 for s in "${required[@]}"; do
   grep -qx "$s" <<<"$symbols" || { echo "FAIL: $s is not exported"; status=1; }
