@@ -31,7 +31,11 @@ C descriptors): the C wrappers see those calls, and no entry point is generated 
 other f08 procedures `mpi_<name>_f08_` call PMPI_<Name> directly: htrace interposes each one the
 library exports, as a frame around its PMPI twin `pmpir_<name>_f08_` (skeleton `generic`) or by
 the conversion rules above (MPICH's f08 handles are its C handles, TYPE(MPI_Status) is its C
-MPI_Status; the sentinels are f08's, fortran_support.h), with an OPTIONAL ierror.
+MPI_Status; the sentinels are f08's, fortran_support.h), with an OPTIONAL ierror. Frames around
+`pmpi_<name>_`, as for Open MPI, serve the mpif.h procedures that do not reach the C function:
+the attribute ones, which call MPICH's internal attribute functions (MPICH_F77_VIA_INTERNALS), and
+the rows of skeleton `fortran` (MPICH's MPI_Aint_add/diff are C functions htrace does not wrap;
+MPI_F_sync_reg's f08 procedure is a TS 29113 one, `mpi_f_sync_reg_f08ts_`).
 
 Rows of skeleton `fortran` have no C function (MPI_Aint_add/diff are macros in C, MPI_F_sync_reg
 has no C binding): only the Fortran entry point, a frame around `pmpi_<name>_`. The row's return
