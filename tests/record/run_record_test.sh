@@ -73,12 +73,24 @@ full_disk)
   [ "$(grep -c '^RANK .*recorded=' out)" = 2 ] || fail "application did not finish on both ranks"
   ;;
 exit_without_finalize)
-  # mpirun itself reports the missing MPI_Finalize (non-zero exit); the tracer must not hang and
+  # The launcher reports the missing MPI_Finalize (non-zero exit); the tracer must not hang and
   # must keep what was recorded.
+  # MPICH's hydra SIGKILLs the other rank once one has exited without MPI_Finalize, sometimes
+  # before that rank's own exit handler ran: there, each rank that got to say so kept its events.
   HTRACE_ARCHIVE_NAME=gone run exit
-  n=$(grep -c "exit without MPI_Finalize: wrote 312 events of this process to 'gone'" err)
-  [ "$n" = 2 ] || fail "expected the one-line note from both ranks, got $n"
-  for loc in 0 1; do [ -s gone/traces/$loc.evt ] || fail "event file of location $loc missing"; done
+  note="exit without MPI_Finalize: wrote 312 events of this process to 'gone'"
+  n=$(grep -c "$note" err)
+  if [ "${HTRACE_MPI_FLAVOR:-openmpi}" = mpich ]; then
+    [ "$n" -ge 1 ] || fail "expected the one-line note from at least one rank, got $n"
+    for loc in 0 1; do
+      if grep -q "htrace\[$loc\]: error: $note" err; then
+        [ -s gone/traces/$loc.evt ] || fail "event file of location $loc missing"
+      fi
+    done
+  else
+    [ "$n" = 2 ] || fail "expected the one-line note from both ranks, got $n"
+    for loc in 0 1; do [ -s gone/traces/$loc.evt ] || fail "event file of location $loc missing"; done
+  fi
   ;;
 emergency)
   HTRACE_ARCHIVE_NAME=crash run emergency || fail "exit code $?"
