@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <ctime>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@ struct sigaction g_previous[kCount];
 bool g_hooked[kCount] = {};
 std::atomic<bool> g_installed{false};
 std::atomic<bool> g_flushed{false};
+std::atomic<bool> g_flush_done{false};
 
 const char* reason(int sig) {
   switch (sig) {
@@ -42,6 +44,12 @@ void restore_previous() {
     if (g_hooked[i]) sigaction(kSignals[i], &g_previous[i], nullptr);
 }
 
+void ignore_hooked_termination_signals() {
+  for (std::size_t i = 0; i < kCount; ++i)
+    if (g_hooked[i] && (kSignals[i] == SIGTERM || kSignals[i] == SIGINT))
+      signal(kSignals[i], SIG_IGN);
+}
+
 // Faults end the process whatever handler runs (Open MPI's prints a backtrace first). SIGINT and
 // SIGTERM are only fatal with the default action: a program that handles or ignores them keeps
 // its tracing and its own behaviour.
@@ -55,15 +63,26 @@ void on_fatal_signal(int sig) {
   // when the conversion is done (under a millisecond): interrupted inside OTF2, the buffer could
   // not be written. Faults cannot wait; they lose that buffer.
   if ((sig == SIGTERM || sig == SIGINT) && record::defer_signal_during_own_flush(sig)) return;
-  // Restore first: a second fault inside the flush then ends the process the ordinary way.
+  // Restore first: a second fault inside the flush then ends the process the ordinary way. A
+  // batch system may repeat SIGTERM (one did at a Slurm time limit), on any thread: a repeat
+  // must not end the process in the middle of the flush, so termination signals are ignored
+  // until it is done. The watchdog and SIGKILL still bound it.
   restore_previous();
+  ignore_hooked_termination_signals();
   if (!g_flushed.exchange(true)) {
     g_wrappers.tracing.store(false, std::memory_order_relaxed);
     signal(SIGALRM, SIG_DFL);
     alarm(kFlushSeconds);
     record::emergency_flush(reason(sig));
     alarm(0);
+    g_flush_done.store(true);
+  } else {
+    // Another thread is flushing (its own nested faults never get here): let it finish.
+    const struct timespec tick = {0, 1000000};
+    for (unsigned ms = 0; !g_flush_done.load() && ms < kFlushSeconds * 1000; ++ms)
+      nanosleep(&tick, nullptr);
   }
+  restore_previous();
   raise(sig); // delivered to the previous handler (or the default action) on return
 }
 

@@ -5,8 +5,10 @@ HTRACE_SYNC, then reads the archive with the otf2 Python bindings (independent o
   - the archive says TIMEBASE=global and names the sync configuration and base clock;
   - every location carries INIT_* and FINAL_* clock properties and all residual offsets are
     consistent with 0 within their uncertainty (the ground-truth offsets are 2.5 s).
-Without the sync the same run has receives seconds before their sends (checked with
-HTRACE_SYNC=none, so the test would notice a sync that silently did nothing)."""
+The same holds with the weakest sync (one ping-pong, often delayed on a busy machine), which the
+residual measurement after it corrects. Without the sync the same run has receives seconds
+before their sends (checked with HTRACE_SYNC=none, so the test would notice a sync that silently
+did nothing)."""
 import glob
 import os
 import shutil
@@ -25,6 +27,8 @@ CLUSTER = os.environ["HTRACE_CLUSTER_RUN"]
 LIB = os.environ["HTRACE_LIB"]
 PROGRAM = os.path.join(BUILD, "tests/clock/clock_pingpong")
 BOUND_NS = int(os.environ.get("HTRACE_CLOCK_TEST_BOUND_NS", "50000"))
+WEAK_SYNC = "h2hca(inter=hca3(fitpoints=1,pingpongs=1,recompute=0))"
+WEAK_RUNS = 3
 
 
 
@@ -78,6 +82,8 @@ def main():
     anchor = traced_run("h2hca")
     props, locprops, messages = read(anchor)
     print("archive properties:", props)
+    for location, p in sorted(locprops.items()):
+        print(f"location {location}:", {k.replace("HTRACE::CLOCK::", ""): v for k, v in p.items()})
     if props.get("HTRACE::CLOCK::TIMEBASE") != "global":
         fail(f"TIMEBASE is {props.get('HTRACE::CLOCK::TIMEBASE')!r}, expected 'global'")
     if not props.get("HTRACE::CLOCK::SYNC", "").startswith("h2hca("):
@@ -91,7 +97,8 @@ def main():
     if count < 40:
         fail(f"expected at least 40 messages, matched {count}")
     if bad:
-        fail(f"receives before their sends: {bad[:5]}")
+        worst = max(send - receive for _, _, send, receive in bad)
+        fail(f"receives before their sends, by up to {worst} ns: {bad[:5]}")
     if len(locprops) < 2:
         fail(f"clock properties on {len(locprops)} locations, expected 2: {dict(locprops)}")
     for location, p in locprops.items():
@@ -105,6 +112,17 @@ def main():
             uncertainty = int(p[f"HTRACE::CLOCK::{phase}_UNCERTAINTY"])
             if uncertainty < 0 or abs(offset) > uncertainty + BOUND_NS:
                 fail(f"location {location}: residual {phase} offset {offset} ns +- {uncertainty} ns")
+
+    # The weakest sync, one ping-pong: on a busy machine its single exchange is often delayed and
+    # the clock it makes is off by microseconds to milliseconds (its SKaMPI bound). The residual
+    # measurement right after it must catch that and correct the clock.
+    for attempt in range(WEAK_RUNS):
+        props, locprops, messages = read(traced_run(WEAK_SYNC))
+        count, bad = violations(messages)
+        print(f"{WEAK_SYNC} run {attempt + 1}: {count} messages, {len(bad)} received before sent")
+        if bad:
+            worst = max(send - receive for _, _, send, receive in bad)
+            fail(f"{WEAK_SYNC}: receives before their sends, by up to {worst} ns: {bad[:5]}")
 
     # Control: without the sync the clock condition must be violated (clocks 2.5 s apart), and
     # the residual offsets stored must show the 2.5 s.

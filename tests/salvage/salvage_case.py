@@ -3,7 +3,7 @@ and output must be byte-identical), htrace-salvage rebuilds the archive, and an 
 reader (python3-otf2, otf2-print) checks it against the counts the program kept in mapped files.
 
 usage: salvage_case.py CASE FAIL_APP HTRACE_SALVAGE HTRACE_CORRECT [HTRACE_REPORT]
-CASE: abort | segv | term | term_ranks | kill_all | kill_one | omp_abort | full_disk | rma_io
+CASE: abort | segv | term | term_ranks | term_twice | kill_all | kill_one | omp_abort | full_disk | rma_io
 Environment (ctest): HTRACE_LIB, MPIRUN, HTRACE_LIBOMP (omp_abort).
 """
 import os
@@ -71,6 +71,27 @@ def term_ranks(p, count_dir):
     lands while the thread converts its own buffer."""
     for pid in wait_for_barriers(count_dir, 2000):
         os.kill(pid, signal.SIGTERM)
+
+
+def term_ranks_twice(p, count_dir):
+    """SIGTERM to every rank, and again as soon as its flush has begun writing its event file (or
+    2 ms later untraced), as a batch system may repeat it (one did at a Slurm time limit): the repeat
+    must not cut the write of tens of thousands of buffered events short."""
+    pids = wait_for_barriers(count_dir, 20000)
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.time() + 5
+    for rank, pid in enumerate(pids):
+        events = os.path.join(ARCHIVE_DIR[0], "traces", "%d.evt" % rank)
+        if not os.path.isdir(ARCHIVE_DIR[0]):
+            time.sleep(0.002)
+        while os.path.isdir(ARCHIVE_DIR[0]) and time.time() < deadline and \
+                not (os.path.exists(events) and os.path.getsize(events) > 0):
+            pass
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:  # its flush is over, or untraced, the first one ended it
+            print("rank %d ended before the repeated SIGTERM" % rank)
 
 
 def wait_for_events_on_disk(count_dir, ranks, archive_dir, timeout=150):
@@ -243,14 +264,13 @@ SURVIVOR_EXACT = flavor() == "openmpi"
 
 
 def launcher_output(out):
-    """The program's output as the comparison sees it, without what hydra adds by its own timing,
-    untraced too: its report of a bad termination (whether it prints one when it is itself
-    terminated is a race), and the last line of a rank that aborts or dies, which it may drop or cut
-    when it kills the job."""
+    """The program's output as the comparison sees it, without what the launcher changes by its
+    own timing, untraced too: the last line of a rank that aborts or dies, which either launcher
+    may drop or cut when it kills the job, and hydra's report of a bad termination (whether it
+    prints one when it is itself terminated is a race)."""
     if flavor() == "mpich":
         out = re.sub(rb"\n=+\n=   BAD TERMINATION.*debugging suggestions\n", b"", out, flags=re.S)
-        out = re.sub(rb"(?m)^rank 1: (MPI_Abort|SIGSEGV)[^\n]*\n?", b"", out)
-    return out
+    return re.sub(rb"(?m)^rank 1: (MPI_Abort|SIGSEGV)[^\n]*\n?", b"", out)
 
 
 def body(work):
@@ -269,6 +289,9 @@ def body(work):
     elif CASE == "term_ranks":
         env["HTRACE_BUFFER_SIZE"] = "1k"  # 21 records: the thread converts every 5 barriers
         setup = ("loop", 0, term_ranks, ["SIGTERM", "SIGTERM"], [SURVIVOR_EXACT] * 2)
+    elif CASE == "term_twice":
+        env["HTRACE_BUFFER_SIZE"] = "64m"  # every event is still in memory at the signal
+        setup = ("loop", 0, term_ranks_twice, ["SIGTERM", "SIGTERM"], [SURVIVOR_EXACT] * 2)
     elif CASE == "kill_all":
         setup = ("loop", 0, kill_ranks([0, 1]), ["killed (no end recorded)"] * 2, [False, False])
     elif CASE == "kill_one":
@@ -364,7 +387,7 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
     events = read_archive(anchor)
     # A rank SIGKILLed by the launcher may not have filled one chunk of its file yet.
     killed_early = {rank for rank in (0, 1) if causes and causes[rank] == "killed (no end recorded)"}
-    if CASE == "term" or (CASE == "term_ranks" and not SURVIVOR_EXACT):
+    if CASE == "term" or (CASE in ("term_ranks", "term_twice") and not SURVIVOR_EXACT):
         # mpirun follows its SIGTERM with SIGKILL; on a loaded machine a rank the scheduler did
         # not run in between never saw the SIGTERM, and the salvage must then say so, not guess.
         for rank in (0, 1):
