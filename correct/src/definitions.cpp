@@ -2,6 +2,7 @@
 
 #include "htrace/archive_properties.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -45,13 +46,37 @@ void add_processes(const format::GlobalDefs& g, Definitions& d) {
   }
 }
 
+/// "HTRACE::CLOCK::MID_<k>_<FIELD>": stores the value in the k-th measurement during the run
+/// (k from 1, at most kMaxDuring); false for any other name.
+bool add_measurement_during_run(const std::string& name, int64_t v,
+                                std::map<long, ClockMeasurement>& during) {
+  constexpr long kMaxDuring = 1'000'000;
+  const std::string prefix = HTRACE_LPROP_MID_PREFIX;
+  if (name.compare(0, prefix.size(), prefix) != 0) return false;
+  char* end = nullptr;
+  const long k = std::strtol(name.c_str() + prefix.size(), &end, 10);
+  if (end == name.c_str() + prefix.size() || k < 1 || k > kMaxDuring) return false;
+  const std::string field = end;
+  if (field == "_TIME")
+    during[k].time = v;
+  else if (field == "_OFFSET")
+    during[k].offset = v;
+  else if (field == "_UNCERTAINTY")
+    during[k].uncertainty = v;
+  else
+    return false;
+  return true;
+}
+
 void add_clock_measurements(const format::GlobalDefs& g, Definitions& d) {
+  std::map<uint32_t, std::map<long, ClockMeasurement>> during; // by location index, then k
   for (const format::LocationPropertyDef& p : g.location_properties) {
     auto it = d.location_index.find(p.location);
     if (it == d.location_index.end()) continue;
     LocationInfo& li = d.locations[it->second];
     const int64_t v = p.integer(true).value_or(0);
     const std::string& name = p.name;
+    if (add_measurement_during_run(name, v, during[it->second])) continue;
     if (name == HTRACE_LPROP_INIT_TIME)
       li.init_time = v, li.has_init = true;
     else if (name == HTRACE_LPROP_INIT_OFFSET)
@@ -67,6 +92,9 @@ void add_clock_measurements(const format::GlobalDefs& g, Definitions& d) {
     else if (name == HTRACE_LPROP_CLOCK_DOMAIN && v >= 0)
       li.clock_domain = v;
   }
+  for (auto& [index, measurements] : during)
+    for (const auto& [k, m] : measurements)
+      d.locations[index].during.push_back(m);
   // A process is in a domain when all its locations say so (htrace writes the same on each).
   for (ProcessInfo& p : d.processes) {
     int64_t domain = LocationInfo::kNoClockDomain;

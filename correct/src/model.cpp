@@ -4,6 +4,19 @@
 
 namespace htrace::correct {
 
+int64_t Presync::piecewise_offset(int64_t t) const {
+  // The segment whose end is the first knot after t; before the first or after the last knot,
+  // the nearest segment.
+  const auto after = std::upper_bound(knots.begin(), knots.end(), t,
+                                      [](int64_t v, const ClockKnot& k) { return v < k.time; });
+  const size_t hi =
+      std::clamp<size_t>(static_cast<size_t>(after - knots.begin()), 1, knots.size() - 1);
+  const ClockKnot& a = knots[hi - 1];
+  const ClockKnot& b = knots[hi];
+  const double rate = double(b.offset - a.offset) / double(b.time - a.time);
+  return a.offset + static_cast<int64_t>(std::llround(rate * double(t - a.time)));
+}
+
 const char* const kMessageKindNames[kMessageKinds] = {"p2p", "collective", "OpenMP"};
 
 P2PStream* ChannelTable::cached(uint64_t src, uint64_t dst, uint64_t comm_tag) {

@@ -70,19 +70,59 @@ int64_t ReplayState::receive_bound(const LocationModel& loc, const Channel& ch, 
 
 namespace {
 
-// The residual offsets htrace measured at MPI_Init and MPI_Finalize, interpolated linearly. They
-// apply in both time bases: with `local` they are the whole clock offsets, with `global` what the
-// synchronization left, drift included. Every measurement is used unless the user set a limit on
-// its uncertainty: the midpoint of a SKaMPI bound is far better than the bound's half-width, and
-// the CLC repairs what an offset leaves wrong. htrace-correct's own output ("corrected") already
-// has them applied.
+// The residual offsets htrace measured at MPI_Init, during the run and at MPI_Finalize,
+// interpolated linearly between consecutive measurements. They apply in both time bases: with
+// `local` they are the whole clock offsets, with `global` what the synchronization left, drift
+// included. Every measurement is used unless the user set a limit on its uncertainty: the
+// midpoint of a SKaMPI bound is far better than the bound's half-width, and the CLC repairs what
+// an offset leaves wrong. htrace-correct's own output ("corrected") already has them applied.
+std::vector<ClockMeasurement> usable_measurements(const LocationInfo& li, const Options& o) {
+  const auto usable = [&](int64_t unc) {
+    return o.presync_max_uncertainty_ns < 0 || unc <= o.presync_max_uncertainty_ns;
+  };
+  std::vector<ClockMeasurement> all;
+  if (li.has_init && usable(li.init_uncertainty))
+    all.push_back({li.init_time, li.init_offset, li.init_uncertainty});
+  if (!o.presync_ends_only)
+    for (const ClockMeasurement& m : li.during)
+      if (usable(m.uncertainty)) all.push_back(m);
+  if (li.has_final && usable(li.final_uncertainty))
+    all.push_back({li.final_time, li.final_offset, li.final_uncertainty});
+  // In time order, one per instant (a damaged or foreign archive may hold anything).
+  std::stable_sort(
+      all.begin(), all.end(),
+      [](const ClockMeasurement& a, const ClockMeasurement& b) { return a.time < b.time; });
+  all.erase(std::unique(all.begin(), all.end(),
+                        [](const ClockMeasurement& a, const ClockMeasurement& b) {
+                          return a.time == b.time;
+                        }),
+            all.end());
+  return all;
+}
+
+Presync presync_of(const std::vector<ClockMeasurement>& m) {
+  Presync p;
+  p.t0 = m.front().time;
+  p.o0 = m.front().offset;
+  if (m.size() == 2)
+    p.slope = double(m.back().offset - m.front().offset) / double(m.back().time - m.front().time);
+  if (m.size() > 2)
+    for (const ClockMeasurement& c : m)
+      p.knots.push_back({c.time, c.offset});
+  // Between two measurements the interpolation errs by at most the larger of their errors.
+  for (const ClockMeasurement& c : m)
+    p.error = std::max(p.error, c.uncertainty);
+  p.measured = true;
+  p.active =
+      std::any_of(m.begin(), m.end(), [](const ClockMeasurement& c) { return c.offset != 0; });
+  return p;
+}
+
 uint64_t set_up_presync(const ReplayContext& ctx, LocalModel& model) {
   auto tb = ctx.defs->archive_properties.find(HTRACE_PROP_TIMEBASE);
   const bool measured_base =
       tb != ctx.defs->archive_properties.end() && (tb->second == "local" || tb->second == "global");
   if (!ctx.options->presync || !measured_base) return 0;
-  const int64_t max_unc = ctx.options->presync_max_uncertainty_ns;
-  const auto usable = [&](bool has, int64_t unc) { return has && (max_unc < 0 || unc <= max_unc); };
   // The processes of one clock domain read one clock: they take the same model, the first one's
   // (htrace records the same values for all of them; this keeps their latencies exact anyway).
   std::unordered_map<int64_t, uint32_t> domain_location;
@@ -94,20 +134,10 @@ uint64_t set_up_presync(const ReplayContext& ctx, LocalModel& model) {
     auto d = domain_location.find(ctx.defs->processes[loc.process].clock_domain);
     const LocationInfo& li =
         ctx.defs->locations[d != domain_location.end() ? d->second : loc.location];
-    const bool init = usable(li.has_init, li.init_uncertainty);
-    const bool fin = usable(li.has_final, li.final_uncertainty);
-    if (!init && !fin) continue;
-    Presync p;
-    p.t0 = init ? li.init_time : li.final_time;
-    p.o0 = init ? li.init_offset : li.final_offset;
-    if (init && fin && li.final_time != li.init_time)
-      p.slope = double(li.final_offset - li.init_offset) / double(li.final_time - li.init_time);
-    // Between two measurements the interpolation errs by at most the larger of their errors.
-    p.error = std::max(init ? li.init_uncertainty : 0, fin ? li.final_uncertainty : 0);
-    p.measured = true;
-    p.active = p.o0 != 0 || p.slope != 0;
-    loc.presync = p;
-    if (p.active) presynced++;
+    const std::vector<ClockMeasurement> m = usable_measurements(li, *ctx.options);
+    if (m.empty()) continue;
+    loc.presync = presync_of(m);
+    if (loc.presync.active) presynced++;
   }
   return presynced;
 }

@@ -32,13 +32,19 @@
 /* Location properties (OTF2 LocationProperty definitions), one set per location; thread locations
  * carry their process's values. Times are in trace ticks (ns, same time base as the events).
  * OFFSET is this location's clock minus the reference clock (world rank 0) at TIME, in ns, signed:
- * a corrected timestamp is t - offset(t), offset interpolated linearly between INIT and FINAL. */
+ * a corrected timestamp is t - offset(t), offset interpolated linearly between the measurements. */
+#define HTRACE_LPROP_INIT_PREFIX "HTRACE::CLOCK::INIT_"
+#define HTRACE_LPROP_FINAL_PREFIX "HTRACE::CLOCK::FINAL_"
 #define HTRACE_LPROP_INIT_TIME "HTRACE::CLOCK::INIT_TIME"
 #define HTRACE_LPROP_INIT_OFFSET "HTRACE::CLOCK::INIT_OFFSET"
 #define HTRACE_LPROP_INIT_UNCERTAINTY "HTRACE::CLOCK::INIT_UNCERTAINTY"
 #define HTRACE_LPROP_FINAL_TIME "HTRACE::CLOCK::FINAL_TIME"
 #define HTRACE_LPROP_FINAL_OFFSET "HTRACE::CLOCK::FINAL_OFFSET"
 #define HTRACE_LPROP_FINAL_UNCERTAINTY "HTRACE::CLOCK::FINAL_UNCERTAINTY"
+/* Measurements during the run (HTRACE_SYNC_INTERVAL_MS), between INIT and FINAL in time order:
+ * MID_<k>_TIME, MID_<k>_OFFSET, MID_<k>_UNCERTAINTY for k = 1, 2, ... Readers interpolate the
+ * offset piecewise linearly through INIT, every MID_<k> and FINAL. */
+#define HTRACE_LPROP_MID_PREFIX "HTRACE::CLOCK::MID_"
 
 /* Clock domain: the world rank of the process whose timestamps this process's timestamps equal
  * exactly (same base clock, and with TIMEBASE=global the same clock model), as verified by a

@@ -28,8 +28,11 @@ struct TracerClockState {
   GlobalTimeMap map;
   // Kept from MPI_Init to MPI_Finalize so the node communicator is created only once.
   std::unique_ptr<MpiTransport> world;
-  DomainLayout layout; ///< who measures for whom, in both measurements
-  SyncStats stats;     ///< fastest round trips so far (sync and residual measurements)
+  DomainLayout layout;              ///< who measures for whom, in every measurement
+  SyncStats stats;                  ///< fastest round trips so far (sync and residual measurements)
+  std::int64_t run_interval_ns = 0; ///< agreed in MPI_Init; 0: no measurement during the run
+  std::int64_t last_measurement_ns = 0; ///< base clock at the end of the latest measurement
+  int run_measurements = 0;             ///< MID_<k> stored so far
 };
 TracerClockState& state() {
   static TracerClockState s;
@@ -57,7 +60,7 @@ GlobalClock clock_of(const GlobalTimeMap& map) {
                      {LinearModel{map.origin_ns, map.offset_at_origin_ns, map.slope}});
 }
 
-Residual measure_residual(Transport& world, const GlobalTimeMap& map, bool init) {
+Residual measure_residual(Transport& world, const GlobalTimeMap& map, const char* when) {
   TracerClockState& s = state();
   const std::int64_t started = now();
   const Residual r = measure_residuals(world, clock_of(map), s.layout);
@@ -67,22 +70,20 @@ Residual measure_residual(Transport& world, const GlobalTimeMap& map, bool init)
   store_min_latencies(world, s.stats);
   log::debug("clock: %s residual offset %lld ns +- %lld ns (domain %d), measured in %.3f ms over "
              "%zu domains in %d rounds",
-             init ? "initial" : "final", static_cast<long long>(r.m.offset_ns),
+             when, static_cast<long long>(r.m.offset_ns),
              static_cast<long long>(r.m.uncertainty_ns),
              s.layout.domain[static_cast<std::size_t>(world.rank())], elapsed_ms,
              s.layout.leaders.size(), s.layout.rounds());
   return r;
 }
 
-void store_residual(const Residual& r, bool init) {
-  // TIME is the domain leader's global clock at its measurement: one instant on the clock all
-  // members of the domain read, so the whole tuple is identical within a domain.
-  record::set_process_property(init ? HTRACE_LPROP_INIT_TIME : HTRACE_LPROP_FINAL_TIME,
-                               r.m.time_ns);
-  record::set_process_property(init ? HTRACE_LPROP_INIT_OFFSET : HTRACE_LPROP_FINAL_OFFSET,
-                               r.m.offset_ns);
-  record::set_process_property(
-      init ? HTRACE_LPROP_INIT_UNCERTAINTY : HTRACE_LPROP_FINAL_UNCERTAINTY, r.m.uncertainty_ns);
+/// Stores one measurement under `prefix` ("HTRACE::CLOCK::INIT_" ...). TIME is the domain
+/// leader's global clock at its measurement: one instant on the clock all members of the domain
+/// read, so the whole tuple is identical within a domain.
+void store_residual(const Residual& r, const std::string& prefix) {
+  record::set_process_property(prefix + "TIME", r.m.time_ns);
+  record::set_process_property(prefix + "OFFSET", r.m.offset_ns);
+  record::set_process_property(prefix + "UNCERTAINTY", r.m.uncertainty_ns);
 }
 
 /// The residual measurement is the last and tightest of the sync: bursts spaced to dodge time
@@ -133,9 +134,12 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
   }
   s.layout = DomainLayout::gather(world, s.stats.domain, host_name_hash());
   share_domain_map(world, s.layout, s.map);
-  Residual initial = measure_residual(world, s.map, true);
+  Residual initial = measure_residual(world, s.map, "initial");
   if (synced) correct_by_residual(s.map, initial);
-  store_residual(initial, true);
+  store_residual(initial, HTRACE_LPROP_INIT_PREFIX);
+  // Every rank must take part in the same measurements during the run: one interval for all.
+  s.run_interval_ns = world.allreduce_min(options.sync_interval_ms) * 1'000'000;
+  s.last_measurement_ns = now();
   record::set_global_time_map(s.map);
   // Tests compare the residual offsets with the namespace truth, which needs the model.
   log::debug("clock: global = local - (%lld ns + %.6e * (local - %lld))",
@@ -161,7 +165,25 @@ void measure_at_finalize(MPI_Comm comm, const Options& options) {
   if (!s.active || !options.sync_finalize) return;
   MpiTransport fresh(comm);
   MpiTransport& world = kept && kept->comm() == comm ? *kept : fresh;
-  store_residual(measure_residual(world, s.map, false), false);
+  store_residual(measure_residual(world, s.map, "final"), HTRACE_LPROP_FINAL_PREFIX);
+}
+
+std::int64_t run_measurement_due_in_ns(std::int64_t now_ns) {
+  const TracerClockState& s = state();
+  if (!s.active || s.run_interval_ns <= 0 || !s.world) return -1;
+  return std::max<std::int64_t>(0, s.last_measurement_ns + s.run_interval_ns - now_ns);
+}
+
+std::int64_t vote_on_run_measurement(std::int64_t proposal) {
+  return state().world->allreduce_min(proposal);
+}
+
+void measure_during_run() {
+  TracerClockState& s = state();
+  const Residual r = measure_residual(*s.world, s.map, "run");
+  ++s.run_measurements;
+  store_residual(r, HTRACE_LPROP_MID_PREFIX + std::to_string(s.run_measurements) + "_");
+  s.last_measurement_ns = now();
 }
 
 } // namespace htrace::mpi

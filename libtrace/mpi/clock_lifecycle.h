@@ -6,6 +6,7 @@
 
 #include "common/options.h"
 
+#include <cstdint>
 #include <mpi.h>
 
 namespace htrace::mpi {
@@ -15,5 +16,17 @@ namespace htrace::mpi {
 bool sync_at_init(MPI_Comm comm, const Options& options);
 /// Measures the residual offsets again and stores them with the minimum latencies seen.
 void measure_at_finalize(MPI_Comm comm, const Options& options);
+
+// Measurements during the run (HTRACE_SYNC_INTERVAL_MS), taken by every rank together at a world
+// collective (clock_checkpoint.h decides which one).
+
+/// Nanoseconds until this rank's interval has passed (0: it has), on the base clock; -1 when
+/// there are no measurements during the run.
+std::int64_t run_measurement_due_in_ns(std::int64_t now_ns);
+/// Collective over the tracer's world communicator: the smallest `proposal` of all ranks.
+std::int64_t vote_on_run_measurement(std::int64_t proposal);
+/// Collective: measures the residual offsets as at MPI_Init and stores them as the next
+/// HTRACE::CLOCK::MID_<k>_*.
+void measure_during_run();
 
 } // namespace htrace::mpi

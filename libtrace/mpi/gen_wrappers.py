@@ -219,12 +219,14 @@ def wrapper(family, skeleton, p):
     fid = p.name[4:]
     args = ", ".join(x.name for x in p.params)
     reveal = ", true" if skeleton in REVEAL else ""
-    head = (f'HTRACE_ENTRY_POINT {p.ret} {p.name}({param_list(p)}) {{\n'
+    comms = [x.name for x in p.params if x.type == "MPI_Comm"]
+    # Blocking collectives may host a clock measurement, after their Leave: constructed first.
+    checkpoint = f"  {NS}ClockCheckpoint checkpoint({comms[-1]});\n" if skeleton in COLLECTIVE_WAIT else ""
+    head = (f'HTRACE_ENTRY_POINT {p.ret} {p.name}({param_list(p)}) {{\n' + checkpoint +
             f'  {NS}Call call({NS}FunctionId::{fid}{reveal});\n')
     if SKELETONS[skeleton] is None:
         return head + f"  return P{p.name}({args});\n}}\n"
     names = [x.name for x in p.params]
-    comms = [x.name for x in p.params if x.type == "MPI_Comm"]
     base = fid[1].upper() + fid[2:] if skeleton == "nbcoll" else fid
     fill = dict(ns=NS, base=base, name=p.name, args=args, args_no_request=", ".join(names[:-1]),
                 comm=comms[-1] if comms else "", parent=comms[0] if comms else "MPI_COMM_NULL",
@@ -280,6 +282,7 @@ def main():
     files = {
         "function_ids.gen.h": function_ids(rows, stamp),
         "wrappers.gen.cpp": stamp + MPI1_DECLS + '#include "mpi/entry_point.h"\n#include "mpi/wrapper_call.h"\n'
+        '#include "mpi/clock_checkpoint.h"\n'
         '#include "mpi/p2p_events.h"\n'
         '#include "mpi/rma_events.h"\n#include "mpi/io_events.h"\n'
         '#include "mpi/collective_info.h"\n#include "mpi/comm_registry.h"\n\n'

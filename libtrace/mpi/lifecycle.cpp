@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "common/options.h"
 #include "htrace/archive_properties.h"
+#include "mpi/clock_checkpoint.h"
 #include "mpi/clock_lifecycle.h"
 #include "mpi/comm_registry.h"
 #include "mpi/entry_point.h"
@@ -119,6 +120,8 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   if (!sync_at_init(l.private_comm, l.options))
     return; // logged by clock_lifecycle.cpp; tracing stays off
   phases.mark("clock synchronization");
+  // On every rank whose sync succeeded, whatever happens to its own recording below.
+  start_clock_checkpoints();
   // From here on the run can be salvaged: definitions and INIT clock measurements are on disk.
   record::snapshot::write_initial();
   install_fatal_signal_handlers();
@@ -186,6 +189,7 @@ HTRACE_ENTRY_POINT int MPI_Finalize(void) {
     const record::RegionId region =
         mpi::g_wrappers.regions[static_cast<unsigned>(mpi::FunctionId::Finalize)];
     if (loc != nullptr) loc->enter(clock::stamp(), region);
+    mpi::stop_clock_checkpoints();
     mpi::measure_at_finalize(l.private_comm, l.options);
     if (loc != nullptr) loc->leave(clock::stamp(), region);
     mpi::g_wrappers.tracing.store(false, std::memory_order_release);

@@ -70,6 +70,9 @@ def main(case):
     if "truth" in c:
         print(f"  error vs truth after correction: {c['truth']}")
         print(f"  error vs truth before correction: {c['truth_in']}")
+    if result.ends_only:
+        print(f"  with INIT and FINAL only: error vs truth after correction: "
+              f"{result.ends_only.compare.get('truth')}")
     if keep:
         print(f"  archives kept in {work}")
     failed = 0

@@ -78,6 +78,9 @@ bool parse(int argc, char** argv, int rank, htrace::correct::Options& o) {
       ->check(non_negative)
       ->type_name("M");
   app.add_flag("--no-presync", no_presync, "skip the interpolation of htrace's clock measurements");
+  app.add_flag("--presync-ends-only", o.presync_ends_only,
+               "interpolate only between the measurements at MPI_Init and MPI_Finalize, not "
+               "through those taken during the run");
   nanoseconds("--presync-max-uncertainty", o.presync_max_uncertainty_ns,
               "ignore clock measurements less certain than this (default: use every one)");
   app.add_flag("--no-progress", no_progress, "no progress display on a terminal");

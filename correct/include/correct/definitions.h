@@ -15,6 +15,11 @@
 
 namespace htrace::correct {
 
+// One clock measurement htrace stored for a location (HTRACE::CLOCK::{INIT,MID_<k>,FINAL}_*).
+struct ClockMeasurement {
+  int64_t time = 0, offset = 0, uncertainty = 0; // ns
+};
+
 struct LocationInfo {
   OTF2_LocationRef id = 0;
   uint32_t process = 0; // index into Definitions::processes
@@ -24,7 +29,8 @@ struct LocationInfo {
   bool has_init = false, has_final = false;
   int64_t init_time = 0, init_offset = 0, final_time = 0, final_offset = 0;
   int64_t init_uncertainty = 0, final_uncertainty = 0; // ns; 0 when not recorded
-  int64_t clock_domain = kNoClockDomain;               // HTRACE::CLOCK::DOMAIN, an opaque label
+  std::vector<ClockMeasurement> during;  // MID_<k> in k order (taken during the run), if any
+  int64_t clock_domain = kNoClockDomain; // HTRACE::CLOCK::DOMAIN, an opaque label
   static constexpr int64_t kNoClockDomain = -1;
 };
 

@@ -196,16 +196,27 @@ struct Jump {
   int64_t amount; // forward jump added by the receive rule
 };
 
-// Linear clock-offset model of one location (pre-synchronization): t' = t - (o0 + slope (t - t0)).
+struct ClockKnot {
+  int64_t time, offset;
+};
+
+// Clock-offset model of one location (pre-synchronization): t' = t - offset(t). With the
+// measurements at MPI_Init and MPI_Finalize only, offset(t) = o0 + slope (t - t0); with
+// measurements during the run as well, `knots` holds them all and offset(t) is linear between
+// consecutive ones, the first and last segments extended beyond the ends.
 struct Presync {
   bool active = false;
   bool measured = false; // the archive holds usable clock measurements for the location
   int64_t t0 = 0, o0 = 0;
   double slope = 0;
+  std::vector<ClockKnot> knots; // ascending time, at least 3, or empty
   int64_t error = 0; // bound of the model's error (the measurements' uncertainty), if measured
   int64_t apply(int64_t t) const {
-    return active ? t - (o0 + static_cast<int64_t>(std::llround(slope * double(t - t0)))) : t;
+    if (!active) return t;
+    if (knots.empty()) return t - (o0 + static_cast<int64_t>(std::llround(slope * double(t - t0))));
+    return t - piecewise_offset(t);
   }
+  int64_t piecewise_offset(int64_t t) const;
 };
 
 struct LocationModel {

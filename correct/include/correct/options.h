@@ -17,7 +17,8 @@ struct Options {
   int64_t lmin_intra_ns = -1;
   int64_t lmin_inter_ns = -1;
   int64_t lmin_omp_ns = -1;
-  bool presync = true; // linear drift interpolation from htrace's INIT/FINAL offsets
+  bool presync = true;            // drift interpolation from htrace's clock measurements
+  bool presync_ends_only = false; // only the measurements at MPI_Init and MPI_Finalize
   // A measurement whose recorded uncertainty exceeds this is not used for pre-synchronization;
   // negative: every measurement is used (the default: the CLC repairs what an offset leaves).
   int64_t presync_max_uncertainty_ns = -1;
