@@ -111,7 +111,9 @@ def main():
         if name == "ClockProperties":
             o.append("  sink->adjust_clock_properties(&timerResolution, &globalOffset, &traceLength, &realtimeTimestamp);")
         o.append("  sink->count(%d);" % i)
-        call_args = ", ".join(["sink->writer()"] + [n for _, n in fields])
+        o.append("  OTF2_GlobalDefWriter* writer = sink->writer();")
+        o.append("  if (writer == nullptr) return sink->result(OTF2_SUCCESS);")
+        call_args = ", ".join(["writer"] + [n for _, n in fields])
         o.append("  return sink->result(OTF2_GlobalDefWriter_Write%s(%s));" % (name, call_args))
         o.append("}")
     o.append("static void register_copy_def_callbacks(OTF2_GlobalDefReaderCallbacks* cbs) {")

@@ -22,6 +22,10 @@ public:
   virtual OTF2_CallbackCode end_record(OTF2_ErrorCode written) = 0;
 };
 
+// Where the definition copy callbacks (register_copy_defs; their user data is a DefSink*) send a
+// definition: count() gets its type first, then writer() returns the writer it goes to, or nullptr
+// to leave it out, and result() gets what the write returned (OTF2_SUCCESS for a definition left
+// out).
 class DefSink {
 public:
   virtual ~DefSink() = default;
