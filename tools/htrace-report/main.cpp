@@ -93,30 +93,24 @@ int main(int argc, char** argv) {
   try {
     const auto r = htrace::report::run(o);
     if (o.format == htrace::report::Format::Vite) {
-      // What the copy changed, on stdout: the result of the run, like the copy itself.
+      // What the copy changed, on stdout: the result of the run, like the copy itself; what it
+      // leaves out, on stderr.
       std::printf("htrace-report: %s: ViTE copy: %u communicator groups written as location "
                   "lists\n",
-                  o.output.c_str(), r.rewritten_groups);
-      std::printf("htrace-report: %s: %llu BufferFlush, %llu ThreadFork and %llu ThreadJoin "
-                  "records left out (ViTE 1.2 has no handler for them and warns once per record; "
-                  "they mark the tracer's buffer flushes and the start and end of OpenMP parallel "
-                  "regions, and stay in the original)\n",
-                  o.output.c_str(), static_cast<unsigned long long>(r.dropped_flushes),
-                  static_cast<unsigned long long>(r.dropped_forks),
-                  static_cast<unsigned long long>(r.dropped_joins));
-      if (r.dropped_unknown)
-        std::printf("htrace-report: %s: %llu records of types this OTF2 library does not know "
-                    "left out\n",
-                    o.output.c_str(), static_cast<unsigned long long>(r.dropped_unknown));
+                  o.output.c_str(), r.vite.rewritten_groups);
+      const std::string left_out = htrace::report::left_out_summary(r.vite);
+      if (!left_out.empty())
+        std::fprintf(stderr, "htrace-report: %s: %s\n", o.output.c_str(), left_out.c_str());
       std::printf("htrace-report: open it with: vite %s/traces.otf2\n", o.output.c_str());
-    } else if (o.format == htrace::report::Format::Perfetto)
+    } else if (o.format == htrace::report::Format::Perfetto) {
       std::fprintf(stderr, "htrace-report: %s: %llu events, %llu slices, %llu flows\n",
                    o.output.c_str(), static_cast<unsigned long long>(r.events),
                    static_cast<unsigned long long>(r.slices),
                    static_cast<unsigned long long>(r.flows));
-    else
+    } else {
       std::fprintf(stderr, "htrace-report: %s: %llu events\n", o.output.c_str(),
                    static_cast<unsigned long long>(r.events));
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "htrace-report: error: %s\n", e.what());
     return static_cast<int>(htrace::error_kind(e, htrace::ErrorKind::Input));

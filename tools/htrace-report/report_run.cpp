@@ -123,12 +123,7 @@ ViolationCounts counts_of(const Profile& p, const ClockConditions& c) {
 RunResult run(const RunOptions& o) {
   if (o.format == Format::Vite) {
     RunResult r;
-    const ViteCopy v = write_vite_copy(o.archive, o.output);
-    r.rewritten_groups = v.rewritten_groups;
-    r.dropped_flushes = v.buffer_flushes;
-    r.dropped_forks = v.thread_forks;
-    r.dropped_joins = v.thread_joins;
-    r.dropped_unknown = v.unknown_records;
+    r.vite = write_vite_copy(o.archive, o.output);
     return r;
   }
   const ArchiveDefs defs = read_definitions(o.archive);

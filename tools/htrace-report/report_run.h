@@ -2,6 +2,8 @@
 // write the file atomically (a temporary beside it, renamed when complete).
 #pragma once
 
+#include "vite_export.h"
+
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -22,8 +24,7 @@ struct RunOptions {
 
 struct RunResult {
   std::uint64_t events = 0, slices = 0, flows = 0;
-  unsigned rewritten_groups = 0; ///< --format vite
-  std::uint64_t dropped_flushes = 0, dropped_forks = 0, dropped_joins = 0, dropped_unknown = 0;
+  ViteCopy vite; ///< --format vite
 };
 
 /// Throws std::runtime_error with a message naming the file on any failure; the output is then

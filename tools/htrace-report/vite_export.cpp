@@ -4,10 +4,12 @@
 #include "format/anchor_file.h"
 #include "format/otf2_library.h"
 #include "format/record_tables.h"
+#include "vite_contents.h"
 
 #include <filesystem>
 #include <map>
 #include <otf2/otf2.h>
+#include <set>
 #include <stdexcept>
 #include <unistd.h>
 #include <vector>
@@ -17,161 +19,199 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Copier {
-  OTF2_GlobalDefWriter* w = nullptr;
-  OTF2_ErrorCode rc = OTF2_SUCCESS;
-  std::uint64_t delivered = 0;
-  unsigned rewritten = 0;
-  const std::map<OTF2_LocationRef, std::uint64_t>* events_written = nullptr;
-  std::map<OTF2_Paradigm, std::vector<std::uint64_t>> comm_locations;
-  std::string error;
-
-  OTF2_CallbackCode done(OTF2_ErrorCode r) {
+/// Copies the global definitions through format::register_copy_defs, leaving out the kinds
+/// vite_contents.h names, with two exceptions written here: MPI communicator groups (as location
+/// lists) and locations (with the number of events the copy holds).
+class DefCopy final : public format::DefSink {
+public:
+  DefCopy(OTF2_GlobalDefWriter* w, const std::map<OTF2_LocationRef, std::uint64_t>& events_written)
+      : w_(w), events_written_(events_written), left_out_(format::def_record_type_count()) {
+    for (int type = 0; type < format::def_record_type_count(); ++type)
+      carried_.push_back(vite_carries_definition(format::def_record_name(type)));
+  }
+  OTF2_GlobalDefWriter* writer() override { return carry_ ? w_ : nullptr; }
+  void count(int type) override {
     ++delivered;
+    carry_ = carried_[static_cast<std::size_t>(type)];
+    if (!carry_) ++left_out_[static_cast<std::size_t>(type)];
+  }
+  OTF2_CallbackCode result(OTF2_ErrorCode r) override {
     if (r != OTF2_SUCCESS && rc == OTF2_SUCCESS) rc = r;
     return r == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
   }
+  void adjust_clock_properties(uint64_t*, uint64_t*, uint64_t*, uint64_t*) override {}
+
+  OTF2_CallbackCode group(OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                          OTF2_Paradigm p, OTF2_GroupFlag flags, uint32_t n,
+                          const uint64_t* members);
+  OTF2_CallbackCode location(OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                             uint64_t events, OTF2_LocationGroupRef group);
+  /// Definitions left out, by kind.
+  void add_left_out(std::map<std::string, std::uint64_t>& by_kind) const {
+    for (std::size_t type = 0; type < left_out_.size(); ++type)
+      if (left_out_[type])
+        by_kind[format::def_record_name(static_cast<int>(type))] += left_out_[type];
+  }
+
+  std::uint64_t delivered = 0; ///< definitions OTF2 handed over (the others are of unknown kinds)
+  unsigned rewritten = 0;
+  OTF2_ErrorCode rc = OTF2_SUCCESS;
+  std::string error;
+
+private:
+  OTF2_GlobalDefWriter* w_;
+  const std::map<OTF2_LocationRef, std::uint64_t>& events_written_;
+  std::vector<bool> carried_;           ///< by definition type
+  std::vector<std::uint64_t> left_out_; ///< by definition type
+  bool carry_ = true;
+  std::map<OTF2_Paradigm, std::vector<std::uint64_t>> comm_locations_;
 };
 
-Copier& of(void* u) {
-  return *static_cast<Copier*>(u);
+DefCopy& def_copy(void* u) {
+  return static_cast<DefCopy&>(*static_cast<format::DefSink*>(u));
 }
 
-OTF2_CallbackCode clock(void* u, uint64_t res, uint64_t off, uint64_t len, uint64_t real) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteClockProperties(of(u).w, res, off, len, real));
-}
-OTF2_CallbackCode string(void* u, OTF2_StringRef self, const char* s) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteString(of(u).w, self, s));
-}
-OTF2_CallbackCode attribute(void* u, OTF2_AttributeRef self, OTF2_StringRef name,
-                            OTF2_StringRef description, OTF2_Type type) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteAttribute(of(u).w, self, name, description, type));
-}
-OTF2_CallbackCode paradigm(void* u, OTF2_Paradigm p, OTF2_StringRef name, OTF2_ParadigmClass c) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteParadigm(of(u).w, p, name, c));
-}
-OTF2_CallbackCode paradigm_property(void* u, OTF2_Paradigm p, OTF2_ParadigmProperty prop,
-                                    OTF2_Type type, OTF2_AttributeValue value) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteParadigmProperty(of(u).w, p, prop, type, value));
-}
-OTF2_CallbackCode tree_node(void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
-                            OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteSystemTreeNode(of(u).w, self, name, cls, parent));
-}
-OTF2_CallbackCode tree_node_property(void* u, OTF2_SystemTreeNodeRef node, OTF2_StringRef name,
-                                     OTF2_Type type, OTF2_AttributeValue value) {
-  return of(u).done(
-      OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(of(u).w, node, name, type, value));
-}
-OTF2_CallbackCode tree_node_domain(void* u, OTF2_SystemTreeNodeRef node,
-                                   OTF2_SystemTreeDomain domain) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(of(u).w, node, domain));
-}
-OTF2_CallbackCode location_group(void* u, OTF2_LocationGroupRef self, OTF2_StringRef name,
-                                 OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
-                                 OTF2_LocationGroupRef creator) {
-  return of(u).done(
-      OTF2_GlobalDefWriter_WriteLocationGroup(of(u).w, self, name, type, parent, creator));
-}
-OTF2_CallbackCode location_group_property(void* u, OTF2_LocationGroupRef g, OTF2_StringRef name,
-                                          OTF2_Type type, OTF2_AttributeValue value) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteLocationGroupProperty(of(u).w, g, name, type, value));
-}
-OTF2_CallbackCode location(void* u, OTF2_LocationRef self, OTF2_StringRef name,
-                           OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group) {
-  // The number of events the copy holds (its BufferFlush records left out).
-  auto written = of(u).events_written->find(self);
-  if (written != of(u).events_written->end()) events = written->second;
-  return of(u).done(OTF2_GlobalDefWriter_WriteLocation(of(u).w, self, name, type, events, group));
-}
-OTF2_CallbackCode location_property(void* u, OTF2_LocationRef l, OTF2_StringRef name,
-                                    OTF2_Type type, OTF2_AttributeValue value) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteLocationProperty(of(u).w, l, name, type, value));
-}
-OTF2_CallbackCode region(void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canon,
-                         OTF2_StringRef desc, OTF2_RegionRole role, OTF2_Paradigm p,
-                         OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteRegion(of(u).w, self, name, canon, desc, role, p,
-                                                     flags, file, begin, end));
-}
-OTF2_CallbackCode parameter(void* u, OTF2_ParameterRef self, OTF2_StringRef name,
-                            OTF2_ParameterType type) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteParameter(of(u).w, self, name, type));
-}
-
-OTF2_CallbackCode group(void* u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
-                        OTF2_Paradigm p, OTF2_GroupFlag flags, uint32_t n,
-                        const uint64_t* members) {
-  Copier& c = of(u);
-  if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS) c.comm_locations[p].assign(members, members + n);
+OTF2_CallbackCode DefCopy::group(OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                                 OTF2_Paradigm p, OTF2_GroupFlag flags, uint32_t n,
+                                 const uint64_t* members) {
+  ++delivered;
+  if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS) comm_locations_[p].assign(members, members + n);
   if (type != OTF2_GROUP_TYPE_COMM_GROUP || (flags & OTF2_GROUP_FLAG_GLOBAL_MEMBERS))
-    return c.done(OTF2_GlobalDefWriter_WriteGroup(c.w, self, name, type, p, flags, n, members));
+    return result(OTF2_GlobalDefWriter_WriteGroup(w_, self, name, type, p, flags, n, members));
   // Ranks -> location ids, through this paradigm's COMM_LOCATIONS group.
-  auto base = c.comm_locations.find(p);
-  if (base == c.comm_locations.end()) {
-    c.error = "a communicator group precedes its COMM_LOCATIONS group";
+  auto base = comm_locations_.find(p);
+  if (base == comm_locations_.end()) {
+    error = "a communicator group precedes its COMM_LOCATIONS group";
     return OTF2_CALLBACK_INTERRUPT;
   }
   std::vector<uint64_t> locations(n);
   for (uint32_t i = 0; i < n; ++i) {
     if (members[i] >= base->second.size()) {
-      c.error = "group " + std::to_string(self) + " names rank " + std::to_string(members[i]) +
-                " beyond its COMM_LOCATIONS group";
+      error = "group " + std::to_string(self) + " names rank " + std::to_string(members[i]) +
+              " beyond its COMM_LOCATIONS group";
       return OTF2_CALLBACK_INTERRUPT;
     }
     locations[i] = base->second[members[i]];
   }
-  ++c.rewritten;
-  return c.done(OTF2_GlobalDefWriter_WriteGroup(c.w, self, name, OTF2_GROUP_TYPE_COMM_LOCATIONS, p,
+  ++rewritten;
+  return result(OTF2_GlobalDefWriter_WriteGroup(w_, self, name, OTF2_GROUP_TYPE_COMM_LOCATIONS, p,
                                                 flags, n, locations.data()));
 }
 
-OTF2_CallbackCode comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef g,
-                       OTF2_CommRef parent, OTF2_CommFlag flags) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteComm(of(u).w, self, name, g, parent, flags));
-}
-OTF2_CallbackCode inter_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef a,
-                             OTF2_GroupRef b, OTF2_CommRef common, OTF2_CommFlag flags) {
-  return of(u).done(OTF2_GlobalDefWriter_WriteInterComm(of(u).w, self, name, a, b, common, flags));
+OTF2_CallbackCode DefCopy::location(OTF2_LocationRef self, OTF2_StringRef name,
+                                    OTF2_LocationType type, uint64_t events,
+                                    OTF2_LocationGroupRef group) {
+  ++delivered;
+  auto written = events_written_.find(self);
+  if (written != events_written_.end()) events = written->second;
+  return result(OTF2_GlobalDefWriter_WriteLocation(w_, self, name, type, events, group));
 }
 
+OTF2_CallbackCode copy_group(void* u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                             OTF2_Paradigm p, OTF2_GroupFlag flags, uint32_t n,
+                             const uint64_t* members) {
+  return def_copy(u).group(self, name, type, p, flags, n, members);
+}
+OTF2_CallbackCode copy_location(void* u, OTF2_LocationRef self, OTF2_StringRef name,
+                                OTF2_LocationType type, uint64_t events,
+                                OTF2_LocationGroupRef group) {
+  return def_copy(u).location(self, name, type, events, group);
+}
+
+/// Records left out of the copy, over all locations.
+struct LeftOutEvents {
+  std::vector<std::uint64_t> by_type =
+      std::vector<std::uint64_t>(format::event_record_type_count());
+  std::uint64_t instance_metrics = 0; ///< Metric records of metric instances
+  std::uint64_t unknown = 0;          ///< records of types this OTF2 does not know
+};
+
 /// Re-encodes one location's events unchanged through OTF2 (generated copy callbacks, every
-/// record type), except the records ViTE 1.2 has no handler for and records of types this OTF2
-/// does not know.
-struct EventCopy final : format::EventSink {
-  OTF2_EvtWriter* w = nullptr;
-  OTF2_ErrorCode rc = OTF2_SUCCESS;
-  std::uint64_t flushes = 0, forks = 0, joins = 0, unknown = 0;
-  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int) override { return t; }
-  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return w; }
+/// record type), except the records vite_contents.h leaves out.
+class EventCopy final : public format::EventSink {
+public:
+  EventCopy(OTF2_EvtWriter* w, const std::vector<bool>& carried,
+            const std::set<OTF2_MetricRef>& metric_instances, LeftOutEvents& left_out)
+      : w_(w), carried_(carried), metric_instances_(metric_instances), left_out_(left_out) {}
+  OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int type) override {
+    carry_ = carried_[static_cast<std::size_t>(type)];
+    if (!carry_) ++left_out_.by_type[static_cast<std::size_t>(type)];
+    return t;
+  }
+  OTF2_EvtWriter* writer(OTF2_LocationRef) override { return carry_ ? w_ : nullptr; }
   OTF2_CallbackCode end_record(OTF2_ErrorCode r) override {
     if (r != OTF2_SUCCESS && rc == OTF2_SUCCESS) rc = r;
     return r == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
   }
+  OTF2_CallbackCode metric(OTF2_AttributeList* a, OTF2_TimeStamp t, OTF2_MetricRef metric,
+                           uint8_t n, const OTF2_Type* types, const OTF2_MetricValue* values) {
+    if (metric_instances_.count(metric)) {
+      ++left_out_.instance_metrics;
+      return OTF2_CALLBACK_SUCCESS;
+    }
+    return end_record(OTF2_EvtWriter_Metric(w_, a, t, metric, n, types, values));
+  }
+  void unknown() { ++left_out_.unknown; }
+
+  OTF2_ErrorCode rc = OTF2_SUCCESS;
+
+private:
+  OTF2_EvtWriter* w_;
+  const std::vector<bool>& carried_; ///< by event record type
+  const std::set<OTF2_MetricRef>& metric_instances_;
+  LeftOutEvents& left_out_;
+  bool carry_ = true;
 };
 
-EventCopy& copy_of(void* u) {
-  return *static_cast<EventCopy*>(u);
+EventCopy& event_copy(void* u) {
+  return static_cast<EventCopy&>(*static_cast<format::EventSink*>(u));
 }
-OTF2_CallbackCode drop_flush(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
-                             OTF2_AttributeList*, OTF2_TimeStamp) {
-  ++copy_of(u).flushes;
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode drop_fork(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
-                            OTF2_AttributeList*, OTF2_Paradigm, uint32_t) {
-  ++copy_of(u).forks;
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode drop_join(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
-                            OTF2_AttributeList*, OTF2_Paradigm) {
-  ++copy_of(u).joins;
-  return OTF2_CALLBACK_SUCCESS;
+OTF2_CallbackCode copy_metric(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                              OTF2_AttributeList* a, OTF2_MetricRef metric, uint8_t n,
+                              const OTF2_Type* types, const OTF2_MetricValue* values) {
+  return event_copy(u).metric(a, t, metric, n, types, values);
 }
 OTF2_CallbackCode drop_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* u,
                                OTF2_AttributeList*) {
-  ++copy_of(u).unknown;
+  event_copy(u).unknown();
   return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode note_instance(void* u, OTF2_MetricRef self, OTF2_MetricRef, OTF2_LocationRef,
+                                OTF2_MetricScope, uint64_t) {
+  static_cast<std::set<OTF2_MetricRef>*>(u)->insert(self);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/// The ids of the archive's metric instances (read before the events, which the copy writes
+/// first).
+std::set<OTF2_MetricRef> metric_instances(const std::string& archive) {
+  const format::ReaderPtr owned(open_reader(archive));
+  OTF2_Reader* reader = owned.get();
+  check_read(OTF2_Reader_SetSerialCollectiveCallbacks(reader), "'" + archive + "': serial reading");
+  OTF2_GlobalDefReader* dr = OTF2_Reader_GetGlobalDefReader(reader);
+  if (!dr) throw input_error("'" + archive + "': no global definitions");
+  std::set<OTF2_MetricRef> instances;
+  OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
+  OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(cbs, note_instance);
+  const OTF2_ErrorCode reg = OTF2_Reader_RegisterGlobalDefCallbacks(reader, dr, cbs, &instances);
+  OTF2_GlobalDefReaderCallbacks_Delete(cbs);
+  check_read(reg, "'" + archive + "': definition callbacks");
+  uint64_t read = 0;
+  const OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(reader, dr, &read);
+  OTF2_Reader_CloseGlobalDefReader(reader, dr);
+  check_read(rc, "'" + archive + "': reading the definitions");
+  return instances;
+}
+
+std::string kinds_text(const std::map<std::string, std::uint64_t>& by_kind, const char* what) {
+  std::uint64_t total = 0;
+  std::string list;
+  for (const auto& [kind, n] : by_kind) {
+    total += n;
+    list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+  }
+  return std::to_string(total) + " " + what + " (" + list + ")";
 }
 
 /// Removes a half-written copy unless released.
@@ -246,7 +286,11 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   // definitions) while reading; the copy's events hold global ids and times, so its local
   // definition files are empty.
   const ArchiveDefs defs = read_definitions(archive);
-  ViteCopy result;
+  const std::set<OTF2_MetricRef> instances = metric_instances(archive);
+  std::vector<bool> carried_events;
+  for (int type = 0; type < format::event_record_type_count(); ++type)
+    carried_events.push_back(vite_carries_event(format::event_record_name(type)));
+  LeftOutEvents left_out;
   std::map<OTF2_LocationRef, std::uint64_t> written;
   for (const Location& l : defs.locations)
     OTF2_Reader_SelectLocation(reader, l.id);
@@ -258,9 +302,7 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
     ~CallbacksDeleter() { OTF2_EvtReaderCallbacks_Delete(c); }
   } event_callbacks{OTF2_EvtReaderCallbacks_New()};
   format::register_copy_events(event_callbacks.c);
-  OTF2_EvtReaderCallbacks_SetBufferFlushCallback(event_callbacks.c, drop_flush);
-  OTF2_EvtReaderCallbacks_SetThreadForkCallback(event_callbacks.c, drop_fork);
-  OTF2_EvtReaderCallbacks_SetThreadJoinCallback(event_callbacks.c, drop_join);
+  OTF2_EvtReaderCallbacks_SetMetricCallback(event_callbacks.c, copy_metric);
   OTF2_EvtReaderCallbacks_SetUnknownCallback(event_callbacks.c, drop_unknown);
   for (const Location& l : defs.locations) {
     const std::string where = " of location " + std::to_string(l.id);
@@ -273,10 +315,11 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
       }
     OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l.id);
     if (!er) throw input_error("'" + archive + "': no event reader" + where);
-    EventCopy copy;
-    copy.w = OTF2_Archive_GetEvtWriter(a, l.id);
-    if (!copy.w) throw output_error("'" + out + "': cannot write the events" + where);
-    check_read(OTF2_Reader_RegisterEvtCallbacks(reader, er, event_callbacks.c, &copy),
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, l.id);
+    if (!w) throw output_error("'" + out + "': cannot write the events" + where);
+    EventCopy copy(w, carried_events, instances, left_out);
+    format::EventSink* sink = &copy; // what the generated copy callbacks expect
+    check_read(OTF2_Reader_RegisterEvtCallbacks(reader, er, event_callbacks.c, sink),
                "'" + archive + "': event callbacks");
     uint64_t n = 0;
     const OTF2_ErrorCode rrc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
@@ -284,14 +327,9 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
     check_write(copy.rc, "'" + out + "': writing the events" + where);
     check_read(rrc, "'" + archive + "': reading the events" + where);
     uint64_t kept = 0;
-    check_write(OTF2_EvtWriter_GetNumberOfEvents(copy.w, &kept), "'" + out + "': counting events");
+    check_write(OTF2_EvtWriter_GetNumberOfEvents(w, &kept), "'" + out + "': counting events");
     written[l.id] = kept;
-    check_write(OTF2_Archive_CloseEvtWriter(a, copy.w),
-                "'" + out + "': writing the events" + where);
-    result.buffer_flushes += copy.flushes;
-    result.thread_forks += copy.forks;
-    result.thread_joins += copy.joins;
-    result.unknown_records += copy.unknown;
+    check_write(OTF2_Archive_CloseEvtWriter(a, w), "'" + out + "': writing the events" + where);
   }
   if (have_local_defs) OTF2_Reader_CloseDefFiles(reader);
   OTF2_Reader_CloseEvtFiles(reader);
@@ -304,52 +342,56 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   }
   check_write(OTF2_Archive_CloseDefFiles(a), "'" + out + "': closing the local definition files");
 
-  Copier c;
-  c.events_written = &written;
-  c.w = OTF2_Archive_GetGlobalDefWriter(a);
-  if (!c.w) throw output_error("'" + out + "': cannot write definitions");
+  OTF2_GlobalDefWriter* dw = OTF2_Archive_GetGlobalDefWriter(a);
+  if (!dw) throw output_error("'" + out + "': cannot write definitions");
+  DefCopy defs_copy(dw, written);
+  format::DefSink* def_sink = &defs_copy; // what the generated copy callbacks expect
   OTF2_GlobalDefReader* dr = OTF2_Reader_GetGlobalDefReader(reader);
   if (!dr) throw input_error("'" + archive + "': no global definitions");
   OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
-  OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cbs, clock);
-  OTF2_GlobalDefReaderCallbacks_SetStringCallback(cbs, string);
-  OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cbs, attribute);
-  OTF2_GlobalDefReaderCallbacks_SetParadigmCallback(cbs, paradigm);
-  OTF2_GlobalDefReaderCallbacks_SetParadigmPropertyCallback(cbs, paradigm_property);
-  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cbs, tree_node);
-  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback(cbs, tree_node_property);
-  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeDomainCallback(cbs, tree_node_domain);
-  OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cbs, location_group);
-  OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(cbs, location_group_property);
-  OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cbs, location);
-  OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cbs, location_property);
-  OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cbs, region);
-  OTF2_GlobalDefReaderCallbacks_SetParameterCallback(cbs, parameter);
-  OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cbs, group);
-  OTF2_GlobalDefReaderCallbacks_SetCommCallback(cbs, comm);
-  OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cbs, inter_comm);
-  const OTF2_ErrorCode reg = OTF2_Reader_RegisterGlobalDefCallbacks(reader, dr, cbs, &c);
+  format::register_copy_defs(cbs);
+  OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cbs, copy_group);
+  OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cbs, copy_location);
+  const OTF2_ErrorCode reg = OTF2_Reader_RegisterGlobalDefCallbacks(reader, dr, cbs, def_sink);
   OTF2_GlobalDefReaderCallbacks_Delete(cbs);
   check_read(reg, "'" + archive + "': definition callbacks");
   uint64_t read = 0;
   const OTF2_ErrorCode rrc = OTF2_Reader_ReadAllGlobalDefinitions(reader, dr, &read);
   OTF2_Reader_CloseGlobalDefReader(reader, dr);
-  if (!c.error.empty()) throw input_error("'" + archive + "': " + c.error);
-  check_write(c.rc, "'" + out + "': writing the definitions");
+  if (!defs_copy.error.empty()) throw input_error("'" + archive + "': " + defs_copy.error);
+  check_write(defs_copy.rc, "'" + out + "': writing the definitions");
   check_read(rrc, "'" + archive + "': reading the definitions");
-  // Definitions of kinds without a callback are skipped silently by OTF2: refuse to drop any.
-  if (read != c.delivered)
-    throw input_error("'" + archive + "': " + std::to_string(read - c.delivered) +
-                      " definitions of kinds the ViTE copy does not carry");
-  check_write(OTF2_Archive_CloseGlobalDefWriter(a, c.w), "'" + out + "': closing the definitions");
+  check_write(OTF2_Archive_CloseGlobalDefWriter(a, dw), "'" + out + "': closing the definitions");
   archive_closer.a = nullptr;
   check_write(OTF2_Archive_Close(a), "'" + out + "': closing the archive");
 
   fs::rename(tmp.path, out, ec);
   if (ec) throw output_error("'" + out + "': " + ec.message());
   tmp.keep = true;
-  result.rewritten_groups = c.rewritten;
+  ViteCopy result;
+  result.rewritten_groups = defs_copy.rewritten;
+  for (std::size_t type = 0; type < left_out.by_type.size(); ++type)
+    if (left_out.by_type[type])
+      result.records_left_out[format::event_record_name(static_cast<int>(type))] =
+          left_out.by_type[type];
+  if (left_out.instance_metrics)
+    result.records_left_out["Metric of metric instances"] = left_out.instance_metrics;
+  if (left_out.unknown) result.records_left_out["of unknown kinds"] = left_out.unknown;
+  defs_copy.add_left_out(result.definitions_left_out);
+  // OTF2 skips definitions of kinds it does not know without a callback.
+  if (read > defs_copy.delivered)
+    result.definitions_left_out["of unknown kinds"] = read - defs_copy.delivered;
   return result;
+}
+
+std::string left_out_summary(const ViteCopy& copy) {
+  if (copy.records_left_out.empty() && copy.definitions_left_out.empty()) return "";
+  std::string line = "the ViTE copy leaves out ";
+  if (!copy.records_left_out.empty()) line += kinds_text(copy.records_left_out, "records");
+  if (!copy.records_left_out.empty() && !copy.definitions_left_out.empty()) line += " and ";
+  if (!copy.definitions_left_out.empty())
+    line += kinds_text(copy.definitions_left_out, "definitions");
+  return line + " ViTE 1.2 cannot show (the original keeps them)";
 }
 
 } // namespace htrace::report

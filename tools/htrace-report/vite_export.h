@@ -10,27 +10,30 @@
 //
 // ViTE 1.2 also warns once per BufferFlush, ThreadFork and ThreadJoin record (it has no handler
 // for them; the tracer writes a BufferFlush per full event buffer, ~1 per 1365 events with 64 KiB
-// buffers, and a fork and a join per OpenMP parallel region). The copy leaves them out, with
-// records of types the installed OTF2 does not know (the team members' ThreadTeamBegin/End stay):
-// its events are re-encoded through OTF2,
-// every other record as it was (global ids and times: the reader applied the mapping tables and
-// clock offsets, so the copy's local definition files are empty). The other definitions and the
-// anchor properties are carried unchanged. The copy is for ViTE only: the original stays the
-// archive of record.
+// buffers, and a fork and a join per OpenMP parallel region), and reads only some kinds of
+// definitions: the copy leaves out what vite_contents.h lists, and records of types the installed
+// OTF2 does not know. Its events are re-encoded through OTF2, every record as it was (global ids
+// and times: the reader applied the mapping tables and clock offsets, so the copy's local
+// definition files are empty); the definitions it carries and the anchor properties are
+// unchanged. The copy is for ViTE only: the original stays the archive of record.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace htrace::report {
 
 struct ViteCopy {
-  unsigned rewritten_groups = 0;     ///< communicator groups written as location lists
-  std::uint64_t buffer_flushes = 0;  ///< BufferFlush records left out
-  std::uint64_t thread_forks = 0;    ///< ThreadFork records left out
-  std::uint64_t thread_joins = 0;    ///< ThreadJoin records left out
-  std::uint64_t unknown_records = 0; ///< records of types OTF2 does not know, left out
+  unsigned rewritten_groups = 0; ///< communicator groups written as location lists
+  /// What the copy leaves out, by OTF2 record kind ("BufferFlush", "MetricInstance", ...; "Metric
+  /// of metric instances", and "of unknown kinds" for records this OTF2 does not know).
+  std::map<std::string, std::uint64_t> records_left_out, definitions_left_out;
 };
+
+/// One line for the user: "the ViTE copy leaves out 12 records (...) and 5 definitions (...)
+/// ViTE 1.2 cannot show", or "" when it left out nothing.
+std::string left_out_summary(const ViteCopy& copy);
 
 /// Writes the ViTE copy of `archive` to the new directory `out` (must not exist): built beside
 /// it and renamed into place when complete. Throws std::runtime_error on failure (nothing is
