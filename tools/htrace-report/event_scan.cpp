@@ -180,6 +180,13 @@ OTF2_CallbackCode on_task_complete(OTF2_LocationRef id, OTF2_TimeStamp t, void* 
   });
 }
 
+OTF2_CallbackCode on_metric(OTF2_LocationRef id, OTF2_TimeStamp t, void* u, OTF2_AttributeList*,
+                            OTF2_MetricRef metric, uint8_t n, const OTF2_Type* types,
+                            const OTF2_MetricValue* values) {
+  return fan_out(u, id,
+                 [&](EventSink& k, std::uint32_t l) { k.metric(l, t, metric, n, types, values); });
+}
+
 // Events a report does not show still count as read.
 OTF2_CallbackCode on_unknown(OTF2_LocationRef id, OTF2_TimeStamp t, void* u,
                              OTF2_AttributeList* a) {
@@ -239,6 +246,7 @@ std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
   OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCreateCallback(cbs, on_task_create);
   OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(cbs, on_task_switch);
   OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cbs, on_task_complete);
+  OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cbs, on_metric);
   const OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(reader, er, cbs, &state);
   OTF2_GlobalEvtReaderCallbacks_Delete(cbs);
   check_read(rc, "'" + archive + "': registering event callbacks");

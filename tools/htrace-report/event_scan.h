@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <otf2/OTF2_Events.h>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ public:
                            std::uint32_t) {}
   virtual void task_complete(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t,
                              std::uint32_t) {}
+  /// Metric: `n` values of the members of `metric` (a metric class or instance), each of the
+  /// type `types[i]` says.
+  virtual void metric(std::uint32_t, std::uint64_t, std::uint32_t /*metric*/, std::uint8_t /*n*/,
+                      const OTF2_Type* /*types*/, const OTF2_MetricValue* /*values*/) {}
   /// After the last event.
   virtual void finish() {}
 };

@@ -103,10 +103,24 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "htrace-report: %s: %s\n", o.output.c_str(), left_out.c_str());
       std::printf("htrace-report: open it with: vite %s/traces.otf2\n", o.output.c_str());
     } else if (o.format == htrace::report::Format::Perfetto) {
-      std::fprintf(stderr, "htrace-report: %s: %llu events, %llu slices, %llu flows\n",
+      const htrace::report::PerfettoCounts& c = r.perfetto;
+      std::fprintf(stderr,
+                   "htrace-report: %s: %llu events, %llu slices, %llu flows, %llu counter "
+                   "values; %llu records not drawn (request records, unmatched message ends and "
+                   "kinds the Trace Event Format has no picture for)\n",
                    o.output.c_str(), static_cast<unsigned long long>(r.events),
-                   static_cast<unsigned long long>(r.slices),
-                   static_cast<unsigned long long>(r.flows));
+                   static_cast<unsigned long long>(c.slices),
+                   static_cast<unsigned long long>(c.flows),
+                   static_cast<unsigned long long>(c.counter_values),
+                   static_cast<unsigned long long>(r.events - c.records_drawn));
+      if (c.values_not_finite || c.values_undefined)
+        std::fprintf(stderr,
+                     "htrace-report: %s: %llu metric values left out (%llu NaN or infinite, "
+                     "%llu of metrics the definitions lack)\n",
+                     o.output.c_str(),
+                     static_cast<unsigned long long>(c.values_not_finite + c.values_undefined),
+                     static_cast<unsigned long long>(c.values_not_finite),
+                     static_cast<unsigned long long>(c.values_undefined));
     } else {
       std::fprintf(stderr, "htrace-report: %s: %llu events\n", o.output.c_str(),
                    static_cast<unsigned long long>(r.events));

@@ -1,6 +1,7 @@
 #include "perfetto_export.h"
 
 #include "json_text.h"
+#include "metric_value.h"
 
 #include <otf2/otf2.h>
 
@@ -27,8 +28,9 @@ std::uint64_t collective_id(std::uint64_t instance, std::uint32_t member) {
 
 } // namespace
 
-PerfettoExport::PerfettoExport(const ArchiveDefs& defs, std::ostream& out)
-    : MatchingSink(defs), defs_(defs), out_(out), stacks_(defs.locations.size()),
+PerfettoExport::PerfettoExport(const ArchiveDefs& defs, const MetricDefs& metrics,
+                               std::ostream& out)
+    : MatchingSink(defs), defs_(defs), metrics_(metrics), out_(out), stacks_(defs.locations.size()),
       tid_(defs.locations.size()), coll_count_(defs.locations.size()) {
   out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"htrace-report\","
           "\"time_origin_ns\":"
@@ -90,7 +92,8 @@ void PerfettoExport::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t reg
   out_ << ",\"dur\":";
   write_us(out_, defs_.ns_from_start(t) - defs_.ns_from_start(open.start));
   out_ << "}";
-  ++slices_;
+  ++counts_.slices;
+  counts_.records_drawn += 2;
 }
 
 void PerfettoExport::flow(char phase, std::uint32_t loc, std::uint64_t anchor, std::uint64_t id,
@@ -103,7 +106,7 @@ void PerfettoExport::flow(char phase, std::uint32_t loc, std::uint64_t anchor, s
   out_ << ",\"ts\":";
   write_us(out_, defs_.ns_from_start(anchor));
   out_ << "}";
-  if (phase == 's') ++flows_;
+  if (phase == 's') ++counts_.flows;
 }
 
 void PerfettoExport::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm,
@@ -125,6 +128,7 @@ void PerfettoExport::matched_end(const relations::MessageEnd<FlowEnd>& end) {
   // than 2^32 messages and there are fewer than 2^30 channels.
   const std::uint64_t id = (n.channel << 32) | (n.k & 0xffffffffu);
   flow(end.side == P2pSide::Send ? 's' : 'f', end.what.loc, end.what.anchor, id, "message");
+  ++counts_.records_drawn;
 }
 
 void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t,
@@ -144,6 +148,7 @@ void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t
     ++me;
   if (me == members.size()) return; // a thread that is not the rank's MPI location
   const std::uint32_t source = root == OTF2_UNDEFINED_UINT32 || root >= members.size() ? 0 : root;
+  ++counts_.records_drawn;
   if (me == source) {
     for (std::uint32_t r = 0; r < members.size(); ++r)
       if (r != source)
@@ -151,6 +156,50 @@ void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t
   } else {
     flow('f', loc, anchor_time(loc, t), collective_id(instance, me), "collective");
   }
+}
+
+const std::string& PerfettoExport::counter_name(std::uint32_t loc, OTF2_MetricMemberRef member) {
+  auto [it, inserted] = counter_names_.try_emplace({loc, member});
+  if (inserted) {
+    const MetricMember& m = metrics_.members.at(member);
+    const Location& l = defs_.locations[loc];
+    it->second = json_string(l.name + " (location " + std::to_string(l.id) + "): " + m.name +
+                             (m.unit.empty() ? "" : " [" + m.unit + "]"));
+  }
+  return it->second;
+}
+
+void PerfettoExport::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                            std::uint8_t n, const OTF2_Type* types,
+                            const OTF2_MetricValue* values) {
+  auto it = metrics_.metrics.find(metric);
+  if (it == metrics_.metrics.end() || it->second.size() != n) {
+    counts_.values_undefined += n;
+    return;
+  }
+  bool drawn = false;
+  for (std::uint8_t i = 0; i < n; ++i) {
+    auto member = metrics_.members.find(it->second[i]);
+    if (member == metrics_.members.end()) {
+      ++counts_.values_undefined;
+      continue;
+    }
+    const std::string value =
+        metric_value_json(types[i], values[i], member->second.base, member->second.exponent);
+    if (value.empty()) {
+      ++counts_.values_not_finite;
+      continue;
+    }
+    begin_record();
+    out_ << "{\"ph\":\"C\",\"name\":" << counter_name(loc, it->second[i]);
+    ids(loc);
+    out_ << ",\"ts\":";
+    write_us(out_, defs_.ns_from_start(t));
+    out_ << ",\"args\":{\"value\":" << value << "}}";
+    ++counts_.counter_values;
+    drawn = true;
+  }
+  if (drawn) ++counts_.records_drawn;
 }
 
 void PerfettoExport::finish() {

@@ -1,17 +1,21 @@
 // The archive as Chrome/Perfetto JSON Trace Event Format, written while the events stream past:
 // processes = ranks (location groups), threads = locations, complete slices ("X") = regions, flow
 // events ("s" -> "f") = messages (send -> receive) and collective participation (root, or rank 0
-// of rootless collectives, -> every other member). Timestamps are microseconds from the trace
-// start with three decimals, so nanoseconds are kept exactly (see json_text.h).
+// of rootless collectives, -> every other member), counter events ("C") = Metric records' values,
+// one counter track per metric member and location (metric_value.h converts the values).
+// Timestamps are microseconds from the trace start with three decimals, so nanoseconds are kept
+// exactly (see json_text.h).
 #pragma once
 
 #include "archive_defs.h"
 #include "event_scan.h"
 #include "message_ends.h"
+#include "metric_defs.h"
 #include "relations/collective_bounds.h"
 
 #include <map>
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace htrace::report {
@@ -22,9 +26,21 @@ struct FlowEnd {
   std::uint64_t anchor = 0;
 };
 
+/// What an export drew, and what it could not.
+struct PerfettoCounts {
+  std::uint64_t slices = 0, flows = 0, counter_values = 0;
+  /// Records drawn: Enter/Leave pairs as slices, message ends and collective ends as flows, Metric
+  /// records as counter values. The others (request records, unmatched ends, kinds the export has
+  /// no picture for) are not.
+  std::uint64_t records_drawn = 0;
+  /// Metric values left out: NaN or infinite (JSON has no such numbers), or of a metric the
+  /// definitions lack.
+  std::uint64_t values_not_finite = 0, values_undefined = 0;
+};
+
 class PerfettoExport final : public MatchingSink<FlowEnd> {
 public:
-  PerfettoExport(const ArchiveDefs& defs, std::ostream& out);
+  PerfettoExport(const ArchiveDefs& defs, const MetricDefs& metrics, std::ostream& out);
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
@@ -33,10 +49,11 @@ public:
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, std::uint8_t n,
+              const OTF2_Type* types, const OTF2_MetricValue* values) override;
   void finish() override;
 
-  std::uint64_t slices() const { return slices_; }
-  std::uint64_t flows() const { return flows_; }
+  const PerfettoCounts& counts() const { return counts_; }
 
 private:
   struct Open {
@@ -49,10 +66,14 @@ private:
   std::uint64_t anchor_time(std::uint32_t loc, std::uint64_t t) const;
   /// A flow end at `anchor` (anchor_time() when its record was read).
   void flow(char phase, std::uint32_t loc, std::uint64_t anchor, std::uint64_t id, const char* cat);
+  /// The counter track of `member` on location `loc`, as a JSON string: "<location>: <member>
+  /// [<unit>]" (Perfetto keys JSON counter tracks by process and name).
+  const std::string& counter_name(std::uint32_t loc, OTF2_MetricMemberRef member);
   /// A message end's flow, in MPI's matching order.
   void matched_end(const relations::MessageEnd<FlowEnd>& end) override;
 
   const ArchiveDefs& defs_;
+  const MetricDefs& metrics_;
   std::ostream& out_;
   bool first_ = true;
   std::vector<std::vector<Open>> stacks_;
@@ -65,7 +86,8 @@ private:
   std::map<std::pair<std::uint32_t, std::uint64_t>, Instance> instances_; // (comm, k) in flight
   std::vector<relations::CollectiveNumbering> coll_count_; // per location: its calls per comm
   std::uint64_t next_instance_ = 0;
-  std::uint64_t slices_ = 0, flows_ = 0;
+  std::map<std::pair<std::uint32_t, OTF2_MetricMemberRef>, std::string> counter_names_;
+  PerfettoCounts counts_;
 };
 
 } // namespace htrace::report

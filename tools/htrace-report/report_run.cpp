@@ -5,6 +5,7 @@
 #include "event_scan.h"
 #include "html_report.h"
 #include "message_probe.h"
+#include "metric_defs.h"
 #include "perfetto_export.h"
 #include "profile.h"
 #include "vite_export.h"
@@ -132,11 +133,11 @@ RunResult run(const RunOptions& o) {
   RunResult result;
   if (o.format == Format::Perfetto) {
     ProgressLine progress(o.progress, defs.total_events());
-    PerfettoExport exporter(defs, out.stream());
+    const MetricDefs metrics = read_metric_defs(o.archive);
+    PerfettoExport exporter(defs, metrics, out.stream());
     result.events =
         scan_events(o.archive, defs, {&exporter}, [&progress](std::uint64_t n) { progress(n); });
-    result.slices = exporter.slices();
-    result.flows = exporter.flows();
+    result.perfetto = exporter.counts();
   } else {
     ProfileOptions po;
     if (o.window_begin_s >= 0) {

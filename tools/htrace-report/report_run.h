@@ -2,6 +2,7 @@
 // write the file atomically (a temporary beside it, renamed when complete).
 #pragma once
 
+#include "perfetto_export.h"
 #include "vite_export.h"
 
 #include <cstdint>
@@ -23,8 +24,9 @@ struct RunOptions {
 };
 
 struct RunResult {
-  std::uint64_t events = 0, slices = 0, flows = 0;
-  ViteCopy vite; ///< --format vite
+  std::uint64_t events = 0;
+  PerfettoCounts perfetto; ///< --format perfetto
+  ViteCopy vite;           ///< --format vite
 };
 
 /// Throws std::runtime_error with a message naming the file on any failure; the output is then
