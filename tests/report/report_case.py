@@ -22,8 +22,19 @@
             those of the original without its BufferFlush, ThreadFork and ThreadJoin records
             (otf2-print), which the tool counts on stderr; on the original archives ViTE warns once
             per message record and per such record (what the copy is for)
+  scorep    an archive in Score-P's layout written with OTF2's writer (make_scorep_archive.py:
+            system tree, CPU threads and a CUDA stream in an accelerator location group, PAPI and
+            asynchronous GPU metrics, a metric instance, MPI p2p and a collective, an RMA window,
+            calling-context samples, parameters, attributes): its ViTE copy, read back with the otf2
+            module, holds exactly the original's events without those the copy leaves out, whose
+            counts by kind (and the definitions') the tool states on stderr; ViTE reads it with no
+            message but its COMM_SELF notes and draws every message and the metric classes; the
+            Perfetto export holds exactly one counter event per metric value, with the time and
+            the value scaled by the member's base and exponent as the otf2 module reads them, one
+            track per member and location, and its summary counts the records it does not draw
   errors    exit codes and messages: missing archive, bad option values, unwritable output (no
             file left behind)"""
+import collections
 import decimal
 import glob
 import json
@@ -34,6 +45,7 @@ import subprocess
 import sys
 
 import archive_truth
+import otf2
 from htrace_test.mpi import mpirun_command
 from htrace_test.build import tool
 
@@ -418,8 +430,139 @@ def case_vite():
         print("%s: %d events, %s left out, %d messages drawn" % (name, len(original), n, arrows))
 
 
+# What the ViTE copy leaves out (README.md, tools/htrace-report/vite_contents.h): records ViTE 1.2
+# has no handler for, records of the definitions it leaves out, and those definitions.
+VITE_NO_HANDLER = ("BufferFlush", "ThreadFork", "ThreadJoin", "ParameterString", "ParameterInt",
+                   "ParameterUnsignedInt")
+VITE_LEFT_OUT_PREFIXES = ("Rma", "Io", "CallingContext")
+VITE_LEFT_OUT_DEFINITIONS = ("metric_instances", "calling_contexts", "calling_context_properties",
+                             "source_code_locations", "interrupt_generators", "rma_wins", "io_paradigms",
+                             "io_files", "io_handles", "io_file_properties", "io_pre_created_handle_states",
+                             "cart_dimensions", "cart_topologies", "cart_coordinates", "callsites", "callpaths",
+                             "callpath_parameters")
+
+
+def plain(v):
+    """A field of an event from the otf2 module, comparable across archives (definitions by id)."""
+    if hasattr(v, "_ref"):
+        return (type(v).__name__, v._ref)
+    if isinstance(v, dict):
+        return tuple(sorted((plain(k), plain(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)):
+        return tuple(plain(x) for x in v)
+    return v if isinstance(v, (int, float, str, type(None))) else str(v)
+
+
+def events_of(archive):
+    """Every event of an archive in the otf2 module's merged order: (location id, kind, fields)."""
+    with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
+        return [(loc._ref, type(ev).__name__, plain(vars(ev))) for loc, ev in trace.events]
+
+
+def vite_leaves_out(kind, fields, instances):
+    if kind == "Metric":
+        return dict(fields)["metric"] in instances
+    return kind in VITE_NO_HANDLER or kind.startswith(VITE_LEFT_OUT_PREFIXES)
+
+
 def kinds_text(counts, what):
     return "%d %s (%s)" % (sum(counts.values()), what, ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())))
+
+
+def case_scorep():
+    """An archive in Score-P's layout (make_scorep_archive.py): its ViTE copy and Perfetto export."""
+    archive = os.path.join(WORK, "scorep")
+    run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_scorep_archive.py"), archive])
+    events = events_of(archive)
+    with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
+        defs = trace.definitions
+        instances = {("MetricInstance", m._ref) for m in defs.metric_instances}
+        left_out_defs = collections.Counter(type(d).__name__ for reg in VITE_LEFT_OUT_DEFINITIONS
+                                            for d in getattr(defs, reg, []))
+        comm_self_groups = sum(1 for g in defs.groups if str(g.group_type).endswith("COMM_SELF"))
+        members = {m._ref: m for m in defs.metric_members}
+        metric_members = {m._ref: [x._ref for x in m.members] for m in defs.metrics}
+        locations = {l._ref: l.name for l in defs.locations}
+        offset, resolution = defs.clock_properties.global_offset, defs.clock_properties.timer_resolution
+        metric_values = []  # (location, member, time, value in the member's unit)
+        for loc, ev in trace.events:
+            if type(ev).__name__ == "Metric":
+                for member, value in zip(ev.metric.members, ev.values):
+                    base = 2 if str(member.base).endswith("BINARY") else 10
+                    metric_values.append((loc._ref, member._ref, ev.time,
+                                          decimal.Decimal(value) * decimal.Decimal(base) ** member.exponent))
+    left_out = collections.Counter(
+        ("Metric of metric instances" if kind == "Metric" else kind)
+        for _, kind, fields in events if vite_leaves_out(kind, fields, instances))
+    for kind in ("Metric of metric instances", "CallingContextSample", "RmaPut", "ParameterInt"):
+        expect(left_out[kind] > 0, "the archive has %s records the ViTE copy leaves out" % kind)
+    expect(sum(1 for _, k, f in events if k == "Metric" and not vite_leaves_out(k, f, instances)) > 0,
+           "and Metric records of metric classes it carries")
+
+    # The ViTE copy: what it leaves out, said on stderr; the rest exactly as it was.
+    copy = os.path.join(WORK, "scorep-vite")
+    p = run([REPORT, "--format", "vite", archive, "-o", copy])
+    said = "htrace-report: %s: the ViTE copy leaves out %s and %s ViTE 1.2 cannot show (the original keeps them)" % (
+        copy, kinds_text(left_out, "records"), kinds_text(left_out_defs, "definitions"))
+    expect(said in p.stderr.splitlines(), "says '%s': %s" % (said, p.stderr))
+    kept = [e for e in events if not vite_leaves_out(e[1], e[2], instances)]
+    copied = events_of(copy)
+    expect(copied == kept, "the copy's events are the original's without those records (%d of %d, %d expected)"
+           % (len(copied), len(events), len(kept)))
+    with otf2.reader.open(os.path.join(copy, "traces.otf2")) as trace:
+        d = trace.definitions
+        expect(not any(list(getattr(d, reg, [])) for reg in VITE_LEFT_OUT_DEFINITIONS), "the copy has none of those definitions")
+        expect(sorted(m.name for m in d.metric_members) == sorted(m.name for m in members.values())
+               and len(list(d.metric_classes)) == len(list(defs.metric_classes)),
+               "the copy carries the metric members and classes")
+    if not shutil.which("vite") or not shutil.which("xvfb-run"):
+        expect(False, "vite and xvfb-run installed")
+        return
+    svg = os.path.join(WORK, "scorep-vite.svg")
+    rc, lines = vite(os.path.join(copy, "traces.otf2"), svg)
+    # ViTE notes each COMM_SELF group once ("New comm self: ...", "Not yet implemented"): it keeps
+    # only groups of locations, and MPI_COMM_SELF is none.
+    notes = [l for l in lines if l.startswith("New comm self:") or l.strip() == "Not yet implemented"]
+    expect(rc == 0 and len(notes) == 2 * comm_self_groups and len(lines) == len(notes),
+           "ViTE reads the copy with no message but its COMM_SELF notes: rc %d, %s" % (rc, lines[:8]))
+    with open(svg) as f:
+        segments = re.findall(r'<line x1="([^"]+)" y1="([^"]+)" x2="([^"]+)" y2="([^"]+)"', f.read())
+    arrows = sum(1 for x1, y1, x2, y2 in segments if x1 != x2 and y1 != y2)
+    messages = sum(1 for _, k, _ in events if k in ("MpiSend", "MpiIsend"))
+    expect(arrows == messages, "ViTE draws every message (%d arrows, %d messages)" % (arrows, messages))
+    expect(len(segments) > arrows, "ViTE draws the metric classes' values (%d step segments)" % (len(segments) - arrows))
+    rc, lines = vite(os.path.join(archive, "traces.otf2"), os.path.join(WORK, "scorep-original.svg"))
+    print("ViTE on the original: rc %d, %d lines: %s" % (rc, len(lines), lines[:6]))
+
+    # The Perfetto export: one counter event per metric value, on one track per member and location.
+    out = os.path.join(WORK, "scorep.json")
+    p = run([REPORT, "--format", "perfetto", archive, "-o", out])
+    with open(out) as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    ev = doc["traceEvents"]
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+    counters = sorted((threads.get((e["pid"], e["tid"])), e["name"], exact_ns(e["ts"]), decimal.Decimal(e["args"]["value"]))
+                      for e in ev if e["ph"] == "C")
+
+    def track(loc, member):
+        m = members[member]
+        return "%s (location %d): %s%s" % (locations[loc], loc, m.name, " [%s]" % m.unit if m.unit else "")
+    want = sorted(("%s (location %d)" % (locations[loc], loc), track(loc, member),
+                   (t - offset) * 10**9 // resolution, value) for loc, member, t, value in metric_values)
+    expect(counters == want, "one counter event per metric value, its track, time and scaled value (%d exported, %d "
+           "values in the archive)" % (len(counters), len(want)))
+    if counters != want:
+        print("exported:", counters[:40], "\nexpected:", want[:40])
+    expect(len({(loc, m) for loc, m, _, _ in metric_values}) == len({c[1] for c in counters}) >= 4,
+           "one track per metric member and location")
+    drawn = sum(1 for _, k, _ in events if k in ("Enter", "Leave", "MpiSend", "MpiIsend", "MpiRecv", "MpiIrecv",
+                                                    "MpiCollectiveEnd", "Metric"))
+    summary = "%d events, %d slices, %d flows, %d counter values; %d records not drawn" % (
+        len(events), sum(1 for _, k, _ in events if k == "Leave"), messages + 1, len(metric_values), len(events) - drawn)
+    expect(summary in p.stderr, "summary '%s': %s" % (summary, p.stderr))
+    expect("metric values left out" not in p.stderr, "no metric value left out: " + p.stderr)
+    print("scorep: %d events, %d left out of the ViTE copy, %d counter values" % (len(events), sum(left_out.values()),
+                                                                                len(metric_values)))
 
 
 def html_data(path):
@@ -500,7 +643,7 @@ def case_errors():
 
 
 {"html": case_html, "perfetto": case_perfetto, "vite": case_vite, "errors": case_errors,
- "conditions": case_conditions}[case]()
+ "conditions": case_conditions, "scorep": case_scorep}[case]()
 if failures:
     sys.exit("%d failure(s)" % len(failures))
 print("ok")
