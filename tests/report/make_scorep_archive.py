@@ -12,9 +12,10 @@ test reads in a second.
                 MPI_Irecv/MPI_Wait (POINT2POINT), MPI_Allreduce (COLL_ALL2ALL), cudaMemcpy
                 (DATA_TRANSFER, CUDA), the kernel vecAdd (FUNCTION, CUDA) on the stream
   metrics       PAPI_TOT_CYC (uint64, strictly synchronous, CPU recorder) before every Enter and
-                Leave of the CPU threads; on the stream, asynchronous GPU power (double, W) and
-                temperature (int64, 10^-3 C) of one metric class and memory in use (uint64,
-                2^10 B) through a metric instance whose scope is the accelerator location group
+                Leave of the CPU threads; on the stream, asynchronous GPU power (double, W),
+                temperature (int64, 10^-3 C) and energy (double, 10^-3 J) of one metric class and
+                memory in use (uint64, 2^10 B) through a metric instance whose scope is the
+                accelerator location group
   MPI           COMM_LOCATIONS + COMM_GROUP (ranks) communicators, an MPI_Send/MPI_Recv, an
                 MPI_Isend/MPI_Irecv pair with their request records, an MPI_Allreduce
   CUDA memcpy   an RMA window over the CUDA communicator: RmaPut + RmaOpCompleteBlocking
@@ -81,7 +82,10 @@ def write(path):
         temperature = d.metric_member("gpu_temperature", "GPU temperature", metric_type=MetricType.OTHER,
                                       metric_mode=MetricMode.ABSOLUTE_POINT, value_type=Type.INT64,
                                       base=Base.DECIMAL, exponent=-3, unit="C")
-        gpu_sensors = d.metric_class([power, temperature], occurrence=MetricOccurrence.ASYNCHRONOUS,
+        energy = d.metric_member("gpu_energy", "GPU energy since start", metric_type=MetricType.OTHER,
+                                 metric_mode=MetricMode.ACCUMULATED_START, value_type=Type.DOUBLE,
+                                 base=Base.DECIMAL, exponent=-3, unit="J")
+        gpu_sensors = d.metric_class([power, temperature, energy], occurrence=MetricOccurrence.ASYNCHRONOUS,
                                      recorder_kind=RecorderKind.ABSTRACT)
         memory = d.metric_member("gpu_memory_used", "device memory in use", metric_type=MetricType.OTHER,
                                  metric_mode=MetricMode.ABSOLUTE_POINT, value_type=Type.UINT64,
@@ -147,13 +151,13 @@ def write(path):
         cpu[0].rma_op_complete_blocking(T(790), window, 1)
         leave(0, 800, memcpy)
         # The kernel on the stream, with the GPU's asynchronous sensors around it.
-        gpu.metric(T(650), gpu_sensors, [61.5, 45250])
+        gpu.metric(T(650), gpu_sensors, [61.5, 45250, 1234.5])
         gpu.metric(T(660), memory_of_context, [3072])
         gpu.enter(T(820), kernel, attributes={stream_attribute: 13})
-        gpu.metric(T(850), gpu_sensors, [187.25, 47125])
+        gpu.metric(T(850), gpu_sensors, [187.25, 47125, 98765.4321])
         gpu.metric(T(860), memory_of_context, [1 << 40])
         gpu.leave(T(900), kernel)
-        gpu.metric(T(950), gpu_sensors, [-0.5, -1500])
+        gpu.metric(T(950), gpu_sensors, [-0.5, -1500, 1e-300])
         # Samples on rank 0 (an interrupt every ms of CPU time).
         for ns in (850, 900, 950):
             cpu[0].calling_context_sample(T(ns), context_main, 1, sampler)

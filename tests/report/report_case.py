@@ -469,6 +469,15 @@ def kinds_text(counts, what):
     return "%d %s (%s)" % (sum(counts.values()), what, ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())))
 
 
+def scaled(member, value, base):
+    """A metric value times base^exponent: exact, except for doubles with an exponent, which the
+    export rounds once to the nearest double (compared as doubles)."""
+    with decimal.localcontext() as c:
+        c.prec = 1000  # exact for these values
+        v = decimal.Decimal(value) * decimal.Decimal(base) ** member.exponent
+    return float(v) if isinstance(value, float) and member.exponent else v
+
+
 def case_scorep():
     """An archive in Score-P's layout (make_scorep_archive.py): its ViTE copy and Perfetto export."""
     archive = os.path.join(WORK, "scorep")
@@ -489,8 +498,7 @@ def case_scorep():
             if type(ev).__name__ == "Metric":
                 for member, value in zip(ev.metric.members, ev.values):
                     base = 2 if str(member.base).endswith("BINARY") else 10
-                    metric_values.append((loc._ref, member._ref, ev.time,
-                                          decimal.Decimal(value) * decimal.Decimal(base) ** member.exponent))
+                    metric_values.append((loc._ref, member._ref, ev.time, scaled(member, value, base)))
     left_out = collections.Counter(
         ("Metric of metric instances" if kind == "Metric" else kind)
         for _, kind, fields in events if vite_leaves_out(kind, fields, instances))
@@ -541,12 +549,16 @@ def case_scorep():
         doc = json.load(f, parse_float=decimal.Decimal)
     ev = doc["traceEvents"]
     threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
-    counters = sorted((threads.get((e["pid"], e["tid"])), e["name"], exact_ns(e["ts"]), decimal.Decimal(e["args"]["value"]))
-                      for e in ev if e["ph"] == "C")
 
     def track(loc, member):
         m = members[member]
         return "%s (location %d): %s%s" % (locations[loc], loc, m.name, " [%s]" % m.unit if m.unit else "")
+
+    scaled_doubles = {m for m in members.values() if str(m.value_type).endswith("DOUBLE") and m.exponent}
+    double_tracks = {track(loc, m._ref) for loc in locations for m in scaled_doubles}
+    counters = sorted((threads.get((e["pid"], e["tid"])), e["name"], exact_ns(e["ts"]),
+                       float(e["args"]["value"]) if e["name"] in double_tracks else decimal.Decimal(e["args"]["value"]))
+                      for e in ev if e["ph"] == "C")
     want = sorted(("%s (location %d)" % (locations[loc], loc), track(loc, member),
                    (t - offset) * 10**9 // resolution, value) for loc, member, t, value in metric_values)
     expect(counters == want, "one counter event per metric value, its track, time and scaled value (%d exported, %d "
