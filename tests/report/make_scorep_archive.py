@@ -19,8 +19,11 @@ test reads in a second.
   MPI           COMM_LOCATIONS + COMM_GROUP (ranks) communicators, an MPI_Send/MPI_Recv, an
                 MPI_Isend/MPI_Irecv pair with their request records, an MPI_Allreduce
   CUDA memcpy   an RMA window over the CUDA communicator: RmaPut + RmaOpCompleteBlocking
-  sampling      an interrupt generator, source code location, calling context and a few
-                CallingContextSample records on rank 0
+  sampling      an interrupt generator, source code location, calling context, a few
+                CallingContextSample records on rank 0 and a CallingContextEnter/Leave pair on
+                rank 1 (Score-P writes these instead of Enter/Leave when it unwinds; OTF2 calls the
+                two kinds exclusive within a trace, but its library takes both, and one small
+                archive tests both)
   attributes    a "CUDA_STREAM" attribute on the kernel's Enter; an MPI parameter (ParameterInt)
 The timer runs at 2 GHz (Score-P's TSC-like clocks are not 1 GHz)."""
 import sys
@@ -158,9 +161,11 @@ def write(path):
         gpu.metric(T(860), memory_of_context, [1 << 40])
         gpu.leave(T(900), kernel)
         gpu.metric(T(950), gpu_sensors, [-0.5, -1500, 1e-300])
-        # Samples on rank 0 (an interrupt every ms of CPU time).
+        # Samples on rank 0 (an interrupt every ms of CPU time), and an unwound region on rank 1.
         for ns in (850, 900, 950):
             cpu[0].calling_context_sample(T(ns), context_main, 1, sampler)
+        cpu[1].calling_context_enter(T(700), context_main, 1)
+        cpu[1].calling_context_leave(T(750), context_main)
         for r in range(2):
             leave(r, 1000, main)
 
