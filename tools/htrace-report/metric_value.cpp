@@ -7,8 +7,10 @@
 namespace htrace::report {
 namespace {
 
-// Decimal exponents beyond this are written through doubles (whose range ends near 10^308).
-constexpr std::int64_t kMaxDecimalShift = 400;
+// Integers scaled by 10^e are written digit by digit for e in this range: below it the text
+// would only grow, above it the value (up to 1.8 * 10^19 * 10^e) could exceed a double's range,
+// which JSON readers parse into.
+constexpr std::int64_t kMinDecimalShift = -400, kMaxDecimalShift = 280;
 
 std::string decimal(unsigned __int128 v) {
   std::string digits;
@@ -50,7 +52,7 @@ double scaled(double d, OTF2_Base base, std::int64_t exponent) {
 std::string integer_text(bool negative, std::uint64_t magnitude, double as_double, OTF2_Base base,
                          std::int64_t exponent) {
   const std::string sign = negative && magnitude ? "-" : "";
-  if (base == OTF2_BASE_DECIMAL && exponent >= -kMaxDecimalShift && exponent <= kMaxDecimalShift)
+  if (base == OTF2_BASE_DECIMAL && exponent >= kMinDecimalShift && exponent <= kMaxDecimalShift)
     return sign + shifted(decimal(magnitude), exponent);
   if (base == OTF2_BASE_BINARY && exponent >= 0 && exponent <= 63)
     return sign + decimal(static_cast<unsigned __int128>(magnitude) << exponent);
