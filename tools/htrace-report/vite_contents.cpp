@@ -1,7 +1,5 @@
 #include "vite_contents.h"
 
-#include <array>
-
 namespace htrace::report {
 namespace {
 
@@ -12,36 +10,40 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 } // namespace
 
 bool vite_carries_definition(std::string_view kind) {
-  static constexpr std::array<std::string_view, 20> kCarried = {"ClockProperties",
-                                                                "String",
-                                                                "Attribute",
-                                                                "Paradigm",
-                                                                "ParadigmProperty",
-                                                                "SystemTreeNode",
-                                                                "SystemTreeNodeProperty",
-                                                                "SystemTreeNodeDomain",
-                                                                "LocationGroup",
-                                                                "LocationGroupProperty",
-                                                                "Location",
-                                                                "LocationProperty",
-                                                                "Region",
-                                                                "Parameter",
-                                                                "Group",
-                                                                "Comm",
-                                                                "InterComm",
-                                                                "MetricMember",
-                                                                "MetricClass",
-                                                                "MetricClassRecorder"};
-  for (std::string_view carried : kCarried)
+  // What ViTE 1.2 reads.
+  static constexpr std::string_view kRead[] = {"ClockProperties",
+                                               "String",
+                                               "SystemTreeNode",
+                                               "LocationGroup",
+                                               "Location",
+                                               "Region",
+                                               "Group",
+                                               "Comm",
+                                               "MetricMember",
+                                               "MetricClass",
+                                               "MetricClassRecorder"};
+  // What OTF2 readers need beside them (attribute lists name attributes), and ViTE skips.
+  static constexpr std::string_view kBeside[] = {"Attribute",
+                                                 "Paradigm",
+                                                 "ParadigmProperty",
+                                                 "SystemTreeNodeProperty",
+                                                 "SystemTreeNodeDomain",
+                                                 "LocationGroupProperty",
+                                                 "LocationProperty",
+                                                 "Parameter",
+                                                 "InterComm"};
+  for (std::string_view carried : kRead)
+    if (kind == carried) return true;
+  for (std::string_view carried : kBeside)
     if (kind == carried) return true;
   return false;
 }
 
 bool vite_carries_event(std::string_view kind) {
   // ViTE 1.2 warns "callback_<kind> not implemented" once per record of these.
-  static constexpr std::array<std::string_view, 6> kNoHandler = {
-      "BufferFlush",     "ThreadFork",   "ThreadJoin",
-      "ParameterString", "ParameterInt", "ParameterUnsignedInt"};
+  static constexpr std::string_view kNoHandler[] = {"BufferFlush",  "ThreadFork",
+                                                    "ThreadJoin",   "ParameterString",
+                                                    "ParameterInt", "ParameterUnsignedInt"};
   for (std::string_view left_out : kNoHandler)
     if (kind == left_out) return false;
   // Records of RMA windows, I/O handles and calling contexts, definitions the copy leaves out.
