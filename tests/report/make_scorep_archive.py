@@ -15,7 +15,7 @@ test reads in a second.
                 Leave of the CPU threads; on the stream, asynchronous GPU power (double, W),
                 temperature (int64, 10^-3 C) and energy (double, 10^-3 J) of one metric class and
                 memory in use (uint64, 2^10 B) through a metric instance whose scope is the
-                accelerator location group
+                accelerator location group; the stream is the sensor class's recorder
   MPI           COMM_LOCATIONS + COMM_GROUP (ranks) communicators, an MPI_Send/MPI_Recv, an
                 MPI_Isend/MPI_Irecv pair with their request records, an MPI_Allreduce
   CUDA memcpy   an RMA window over the CUDA communicator: RmaPut + RmaOpCompleteBlocking
@@ -90,6 +90,7 @@ def write(path):
                                  base=Base.DECIMAL, exponent=-3, unit="J")
         gpu_sensors = d.metric_class([power, temperature, energy], occurrence=MetricOccurrence.ASYNCHRONOUS,
                                      recorder_kind=RecorderKind.ABSTRACT)
+        d.metric_class_recorder(gpu_sensors, stream)
         memory = d.metric_member("gpu_memory_used", "device memory in use", metric_type=MetricType.OTHER,
                                  metric_mode=MetricMode.ABSOLUTE_POINT, value_type=Type.UINT64,
                                  base=Base.BINARY, exponent=10, unit="B")

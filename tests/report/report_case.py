@@ -435,11 +435,11 @@ def case_vite():
 VITE_NO_HANDLER = ("BufferFlush", "ThreadFork", "ThreadJoin", "ParameterString", "ParameterInt",
                    "ParameterUnsignedInt")
 VITE_LEFT_OUT_PREFIXES = ("Rma", "Io", "CallingContext")
-VITE_LEFT_OUT_DEFINITIONS = ("metric_instances", "calling_contexts", "calling_context_properties",
-                             "source_code_locations", "interrupt_generators", "rma_wins", "io_paradigms",
-                             "io_files", "io_handles", "io_file_properties", "io_pre_created_handle_states",
-                             "cart_dimensions", "cart_topologies", "cart_coordinates", "callsites", "callpaths",
-                             "callpath_parameters")
+VITE_LEFT_OUT_DEFINITIONS = ("metric_instances", "metric_class_recorders", "calling_contexts",
+                             "calling_context_properties", "source_code_locations", "interrupt_generators",
+                             "rma_wins", "io_paradigms", "io_files", "io_handles", "io_file_properties",
+                             "io_pre_created_handle_states", "cart_dimensions", "cart_topologies",
+                             "cart_coordinates", "callsites", "callpaths", "callpath_parameters")
 
 
 def plain(v):

@@ -11,17 +11,9 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 bool vite_carries_definition(std::string_view kind) {
   // What ViTE 1.2 reads.
-  static constexpr std::string_view kRead[] = {"ClockProperties",
-                                               "String",
-                                               "SystemTreeNode",
-                                               "LocationGroup",
-                                               "Location",
-                                               "Region",
-                                               "Group",
-                                               "Comm",
-                                               "MetricMember",
-                                               "MetricClass",
-                                               "MetricClassRecorder"};
+  static constexpr std::string_view kRead[] = {
+      "ClockProperties", "String", "SystemTreeNode", "LocationGroup", "Location",
+      "Region",          "Group",  "Comm",           "MetricMember",  "MetricClass"};
   // What OTF2 readers need beside them (attribute lists name attributes), and ViTE skips.
   static constexpr std::string_view kBeside[] = {"Attribute",
                                                  "Paradigm",
