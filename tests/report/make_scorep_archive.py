@@ -5,7 +5,8 @@ test reads in a second.
 
   system tree   machine "Linux" > node "node01" > accelerator device "CUDA device 0"
   processes     "MPI Rank 0", "MPI Rank 1" (location groups of type PROCESS), each with a
-                "Master thread" CPU location
+                "Master thread" CPU location; rank 0 also with a POSIX thread it creates
+                (ThreadCreate/Begin/End/Wait on a PTHREAD communicator)
   accelerator   location group "CUDA context 0" (type ACCELERATOR, created by rank 0, in the
                 device's node) with the stream location "CUDA[0:13]"
   regions       Score-P's roles and paradigms: main (COMPILER), MPI_Send/MPI_Recv/MPI_Isend/
@@ -46,6 +47,7 @@ def write(path):
         ranks = [d.location_group("MPI Rank %d" % r, location_group_type=LocationGroupType.PROCESS,
                                   system_tree_parent=node) for r in range(2)]
         threads = [d.location("Master thread", type=LocationType.CPU_THREAD, group=ranks[r]) for r in range(2)]
+        pthread = d.location("Pthread thread 1", type=LocationType.CPU_THREAD, group=ranks[0])
         context = d.location_group("CUDA context 0", location_group_type=LocationGroupType.ACCELERATOR,
                                    system_tree_parent=device, creating_location_group=ranks[0])
         stream = d.location("CUDA[0:13]", type=LocationType.ACCELERATOR_STREAM, group=context)
@@ -60,6 +62,10 @@ def write(path):
         cuda_comm = d.comm("CUDA_COMM", group=d.group("CUDA ranks", group_type=GroupType.COMM_GROUP,
                                                       paradigm=Paradigm.CUDA, members=[0, 1]))
         window = d.rma_win("CUDA_WINDOW", comm=cuda_comm)
+        d.group("Pthread locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.PTHREAD,
+                members=[threads[0], pthread])
+        pthreads = d.comm("PTHREAD_THREAD_TEAM", group=d.group("Pthread ranks", group_type=GroupType.COMM_GROUP,
+                                                               paradigm=Paradigm.PTHREAD, members=[0, 1]))
         assert world_locations is not None
 
         def region(name, role, paradigm):
@@ -73,6 +79,7 @@ def write(path):
         allreduce = region("MPI_Allreduce", RegionRole.COLL_ALL2ALL, Paradigm.MPI)
         memcpy = region("cudaMemcpy", RegionRole.DATA_TRANSFER, Paradigm.CUDA)
         kernel = region("vecAdd", RegionRole.FUNCTION, Paradigm.CUDA)
+        worker = region("worker", RegionRole.FUNCTION, Paradigm.COMPILER)
 
         cycles = d.metric_member("PAPI_TOT_CYC", "Total cycles", metric_type=MetricType.PAPI,
                                  metric_mode=MetricMode.ACCUMULATED_START, value_type=Type.UINT64,
@@ -123,6 +130,14 @@ def write(path):
         for r in range(2):
             enter(r, 0, main)
             cpu[r].parameter_int(T(1), comm_size, 2)
+        # A POSIX thread of rank 0, created and joined.
+        cpu[0].thread_create(T(20), pthreads, 1)
+        worker_events = trace.event_writer_from_location(pthread)
+        worker_events.thread_begin(T(30), pthreads, 1)
+        worker_events.enter(T(35), worker)
+        worker_events.leave(T(55), worker)
+        worker_events.thread_end(T(60), pthreads, 1)
+        cpu[0].thread_wait(T(70), pthreads, 1)
         # MPI_Send 0 -> 1, MPI_Recv on 1
         enter(0, 100, send)
         cpu[0].mpi_send(T(110), 1, world, 7, 4096)

@@ -432,7 +432,7 @@ def case_vite():
 
 # What the ViTE copy leaves out (README.md, tools/htrace-report/vite_contents.h): records ViTE 1.2
 # has no handler for, records of the definitions it leaves out, and those definitions.
-VITE_NO_HANDLER = ("BufferFlush", "ThreadFork", "ThreadJoin", "ParameterString", "ParameterInt",
+VITE_NO_HANDLER = ("BufferFlush", "ThreadFork", "ThreadJoin", "ThreadCreate", "ParameterString", "ParameterInt",
                    "ParameterUnsignedInt")
 VITE_LEFT_OUT_PREFIXES = ("Rma", "Io", "CallingContext")
 VITE_LEFT_OUT_DEFINITIONS = ("metric_instances", "metric_class_recorders", "calling_contexts",
@@ -502,7 +502,7 @@ def case_scorep():
     left_out = collections.Counter(
         ("Metric of metric instances" if kind == "Metric" else kind)
         for _, kind, fields in events if vite_leaves_out(kind, fields, instances))
-    for kind in ("Metric of metric instances", "CallingContextSample", "RmaPut", "ParameterInt"):
+    for kind in ("Metric of metric instances", "CallingContextSample", "RmaPut", "ParameterInt", "ThreadCreate"):
         expect(left_out[kind] > 0, "the archive has %s records the ViTE copy leaves out" % kind)
     expect(sum(1 for _, k, f in events if k == "Metric" and not vite_leaves_out(k, f, instances)) > 0,
            "and Metric records of metric classes it carries")

@@ -33,9 +33,9 @@ bool vite_carries_definition(std::string_view kind) {
 
 bool vite_carries_event(std::string_view kind) {
   // ViTE 1.2 warns "callback_<kind> not implemented" once per record of these.
-  static constexpr std::string_view kNoHandler[] = {"BufferFlush",  "ThreadFork",
-                                                    "ThreadJoin",   "ParameterString",
-                                                    "ParameterInt", "ParameterUnsignedInt"};
+  static constexpr std::string_view kNoHandler[] = {
+      "BufferFlush",     "ThreadFork",   "ThreadJoin",          "ThreadCreate",
+      "ParameterString", "ParameterInt", "ParameterUnsignedInt"};
   for (std::string_view left_out : kNoHandler)
     if (kind == left_out) return false;
   // Records of RMA windows, I/O handles and calling contexts, definitions the copy leaves out.

@@ -12,7 +12,7 @@
 //
 // Events it leaves out: those that refer to definitions left out (Metric records of metric
 // instances, CallingContext*, Rma*, Io*), and those ViTE 1.2 has no handler for and warns about
-// once per record (BufferFlush, ThreadFork, ThreadJoin, Parameter*).
+// once per record (BufferFlush, ThreadFork, ThreadJoin, ThreadCreate, Parameter*).
 #pragma once
 
 #include <string_view>
