@@ -23,10 +23,11 @@
             (otf2-print), which the tool counts on stderr; on the original archives ViTE warns once
             per message record and per such record (what the copy is for)
   scorep    an archive in Score-P's layout written with OTF2's writer (make_scorep_archive.py:
-            system tree, CPU threads and a CUDA stream in an accelerator location group, PAPI and
-            asynchronous GPU metrics, a metric instance, MPI p2p and a collective, an RMA window,
-            calling-context samples, parameters, attributes): its ViTE copy, read back with the otf2
-            module, holds exactly the original's events without those the copy leaves out, whose
+            system tree, CPU threads, a POSIX thread and a CUDA stream in an accelerator location
+            group, PAPI and asynchronous GPU metrics, a metric instance, MPI p2p and a collective,
+            an RMA window, calling-context samples, parameters, attributes): its ViTE copy, read
+            back with the otf2 module, holds exactly the original's events without those the copy
+            leaves out, whose
             counts by kind (and the definitions') the tool states on stderr; ViTE reads it with no
             message but its COMM_SELF notes and draws every message and the metric classes; the
             Perfetto export holds exactly one counter event per metric value, with the time and
@@ -490,7 +491,6 @@ def case_scorep():
                                             for d in getattr(defs, reg, []))
         comm_self_groups = sum(1 for g in defs.groups if str(g.group_type).endswith("COMM_SELF"))
         members = {m._ref: m for m in defs.metric_members}
-        metric_members = {m._ref: [x._ref for x in m.members] for m in defs.metrics}
         locations = {l._ref: l.name for l in defs.locations}
         offset, resolution = defs.clock_properties.global_offset, defs.clock_properties.timer_resolution
         metric_values = []  # (location, member, time, value in the member's unit)
@@ -569,8 +569,9 @@ def case_scorep():
            "one track per metric member and location")
     drawn = sum(1 for _, k, _ in events if k in ("Enter", "Leave", "MpiSend", "MpiIsend", "MpiRecv", "MpiIrecv",
                                                     "MpiCollectiveEnd", "Metric"))
+    flows = messages + 1  # and the MPI_Allreduce's, from rank 0 to rank 1
     summary = "%d events, %d slices, %d flows, %d counter values; %d records not drawn" % (
-        len(events), sum(1 for _, k, _ in events if k == "Leave"), messages + 1, len(metric_values), len(events) - drawn)
+        len(events), sum(1 for _, k, _ in events if k == "Leave"), flows, len(metric_values), len(events) - drawn)
     expect(summary in p.stderr, "summary '%s': %s" % (summary, p.stderr))
     expect("metric values left out" not in p.stderr, "no metric value left out: " + p.stderr)
     print("scorep: %d events, %d left out of the ViTE copy, %d counter values" % (len(events), sum(left_out.values()),
