@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes a small OTF2 archive in Score-P's layout with OTF2's writer (usage: make_scorep_archive.py
-DIR): what Score-P 8 writes for a 2-rank MPI+CUDA run with PAPI counters and sampling, at a size a
-test reads in a second.
+DIR) modelled on what Score-P writes for a 2-rank MPI+CUDA run with PAPI counters and sampling (the
+record kinds, roles, paradigms and layout, not a byte-for-byte Score-P trace), at a size a test
+reads in a second.
 
   system tree   machine "Linux" > node "node01" > accelerator device "CUDA device 0"
   processes     "MPI Rank 0", "MPI Rank 1" (location groups of type PROCESS), each with a
@@ -52,7 +53,7 @@ def write(path):
                                    system_tree_parent=device, creating_location_group=ranks[0])
         stream = d.location("CUDA[0:13]", type=LocationType.ACCELERATOR_STREAM, group=context)
 
-        world_locations = d.group("MPI_COMM_WORLD locations", group_type=GroupType.COMM_LOCATIONS,
+        d.group("MPI_COMM_WORLD locations", group_type=GroupType.COMM_LOCATIONS,
                                   paradigm=Paradigm.MPI, members=threads)
         world = d.comm("MPI_COMM_WORLD", group=d.group("MPI_COMM_WORLD ranks", group_type=GroupType.COMM_GROUP,
                                                         paradigm=Paradigm.MPI, members=[0, 1]))
@@ -66,7 +67,6 @@ def write(path):
                 members=[threads[0], pthread])
         pthreads = d.comm("PTHREAD_THREAD_TEAM", group=d.group("Pthread ranks", group_type=GroupType.COMM_GROUP,
                                                                paradigm=Paradigm.PTHREAD, members=[0, 1]))
-        assert world_locations is not None
 
         def region(name, role, paradigm):
             return d.region(name, region_role=role, paradigm=paradigm)
