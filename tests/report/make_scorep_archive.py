@@ -54,7 +54,7 @@ def write(path):
         stream = d.location("CUDA[0:13]", type=LocationType.ACCELERATOR_STREAM, group=context)
 
         d.group("MPI_COMM_WORLD locations", group_type=GroupType.COMM_LOCATIONS,
-                                  paradigm=Paradigm.MPI, members=threads)
+                paradigm=Paradigm.MPI, members=threads)
         world = d.comm("MPI_COMM_WORLD", group=d.group("MPI_COMM_WORLD ranks", group_type=GroupType.COMM_GROUP,
                                                         paradigm=Paradigm.MPI, members=[0, 1]))
         d.group("MPI_COMM_SELF", group_type=GroupType.COMM_SELF, paradigm=Paradigm.MPI, members=[])
