@@ -52,13 +52,16 @@ int main(int argc, char** argv) {
   const std::map<std::string, htrace::report::Format> formats = {
       {"html", htrace::report::Format::Html},
       {"perfetto", htrace::report::Format::Perfetto},
-      {"vite", htrace::report::Format::Vite}};
+      {"vite", htrace::report::Format::Vite},
+      {"json", htrace::report::Format::Json}};
   app.add_option("--format", format,
-                 "html (default), perfetto (JSON Trace Event Format) or vite (a copy of the "
-                 "archive in the layout ViTE 1.2 reads; OUT is a new directory)")
+                 "html (default), perfetto (JSON Trace Event Format), vite (a copy of the "
+                 "archive in the layout ViTE 1.2 reads; OUT is a new directory) or json (the "
+                 "wait states of Scalasca's MPI patterns, in ns)")
       ->check(CLI::Validator(
           [&formats](std::string& v) {
-            return formats.count(v) ? std::string() : "'" + v + "' is not html, perfetto or vite";
+            return formats.count(v) ? std::string()
+                                    : "'" + v + "' is not html, perfetto, vite or json";
           },
           "", "format"))
       ->type_name("FORMAT");

@@ -8,6 +8,8 @@
 #include "perfetto_export.h"
 #include "profile.h"
 #include "vite_export.h"
+#include "wait_state_sink.h"
+#include "wait_states_json.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -142,6 +144,12 @@ RunResult run(const RunOptions& o) {
         scan_events(o.archive, defs, {&exporter}, [&progress](std::uint64_t n) { progress(n); });
     result.slices = exporter.slices();
     result.flows = exporter.flows();
+  } else if (o.format == Format::Json) {
+    ProgressLine progress(o.progress, defs.total_events());
+    WaitStateSink waits(defs);
+    result.events =
+        scan_events(o.archive, defs, {&waits}, [&progress](std::uint64_t n) { progress(n); });
+    write_json_report(out.stream(), o.archive, result.events, defs, waits.waits);
   } else {
     ProfileOptions po;
     if (o.window_begin_s >= 0) {
