@@ -189,13 +189,15 @@ RunResult run(const RunOptions& o) {
     Profile profile(defs, po);
     ClockConditions conditions(defs);
     MessageProbe probe(defs, ba.send, ba.recv);
-    std::vector<EventSink*> sinks{&profile, &conditions};
+    WaitStateSink waits(defs);
+    std::vector<EventSink*> sinks{&profile, &conditions, &waits};
     if (ba.has_message) sinks.push_back(&probe);
     result.events = scan_events(o.archive, defs, sinks, report_progress);
     ba.send_after = probe.sent;
     ba.recv_after = probe.received;
-    HtmlInputs in{o.archive,  archive_bytes(o.archive),       result.events,
-                  correction, counts_of(profile, conditions), raw ? &ba : nullptr};
+    HtmlInputs in{o.archive,   archive_bytes(o.archive),       result.events,
+                  correction,  counts_of(profile, conditions), raw ? &ba : nullptr,
+                  &waits.waits};
     write_html(out.stream(), defs, profile, in);
   }
   out.commit();
