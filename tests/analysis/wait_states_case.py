@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """htrace-report --format json's wait states, one behaviour per case (usage: wait_states_case.py
 CASE):
-  late_sender, late_receiver, wait_at_barrier, wait_at_nxn, late_broadcast, early_reduce,
-  early_scan, no_waits, mixed
-            an archive of waitsarchive.py's case (mixed: all of them one after another): every
+  late_sender, posting_order, late_receiver, wait_at_barrier, wait_at_nxn, late_broadcast,
+  early_reduce, early_scan, no_waits, mixed
+            an archive of waits_archive.py's case (mixed: all of them one after another): every
             pattern's total, calls, longest wait and its splits by waiting rank, by the rank waited
             for, by region and by communicator equal, to the nanosecond, the waits the generator
             computed from its own timestamps; patterns the case does not hold are zero

@@ -131,6 +131,23 @@ def late_receiver(run, t0):
     return T(28)
 
 
+def posting_order(run, t0):
+    """Two MPI_Irecvs on one channel completed in the opposite order: MPI matches messages in
+    posting order, so the second MPI_Wait (first posted receive) gets the first send, and the
+    first MPI_Wait, which left before that was known, waits for the second send."""
+    T = lambda us: t0 + us * US
+    qa, qb = run.request(), run.request()
+    run.call(0, "MPI_Irecv", T(1), T(1) + 500, ("mpi_irecv_request", qa))
+    run.call(0, "MPI_Irecv", T(2), T(2) + 500, ("mpi_irecv_request", qb))
+    wb = run.call(0, "MPI_Wait", T(3), T(25), ("mpi_irecv", 1, 31, 8, qb))
+    wa = run.call(0, "MPI_Wait", T(26), T(27), ("mpi_irecv", 1, 31, 8, qa))
+    s1 = run.call(1, "MPI_Send", T(10), T(11), ("mpi_send", 0, 31, 8))
+    s2 = run.call(1, "MPI_Send", T(20), T(21), ("mpi_send", 0, 31, 8))
+    run.expect("late_sender", wb, [s2])
+    run.expect("late_sender", wa, [s1])
+    return T(28)
+
+
 def collective(run, t0, region, op, enters, leave, root=UNDEFINED_ROOT, received=8):
     calls = []
     for rank, enter in enumerate(enters):
@@ -204,7 +221,7 @@ def mixed(run, t0):
     return t0
 
 
-CASES = {"late_sender": late_sender, "late_receiver": late_receiver,
+CASES = {"late_sender": late_sender, "posting_order": posting_order, "late_receiver": late_receiver,
          "wait_at_barrier": wait_at_barrier, "wait_at_nxn": wait_at_nxn,
          "late_broadcast": late_broadcast, "early_reduce": early_reduce,
          "early_scan": early_scan, "no_waits": no_waits, "mixed": mixed}
