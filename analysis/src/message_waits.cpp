@@ -81,7 +81,6 @@ void MessageWaits::queue(const relations::MessageEnd<End>& e) {
     q.sends.pop_front();
     q.receives.pop_front();
   }
-  if (q.sends.empty() && q.receives.empty()) channels_.erase(e.channel);
 }
 
 void MessageWaits::pair(std::uint32_t comm, const End& send, const End& recv) {

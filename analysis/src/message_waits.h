@@ -60,7 +60,9 @@ private:
   std::vector<relations::PostedMessages<End>> posted_;  ///< by location
   /// By location: open MpiIrecvRequests, request -> enter of the call that posted it.
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> irecv_posted_;
-  std::map<relations::P2pChannel, Queues> channels_; ///< messages with one end seen
+  /// Per channel the message ends whose partner is not seen yet; a channel stays once seen
+  /// (there are few, and a program uses them again and again).
+  std::map<relations::P2pChannel, Queues> channels_;
 };
 
 } // namespace htrace::analysis::detail
