@@ -1,8 +1,9 @@
 // Wait states of MPI programs after Scalasca's patterns (analysis/README.md gives the definitions
 // and sources): time a process spends inside an MPI call because another process was late. The
-// analysis is fed an archive's events as a reader streams them, in time order across locations
-// (any order within the rules below works), and decides what it can as soon as both sides of a
-// relation and the calls around them are known. Messages are matched and collective instances
+// analysis is fed an archive's events as a reader streams them: each location's in record order,
+// the locations interleaved in any way (in time order, as htrace-report reads them, or one after
+// another). It decides each wait as soon as both sides of a relation and the calls around them
+// are known. Messages are matched and collective instances
 // numbered by the rules htrace-correct uses (relations/), so both tools relate the same events.
 // Memory: the MPI calls whose waits are still open, the messages in flight and the collective
 // instances some member has not reached yet, never one entry per event.
