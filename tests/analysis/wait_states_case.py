@@ -6,13 +6,15 @@ CASE):
             an archive of waits_archive.py's case (mixed: all of them one after another): every
             pattern's total, calls, longest wait and its splits by waiting rank, by the rank waited
             for, by region and by communicator equal, to the nanosecond, the waits the generator
-            computed from its own timestamps; patterns the case does not hold are zero
+            computed from its own timestamps, and equal wait_oracle.py's (see traced); patterns
+            the case does not hold are zero
   traced    pingpong-ring traced with libhtrace on two emulated nodes whose clocks differ by 2 ms
             (one node where the emulation is unavailable), and its htrace-correct output: no wait
             is negative, no pattern's time on a location exceeds that location's time in MPI, no
             region's exceeds the time spent in it, no longest wait exceeds the longest call of the
-            pattern's regions, each split sums to the pattern's total, and the corrected archive
-            shows Late Sender and Wait at Barrier time"""
+            pattern's regions, each split sums to the pattern's total, every figure equals the
+            oracle's (wait_oracle.py: the otf2 Python reader and the test library's matcher, no
+            htrace code), and the corrected archive shows Late Sender and Wait at Barrier time"""
 import collections
 import json
 import os
@@ -21,6 +23,7 @@ import subprocess
 import sys
 
 import otf2
+import wait_oracle
 from htrace_test.build import tool
 from htrace_test.mpi import mpirun_command
 
@@ -85,6 +88,7 @@ def case_generated(name):
         for split, label in (("by_region", "region"), ("by_comm", "comm")):
             have = {e[label]: e["ns"] for e in p[split]}
             expect(have == want[split], "%s: %s %s is %s, expected %s" % (name, key, split, have, want[split]))
+    check_oracle(archive, got, name)  # the traced run's oracle, checked on known waits
     if name == "mixed":  # every pattern is exercised
         expect(all(p["total_ns"] > 0 for p in got["wait_states"].values()), "mixed: a pattern without waits")
 
@@ -136,6 +140,22 @@ def trace(name, offsets="0,0.002", per_node=2):
     return os.path.join(adir, name)
 
 
+def check_oracle(archive, waits, label):
+    keys = [(l["process"], l["name"]) for l in waits["locations"]]
+    truth = wait_oracle.wait_states(archive, keys)
+    for key, p in waits["wait_states"].items():
+        want = truth.get(key)
+        if want is None:
+            expect(p["total_ns"] == 0, "%s %s: %d ns, the oracle finds none" % (label, key, p["total_ns"]))
+            continue
+        for field in ("total_ns", "calls", "longest_ns", "by_location", "caused_by"):
+            expect(p[field] == want[field], "%s %s: %s is %s, the oracle's %s" % (label, key, field, p[field], want[field]))
+        for split, name in (("by_region", "region"), ("by_comm", "comm")):
+            have = {e[name]: e["ns"] for e in p[split]}
+            expect(have == dict(want[split]), "%s %s: %s is %s, the oracle's %s"
+                   % (label, key, split, have, dict(want[split])))
+
+
 def case_traced():
     raw = trace("pingpong")
     corrected = raw + "-corrected"
@@ -144,6 +164,7 @@ def case_traced():
         waits = wait_states(archive)
         check_sums(waits, label)
         check_bounded(archive, waits, label)
+        check_oracle(archive, waits, label)
         print(label, {k: p["total_ns"] for k, p in waits["wait_states"].items()})
     for key in ("late_sender", "wait_at_barrier"):
         expect(waits["wait_states"][key]["total_ns"] > 0, "corrected: no %s time" % key)
