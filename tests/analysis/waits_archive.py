@@ -22,21 +22,23 @@ REGIONS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Recv", "MPI_Isend", "MPI_I
 
 
 class Call:
-    """One MPI call of one rank: its region, enter and leave (ns), and the records inside it."""
+    """One MPI call of one rank: its region, enter and leave (ns), the records inside it and the
+    communicator they name (peers and roots are ranks in it)."""
 
-    def __init__(self, rank, region, enter, leave):
+    def __init__(self, rank, region, enter, leave, comm):
         self.rank, self.region, self.enter, self.leave = rank, region, enter, leave
-        self.records = []  # (writer method name, arguments after the time)
+        self.comm = comm
+        self.records = []  # (writer method name, arguments after the time and communicator)
 
 
 class Run:
     def __init__(self):
         self.calls = [[] for _ in range(RANKS)]
-        self.waits = []  # (pattern, waiting call, ns, rank waited for)
+        self.waits = []  # (pattern, waiting call, ns, world rank waited for)
         self.next_request = 1
 
-    def call(self, rank, region, enter, leave, *records):
-        c = Call(rank, region, enter, leave)
+    def call(self, rank, region, enter, leave, *records, comm="MPI_COMM_WORLD"):
+        c = Call(rank, region, enter, leave, comm)
         c.records = list(records)
         self.calls[rank].append(c)
         return c
@@ -57,9 +59,10 @@ class Run:
         out = {}
         for p in PATTERNS:
             mine = [w for w in self.waits if w[0] == p]
-            by_region = {}
+            by_region, by_comm = {}, {}
             for _, call, ns, _ in mine:
                 by_region[call.region] = by_region.get(call.region, 0) + ns
+                by_comm[call.comm] = by_comm.get(call.comm, 0) + ns
             out[p] = {
                 "total_ns": sum(w[2] for w in mine),
                 "calls": len(mine),
@@ -67,7 +70,7 @@ class Run:
                 "by_location": [sum(w[2] for w in mine if w[1].rank == r) for r in range(RANKS)],
                 "caused_by": [sum(w[2] for w in mine if w[3] == r) for r in range(RANKS)],
                 "by_region": by_region,
-                "by_comm": {"MPI_COMM_WORLD": sum(w[2] for w in mine)} if mine else {},
+                "by_comm": by_comm,
             }
         return out
 
@@ -148,13 +151,16 @@ def posting_order(run, t0):
     return T(28)
 
 
-def collective(run, t0, region, op, enters, leave, root=UNDEFINED_ROOT, received=8):
+def collective(run, t0, region, op, enters, leave, root=UNDEFINED_ROOT, received=8,
+               comm="MPI_COMM_WORLD", ranks=range(RANKS)):
+    """enters[r]: the enter of communicator rank r, world rank ranks[r]; calls by communicator
+    rank."""
     calls = []
     for rank, enter in enumerate(enters):
         got = 0 if op in (CollectiveOp.REDUCE,) and rank != root else received
-        calls.append(run.call(rank, region, t0 + enter, t0 + leave,
+        calls.append(run.call(ranks[rank], region, t0 + enter, t0 + leave,
                               ("mpi_collective_begin",),
-                              ("mpi_collective_end", op, root, 8, got)))
+                              ("mpi_collective_end", op, root, 8, got), comm=comm))
     return calls
 
 
@@ -199,6 +205,32 @@ def early_scan(run, t0):
     return t0 + 17 * US
 
 
+SUB = [2, 0, 3]  # "sub": communicator rank -> world rank
+
+
+def sub_communicator(run, t0):
+    """Patterns on a communicator of world ranks 2, 0, 3 (world rank 1 is not a member): roots
+    and peers are communicator ranks, instances are numbered per communicator."""
+    T = lambda us: t0 + us * US
+    c = collective(run, t0, "MPI_Bcast", CollectiveOp.BCAST, [14 * US, 10 * US, 11 * US], 16 * US,
+                   root=0, comm="sub", ranks=SUB)
+    for call in c[1:]:
+        run.expect("late_broadcast", call, [c[0]])
+    c = collective(run, t0, "MPI_Reduce", CollectiveOp.REDUCE, [23 * US, 22 * US, 20 * US], 25 * US,
+                   root=2, comm="sub", ranks=SUB)
+    wait = min(c[1].enter, c[0].enter) - c[2].enter
+    run.waits.append(("early_reduce", c[2], wait, c[1].rank))
+    # World rank 3 (sub rank 2) receives from sub rank 1 (world rank 0).
+    r = run.call(3, "MPI_Recv", T(30), T(36), ("mpi_recv", 1, 5, 8), comm="sub")
+    s = run.call(0, "MPI_Send", T(34), T(35), ("mpi_send", 2, 5, 8), comm="sub")
+    run.expect("late_sender", r, [s])
+    c = collective(run, t0, "MPI_Barrier", CollectiveOp.BARRIER, [40 * US, 41 * US, 45 * US], 46 * US,
+                   comm="sub", ranks=SUB)
+    for call in c:
+        run.expect("wait_at_barrier", call, c)
+    return T(47)
+
+
 def no_waits(run, t0):
     """What waits for nothing: a non-blocking allreduce, a 0-byte bcast's non-roots, a send to a
     rank the communicator lacks."""
@@ -224,7 +256,8 @@ def mixed(run, t0):
 CASES = {"late_sender": late_sender, "posting_order": posting_order, "late_receiver": late_receiver,
          "wait_at_barrier": wait_at_barrier, "wait_at_nxn": wait_at_nxn,
          "late_broadcast": late_broadcast, "early_reduce": early_reduce,
-         "early_scan": early_scan, "no_waits": no_waits, "mixed": mixed}
+         "early_scan": early_scan, "sub_communicator": sub_communicator, "no_waits": no_waits,
+         "mixed": mixed}
 
 
 def write(out, run):
@@ -233,8 +266,14 @@ def write(out, run):
         node = d.system_tree_node("node0", parent=d.system_tree_node("machine"))
         locs = [d.location("master %d" % r, group=d.location_group("rank %d" % r, system_tree_parent=node))
                 for r in range(RANKS)]
-        world = d.comm("MPI_COMM_WORLD", group=d.group("world", members=locs,
-                       group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI))
+        # As htrace and Score-P define communicators: groups of world ranks, which index the
+        # MPI COMM_LOCATIONS group.
+        d.group("locations", members=locs, group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI)
+        world = d.comm("MPI_COMM_WORLD", group=d.group("world", members=list(range(RANKS)),
+                       group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI))
+        comms = {"MPI_COMM_WORLD": world,
+                 "sub": d.comm("sub", parent=world, group=d.group("sub", members=SUB,
+                               group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI))}
         main = d.region("main")
         regions = {n: d.region(n, paradigm=Paradigm.MPI, region_role=RegionRole.BARRIER
                                if n == "MPI_Barrier" else RegionRole.FUNCTION) for n in REGIONS}
@@ -246,10 +285,9 @@ def write(out, run):
                 w.enter(c.enter, regions[c.region])
                 for i, (method, *args) in enumerate(c.records):
                     t = c.leave - 10 * (len(c.records) - i)  # inside the call, in order
-                    if method in ("mpi_send", "mpi_recv", "mpi_isend", "mpi_irecv"):
-                        args = [args[0], world] + list(args[1:])
-                    elif method in ("mpi_collective_end", "non_blocking_collective_complete"):
-                        args = [args[0], world] + list(args[1:])
+                    if method in ("mpi_send", "mpi_recv", "mpi_isend", "mpi_irecv", "mpi_collective_end",
+                                  "non_blocking_collective_complete"):
+                        args = [args[0], comms[c.comm]] + list(args[1:])
                     getattr(w, method)(t, *args)
                 w.leave(c.leave, regions[c.region])
             w.leave(end, main)
