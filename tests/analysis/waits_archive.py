@@ -218,8 +218,8 @@ def sub_communicator(run, t0):
         run.expect("late_broadcast", call, [c[0]])
     c = collective(run, t0, "MPI_Reduce", CollectiveOp.REDUCE, [23 * US, 22 * US, 20 * US], 25 * US,
                    root=2, comm="sub", ranks=SUB)
-    wait = min(c[1].enter, c[0].enter) - c[2].enter
-    run.waits.append(("early_reduce", c[2], wait, c[1].rank))
+    first = min(c[:2], key=lambda x: x.enter)  # the non-roots' first enter
+    run.waits.append(("early_reduce", c[2], min(first.enter, c[2].leave) - c[2].enter, first.rank))
     # World rank 3 (sub rank 2) receives from sub rank 1 (world rank 0).
     r = run.call(3, "MPI_Recv", T(30), T(36), ("mpi_recv", 1, 5, 8), comm="sub")
     s = run.call(0, "MPI_Send", T(34), T(35), ("mpi_send", 2, 5, 8), comm="sub")
