@@ -20,7 +20,7 @@ Mutants, in this order:
   - seeded: a file truncated, bytes flipped, a byte range copied over another, a file deleted or
     emptied (anchor and event files weigh more).
 Each ring mutant goes through htrace-correct (serially; M of them, spread evenly, also under
-mpirun -np 2) and htrace-report (html, perfetto, vite); each abort mutant through htrace-salvage. Every run must:
+mpirun -np 2) and htrace-report (html, perfetto, json, vite); each abort mutant through htrace-salvage. Every run must:
   - end without a signal or a sanitizer report, within the time bound, within the memory bound;
   - leave its input byte-identical;
   - either fail with its documented exit code (3 bad input, 4 output not written: format/error.h),
@@ -188,7 +188,8 @@ def read_back_html(path):
 
 # The tool runs of one mutant: (tool, command, output path, how the output is read back). Their
 # outputs are all a mutant's output directory may hold after them (no temporary left).
-OUTPUT_NAMES = {"result", "result-np2", "result.html", "result.json", "result.vite"}
+OUTPUT_NAMES = {"result", "result-np2", "result.html", "result.json", "result.waits.json",
+                "result.vite"}
 
 def correct_runs(mutant, out, ranks):
     cmd = [CORRECT, mutant, out]
@@ -201,6 +202,8 @@ def report_runs(mutant, out):
     return [("htrace-report", [REPORT, mutant, "-o", out + ".html"], out + ".html", read_back_html),
             ("htrace-report", [REPORT, "--format", "perfetto", mutant, "-o", out + ".json"],
              out + ".json", read_back_json),
+            ("htrace-report", [REPORT, "--format", "json", mutant, "-o", out + ".waits.json"],
+             out + ".waits.json", read_back_json),
             ("htrace-report", [REPORT, "--format", "vite", mutant, "-o", out + ".vite"],
              out + ".vite", lambda p: read_back(p, mutant, VITE_WARNINGS))]
 

@@ -2,6 +2,7 @@
 
 #include "json_text.h"
 #include "report_assets.h"
+#include "wait_states_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -298,6 +299,11 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
   o << ",\n\"before_after\":";
   if (in.before_after)
     before_after(o, defs, *in.before_after);
+  else
+    o << "null";
+  o << ",\n\"wait_states\":";
+  if (in.waits)
+    write_wait_states(o, defs, *in.waits);
   else
     o << "null";
   o << ",\n\"correction\":"

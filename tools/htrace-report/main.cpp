@@ -1,5 +1,5 @@
-// htrace-report: turns an OTF2 archive into one self-contained HTML report, or into a
-// Chrome/Perfetto JSON trace. Thin driver over report_run.h.
+// htrace-report: turns an OTF2 archive into one self-contained HTML report, a Chrome/Perfetto
+// JSON trace, a copy ViTE reads, or its wait states as JSON. Thin driver over report_run.h.
 #include "cli.h"
 #include "format/error.h"
 #include "report_run.h"
@@ -14,8 +14,9 @@ namespace {
 
 const char* const kDescription =
     "Writes a self-contained HTML report of an OTF2 archive (summary, profile, communication\n"
-    "matrix, timeline, clock quality); with --format perfetto a JSON trace for the Perfetto UI;\n"
-    "with --format vite a copy of the archive that ViTE 1.2 shows without warnings.\n"
+    "matrix, timeline, clock quality, wait states); with --format perfetto a JSON trace for the\n"
+    "Perfetto UI; with --format vite a copy of the archive that ViTE 1.2 shows without\n"
+    "warnings; with --format json the wait states of Scalasca's MPI patterns.\n"
     "Reads the archive once, streaming; memory does not grow with the number of events.";
 
 const char* const kExitCodes =
@@ -52,13 +53,16 @@ int main(int argc, char** argv) {
   const std::map<std::string, htrace::report::Format> formats = {
       {"html", htrace::report::Format::Html},
       {"perfetto", htrace::report::Format::Perfetto},
-      {"vite", htrace::report::Format::Vite}};
+      {"vite", htrace::report::Format::Vite},
+      {"json", htrace::report::Format::Json}};
   app.add_option("--format", format,
-                 "html (default), perfetto (JSON Trace Event Format) or vite (a copy of the "
-                 "archive in the layout ViTE 1.2 reads; OUT is a new directory)")
+                 "html (default), perfetto (JSON Trace Event Format), vite (a copy of the "
+                 "archive in the layout ViTE 1.2 reads; OUT is a new directory) or json (the "
+                 "wait states of Scalasca's MPI patterns, in ns)")
       ->check(CLI::Validator(
           [&formats](std::string& v) {
-            return formats.count(v) ? std::string() : "'" + v + "' is not html, perfetto or vite";
+            return formats.count(v) ? std::string()
+                                    : "'" + v + "' is not html, perfetto, vite or json";
           },
           "", "format"))
       ->type_name("FORMAT");

@@ -9,6 +9,8 @@
 #include "perfetto_export.h"
 #include "profile.h"
 #include "vite_export.h"
+#include "wait_state_sink.h"
+#include "wait_states_json.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -138,6 +140,12 @@ RunResult run(const RunOptions& o) {
     result.events =
         scan_events(o.archive, defs, {&exporter}, [&progress](std::uint64_t n) { progress(n); });
     result.perfetto = exporter.counts();
+  } else if (o.format == Format::Json) {
+    ProgressLine progress(o.progress, defs.total_events());
+    WaitStateSink waits(defs);
+    result.events =
+        scan_events(o.archive, defs, {&waits}, [&progress](std::uint64_t n) { progress(n); });
+    write_json_report(out.stream(), o.archive, result.events, defs, waits.waits);
   } else {
     ProfileOptions po;
     if (o.window_begin_s >= 0) {
@@ -177,13 +185,15 @@ RunResult run(const RunOptions& o) {
     Profile profile(defs, po);
     ClockConditions conditions(defs);
     MessageProbe probe(defs, ba.send, ba.recv);
-    std::vector<EventSink*> sinks{&profile, &conditions};
+    WaitStateSink waits(defs);
+    std::vector<EventSink*> sinks{&profile, &conditions, &waits};
     if (ba.has_message) sinks.push_back(&probe);
     result.events = scan_events(o.archive, defs, sinks, report_progress);
     ba.send_after = probe.sent;
     ba.recv_after = probe.received;
-    HtmlInputs in{o.archive,  archive_bytes(o.archive),       result.events,
-                  correction, counts_of(profile, conditions), raw ? &ba : nullptr};
+    HtmlInputs in{o.archive,   archive_bytes(o.archive),       result.events,
+                  correction,  counts_of(profile, conditions), raw ? &ba : nullptr,
+                  &waits.waits};
     write_html(out.stream(), defs, profile, in);
   }
   out.commit();

@@ -11,7 +11,7 @@
 
 namespace htrace::report {
 
-enum class Format { Html, Perfetto, Vite };
+enum class Format { Html, Perfetto, Vite, Json };
 
 struct RunOptions {
   std::string archive;

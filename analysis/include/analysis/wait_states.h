@@ -1,0 +1,110 @@
+// Wait states of MPI programs after Scalasca's patterns (analysis/README.md gives the definitions
+// and sources): time a process spends inside an MPI call because another process was late. The
+// analysis is fed an archive's events as a reader streams them: each location's in record order,
+// the locations interleaved in any way (in time order, as htrace-report reads them, or one after
+// another). It decides each wait as soon as both sides of a relation and the calls around them
+// are known. Messages are matched and collective instances
+// numbered by the rules htrace-correct uses (relations/), so both tools relate the same events.
+// Memory: the MPI calls whose waits are still open, the messages in flight and the collective
+// instances some member has not reached yet, never one entry per event.
+#ifndef HTRACE_ANALYSIS_WAIT_STATES_H
+#define HTRACE_ANALYSIS_WAIT_STATES_H
+
+#include "format/global_defs.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace htrace::analysis {
+
+enum class WaitPattern : std::uint8_t {
+  LateSender,    ///< a receive waits for the matching send to be entered
+  LateReceiver,  ///< a blocking send waits for the matching receive to be posted
+  WaitAtBarrier, ///< MPI_Barrier: each member waits for the last one to enter
+  WaitAtNxN,     ///< all-to-all collectives: each member waits for the last one to enter
+  LateBroadcast, ///< 1-to-N collectives: a non-root waits for the root to enter
+  EarlyReduce,   ///< N-to-1 collectives: the root waits for the first non-root to enter
+  EarlyScan,     ///< scan, exscan: rank r waits for the last of ranks < r to enter
+};
+constexpr std::size_t kWaitPatterns = 7;
+
+/// "late_sender", ... (JSON keys) and "Late Sender", ... (Scalasca's names).
+const char* pattern_key(WaitPattern p);
+const char* pattern_name(WaitPattern p);
+
+/// The waiting time of one pattern, in ns, split four ways; each split sums to total_ns.
+struct PatternTime {
+  std::int64_t total_ns = 0;
+  std::uint64_t calls = 0;                         ///< MPI calls that waited (more than 0 ns)
+  std::int64_t longest_ns = 0;                     ///< the longest wait of one call
+  std::vector<std::int64_t> by_location;           ///< the location that waited
+  std::vector<std::int64_t> caused_by;             ///< the location it waited for
+  std::map<std::uint32_t, std::int64_t> by_region; ///< the MPI call's region
+  std::map<std::uint32_t, std::int64_t> by_comm;   ///< the communicator of the relation
+};
+
+struct WaitStates {
+  std::array<PatternTime, kWaitPatterns> patterns;
+  const PatternTime& operator[](WaitPattern p) const {
+    return patterns[static_cast<std::size_t>(p)];
+  }
+};
+
+/// What the analysis needs of an archive's definitions. Locations and processes are the
+/// caller's indices; communicators and regions its references.
+struct RunLayout {
+  std::vector<std::uint32_t> process_of; ///< location -> its process
+  /// Communicator -> its members' locations by communicator rank.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> comm_members;
+  std::map<std::uint32_t, format::RegionDef> regions;
+};
+
+/// Location index a point-to-point record's peer could not be resolved to.
+constexpr long kUnknownPeer = -1;
+/// The request of MpiSend and MpiRecv.
+constexpr std::uint64_t kBlockingRequest = UINT64_MAX;
+
+/// One run's wait states. Events of each location must come in record order; times are ns on one
+/// clock for all locations (waits are only as exact as the archive's clock condition).
+class WaitStateAnalysis {
+public:
+  explicit WaitStateAnalysis(RunLayout layout);
+  ~WaitStateAnalysis();
+  WaitStateAnalysis(const WaitStateAnalysis&) = delete;
+  WaitStateAnalysis& operator=(const WaitStateAnalysis&) = delete;
+
+  void enter(std::uint32_t loc, std::int64_t t, std::uint32_t region);
+  void leave(std::uint32_t loc, std::int64_t t);
+  /// MpiSend (request kBlockingRequest) or MpiIsend; `receiver` is a location or kUnknownPeer.
+  void send(std::uint32_t loc, std::uint32_t comm, long receiver, std::uint32_t tag,
+            std::uint64_t request);
+  /// MpiRecv (request kBlockingRequest) or MpiIrecv, the completion; `sender` likewise.
+  void recv(std::uint32_t loc, std::uint32_t comm, long sender, std::uint32_t tag,
+            std::uint64_t request);
+  void isend_complete(std::uint32_t loc, std::uint64_t request);
+  void irecv_request(std::uint32_t loc, std::uint64_t request);
+  void request_cancelled(std::uint32_t loc, std::uint64_t request);
+  /// MpiCollectiveBegin / MpiCollectiveEnd.
+  void collective_begin(std::uint32_t loc);
+  void collective_end(std::uint32_t loc, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
+                      std::uint64_t received);
+  /// NonBlockingCollectiveRequest / NonBlockingCollectiveComplete: numbered with the blocking
+  /// calls of their communicator, but Scalasca's patterns do not cover them.
+  void nbc_request(std::uint32_t loc, std::uint64_t request);
+  void nbc_complete(std::uint32_t loc, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
+                    std::uint64_t received, std::uint64_t request);
+
+  /// After the last event: relations still open (a peer never seen, a call never left) wait for
+  /// nothing. Call once.
+  WaitStates finish();
+
+private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace htrace::analysis
+#endif

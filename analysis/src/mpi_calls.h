@@ -1,0 +1,80 @@
+// The MPI calls of each location and the waits attributed to them. Relations inside a call (its
+// message ends, its collective membership) each propose a candidate wait once their partner is
+// known; the call keeps the longest candidate per pattern and, once it has left and every
+// relation inside it has been evaluated, bounds it by its own duration and adds it to the
+// results. A call is held only from its first relation until then.
+#ifndef HTRACE_ANALYSIS_MPI_CALLS_H
+#define HTRACE_ANALYSIS_MPI_CALLS_H
+
+#include "analysis/wait_states.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace htrace::analysis::detail {
+
+/// An MPI call: its location, its number among the location's MPI calls, when it was entered.
+struct CallRef {
+  std::uint32_t loc = 0;
+  std::uint64_t number = 0;
+  std::int64_t enter = 0;
+  std::uint32_t region = 0;
+};
+
+/// A wait a relation proposes for a call.
+struct Candidate {
+  WaitPattern pattern;
+  std::int64_t wait_ns; ///< the partner's time minus the call's enter, not yet bounded
+  std::uint32_t cause;  ///< the location waited for
+  std::uint32_t comm;
+  /// Counts only if the call left after enter + wait_ns: a standard send waited for its receiver
+  /// only if it blocked until the receive was posted.
+  bool only_if_blocked = false;
+};
+
+class MpiCalls {
+public:
+  MpiCalls(std::size_t locations, const std::map<std::uint32_t, format::RegionDef>& regions);
+
+  void enter(std::uint32_t loc, std::int64_t t, std::uint32_t region);
+  void leave(std::uint32_t loc, std::int64_t t);
+  /// The innermost MPI call open on `loc`, if any.
+  std::optional<CallRef> current(std::uint32_t loc) const;
+
+  /// A relation inside `call` is to be evaluated: the call waits for it.
+  void hold(const CallRef& call);
+  /// One relation of `call` evaluated: `c` is its candidate wait, or null.
+  void settle(const CallRef& call, const Candidate* c);
+  /// After the last event: every call that has left is added with the candidates it has.
+  void finish();
+
+  WaitStates results;
+
+private:
+  struct Frame {
+    bool mpi;
+    std::uint32_t region;
+    std::uint64_t number;
+    std::int64_t enter;
+  };
+  struct Held {
+    std::int64_t enter = 0, leave = kNotLeft;
+    std::uint32_t region = 0;
+    std::uint32_t open = 0; ///< relations not yet evaluated
+    std::array<std::optional<Candidate>, kWaitPatterns> longest;
+  };
+  static constexpr std::int64_t kNotLeft = INT64_MIN;
+  void add(std::uint32_t loc, const Held& h);
+
+  std::unordered_set<std::uint32_t> mpi_regions_;
+  std::vector<std::vector<Frame>> stacks_;
+  std::vector<std::uint64_t> calls_; ///< per location: MPI calls entered so far
+  std::vector<std::unordered_map<std::uint64_t, Held>> held_;
+};
+
+} // namespace htrace::analysis::detail
+#endif

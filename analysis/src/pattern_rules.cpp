@@ -1,0 +1,93 @@
+#include "pattern_rules.h"
+
+#include <algorithm>
+#include <cctype>
+#include <otf2/OTF2_Events.h>
+
+namespace htrace::analysis {
+
+const char* pattern_key(WaitPattern p) {
+  switch (p) {
+  case WaitPattern::LateSender:
+    return "late_sender";
+  case WaitPattern::LateReceiver:
+    return "late_receiver";
+  case WaitPattern::WaitAtBarrier:
+    return "wait_at_barrier";
+  case WaitPattern::WaitAtNxN:
+    return "wait_at_nxn";
+  case WaitPattern::LateBroadcast:
+    return "late_broadcast";
+  case WaitPattern::EarlyReduce:
+    return "early_reduce";
+  case WaitPattern::EarlyScan:
+    return "early_scan";
+  }
+  return "unknown";
+}
+
+const char* pattern_name(WaitPattern p) {
+  switch (p) {
+  case WaitPattern::LateSender:
+    return "Late Sender";
+  case WaitPattern::LateReceiver:
+    return "Late Receiver";
+  case WaitPattern::WaitAtBarrier:
+    return "Wait at Barrier";
+  case WaitPattern::WaitAtNxN:
+    return "Wait at N x N";
+  case WaitPattern::LateBroadcast:
+    return "Late Broadcast";
+  case WaitPattern::EarlyReduce:
+    return "Early Reduce";
+  case WaitPattern::EarlyScan:
+    return "Early Scan";
+  }
+  return "unknown";
+}
+
+namespace detail {
+
+// Region names as the MPI standard spells them; tracers of Fortran programs may record them in
+// lower case.
+SendBlocking send_blocking(const std::string& region_name) {
+  std::string n = region_name;
+  std::transform(n.begin(), n.end(), n.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (n == "mpi_ssend") return SendBlocking::Synchronous;
+  if (n == "mpi_send" || n == "mpi_sendrecv" || n == "mpi_sendrecv_replace")
+    return SendBlocking::IfRendezvous;
+  return SendBlocking::Never;
+}
+
+std::optional<WaitPattern> collective_wait_pattern(std::uint8_t otf2_op) {
+  switch (otf2_op) {
+  case OTF2_COLLECTIVE_OP_BARRIER:
+    return WaitPattern::WaitAtBarrier;
+  case OTF2_COLLECTIVE_OP_ALLGATHER:
+  case OTF2_COLLECTIVE_OP_ALLGATHERV:
+  case OTF2_COLLECTIVE_OP_ALLTOALL:
+  case OTF2_COLLECTIVE_OP_ALLTOALLV:
+  case OTF2_COLLECTIVE_OP_ALLTOALLW:
+  case OTF2_COLLECTIVE_OP_ALLREDUCE:
+  case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+  case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+    return WaitPattern::WaitAtNxN;
+  case OTF2_COLLECTIVE_OP_BCAST:
+  case OTF2_COLLECTIVE_OP_SCATTER:
+  case OTF2_COLLECTIVE_OP_SCATTERV:
+    return WaitPattern::LateBroadcast;
+  case OTF2_COLLECTIVE_OP_REDUCE:
+  case OTF2_COLLECTIVE_OP_GATHER:
+  case OTF2_COLLECTIVE_OP_GATHERV:
+    return WaitPattern::EarlyReduce;
+  case OTF2_COLLECTIVE_OP_SCAN:
+  case OTF2_COLLECTIVE_OP_EXSCAN:
+    return WaitPattern::EarlyScan;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace detail
+} // namespace htrace::analysis

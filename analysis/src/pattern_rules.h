@@ -1,0 +1,28 @@
+// Which calls and operations each of Scalasca's MPI wait-state patterns applies to
+// (analysis/README.md): the one place the analysis classifies MPI regions and collective
+// operations.
+#ifndef HTRACE_ANALYSIS_PATTERN_RULES_H
+#define HTRACE_ANALYSIS_PATTERN_RULES_H
+
+#include "analysis/wait_states.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace htrace::analysis::detail {
+
+/// How a blocking send call waits for its receiver.
+enum class SendBlocking : std::uint8_t {
+  Never,       ///< MPI_Bsend, MPI_Rsend and calls that are not sends: no Late Receiver
+  Synchronous, ///< MPI_Ssend: returns only once the receive has started
+  IfRendezvous ///< MPI_Send, MPI_Sendrecv[_replace]: blocks when the message is not buffered
+};
+SendBlocking send_blocking(const std::string& region_name);
+
+/// The pattern of a blocking collective operation (OTF2_CollectiveOp), if any: communicator
+/// creation and destruction and one-sided window handling have none.
+std::optional<WaitPattern> collective_wait_pattern(std::uint8_t otf2_op);
+
+} // namespace htrace::analysis::detail
+#endif

@@ -1,0 +1,138 @@
+"""The wait states of an OTF2 archive computed with the otf2 Python reader and the test library's
+matcher (htrace_test.messages), sharing no code with htrace: what htrace-report --format json must
+give on a real trace. Scalasca's definitions (analysis/README.md): a wait runs from the waiting MPI
+call's enter to the enter of the call it waits for, bounded by the waiting call; per pattern each
+call waits at most once, for its latest partner."""
+import collections
+import os
+
+import otf2
+from otf2.enums import CollectiveOp, Paradigm
+
+from htrace_test.archive import Topology
+from htrace_test.messages import CollectiveLog, MessageLog
+
+ALL_TO_ALL = {CollectiveOp.ALLGATHER, CollectiveOp.ALLGATHERV, CollectiveOp.ALLTOALL,
+              CollectiveOp.ALLTOALLV, CollectiveOp.ALLTOALLW, CollectiveOp.ALLREDUCE,
+              CollectiveOp.REDUCE_SCATTER, CollectiveOp.REDUCE_SCATTER_BLOCK}
+ONE_TO_ALL = {CollectiveOp.BCAST, CollectiveOp.SCATTER, CollectiveOp.SCATTERV}
+ALL_TO_ONE = {CollectiveOp.REDUCE, CollectiveOp.GATHER, CollectiveOp.GATHERV}
+PREFIX = {CollectiveOp.SCAN, CollectiveOp.EXSCAN}
+SYNCHRONOUS_SENDS = {"mpi_ssend"}
+STANDARD_SENDS = {"mpi_send", "mpi_sendrecv", "mpi_sendrecv_replace"}
+
+
+class Call:
+    def __init__(self, location, region, enter):
+        self.location, self.region, self.enter, self.leave = location, region, enter, None
+        self.partners = {}  # pattern -> (partner's enter, location waited for, comm, only if blocked)
+
+    def propose(self, pattern, partner_enter, cause, comm, only_if_blocked=False):
+        best = self.partners.get(pattern)
+        if best is None or partner_enter > best[0]:
+            self.partners[pattern] = (partner_enter, cause, comm, only_if_blocked)
+
+
+def read(archive):
+    """[Call] with their partners, the location keys (group name, name) by ref, comm names."""
+    calls = []
+    with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
+        defs = trace.definitions
+        topology = Topology(defs)
+        messages, collectives = MessageLog(topology), CollectiveLog(topology)
+        stacks = collections.defaultdict(list)  # location ref -> [Call, or None outside MPI]
+        posted_by = {}  # (location ref, request) -> the call that posted an Irecv
+        for location, event in trace.events:
+            kind, ref = type(event).__name__, location._ref
+            if kind == "Enter":
+                call = Call(location, event.region.name, event.time) \
+                    if event.region.paradigm == Paradigm.MPI else None
+                stacks[ref].append(call)
+                if call:
+                    calls.append(call)
+                continue
+            if kind == "Leave":
+                if stacks[ref]:
+                    call = stacks[ref].pop()
+                    if call:
+                        call.leave = event.time
+                continue
+            inside = next((c for c in reversed(stacks[ref]) if c), None)
+            extra = {"call": inside, "record": kind}
+            if kind == "MpiIrecvRequest":
+                posted_by[(ref, event.request_id)] = inside
+            elif kind == "MpiIrecv":
+                extra["posted"] = posted_by.pop((ref, event.request_id), inside)
+            elif kind == "MpiRecv":
+                extra["posted"] = inside
+            messages.add(location, event, **extra)
+            collectives.add(location, event, **extra)
+        locations = {l._ref: (l.group.name, l.name) for l in defs.locations}
+        comm_names = {c._ref: c.name for c in defs.comms}
+
+        for send, recv in messages.match()[0]:
+            sc, rc, comm = send["call"], recv["call"], send["comm"]
+            if sc and rc:
+                rc.propose("late_sender", sc.enter, send["location"]._ref, comm)
+            region = sc.region.lower() if sc else ""
+            if sc and recv["posted"] and send["record"] == "MpiSend" and \
+                    region in SYNCHRONOUS_SENDS | STANDARD_SENDS:
+                sc.propose("late_receiver", recv["posted"].enter, recv["location"]._ref, comm,
+                           region in STANDARD_SENDS)
+        for (comm, _), by_rank in collectives.instances().items():
+            ranks = topology.members[comm][0]
+            if len(ranks) < 2 or len(by_rank) < len(ranks):
+                continue
+            members = [by_rank[w] for w in ranks]  # by communicator rank
+            if not all(m["blocking"] and m["call"] for m in members):
+                continue
+            op, root = members[0]["op"], members[0]["root"]
+            enter = [m["call"].enter for m in members]
+            waits = [op == CollectiveOp.BARRIER or m["received"] > 0 for m in members]
+
+            def propose(rank, pattern, partner):
+                if waits[rank]:
+                    members[rank]["call"].propose(pattern, enter[partner],
+                                                  members[partner]["location"]._ref, comm)
+            if op == CollectiveOp.BARRIER or op in ALL_TO_ALL:
+                last = max(range(len(members)), key=lambda r: enter[r])
+                for r in range(len(members)):
+                    propose(r, "wait_at_barrier" if op == CollectiveOp.BARRIER else "wait_at_nxn", last)
+            elif op in ONE_TO_ALL and root < len(members):
+                for r in range(len(members)):
+                    if r != root:
+                        propose(r, "late_broadcast", root)
+            elif op in ALL_TO_ONE and root < len(members):
+                first = min((r for r in range(len(members)) if r != root), key=lambda r: enter[r])
+                propose(root, "early_reduce", first)
+            elif op in PREFIX:
+                for r in range(1, len(members)):
+                    propose(r, "early_scan", max(range(r), key=lambda q: enter[q]))
+    return calls, locations, comm_names
+
+
+def wait_states(archive, location_keys):
+    """{pattern: {total_ns, calls, longest_ns, by_location, caused_by, by_region, by_comm}} with
+    locations indexed as in `location_keys` ([(process name, location name)])."""
+    calls, locations, comm_names = read(archive)
+    index = {ref: location_keys.index(key) for ref, key in locations.items()}
+    out = collections.defaultdict(lambda: {
+        "total_ns": 0, "calls": 0, "longest_ns": 0, "by_location": [0] * len(location_keys),
+        "caused_by": [0] * len(location_keys), "by_region": collections.Counter(),
+        "by_comm": collections.Counter()})
+    for call in calls:
+        if call.leave is None:
+            continue
+        for pattern, (partner, cause, comm, only_if_blocked) in call.partners.items():
+            wait = min(partner - call.enter, call.leave - call.enter)
+            if wait <= 0 or (only_if_blocked and call.leave <= partner):
+                continue
+            p = out[pattern]
+            p["total_ns"] += wait
+            p["calls"] += 1
+            p["longest_ns"] = max(p["longest_ns"], wait)
+            p["by_location"][index[call.location._ref]] += wait
+            p["caused_by"][index[cause]] += wait
+            p["by_region"][call.region] += wait
+            p["by_comm"][comm_names[comm]] += wait
+    return out
