@@ -49,6 +49,7 @@ import archive_truth
 import otf2
 from htrace_test.mpi import mpirun_command
 from htrace_test.build import tool
+from htrace_test.check import Expectations, run_or_exit
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 REPORT = tool("htrace-report")
@@ -58,20 +59,9 @@ case = sys.argv[1]
 WORK = os.path.join(BUILD, "tests", "report", "out-" + case)  # kept: screenshots for reviewers
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-failures = []
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(cmd, ok=(0,), **kw):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
-    if p.returncode not in ok:
-        sys.exit("'%s' exited %d:\n%s\n%s" % (" ".join(cmd), p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
-    return p
+expect = Expectations()
+failures = expect.failures
+run = run_or_exit
 
 
 def trace(name, offsets="0,0.002", sync="none", program=PROGRAM, args=("3",), per_node=2, extra=""):
