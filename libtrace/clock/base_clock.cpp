@@ -181,7 +181,7 @@ void decide(bool use_tsc) {
       second = read_anchor();
     g_ticks_per_ns =
         static_cast<double>(second.tsc - first.tsc) / static_cast<double>(second.ns - first.ns);
-    g_min_gap_ticks = static_cast<Stamp>(1e7 * g_ticks_per_ns);
+    g_min_gap_ticks = second.tsc - first.tsc;
     publish_anchor(first);
     publish_anchor(second);
     detail::g_stamp_kind = StampKind::Tsc;
@@ -222,12 +222,14 @@ void maybe_anchor(Stamp t) {
   if (detail::g_stamp_kind != StampKind::Tsc) return;
   const std::size_t n = g_anchor_count.load(std::memory_order_acquire);
   if (n < 2 || n >= kMaxAnchors) return;
-  // Dense early (the run's first segments set the rate of everything extrapolated), then sparse:
-  // the gap is 1/64 of the run so far, between 10 ms and 1 s. Most calls end at the first test.
+  // Dense early, then sparse: the gap is 1/64 of the run so far, between 10 ms and 1 s, and at
+  // first no longer than the anchors' span so far (2, 4, 8 ms...), so that a stamp is never
+  // extrapolated further than the baseline its rate comes from. Most calls end at the first test.
   if (t - g_anchors[n - 1].tsc < g_min_gap_ticks) return;
   const double age_ns = static_cast<double>(t - g_anchors[0].tsc) / g_ticks_per_ns;
   const double gap_ns = static_cast<double>(t - g_anchors[n - 1].tsc) / g_ticks_per_ns;
-  if (gap_ns < std::clamp(age_ns / 64, 1e7, 1e9)) return;
+  const double span_ns = static_cast<double>(g_anchors[n - 1].ns - g_anchors[0].ns);
+  if (gap_ns < std::min(std::clamp(age_ns / 64, 1e7, 1e9), span_ns)) return;
   if (g_anchor_busy.exchange(true, std::memory_order_acquire)) return; // someone else anchors
   publish_anchor(read_anchor());
   g_anchor_busy.store(false, std::memory_order_release);
@@ -262,15 +264,25 @@ void StampConverter::select(Stamp s) {
     return;
   }
   // Segment i spans [anchor i, anchor i+1); the first one extends to -inf, the last anchor's
-  // segment to +inf with the rate of the segment before it.
+  // segment to +inf. Beyond the last anchor the rate comes from the longest baseline of the last
+  // second (up to the first anchor): an anchor's error (half its bracket, ~15 ns) divided by a
+  // baseline of 2 ms would be a rate error of 7 ppm, 70 ns after another 10 ms.
   const Anchor* a = g_anchors;
   const std::size_t n = count_;
   std::size_t i = static_cast<std::size_t>(
       std::upper_bound(a, a + n, s, [](Stamp v, const Anchor& x) { return v < x.tsc; }) - a);
   i = i == 0 ? 0 : i - 1; // anchor at or before s (0 when s precedes every anchor)
-  const std::size_t r = std::min(i, n - 2); // the segment whose rate applies
-  const double ns_per_tick =
-      static_cast<double>(a[r + 1].ns - a[r].ns) / static_cast<double>(a[r + 1].tsc - a[r].tsc);
+  std::size_t from = std::min(i, n - 2), to = from + 1; // the anchors whose rate applies
+  if (i + 1 == n) {
+    constexpr Nanoseconds kBaselineNs = 1'000'000'000;
+    from = static_cast<std::size_t>(
+        std::lower_bound(a, a + n - 1, a[n - 1].ns - kBaselineNs,
+                         [](const Anchor& x, Nanoseconds v) { return x.ns < v; }) -
+        a);
+    to = n - 1;
+  }
+  const double ns_per_tick = static_cast<double>(a[to].ns - a[from].ns) /
+                             static_cast<double>(a[to].tsc - a[from].tsc);
   seg_stamp_ = a[i].tsc;
   seg_ns_ = map_.to_global(a[i].ns);
   seg_rate_ = fixed_rate(ns_per_tick * map_rate);
