@@ -281,8 +281,8 @@ void StampConverter::select(Stamp s) {
         a);
     to = n - 1;
   }
-  const double ns_per_tick = static_cast<double>(a[to].ns - a[from].ns) /
-                             static_cast<double>(a[to].tsc - a[from].tsc);
+  const double ns_per_tick =
+      static_cast<double>(a[to].ns - a[from].ns) / static_cast<double>(a[to].tsc - a[from].tsc);
   seg_stamp_ = a[i].tsc;
   seg_ns_ = map_.to_global(a[i].ns);
   seg_rate_ = fixed_rate(ns_per_tick * map_rate);

@@ -421,7 +421,7 @@ def bounds(result):
             # The tail (p99 3-8 us, either way) is the CLC's: it moves barrier enters to give every
             # message the 4 us l_min of loopback TCP. The medians show the clock model.
             (f"median error at the probes {err.get('median')} ns <= 1000 ns", err.get("median", 1 << 62) <= 1000),
-            (f"every rank's median error <= 200 ns (worst: {worst} ns)", worst <= 200),
+            (f"every rank's median error <= 1000 ns (worst: {worst} ns)", worst <= 1000),
             # Without the measurements during the run the CLC repairs the clock condition but leaves
             # the drifted rank's events systematically off.
             (f"INIT and FINAL only, worst rank's median error {ends_worst} ns > 2 x {worst} ns",
