@@ -73,6 +73,7 @@ MetricDefs read_metric_defs(const std::string& archive) {
   check_read(rc, "'" + archive + "': reading the metric definitions");
   // An instance's values are its class's members' (classes may follow their instances).
   for (const auto& [instance, metric_class] : r.instance_class) {
+    r.defs.instances.insert(instance);
     auto it = r.defs.metrics.find(metric_class);
     if (it != r.defs.metrics.end()) r.defs.metrics[instance] = it->second;
   }

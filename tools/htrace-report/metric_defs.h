@@ -8,6 +8,7 @@
 #include <map>
 #include <otf2/OTF2_Definitions.h>
 #include <otf2/OTF2_GeneralDefinitions.h>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct MetricDefs {
   std::map<OTF2_MetricMemberRef, MetricMember> members;
   /// Metric class or instance -> its (class's) members, in the order of a Metric record's values.
   std::map<OTF2_MetricRef, std::vector<OTF2_MetricMemberRef>> metrics;
+  std::set<OTF2_MetricRef> instances; ///< which of those are metric instances
 };
 
 /// Reads the metric definitions of `archive`; throws an input Error naming it on failure.

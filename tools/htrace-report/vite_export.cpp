@@ -4,6 +4,7 @@
 #include "format/anchor_file.h"
 #include "format/otf2_library.h"
 #include "format/record_tables.h"
+#include "metric_defs.h"
 #include "vite_contents.h"
 
 #include <filesystem>
@@ -177,33 +178,6 @@ OTF2_CallbackCode drop_unknown(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void*
   return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode note_instance(void* u, OTF2_MetricRef self, OTF2_MetricRef, OTF2_LocationRef,
-                                OTF2_MetricScope, uint64_t) {
-  static_cast<std::set<OTF2_MetricRef>*>(u)->insert(self);
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-/// The ids of the archive's metric instances (read before the events, which the copy writes
-/// first).
-std::set<OTF2_MetricRef> metric_instances(const std::string& archive) {
-  const format::ReaderPtr owned(open_reader(archive));
-  OTF2_Reader* reader = owned.get();
-  check_read(OTF2_Reader_SetSerialCollectiveCallbacks(reader), "'" + archive + "': serial reading");
-  OTF2_GlobalDefReader* dr = OTF2_Reader_GetGlobalDefReader(reader);
-  if (!dr) throw input_error("'" + archive + "': no global definitions");
-  std::set<OTF2_MetricRef> instances;
-  OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
-  OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(cbs, note_instance);
-  const OTF2_ErrorCode reg = OTF2_Reader_RegisterGlobalDefCallbacks(reader, dr, cbs, &instances);
-  OTF2_GlobalDefReaderCallbacks_Delete(cbs);
-  check_read(reg, "'" + archive + "': definition callbacks");
-  uint64_t read = 0;
-  const OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(reader, dr, &read);
-  OTF2_Reader_CloseGlobalDefReader(reader, dr);
-  check_read(rc, "'" + archive + "': reading the definitions");
-  return instances;
-}
-
 std::string kinds_text(const std::map<std::string, std::uint64_t>& by_kind, const char* what) {
   std::uint64_t total = 0;
   std::string list;
@@ -286,7 +260,7 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   // definitions) while reading; the copy's events hold global ids and times, so its local
   // definition files are empty.
   const ArchiveDefs defs = read_definitions(archive);
-  const std::set<OTF2_MetricRef> instances = metric_instances(archive);
+  const std::set<OTF2_MetricRef> instances = read_metric_defs(archive).instances;
   std::vector<bool> carried_events;
   for (int type = 0; type < format::event_record_type_count(); ++type)
     carried_events.push_back(vite_carries_event(format::event_record_name(type)));
