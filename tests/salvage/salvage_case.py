@@ -396,6 +396,12 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
                 causes[rank] = "killed (no end recorded)"
                 exact[rank] = False
                 killed_early.add(rank)  # its file may be empty: no 256 KiB chunk was full yet
+            elif re.search(r"^rank %d: .*is damaged" % rank, s.stdout, re.M):
+                # The launcher's SIGKILL came while the handler wrote (hydra sends it as soon as
+                # another rank has died): what reached the disk is a prefix, maybe nothing.
+                print("rank %d: SIGKILLed while its SIGTERM handler wrote the trace" % rank)
+                exact[rank] = False
+                killed_early.add(rank)
     for rank in (0, 1):
         entered, returned = program[rank][:2]
         evs = events.get(rank, [])
