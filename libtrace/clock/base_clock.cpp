@@ -265,8 +265,9 @@ void StampConverter::select(Stamp s) {
   }
   // Segment i spans [anchor i, anchor i+1); the first one extends to -inf, the last anchor's
   // segment to +inf. Beyond the last anchor the rate comes from the longest baseline of the last
-  // second (up to the first anchor): an anchor's error (half its bracket, ~15 ns) divided by a
-  // baseline of 2 ms would be a rate error of 7 ppm, 70 ns after another 10 ms.
+  // second (up to the first anchor), and at least the last two anchors' (they may be further
+  // apart): an anchor's error (half its bracket, ~15 ns) divided by a baseline of 2 ms would be a
+  // rate error of 7 ppm, 70 ns after another 10 ms.
   const Anchor* a = g_anchors;
   const std::size_t n = count_;
   std::size_t i = static_cast<std::size_t>(
@@ -275,10 +276,10 @@ void StampConverter::select(Stamp s) {
   std::size_t from = std::min(i, n - 2), to = from + 1; // the anchors whose rate applies
   if (i + 1 == n) {
     constexpr Nanoseconds kBaselineNs = 1'000'000'000;
-    from = static_cast<std::size_t>(
+    const Anchor* oldest =
         std::lower_bound(a, a + n - 1, a[n - 1].ns - kBaselineNs,
-                         [](const Anchor& x, Nanoseconds v) { return x.ns < v; }) -
-        a);
+                         [](const Anchor& x, Nanoseconds v) { return x.ns < v; });
+    from = std::min(static_cast<std::size_t>(oldest - a), n - 2);
     to = n - 1;
   }
   const double ns_per_tick =
