@@ -65,11 +65,12 @@ void report_latencies(const Options& o, const Replay& replay, Report& rep) {
   const Latencies& used = replay.latencies();
   const ObservedLatencies& seen = replay.stats().observed;
   rep.lmin_intra = used.intra, rep.lmin_inter = used.inter, rep.lmin_omp = used.omp;
-  rep.lmin_observed = {seen.intra, seen.inter, seen.omp};
+  rep.lmin_observed = {seen.intra.ns, seen.inter.ns, seen.omp.ns};
+  rep.lmin_observed_by = {describe(seen.intra), describe(seen.inter), describe(seen.omp)};
   const bool lowered =
-      (o.lmin_intra_ns < 0 && seen.intra != kNoTime && seen.intra < rep.lmin_base[0]) ||
-      (o.lmin_inter_ns < 0 && seen.inter != kNoTime && seen.inter < rep.lmin_base[1]) ||
-      (o.lmin_omp_ns < 0 && seen.omp != kNoTime && seen.omp < rep.lmin_base[2]);
+      (o.lmin_intra_ns < 0 && seen.intra.ns != kNoTime && seen.intra.ns < rep.lmin_base[0]) ||
+      (o.lmin_inter_ns < 0 && seen.inter.ns != kNoTime && seen.inter.ns < rep.lmin_base[1]) ||
+      (o.lmin_omp_ns < 0 && seen.omp.ns != kNoTime && seen.omp.ns < rep.lmin_base[2]);
   if (lowered) rep.lmin_source += ", lowered to what the trace shows";
 }
 

@@ -9,8 +9,11 @@
 //    l_min (a bound of every latency) is at most their mean. That assumes o constant between the
 //    two minima (the pre-synchronization removed the drift) and is the only upper estimate a trace
 //    of unsynchronized clocks gives.
-// Collectives count where all their members share one clock: an end before every other member's
-// begin plus l_min would be a violation, so their smallest such gap bounds l_min too.
+// Collectives count like messages: a member's end that depends on another member's begin (the
+// collective's pattern says which) is that begin's message, and the latest such begin its tightest
+// one. Within one clock the gap bounds l_min; across clocks the offset cancels in the round trip of
+// two processes' gaps, as for point-to-point messages, and one direction may be a message, the
+// other a collective. One rank per node with collectives only thus still shows its latencies.
 #include "replay_state.h"
 
 #include <algorithm>
@@ -36,10 +39,7 @@ int64_t bound_from(int64_t latency) {
 
 class LatencyObserver {
 public:
-  explicit LatencyObserver(ReplayState& s) : s_(s), m_(s.model), defs_(*s.ctx.defs) {
-    zero_.defs = &defs_;
-    find_single_clock_nodes();
-  }
+  explicit LatencyObserver(ReplayState& s) : s_(s), m_(s.model), defs_(*s.ctx.defs) {}
 
   ObservedLatencies run() {
     enter_local_inputs();
@@ -80,109 +80,97 @@ private:
         const int64_t t = loc.presync.apply(in.time());
         switch (ch.type) {
         case ChannelType::P2P:
-          if (ch.input != kNone) note_pair(m_.channels.src(ch), loc.process, t - ch.input);
+          if (ch.input != kNone)
+            note_pair(m_.channels.src(ch), loc.process, t - ch.input, kByMessage);
           break;
         case ChannelType::Local: {
           const int64_t v = s_.local_values(ch).original.excluding(loc.location);
           if (v != kNone) omp_ = smaller(omp_, bound_from(t - v));
           break;
         }
-        case ChannelType::Collective:
-          observe_collective_end(loc, ch, t);
+        case ChannelType::Collective: {
+          const CollectiveInstance& c = s_.collective(ch);
+          const auto d = c.latest_input_dependency(s_.member(loc.process, ch));
+          if (d.begin != kNone) note_pair(d.process, loc.process, t - d.begin, kByCollective);
           break;
+        }
         }
       }
     }
   }
 
-  // Only collectives whose members all share the receiver's clock: their nodes' begins are the only
-  // ones, and the node is one clock domain.
-  void observe_collective_end(const LocationModel& loc, const Channel& ch, int64_t t) {
-    if (!single_clock_node_[defs_.processes[loc.process].node]) return;
-    const CollectiveInstance& c = s_.collective(ch);
-    const uint64_t node = defs_.processes[loc.process].node;
-    if (c.input_by_node.excluding(node) != kNone) return;
-    const int64_t bound = c.end_bound(s_.member(loc.process, ch), zero_, /*input=*/true);
-    if (bound != kNone) collective_ = smaller(collective_, bound_from(t - bound));
-  }
-
-  void note_pair(uint32_t src, uint32_t dst, int64_t latency) {
+  void note_pair(uint32_t src, uint32_t dst, int64_t latency, int64_t by) {
     const uint64_t key = uint64_t(src) << 32 | dst;
-    if (key != last_key_) last_ = &pairs_.try_emplace(key, latency).first->second, last_key_ = key;
-    *last_ = std::min(*last_, latency);
-  }
-
-  void find_single_clock_nodes() {
-    std::unordered_map<uint64_t, int64_t> domain; // node -> its one domain, or kNoClockDomain
-    for (const ProcessInfo& p : defs_.processes) {
-      auto [it, inserted] = domain.try_emplace(p.node, p.clock_domain);
-      if (!inserted && it->second != p.clock_domain) it->second = LocationInfo::kNoClockDomain;
-    }
-    for (const auto& [node, d] : domain)
-      single_clock_node_[node] = d != LocationInfo::kNoClockDomain;
+    if (key != last_key_)
+      last_ = &pairs_.try_emplace(key, PairMinimum{latency, by}).first->second, last_key_ = key;
+    if (latency < last_->latency) *last_ = {latency, by};
   }
 
   // The pairs of every correction rank (a receive is observed where its receiver is), then the
   // classes' minima, the same on every rank.
   ObservedLatencies combine() {
     std::vector<int64_t> mine;
-    mine.reserve(pairs_.size() * 2);
-    for (const auto& [key, latency] : pairs_)
-      mine.push_back(static_cast<int64_t>(key)), mine.push_back(latency);
+    mine.reserve(pairs_.size() * 3);
+    for (const auto& [key, m] : pairs_)
+      mine.insert(mine.end(), {static_cast<int64_t>(key), m.latency, m.by});
     const std::vector<int64_t> all = s_.ranks.allgather(mine.data(), mine.size());
-    std::unordered_map<uint64_t, int64_t> pairs;
-    for (size_t i = 0; i + 1 < all.size(); i += 2)
-      pairs.emplace(static_cast<uint64_t>(all[i]), all[i + 1]);
+    std::unordered_map<uint64_t, PairMinimum> pairs;
+    for (size_t i = 0; i + 2 < all.size(); i += 3)
+      pairs.emplace(static_cast<uint64_t>(all[i]), PairMinimum{all[i + 1], all[i + 2]});
     ObservedLatencies o;
-    for (const auto& [key, latency] : pairs) {
+    for (const auto& [key, m] : pairs) {
       const auto src = static_cast<uint32_t>(key >> 32), dst = static_cast<uint32_t>(key);
-      int64_t bound = kNone;
+      ObservedLatency bound;
       if (defs_.share_clock(src, dst)) {
-        bound = bound_from(latency);
+        bound = {bound_from(m.latency), m.by};
       } else if (src < dst) { // each round trip once
         auto back = pairs.find(uint64_t(dst) << 32 | src);
-        if (back != pairs.end()) bound = bound_from((latency + back->second) / 2);
+        if (back != pairs.end())
+          bound = {bound_from((m.latency + back->second.latency) / 2),
+                   kRoundTrip | m.by | back->second.by};
       }
-      int64_t& cls = s_.ctx.latencies.same_node(src, dst) ? o.intra : o.inter;
-      cls = smaller(cls, bound);
+      ObservedLatency& cls = s_.ctx.latencies.same_node(src, dst) ? o.intra : o.inter;
+      if (bound.ns != kNone && (cls.ns == kNone || bound.ns < cls.ns)) cls = bound;
     }
-    int64_t minima[2] = {collective_, omp_};
-    allreduce_min(minima);
-    o.intra = smaller(o.intra, minima[0]);
-    o.omp = minima[1];
+    int64_t omp = omp_ == kNone ? std::numeric_limits<int64_t>::max() : omp_;
+    s_.ranks.allreduce_min(&omp, 1); // kNoTime, the smallest int64, travels as the largest
+    if (omp != std::numeric_limits<int64_t>::max()) o.omp = {omp, kByOpenMp};
     return o;
-  }
-
-  void allreduce_min(int64_t (&v)[2]) const {
-    // kNoTime is the smallest int64: "none" travels as the largest instead.
-    constexpr int64_t kNoneSent = std::numeric_limits<int64_t>::max();
-    for (int64_t& x : v)
-      x = x == kNone ? kNoneSent : x;
-    s_.ranks.allreduce_min(v, 2);
-    for (int64_t& x : v)
-      x = x == kNoneSent ? kNone : x;
   }
 
   ReplayState& s_;
   LocalModel& m_;
   const Definitions& defs_;
-  Latencies zero_; // the bounds' gaps without any latency
-  std::unordered_map<uint64_t, bool> single_clock_node_;
-  std::unordered_map<uint64_t, int64_t> pairs_; // src<<32|dst -> smallest latency seen
-  uint64_t last_key_ = UINT64_MAX;              // messages come in runs of one pair
-  int64_t* last_ = nullptr;
-  int64_t collective_ = kNone, omp_ = kNone;
+  // The smallest gap seen from src's event to dst's (a receive or a collective's end), and what
+  // kind of relation showed it (kByMessage, kByCollective).
+  struct PairMinimum {
+    int64_t latency, by;
+  };
+  std::unordered_map<uint64_t, PairMinimum> pairs_; // src<<32|dst
+  uint64_t last_key_ = UINT64_MAX;                  // messages come in runs of one pair
+  PairMinimum* last_ = nullptr;
+  int64_t omp_ = kNone;
 };
 
 } // namespace
+
+std::string describe(const ObservedLatency& observed) {
+  if (observed.ns == kNone) return "";
+  std::string kinds;
+  if (observed.by & kByMessage) kinds = "messages";
+  if (observed.by & kByCollective) kinds += kinds.empty() ? "collectives" : " and collectives";
+  if (observed.by & kByOpenMp) kinds = "OpenMP relations";
+  return observed.by & kRoundTrip ? "round trips of " + kinds + " across clocks"
+                                  : kinds + " within one clock";
+}
 
 void observe_latencies(ReplayState& state) {
   const ObservedLatencies o = LatencyObserver(state).run();
   state.stats.observed = o;
   const Options& opt = *state.ctx.options;
   Latencies& l = state.ctx.latencies;
-  const auto lower = [](int64_t& lmin, int64_t observed) {
-    if (observed != kNone) lmin = std::max<int64_t>(0, std::min(lmin, observed));
+  const auto lower = [](int64_t& lmin, const ObservedLatency& observed) {
+    if (observed.ns != kNone) lmin = std::max<int64_t>(0, std::min(lmin, observed.ns));
   };
   if (opt.lmin_intra_ns < 0) lower(l.intra, o.intra);
   if (opt.lmin_inter_ns < 0) lower(l.inter, o.inter);

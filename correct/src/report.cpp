@@ -25,8 +25,10 @@ std::string json_ns(int64_t v) {
   return v == kNoTime ? std::string("null") : std::to_string(v);
 }
 
-std::string observed(int64_t v) {
-  return v == kNoTime ? std::string("-") : std::to_string(v) + " ns";
+std::string observed(const Report& r, int cls) {
+  const int64_t v = r.lmin_observed[cls];
+  return v == kNoTime ? std::string("-")
+                      : std::to_string(v) + " ns (" + r.lmin_observed_by[cls] + ")";
 }
 
 // The clock measurements' error bound against what the CLC moved, in one line, and the locations
@@ -64,9 +66,8 @@ void print_text(const Report& r, std::ostream& out) {
         << " events evaluated again\n";
   out << "  minimum latency (" << r.lmin_source << "): MPI intra-node " << r.lmin_intra
       << " ns, inter-node " << r.lmin_inter << " ns, OpenMP " << r.lmin_omp << " ns\n";
-  out << "    the trace shows at most: intra-node " << observed(r.lmin_observed[0])
-      << ", inter-node " << observed(r.lmin_observed[1]) << ", OpenMP "
-      << observed(r.lmin_observed[2]) << "\n";
+  out << "    the trace shows at most: intra-node " << observed(r, 0) << ", inter-node "
+      << observed(r, 1) << ", OpenMP " << observed(r, 2) << "\n";
   print_clocks(r, out);
   out << "  logical messages / violations before / after:\n";
   for (int k = 0; k < kMessageKinds; ++k)
@@ -110,8 +111,10 @@ void print_json(const Report& r, std::ostream& out) {
       << ", \"openmp\": " << r.lmin_omp << ", \"source\": \"" << r.lmin_source
       << "\", \"observed_bound\": {\"mpi_intra\": " << json_ns(r.lmin_observed[0])
       << ", \"mpi_inter\": " << json_ns(r.lmin_observed[1])
-      << ", \"openmp\": " << json_ns(r.lmin_observed[2])
-      << "}},\n  \"presynced_locations\": " << r.presynced_locations << ",\n";
+      << ", \"openmp\": " << json_ns(r.lmin_observed[2]) << "}, \"observed_by\": {\"mpi_intra\": \""
+      << r.lmin_observed_by[0] << "\", \"mpi_inter\": \"" << r.lmin_observed_by[1]
+      << "\", \"openmp\": \"" << r.lmin_observed_by[2]
+      << "\"}},\n  \"presynced_locations\": " << r.presynced_locations << ",\n";
   out << "  \"location_clocks\": [";
   for (size_t i = 0; i < r.clocks.size(); ++i) {
     const LocationClock& c = r.clocks[i];

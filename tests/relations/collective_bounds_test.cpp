@@ -44,6 +44,42 @@ TEST(CollectiveBounds, PrefixWaitsForLowerRanks) {
   EXPECT_EQ(b.end_bound(kMember[0], kLatency, true), kNoTime);
 }
 
+// The begin each end depends on most, and whose it is: what the latencies a trace shows across
+// clocks are taken from.
+TEST(CollectiveBounds, LatestInputDependencyFollowsThePattern) {
+  using Dependency = CollectiveBounds::Dependency;
+  const auto is = [](Dependency d, std::int64_t begin, std::uint32_t process) {
+    return d.begin == begin && d.process == process;
+  };
+  CollectiveBounds all;
+  all.pattern = CollectivePattern::AllToAll;
+  all.add_input(kMember[0], 1000);
+  all.add_input(kMember[1], 2000);
+  all.add_input(kMember[2], 1500);
+  EXPECT_TRUE(is(all.latest_input_dependency(kMember[0]), 2000, 1));
+  EXPECT_TRUE(is(all.latest_input_dependency(kMember[1]), 1500, 2)); // the runner-up, not itself
+  CollectiveBounds bcast;
+  bcast.pattern = CollectivePattern::OneToN;
+  bcast.root = 2;
+  bcast.add_input(kMember[0], 5000);
+  EXPECT_EQ(bcast.latest_input_dependency(kMember[0]).begin, kNoTime); // root not seen yet
+  bcast.add_input(kMember[2], 900);
+  EXPECT_TRUE(is(bcast.latest_input_dependency(kMember[0]), 900, 2));
+  EXPECT_EQ(bcast.latest_input_dependency(kMember[2]).begin, kNoTime);
+  CollectiveBounds reduce;
+  reduce.pattern = CollectivePattern::NToOne;
+  reduce.add_input(kMember[0], 700);
+  reduce.add_input(kMember[2], 800);
+  EXPECT_TRUE(is(reduce.latest_input_dependency(kMember[0]), 800, 2));
+  EXPECT_EQ(reduce.latest_input_dependency(kMember[2]).begin, kNoTime);
+  CollectiveBounds scan;
+  scan.pattern = CollectivePattern::Prefix;
+  scan.add_input(kMember[2], 9000);
+  scan.add_input(kMember[0], 1000);
+  EXPECT_TRUE(is(scan.latest_input_dependency(kMember[1]), 1000, 0));
+  EXPECT_EQ(scan.latest_input_dependency(kMember[0]).begin, kNoTime);
+}
+
 TEST(CollectiveNumbering, CountsPerCommunicator) {
   CollectiveNumbering n;
   EXPECT_EQ(n.next(4), 0u);

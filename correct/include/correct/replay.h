@@ -19,14 +19,26 @@
 
 #include <array>
 #include <memory>
+#include <string>
 
 namespace htrace::correct {
 
-// The smallest latencies the input shows that bound l_min (observed_latencies.cpp); kNoTime where
-// the trace proves nothing.
-struct ObservedLatencies {
-  int64_t intra = kNoTime, inter = kNoTime, omp = kNoTime;
+// What showed an observed latency: the kinds of relation whose gaps gave it (bits).
+enum ObservedBy : int64_t { kByMessage = 1, kByCollective = 2, kByOpenMp = 4, kRoundTrip = 8 };
+
+// The smallest latency of a class the input shows, which bounds l_min (observed_latencies.cpp);
+// kNoTime where the trace proves nothing.
+struct ObservedLatency {
+  int64_t ns = kNoTime;
+  int64_t by = 0; // ObservedBy bits
 };
+struct ObservedLatencies {
+  ObservedLatency intra, inter, omp;
+};
+
+// What showed it, in words: "messages within one clock", "collectives' round trips across
+// clocks", ... (empty when nothing did).
+std::string describe(const ObservedLatency& observed);
 
 struct ReplayStats {
   std::array<uint64_t, kMessageKinds> messages{}, violations_before{}, violations_after{};

@@ -30,7 +30,8 @@ struct Report {
   std::string lmin_source; // "archive", "default", "command line" (+ ", lowered to ...")
   // Before the trace's own bounds (intra, inter, OpenMP), and those bounds (kNoTime: none).
   std::array<int64_t, 3> lmin_base{}, lmin_observed{};
-  uint64_t presynced_locations = 0; // locations whose clock offsets were interpolated
+  std::array<std::string, 3> lmin_observed_by; // the relations that showed lmin_observed
+  uint64_t presynced_locations = 0;            // locations whose clock offsets were interpolated
   std::array<uint64_t, kMessageKinds> messages{}, violations_before{}, violations_after{};
   uint64_t events_shifted = 0, jumps = 0;
   uint64_t rounds = 0, reevaluated = 0; // parallel forward replay: exchange rounds, re-evaluations

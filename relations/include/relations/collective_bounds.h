@@ -25,16 +25,18 @@ constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
 /// of one source may be raised again (htrace-correct's parallel replay refines values upwards).
 struct Top2 {
   std::int64_t v1 = kNoTime, v2 = kNoTime;
-  std::uint64_t s1 = UINT64_MAX;
+  std::uint64_t s1 = UINT64_MAX, s2 = UINT64_MAX;
   void add(std::int64_t v, std::uint64_t source) {
     if (v > v1) {
-      if (s1 != source) v2 = v1;
+      if (s1 != source) v2 = v1, s2 = s1;
       v1 = v, s1 = source;
     } else if (source != s1 && v > v2) {
-      v2 = v;
+      v2 = v, s2 = source;
     }
   }
   std::int64_t excluding(std::uint64_t source) const { return source == s1 ? v2 : v1; }
+  /// The source of excluding(source) (UINT64_MAX while it is kNoTime).
+  std::uint64_t source_excluding(std::uint64_t source) const { return source == s1 ? s2 : s1; }
   std::int64_t max() const { return v1; }
 };
 
@@ -76,7 +78,10 @@ public:
   void add_input(const CollectiveMember& m, std::int64_t input) {
     input_by_node.add(input, m.node);
     input_by_process.add(input, m.process);
-    if (m.rank == root) root_input = input, root_node = m.node, has_root_node = true;
+    if (m.rank == root) {
+      root_input = input, root_node = m.node, has_root_node = true;
+      root_process = m.process, has_root_process = true;
+    }
     if (pattern == format::CollectivePattern::Prefix) prefix_entry(m).input = input;
   }
   /// Backward: a member's end.
@@ -111,6 +116,36 @@ public:
     return kNoTime;
   }
 
+  /// The begin (as input) that bounds member m's end most: the latest begin of a member whose
+  /// begin m's end depends on, and that member's process (begin kNoTime: m's end depends on none).
+  struct Dependency {
+    std::int64_t begin = kNoTime;
+    std::uint32_t process = 0;
+  };
+  Dependency latest_input_dependency(const CollectiveMember& m) const {
+    const auto latest_other = [&] {
+      const std::int64_t v = input_by_process.excluding(m.process);
+      return Dependency{v,
+                        static_cast<std::uint32_t>(input_by_process.source_excluding(m.process))};
+    };
+    switch (pattern) {
+    case format::CollectivePattern::AllToAll:
+      return latest_other();
+    case format::CollectivePattern::NToOne:
+      return m.rank == root ? latest_other() : Dependency{};
+    case format::CollectivePattern::OneToN:
+      return m.rank == root || !has_root_process ? Dependency{}
+                                                 : Dependency{root_input, root_process};
+    case format::CollectivePattern::Prefix: {
+      Dependency d;
+      for (const PrefixEntry& e : prefix)
+        if (e.rank < m.rank && e.input != kNoTime && e.input > d.begin) d = {e.input, e.process};
+      return d;
+    }
+    }
+    return {};
+  }
+
   /// Latest allowed begin of member m (kUnbounded: unconstrained).
   std::int64_t begin_upper_bound(const CollectiveMember& m, const MpiLatencies& l) const {
     auto from_neg = [](std::int64_t neg) { return neg == kNoTime ? kUnbounded : -neg; };
@@ -139,7 +174,7 @@ public:
 
 private:
   struct PrefixEntry {
-    std::uint32_t rank;
+    std::uint32_t rank, process;
     std::uint64_t node;
     std::int64_t begin, input, end;
   };
@@ -158,7 +193,7 @@ private:
   PrefixEntry& prefix_entry(const CollectiveMember& m) {
     for (PrefixEntry& e : prefix)
       if (e.rank == m.rank) return e;
-    prefix.push_back({m.rank, m.node, kNoTime, kNoTime, kNoTime});
+    prefix.push_back({m.rank, m.process, m.node, kNoTime, kNoTime, kNoTime});
     return prefix.back();
   }
 
@@ -167,7 +202,8 @@ private:
   Top2 end_neg_by_node, end_neg_by_process;
   std::int64_t root_end = kNoTime;
   std::uint64_t root_node = 0;
-  bool has_root_node = false;
+  std::uint32_t root_process = 0;
+  bool has_root_node = false, has_root_process = false;
   std::vector<PrefixEntry> prefix; ///< Prefix pattern only
 };
 
