@@ -1,0 +1,279 @@
+#!/usr/bin/python3
+"""htrace-report's POP efficiency metrics, wait-state CSV and --before comparison, one behaviour
+per case (usage: efficiency_case.py CASE):
+  imbalance  4 ranks compute 20, 40, 60, 80 us, then meet in an MPI_Barrier that all leave at
+             90 us: LB = 51/81, SerE = 1, TrfE = CommE = 81/91, PE = 51/91 for the run (worked
+             by hand in analysis/README.md), and in the window 30..70 us LB = 0.5, SerE = TrfE = 1
+  pipeline   rank r receives from r-1, computes 10 us, sends to r+1, then all meet in a barrier:
+             perfectly balanced (LB = 1) but serialized, SerE = 11/46, TrfE = 46/51, PE = 11/51
+  mixed      every wait-state case of waits_archive.py one after another, the whole run and a
+             window cutting through calls: every figure (per location useful, MPI and waiting
+             time, the ideal runtime, the five metrics) equals the one computed here from the
+             generator's own timestamps
+  csv        the mixed archive with a window: --format csv holds exactly the figures of --format
+             json, row for row, and nothing else
+  before     the pipeline with one rank's clock 25 us ahead and another's 12 us behind, corrected
+             with htrace-correct: --before's JSON holds the raw archive's analysis as
+             --format json of it writes it and the corrected one's likewise, names exactly the
+             wait-state figures that differ by the documented thresholds with the right change,
+             flags exactly the headline figures that do, and the CSV and HTML say the same"""
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import waits_archive as wa  # noqa: E402
+from otf2.enums import CollectiveOp  # noqa: E402
+from htrace_test.build import tool  # noqa: E402
+from htrace_test.check import Expectations, run_or_exit  # noqa: E402
+
+BUILD = os.environ["HTRACE_BUILD_DIR"]
+REPORT = tool("htrace-report")
+CORRECT = tool("htrace-correct")
+case = sys.argv[1]
+WORK = os.path.join(BUILD, "tests", "analysis", "out-efficiency-" + case)
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+expect = Expectations()
+failures = expect.failures
+run = run_or_exit
+US = wa.US
+METRICS = ("parallel_efficiency", "load_balance", "communication_efficiency",
+           "serialization_efficiency", "transfer_efficiency")
+
+
+def report(archive, fmt="json", window=None, before=None):
+    out = "%s.%s%s" % (archive.rstrip("/"), "before." if before else "", fmt)
+    args = [REPORT, "--no-progress", "--format", fmt, "-o", out, archive]
+    if window:
+        args += ["--window", window]
+    if before:
+        args += ["--before", before]
+    run(args)
+    if fmt == "csv":
+        with open(out, newline="") as f:
+            return list(csv.reader(f))
+    with open(out) as f:
+        return json.load(f) if fmt == "json" else f.read()
+
+
+# ---- the model, from the generator's own calls (no htrace code)
+
+def truth(r, window=None):
+    """POP metrics of a waits_archive Run: every rank spans 0 .. the archive's end (its "main");
+    useful = span - time in MPI calls, waiting = each call's longest wait, all clipped to the
+    window; ideal runtime = max(useful + waiting)."""
+    end = max(c.leave for calls in r.calls for c in calls) + US
+    b, e = window if window else (0, end)
+    clip = lambda lo, hi: max(0, min(hi, e) - max(lo, b))
+    longest = {}
+    for _, call, ns, _ in r.waits:
+        longest[id(call)] = max(longest.get(id(call), 0), ns)
+    locs = []
+    for rank in range(wa.RANKS):
+        mpi = sum(clip(c.enter, c.leave) for c in r.calls[rank])
+        waiting = sum(clip(c.enter, c.enter + longest.get(id(c), 0)) for c in r.calls[rank])
+        locs.append({"rank": True, "useful_ns": clip(0, end) - mpi, "mpi_ns": mpi, "waiting_ns": waiting})
+    useful = [l["useful_ns"] for l in locs]
+    t, ideal = e - b, max(l["useful_ns"] + l["waiting_ns"] for l in locs)
+    lb = (sum(useful) / len(useful)) / max(useful)
+    ser, trf = max(useful) / ideal, ideal / t
+    return {"begin_ns": b, "end_ns": e, "runtime_ns": t, "ideal_runtime_ns": ideal,
+            "max_useful_ns": max(useful), "ranks": wa.RANKS, "locations": locs,
+            "load_balance": lb, "serialization_efficiency": ser, "transfer_efficiency": trf,
+            "communication_efficiency": ser * trf, "parallel_efficiency": lb * ser * trf}
+
+
+def check_identities(e, label):
+    """Every metric in [0, 1]; PE = LB x CommE and CommE = SerE x TrfE to the last bit (the
+    report computes them as these products)."""
+    for m in METRICS:
+        expect(e[m] is not None and 0 <= e[m] <= 1, "%s: %s is %s" % (label, m, e[m]))
+    if any(e[m] is None for m in METRICS):
+        return
+    expect(e["parallel_efficiency"] == e["load_balance"] * e["communication_efficiency"],
+           "%s: PE %r is not LB x CommE %r" % (label, e["parallel_efficiency"],
+                                               e["load_balance"] * e["communication_efficiency"]))
+    expect(e["communication_efficiency"] == e["serialization_efficiency"] * e["transfer_efficiency"],
+           "%s: CommE %r is not SerE x TrfE" % (label, e["communication_efficiency"]))
+    expect(math.isclose(e["communication_efficiency"], e["max_useful_ns"] / e["runtime_ns"], rel_tol=1e-12),
+           "%s: CommE %r is not max useful / runtime" % (label, e["communication_efficiency"]))
+    for i, l in enumerate(e["locations"]):
+        expect(0 <= l["waiting_ns"] <= l["mpi_ns"] and l["useful_ns"] >= 0
+               and l["useful_ns"] + l["mpi_ns"] <= e["runtime_ns"],
+               "%s: location %d: %s in a runtime of %d ns" % (label, i, l, e["runtime_ns"]))
+
+
+def check_equal(got, want, label):
+    for key, v in want.items():
+        if key == "locations":
+            expect(got["locations"] == v, "%s: locations are %s, expected %s" % (label, got["locations"], v))
+        elif isinstance(v, float):
+            expect(got[key] is not None and math.isclose(got[key], v, rel_tol=1e-12),
+                   "%s: %s is %r, expected %r" % (label, key, got[key], v))
+        else:
+            expect(got[key] == v, "%s: %s is %r, expected %r" % (label, key, got[key], v))
+    check_identities(got, label)
+
+
+def generated(name, build):
+    archive = os.path.join(WORK, name)
+    r = wa.Run()
+    build(r)
+    wa.write(archive, r)
+    return archive, r
+
+
+def barrier(r, t0, enters, leave):
+    calls = wa.collective(r, t0, "MPI_Barrier", CollectiveOp.BARRIER, enters, leave)
+    for c in calls:
+        r.expect("wait_at_barrier", c, calls)
+
+
+def imbalance(r):
+    barrier(r, 0, [20 * US, 40 * US, 60 * US, 80 * US], 90 * US)
+
+
+def pipeline(r, shift=(0, 0, 0, 0)):
+    """Rank r receives from r-1 (Late Sender), computes 10 us, sends to r+1; all meet in a
+    barrier at the end. `shift`: each rank's clock error in ns, added to its timestamps."""
+    T = lambda rank, us: us * US + shift[rank]
+    for rank in range(wa.RANKS):
+        start = 0  # us
+        if rank > 0:
+            start = 12 * rank
+            r.call(rank, "MPI_Recv", T(rank, 0), T(rank, start), ("mpi_recv", rank - 1, 7, 8))
+        if rank < wa.RANKS - 1:
+            r.call(rank, "MPI_Send", T(rank, start + 10), T(rank, start + 11), ("mpi_send", rank + 1, 7, 8))
+    calls = [r.call(rank, "MPI_Barrier", T(rank, enter), T(rank, 50), ("mpi_collective_begin",),
+                    ("mpi_collective_end", CollectiveOp.BARRIER, wa.UNDEFINED_ROOT, 8, 8))
+             for rank, enter in enumerate((11, 23, 35, 46))]
+    for c in calls:
+        r.expect("wait_at_barrier", c, calls)
+    for rank in range(1, wa.RANKS):
+        recv = r.calls[rank][0]
+        send = r.calls[rank - 1][1 if rank > 1 else 0]
+        r.expect("late_sender", recv, [send])
+
+
+def case_imbalance():
+    archive, r = generated("imbalance", imbalance)
+    got = report(archive, window="0.00003:0.00007")["efficiency"]
+    # By hand: useful 21, 41, 61, 81 us of 91; waiting 60, 40, 20, 0 us; ideal runtime 81 us.
+    run_want = {"runtime_ns": 91 * US, "ideal_runtime_ns": 81 * US, "max_useful_ns": 81 * US,
+                "load_balance": 51 / 81, "serialization_efficiency": 1.0,
+                "transfer_efficiency": 81 / 91, "communication_efficiency": 81 / 91,
+                "parallel_efficiency": 51 / 91}
+    check_equal(got["run"], run_want, "imbalance run")
+    check_equal(got["run"], truth(r), "imbalance run (generator)")
+    # 30..70 us: useful 0, 10, 30, 40 us; waiting 40, 30, 10, 0 us.
+    win_want = {"begin_ns": 30 * US, "end_ns": 70 * US, "runtime_ns": 40 * US, "ideal_runtime_ns": 40 * US,
+                "load_balance": 0.5, "serialization_efficiency": 1.0, "transfer_efficiency": 1.0,
+                "parallel_efficiency": 0.5}
+    check_equal(got["window"], win_want, "imbalance window")
+    check_equal(got["window"], truth(r, (30 * US, 70 * US)), "imbalance window (generator)")
+    expect(got["window"]["from"] == "--window", "imbalance: window from %r" % got["window"]["from"])
+    print("imbalance run", {m: got["run"][m] for m in METRICS})
+
+
+def case_pipeline():
+    archive, r = generated("pipeline", pipeline)
+    got = report(archive)["efficiency"]
+    want = {"runtime_ns": 51 * US, "ideal_runtime_ns": 46 * US, "max_useful_ns": 11 * US,
+            "load_balance": 1.0, "serialization_efficiency": 11 / 46, "transfer_efficiency": 46 / 51,
+            "communication_efficiency": 11 / 51, "parallel_efficiency": 11 / 51}
+    check_equal(got["run"], want, "pipeline run")
+    check_equal(got["run"], truth(r), "pipeline run (generator)")
+    expect(got["window"] is None, "pipeline: a window without --window or clock measurements")
+    print("pipeline run", {m: got["run"][m] for m in METRICS})
+
+
+def mixed_archive():
+    archive = os.path.join(WORK, "mixed")
+    r, t0 = wa.Run(), 100 * US
+    wa.mixed(r, t0)
+    wa.write(archive, r)
+    return archive, r
+
+
+MIXED_WINDOW = ("0.00015:0.0004", (150 * US, 400 * US))
+
+
+def case_mixed():
+    archive, r = mixed_archive()
+    got = report(archive, window=MIXED_WINDOW[0])["efficiency"]
+    check_equal(got["run"], truth(r), "mixed run")
+    check_equal(got["window"], truth(r, MIXED_WINDOW[1]), "mixed window")
+    print("mixed run", {m: round(got["run"][m], 6) for m in METRICS})
+    print("mixed window", {m: round(got["window"][m], 6) for m in METRICS})
+
+
+def json_rows(doc, archive_label="archive"):
+    """The rows --format csv should hold for an analysis of the JSON document."""
+    rows = []
+    for key, p in doc["wait_states"].items():
+        for field in ("total_ns", "calls", "longest_ns"):
+            rows.append((archive_label, "wait_states", "run", key, field, "", str(p[field])))
+        for split in ("by_location", "caused_by"):
+            rows += [(archive_label, "wait_states", "run", key, split, str(i), str(v)) for i, v in enumerate(p[split])]
+        for split, name in (("by_region", "region"), ("by_comm", "comm")):
+            rows += [(archive_label, "wait_states", "run", key, split, e[name], str(e["ns"])) for e in p[split]]
+    for scope in ("run", "window"):
+        e = doc["efficiency"][scope]
+        if e is None:
+            continue
+        for k, v in e.items():
+            if k == "locations":
+                for i, l in enumerate(v):
+                    for f, x in l.items():
+                        rows.append((archive_label, "efficiency", scope, "locations", f, str(i),
+                                     ("true" if x else "false") if isinstance(x, bool) else str(x)))
+            else:
+                rows.append((archive_label, "efficiency", scope, k, "", "", "" if v is None else
+                             (repr(v) if isinstance(v, float) else str(v))))
+    return rows
+
+
+def csv_rows(table):
+    """CSV rows as tuples, floats normalised to Python's repr (the same double, any spelling)."""
+    out = []
+    for row in table:
+        value = row[6]
+        try:
+            if row[1] == "efficiency" and any(c in value for c in ".e") and value not in ("true", "false"):
+                value = repr(float(value))
+        except ValueError:
+            pass
+        out.append(tuple(row[:6]) + (value,))
+    return out
+
+
+def case_csv():
+    archive, _ = mixed_archive()
+    doc = report(archive, window=MIXED_WINDOW[0])
+    table = report(archive, "csv", window=MIXED_WINDOW[0])
+    expect(table[0] == ["archive", "section", "scope", "key", "split", "item", "value"], "csv header %s" % table[0])
+    got, want = sorted(csv_rows(table[1:])), sorted(json_rows(doc))
+    expect(got == want, "csv and json differ: only in csv %s; only in json %s"
+           % (sorted(set(got) - set(want))[:5], sorted(set(want) - set(got))[:5]))
+    print("csv: %d rows, the same as the JSON's figures" % len(got))
+
+
+if case == "imbalance":
+    case_imbalance()
+elif case == "pipeline":
+    case_pipeline()
+elif case == "mixed":
+    case_mixed()
+elif case == "csv":
+    case_csv()
+else:
+    sys.exit("unknown case " + case)
+if failures:
+    sys.exit("%d failure(s)" % len(failures))
+print("ok")
