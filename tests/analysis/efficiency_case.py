@@ -139,10 +139,11 @@ def imbalance(r):
     barrier(r, 0, [20 * US, 40 * US, 60 * US, 80 * US], 90 * US)
 
 
-def pipeline(r, shift=(0, 0, 0, 0)):
+def pipeline(r, shift=(0, 0, 0, 0), base=0):
     """Rank r receives from r-1 (Late Sender), computes 10 us, sends to r+1; all meet in a
-    barrier at the end. `shift`: each rank's clock error in ns, added to its timestamps."""
-    T = lambda rank, us: us * US + shift[rank]
+    barrier at the end, starting at `base` ns. `shift`: each rank's clock error in ns, added to
+    its timestamps."""
+    T = lambda rank, us: base + us * US + shift[rank]
     for rank in range(wa.RANKS):
         start = 0  # us
         if rank > 0:
@@ -264,6 +265,87 @@ def case_csv():
     print("csv: %d rows, the same as the JSON's figures" % len(got))
 
 
+def changes(before, after):
+    """The wait-state figures that differ by at least 1 us and 10 % of the larger, as the report
+    documents it, with the change's kind."""
+    def material(a, b):
+        return abs(a - b) >= 1000 and abs(a - b) >= 0.1 * max(a, b)
+
+    def kind(a, b):
+        return "appears" if a == 0 else "vanishes" if b == 0 else "grows" if b > a else "shrinks"
+
+    out = []
+    for key in before:
+        b, a = before[key], after[key]
+        pairs = [("total_ns", "", b["total_ns"], a["total_ns"])]
+        for split in ("by_location", "caused_by"):
+            pairs += [(split, str(i), x, y) for i, (x, y) in enumerate(zip(b[split], a[split]))]
+        for split, name in (("by_region", "region"), ("by_comm", "comm")):
+            x, y = {e[name]: e["ns"] for e in b[split]}, {e[name]: e["ns"] for e in a[split]}
+            pairs += [(split, n, x.get(n, 0), y.get(n, 0)) for n in sorted(set(x) | set(y))]
+        out += [{"pattern": key, "split": split, "item": item, "before_ns": x, "after_ns": y, "change": kind(x, y)}
+                for split, item, x, y in pairs if material(x, y)]
+    return out
+
+
+def headline(before, after):
+    total = lambda d: sum(p["total_ns"] for p in d["wait_states"].values())
+    tb, ta = total(before), total(after)
+    out = [("total_waiting_ns", "run", tb, ta, abs(tb - ta) >= 1000 and abs(tb - ta) >= 0.1 * max(tb, ta))]
+    for scope in ("run", "window"):
+        b, a = before["efficiency"][scope], after["efficiency"][scope]
+        if b is None or a is None:
+            continue
+        out += [(m, scope, b[m], a[m], abs(a[m] - b[m]) >= 0.01) for m in METRICS]
+    return out
+
+
+def case_before():
+    """The pipeline with rank 1's clock 25 us ahead and rank 2's 12 us behind: rank 2 receives
+    before rank 1 sent and leaves the barrier before rank 1 entered it."""
+    raw = os.path.join(WORK, "skewed")
+    r = wa.Run()
+    pipeline(r, shift=(0, 25 * US, -12 * US, 0), base=100 * US)
+    wa.write(raw, r)
+    corrected = raw + "-corrected"
+    run([CORRECT, "--no-progress", raw, corrected], ok=(0, 1))
+    window = "0.0001:0.00015"
+    doc = report(corrected, window=window, before=raw)
+    alone_raw, alone = report(raw, window=window), report(corrected, window=window)
+    for key in ("wait_states", "efficiency"):
+        expect(doc["before"][key] == alone_raw[key], "before: its %s differ from --format json of the raw archive" % key)
+        expect(doc[key] == alone[key], "before: the %s differ from --format json of the corrected archive" % key)
+    expect(doc["before"]["archive"] == raw, "before: archive %r" % doc["before"]["archive"])
+    want = changes(alone_raw["wait_states"], alone["wait_states"])
+    got = doc["comparison"]["wait_states"]
+    expect(sorted(got, key=json.dumps) == sorted(want, key=json.dumps),
+           "before: changes %s, expected %s" % (got, want))
+    kinds = {c["change"] for c in got}
+    expect("appears" in kinds or "vanishes" in kinds, "before: no wait state changes sign: %s" % got)
+    want_h = headline(alone_raw, alone)
+    got_h = [(h["figure"], h["scope"], h["before"], h["after"], h["material"]) for h in doc["comparison"]["headline"]]
+    expect(len(got_h) == len(want_h) and all(
+        g[:2] == w[:2] and math.isclose(g[2], w[2]) and math.isclose(g[3], w[3]) and g[4] == w[4]
+        for g, w in zip(got_h, want_h)), "before: headline %s, expected %s" % (got_h, want_h))
+    expect(any(h[4] for h in got_h), "before: no headline figure differs materially")
+    for c in got:
+        print("  %(pattern)s %(split)s %(item)s: %(before_ns)d -> %(after_ns)d ns (%(change)s)" % c)
+    for h in got_h:
+        print("  %s (%s): %s -> %s%s" % (h[0], h[1], h[2], h[3], " MATERIAL" if h[4] else ""))
+    # The CSV: both analyses and the same comparison.
+    table = csv_rows(report(corrected, "csv", window=window, before=raw)[1:])
+    mine = sorted(t for t in table if t[0] == "archive")
+    theirs = sorted(t for t in table if t[0] == "before")
+    expect(mine == sorted(json_rows(doc)), "before csv: the archive's rows differ from the JSON")
+    expect(theirs == sorted(json_rows(doc["before"], "before")), "before csv: the before rows differ from the JSON")
+    csv_changes = sorted(t[3:] for t in table if t[0] == "comparison" and t[1] == "wait_states")
+    expect(csv_changes == sorted((c["pattern"], c["split"], c["item"], c["change"]) for c in got),
+           "before csv: changes %s" % csv_changes)
+    csv_material = {(t[3], t[2]): t[6] for t in table if t[0] == "comparison" and t[1] == "headline" and t[4] == "material"}
+    expect(csv_material == {(h[0], h[1]): "true" if h[4] else "false" for h in got_h},
+           "before csv: material %s" % csv_material)
+
+
 if case == "imbalance":
     case_imbalance()
 elif case == "pipeline":
@@ -272,6 +354,8 @@ elif case == "mixed":
     case_mixed()
 elif case == "csv":
     case_csv()
+elif case == "before":
+    case_before()
 else:
     sys.exit("unknown case " + case)
 if failures:
