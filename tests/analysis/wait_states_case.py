@@ -17,12 +17,14 @@ CASE):
             oracle's (wait_oracle.py: the otf2 Python reader and the test library's matcher, no
             htrace code), and the corrected archive shows Late Sender and Wait at Barrier time"""
 import collections
+import csv
 import json
 import os
 import shutil
 import subprocess
 import sys
 
+import efficiency_checks
 import otf2
 import wait_oracle
 from htrace_test.build import tool
@@ -178,6 +180,54 @@ def case_traced():
         if label == "corrected":
             for key in ("late_sender", "wait_at_barrier"):
                 expect(waits["wait_states"][key]["total_ns"] > 0, "corrected: no %s time" % key)
+        check_efficiency(archive, waits, label)
+    check_before(raw, corrected)
+
+
+def check_efficiency(archive, waits, label):
+    """The POP metrics of a traced run: in [0, 1], the model's identities, each location's
+    waiting time equal to the sum of its patterns' (no call waits in two patterns here) and its
+    MPI time the oracle's, the window htrace's MPI_Init..MPI_Finalize; the CSV the same figures."""
+    eff = waits["efficiency"]
+    per_location, _, _ = mpi_times(archive)
+    names = [(l["process"], l["name"]) for l in waits["locations"]]
+    for scope in ("run", "window"):
+        e = eff[scope]
+        expect(e is not None, "%s: no %s efficiency" % (label, scope))
+        if e is None:
+            continue
+        efficiency_checks.check_identities(expect, e, "%s %s" % (label, scope))
+        expect(e["ranks"] > 0 and e["end_ns"] - e["begin_ns"] == e["runtime_ns"],
+               "%s %s: %d ranks, runtime %d" % (label, scope, e["ranks"], e["runtime_ns"]))
+        print(label, scope, {m: round(e[m], 4) for m in efficiency_checks.METRICS})
+    if eff["window"]:
+        expect(eff["window"]["from"] == "MPI_Init..MPI_Finalize", "%s: window from %r" % (label, eff["window"]["from"]))
+        expect(eff["window"]["runtime_ns"] < eff["run"]["runtime_ns"], "%s: the window is not inside the run" % label)
+    for i, l in enumerate(eff["run"]["locations"]):
+        waited = sum(p["by_location"][i] for p in waits["wait_states"].values())
+        expect(l["waiting_ns"] <= waited, "%s: %s waits %d ns, its patterns %d ns" % (label, names[i], l["waiting_ns"], waited))
+        expect(l["mpi_ns"] == per_location[names[i]] or label == "hybrid",
+               "%s: %s in MPI %d ns, the oracle %d ns" % (label, names[i], l["mpi_ns"], per_location[names[i]]))
+    out = archive.rstrip("/") + ".waits.csv"
+    run([REPORT, "--no-progress", "--format", "csv", "-o", out, archive])
+    with open(out, newline="") as f:
+        rows = sorted(efficiency_checks.csv_rows(list(csv.reader(f))[1:]))
+    expect(rows == sorted(efficiency_checks.json_rows(waits)), "%s: the CSV differs from the JSON" % label)
+
+
+def check_before(raw, corrected):
+    """--before on the traced pair: each side as --format json writes it alone."""
+    out = corrected + ".before.json"
+    run([REPORT, "--no-progress", "--format", "json", "-o", out, "--before", raw, corrected])
+    with open(out) as f:
+        doc = json.load(f)
+    alone_raw, alone = wait_states(raw), wait_states(corrected)
+    for key in ("wait_states", "efficiency"):
+        expect(doc["before"][key] == alone_raw[key], "traced --before: the raw %s differ" % key)
+        expect(doc[key] == alone[key], "traced --before: the corrected %s differ" % key)
+    for h in doc["comparison"]["headline"]:
+        print("traced before/after: %s (%s) %s -> %s%s" % (h["figure"], h["scope"], h["before"], h["after"],
+                                                           " material" if h["material"] else ""))
 
 
 if case == "traced":
