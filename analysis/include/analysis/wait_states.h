@@ -93,7 +93,8 @@ public:
   void collective_end(std::uint32_t loc, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
                       std::uint64_t received);
   /// NonBlockingCollectiveRequest / NonBlockingCollectiveComplete: numbered with the blocking
-  /// calls of their communicator, but Scalasca's patterns do not cover them.
+  /// calls of their communicator; a member starts at its request's call and waits in the call
+  /// that completes it (analysis/README.md).
   void nbc_request(std::uint32_t loc, std::uint64_t request);
   void nbc_complete(std::uint32_t loc, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
                     std::uint64_t received, std::uint64_t request);
