@@ -9,13 +9,17 @@ CASE):
             computed from its own timestamps, and equal wait_oracle.py's (see traced); patterns
             the case does not hold are zero
   traced    pingpong-ring traced with libhtrace on two emulated nodes whose clocks differ by 2 ms
-            (one node where the emulation is unavailable), its htrace-correct output, and
-            hybrid-jacobi (2 ranks of 2 OpenMP threads) where it is built: no wait
+            (one node where the emulation is unavailable), its htrace-correct output,
+            hybrid-jacobi (2 ranks of 2 OpenMP threads) where it is built, and the collectives
+            example (every blocking, non-blocking and neighbourhood collective): no wait
             is negative, no pattern's time on a location exceeds that location's time in MPI, no
             region's exceeds the time spent in it, no longest wait exceeds the longest call of the
             pattern's regions, each split sums to the pattern's total, every figure equals the
             oracle's (wait_oracle.py: the otf2 Python reader and the test library's matcher, no
-            htrace code), and the corrected archive shows Late Sender and Wait at Barrier time"""
+            htrace code), and the corrected archive shows Late Sender and Wait at Barrier time;
+            the efficiency metrics lie in [0, 1] and keep PE = LB x CommE, CommE = SerE x TrfE
+            exactly, each location's MPI time is the reader's, the CSV holds the JSON's figures,
+            and --before gives each side as --format json gives it alone"""
 import collections
 import csv
 import json
@@ -36,6 +40,7 @@ BUILD = os.environ["HTRACE_BUILD_DIR"]
 REPORT = tool("htrace-report")
 CORRECT = tool("htrace-correct")
 PROGRAM = os.path.join(BUILD, "examples", "pingpong-ring", "pingpong-ring")
+COLLECTIVES = os.path.join(BUILD, "examples", "collectives", "collectives")
 case = sys.argv[1]
 WORK = os.path.join(BUILD, "tests", "analysis", "out-" + case)
 shutil.rmtree(WORK, ignore_errors=True)
@@ -119,17 +124,17 @@ def check_bounded(archive, waits, label):
                % (label, key, p["longest_ns"], calls))
 
 
-def trace(name, offsets="0,0.002", per_node=2):
+def trace(name, offsets="0,0.002", per_node=2, program=PROGRAM, args=("3",)):
     adir = os.path.join(WORK, "traces")
     os.makedirs(adir, exist_ok=True)
     extra = "-x LD_PRELOAD=%s -x HTRACE_SYNC=none -x HTRACE_ARCHIVE_DIR=%s -x HTRACE_ARCHIVE_NAME=%s" % (
         os.environ["HTRACE_LIB"], adir, name)
     p = subprocess.run([os.environ["HTRACE_CLUSTER_RUN"], "--offsets", offsets, "--ranks-per-node", str(per_node),
-                        "--", PROGRAM, "3"], capture_output=True, text=True, timeout=180,
+                        "--", program] + list(args), capture_output=True, text=True, timeout=180,
                        env=dict(os.environ, MPIRUN_EXTRA=extra))
     if p.returncode != 0:
         print("emulated cluster unavailable (%d); tracing on one node" % p.returncode)
-        run(mpirun_command(len(offsets.split(",")) * per_node, [PROGRAM, "3"], options=extra.split()))
+        run(mpirun_command(len(offsets.split(",")) * per_node, [program] + list(args), options=extra.split()))
     return os.path.join(adir, name)
 
 
@@ -171,6 +176,7 @@ def case_traced():
     hybrid = trace_hybrid()
     if hybrid:
         archives.append((hybrid, "hybrid"))
+    archives.append((trace("collectives", program=COLLECTIVES, args=()), "collectives"))
     for archive, label in archives:
         waits = wait_states(archive)
         check_sums(waits, label)
