@@ -279,14 +279,21 @@ def case_html():
 
 
 def check_efficiency(driver, doc, label):
-    """The page's efficiency table (and with --before its before columns, headline figures and
-    wait-state changes) holds exactly the numbers of --format json of the same archives."""
+    """The page's wait totals and efficiency table (and with --before their before columns, the
+    headline figures and wait-state changes) hold exactly the numbers of --format json of the
+    same archives."""
     page = driver.execute_script("""
       const all = sel => [...document.querySelectorAll(sel)];
       return {eff: Object.fromEntries(all("[data-eff]").map(e => [e.dataset.eff, e.dataset.value])),
               headline: Object.fromEntries(all("[data-headline]").map(e => [e.dataset.headline, e.dataset.material])),
               changes: all("[data-change]").map(e => [e.dataset.change, +e.dataset.before, +e.dataset.after, e.textContent]),
-              box: getComputedStyle(document.getElementById("analysis-changes-box")).display};""")
+              box: getComputedStyle(document.getElementById("analysis-changes-box")).display,
+              waits: Object.fromEntries(all("[data-wait]").map(e => [e.dataset.wait, +e.dataset.ns])),
+              waits_before: Object.fromEntries(all("[data-wait-before]").map(e => [e.dataset.waitBefore, +e.dataset.ns]))};""")
+    expect(page["waits"] == {k: p["total_ns"] for k, p in doc["wait_states"].items()},
+           "%s: wait totals %s, the JSON's %s" % (label, page["waits"], doc["wait_states"]))
+    expect(page["waits_before"] == ({k: p["total_ns"] for k, p in doc["before"]["wait_states"].items()}
+                                    if "before" in doc else {}), "%s: wait totals before %s" % (label, page["waits_before"]))
     want = {}
     sides = [("", doc)] + ([("before.", doc["before"])] if "before" in doc else [])
     for prefix, d in sides:
