@@ -119,20 +119,9 @@ std::int64_t seconds_to_ns(double s) {
   return std::llround(s * 1e9);
 }
 
-std::optional<analysis::TimeWindow> analysed_window(const ArchiveDefs& defs, const RunOptions& o,
-                                                    std::string* from) {
-  std::string f;
-  const std::int64_t b = o.window_begin_s >= 0 ? seconds_to_ns(o.window_begin_s) : -1;
-  const std::int64_t e = o.window_begin_s >= 0 ? seconds_to_ns(o.window_end_s) : -1;
-  auto w = efficiency_window(defs, b, e, f);
-  if (from) *from = f;
-  return w;
-}
-
-std::string window_from(const ArchiveDefs& defs, const RunOptions& o) {
-  std::string from;
-  analysed_window(defs, o, &from);
-  return from;
+EfficiencyWindow efficiency_window_of(const ArchiveDefs& defs, const RunOptions& o) {
+  if (o.window_begin_s < 0) return efficiency_window(defs, -1, -1);
+  return efficiency_window(defs, seconds_to_ns(o.window_begin_s), seconds_to_ns(o.window_end_s));
 }
 
 ViolationCounts counts_of(const Profile& p, const ClockConditions& c) {
@@ -175,13 +164,11 @@ RunResult run(const RunOptions& o) {
     const Progress report_progress = [&](std::uint64_t n) { progress(done + n); };
     std::optional<RunAnalysis> before;
     if (raw) {
-      WaitStateSink sink(*raw, analysed_window(*raw, o, nullptr));
-      sink.result.window_from = window_from(*raw, o);
+      WaitStateSink sink(*raw, efficiency_window_of(*raw, o));
       done += scan_events(o.before, *raw, {&sink}, report_progress);
       before = std::move(sink.result);
     }
-    WaitStateSink sink(defs, analysed_window(defs, o, nullptr));
-    sink.result.window_from = window_from(defs, o);
+    WaitStateSink sink(defs, efficiency_window_of(defs, o));
     result.events = scan_events(o.archive, defs, {&sink}, report_progress);
     std::optional<Comparison> comparison;
     BeforeAnalysis ba;
@@ -217,8 +204,7 @@ RunResult run(const RunOptions& o) {
       ba.archive = o.before;
       Profile before(*raw, po);
       ClockConditions before_conditions(*raw);
-      WaitStateSink before_waits(*raw, analysed_window(*raw, o, nullptr));
-      before_waits.result.window_from = window_from(*raw, o);
+      WaitStateSink before_waits(*raw, efficiency_window_of(*raw, o));
       done += scan_events(o.before, *raw, {&before, &before_conditions, &before_waits},
                           report_progress);
       before_analysis = std::move(before_waits.result);
@@ -238,8 +224,7 @@ RunResult run(const RunOptions& o) {
     Profile profile(defs, po);
     ClockConditions conditions(defs);
     MessageProbe probe(defs, ba.send, ba.recv);
-    WaitStateSink waits(defs, analysed_window(defs, o, nullptr));
-    waits.result.window_from = window_from(defs, o);
+    WaitStateSink waits(defs, efficiency_window_of(defs, o));
     std::vector<EventSink*> sinks{&profile, &conditions, &waits};
     if (ba.has_message) sinks.push_back(&probe);
     result.events = scan_events(o.archive, defs, sinks, report_progress);

@@ -14,20 +14,12 @@ analysis::RunLayout run_layout(const ArchiveDefs& defs) {
   return l;
 }
 
-std::optional<analysis::TimeWindow> efficiency_window(const ArchiveDefs& defs,
-                                                      std::int64_t begin_ns, std::int64_t end_ns,
-                                                      std::string& from) {
-  if (begin_ns >= 0) {
-    from = "--window";
-    return analysis::TimeWindow{begin_ns, end_ns};
-  }
+EfficiencyWindow efficiency_window(const ArchiveDefs& defs, std::int64_t begin_ns,
+                                   std::int64_t end_ns) {
+  if (begin_ns >= 0) return {analysis::TimeWindow{begin_ns, end_ns}, "--window"};
   analysis::TimeWindow w;
-  if (!init_finalize_window(defs, w.begin_ns, w.end_ns)) {
-    from.clear();
-    return std::nullopt;
-  }
-  from = "MPI_Init..MPI_Finalize";
-  return w;
+  if (!init_finalize_window(defs, w.begin_ns, w.end_ns)) return {};
+  return {w, "MPI_Init..MPI_Finalize"};
 }
 
 } // namespace htrace::report

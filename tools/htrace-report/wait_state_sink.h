@@ -17,25 +17,29 @@ namespace htrace::report {
 struct RunAnalysis {
   analysis::WaitStates waits;
   analysis::EfficiencyAnalysis::Results efficiency;
-  std::string
-      window_from; ///< what chose the efficiency window: "--window", "MPI_Init..MPI_Finalize"
+  std::string window_from; ///< EfficiencyWindow::from
 };
 
-/// The efficiency window of a report: --window's (`begin_ns` >= 0), else the run between MPI_Init
-/// and MPI_Finalize where the archive has htrace's clock measurements, else none.
-std::optional<analysis::TimeWindow> efficiency_window(const ArchiveDefs& defs,
-                                                      std::int64_t begin_ns, std::int64_t end_ns,
-                                                      std::string& from);
+/// The phase whose efficiency a report measures besides the whole run.
+struct EfficiencyWindow {
+  std::optional<analysis::TimeWindow> window;
+  std::string from; ///< what chose it: "--window", "MPI_Init..MPI_Finalize"; "" for none
+};
+
+/// --window's (`begin_ns` >= 0), else the run between MPI_Init and MPI_Finalize where the
+/// archive has htrace's clock measurements, else none.
+EfficiencyWindow efficiency_window(const ArchiveDefs& defs, std::int64_t begin_ns,
+                                   std::int64_t end_ns);
 
 /// The analysis' view of an archive's definitions.
 analysis::RunLayout run_layout(const ArchiveDefs& defs);
 
 class WaitStateSink final : public EventSink {
 public:
-  /// `window`: the phase whose efficiency is measured besides the whole run's.
-  explicit WaitStateSink(const ArchiveDefs& defs, std::optional<analysis::TimeWindow> window = {})
+  explicit WaitStateSink(const ArchiveDefs& defs, EfficiencyWindow window = {})
       : defs_(defs), analysis_(run_layout(defs)),
-        efficiency_(defs.locations.size(), defs.regions, window) {
+        efficiency_(defs.locations.size(), defs.regions, window.window) {
+    result.window_from = std::move(window.from);
     analysis_.on_call_wait([this](std::uint32_t loc, std::int64_t enter, std::int64_t wait) {
       efficiency_.call_wait(loc, enter, wait);
     });
@@ -89,7 +93,7 @@ public:
     result.efficiency = efficiency_.finish();
   }
 
-  RunAnalysis result; ///< valid after finish(), but for window_from, which the caller sets
+  RunAnalysis result; ///< valid after finish()
 
 private:
   const ArchiveDefs& defs_;
