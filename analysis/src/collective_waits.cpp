@@ -9,7 +9,7 @@ namespace htrace::analysis::detail {
 
 CollectiveWaits::CollectiveWaits(const RunLayout& layout, MpiCalls& calls)
     : layout_(layout), calls_(calls), located_(layout.process_of.size()),
-      held_(layout.process_of.size()) {
+      held_(layout.process_of.size()), nbc_starts_(layout.process_of.size()) {
   std::uint32_t processes = 0;
   for (std::uint32_t p : layout.process_of)
     processes = std::max(processes, p + 1);
@@ -29,7 +29,9 @@ relations::Event CollectiveWaits::handle(std::uint32_t loc, bool hold) {
   if (!call) return kOutsideCall;
   if (hold) {
     calls_.hold(*call);
-    held_[loc][call->number] = *call;
+    Held& h = held_[loc][call->number];
+    h.call = *call;
+    ++h.relations; // MPI_Waitall may complete several
   }
   return static_cast<relations::Event>(call->number);
 }
@@ -46,26 +48,50 @@ void CollectiveWaits::end(std::uint32_t loc, std::uint8_t op, std::uint32_t comm
 }
 
 void CollectiveWaits::nbc_request(std::uint32_t loc, std::uint64_t request) {
-  located_[loc].request(kNonBlocking, request, in_neighborhood_collective(loc));
+  const bool neighborhood = in_neighborhood_collective(loc);
+  const auto call = calls_.current(loc);
+  relations::Event h = kOutsideCall;
+  if (call && !neighborhood) {
+    const std::uint64_t i = next_start_++;
+    nbc_starts_[loc][i] = call->enter;
+    h = kFirstStart - static_cast<relations::Event>(i);
+  }
+  located_[loc].request(h, request, neighborhood);
 }
 
 void CollectiveWaits::nbc_complete(std::uint32_t loc, std::uint8_t op, std::uint32_t comm,
                                    std::uint32_t root, std::uint64_t received,
                                    std::uint64_t request) {
-  located_[loc].complete(kNonBlocking, op, comm, root, received, request, add_member(loc));
+  // A completion inside a neighbourhood collective's call cannot be told from that call's own
+  // records: it waits for nothing, as blocking ones do.
+  const relations::Event h = handle(loc, !in_neighborhood_collective(loc));
+  located_[loc].complete(h, op, comm, root, received, request, add_member(loc));
 }
 
 void CollectiveWaits::add_member(std::uint32_t loc, const relations::CollectiveCall& c) {
   Member m;
   m.seen = true;
+  m.loc = loc;
   m.waits = format::collective_end_waits(c.op, c.received);
   if (c.end >= 0) {
     auto it = held_[loc].find(static_cast<std::uint64_t>(c.end));
     if (it != held_[loc].end()) {
       m.timed = true;
-      m.call = it->second;
-      held_[loc].erase(it);
+      m.call = it->second.call;
+      if (--it->second.relations == 0) held_[loc].erase(it);
     }
+  }
+  if (c.begin <= kFirstStart) { // non-blocking: it started where its request's call was entered
+    auto& starts = nbc_starts_[loc];
+    auto it = starts.find(static_cast<std::uint64_t>(kFirstStart - c.begin));
+    if (it != starts.end()) {
+      m.started = true;
+      m.start = it->second;
+      starts.erase(it);
+    }
+  } else if (m.timed) { // blocking: where its call was entered
+    m.started = true;
+    m.start = m.call.enter;
   }
   auto done = [&] {
     if (m.timed) calls_.settle(m.call, nullptr);
@@ -100,18 +126,20 @@ void CollectiveWaits::evaluate(std::uint32_t comm, const Instance& inst) {
   const auto& ms = inst.members;
   const std::size_t n = ms.size();
   std::vector<std::optional<Candidate>> waits(n);
-  const bool all_timed = std::all_of(ms.begin(), ms.end(), [](const Member& m) { return m.timed; });
+  const bool all_started =
+      std::all_of(ms.begin(), ms.end(), [](const Member& m) { return m.started; });
+  // A member waits in the call that completes it, from that call's enter to the partner's start.
   auto wait_for = [&](WaitPattern p, const Member& waiter, const Member& partner) {
-    return Candidate{p, partner.call.enter - waiter.call.enter, partner.call.loc, comm};
+    return Candidate{p, partner.start - waiter.call.enter, partner.loc, comm};
   };
   const auto pattern = collective_wait_pattern(inst.op);
-  const bool rooted = inst.root < n && ms[inst.root].timed;
+  const bool rooted = inst.root < n && ms[inst.root].started;
   switch (pattern.value_or(WaitPattern::LateSender)) {
   case WaitPattern::WaitAtBarrier:
   case WaitPattern::WaitAtNxN:
-    if (all_timed) {
-      const Member& last = *std::max_element(
-          ms.begin(), ms.end(), [](auto& a, auto& b) { return a.call.enter < b.call.enter; });
+    if (all_started) {
+      const Member& last = *std::max_element(ms.begin(), ms.end(),
+                                             [](auto& a, auto& b) { return a.start < b.start; });
       for (std::size_t r = 0; r < n; ++r)
         waits[r] = wait_for(*pattern, ms[r], last);
     }
@@ -121,18 +149,18 @@ void CollectiveWaits::evaluate(std::uint32_t comm, const Instance& inst) {
       if (r != inst.root) waits[r] = wait_for(*pattern, ms[r], ms[inst.root]);
     break;
   case WaitPattern::EarlyReduce:
-    if (all_timed && rooted) {
+    if (all_started) {
       const Member* first = nullptr;
       for (std::size_t r = 0; r < n; ++r)
-        if (r != inst.root && (!first || ms[r].call.enter < first->call.enter)) first = &ms[r];
+        if (r != inst.root && (!first || ms[r].start < first->start)) first = &ms[r];
       waits[inst.root] = wait_for(*pattern, ms[inst.root], *first);
     }
     break;
   case WaitPattern::EarlyScan: {
-    const Member* latest = nullptr; // the last to enter among ranks below r
-    for (std::size_t r = 0; r < n && ms[r].timed; ++r) {
+    const Member* latest = nullptr; // the last to start among ranks below r
+    for (std::size_t r = 0; r < n && ms[r].started; ++r) {
       if (latest) waits[r] = wait_for(*pattern, ms[r], *latest);
-      if (!latest || ms[r].call.enter > latest->call.enter) latest = &ms[r];
+      if (!latest || ms[r].start > latest->start) latest = &ms[r];
     }
     break;
   }
@@ -152,9 +180,11 @@ void CollectiveWaits::finish() {
       if (m.timed) calls_.settle(m.call, nullptr);
   instances_.clear();
   for (auto& calls : held_)
-    for (const auto& [number, call] : calls)
-      calls_.settle(call, nullptr);
+    for (const auto& [number, h] : calls)
+      for (std::uint32_t i = 0; i < h.relations; ++i)
+        calls_.settle(h.call, nullptr);
   held_.clear();
+  nbc_starts_.clear();
 }
 
 } // namespace htrace::analysis::detail

@@ -3,8 +3,10 @@
 // (relations/collective_calls.h, relations/collective_bounds.h: a process's n-th call on a
 // communicator joins the communicator's n-th instance); once every member's call is known, each
 // member's call gets a candidate wait from its enter to the enter of the member it waited for
-// (pattern_rules.h says which). Non-blocking collectives are numbered but wait for nothing here.
-// Memory: the instances some member has not reached yet.
+// (pattern_rules.h says which). A non-blocking collective starts where its request's call
+// (MPI_Iallreduce, ...) was entered, and the call that completes it (MPI_Wait, ...) waits: from
+// its enter to the start of the member it waits for. Memory: the instances some member has not
+// reached yet, the starts of non-blocking collectives not yet completed.
 #ifndef HTRACE_ANALYSIS_COLLECTIVE_WAITS_H
 #define HTRACE_ANALYSIS_COLLECTIVE_WAITS_H
 
@@ -31,14 +33,18 @@ public:
   void finish();
 
 private:
-  // The handles relations::CollectiveCalls carries: a blocking call's number among its
-  // location's MPI calls, or one of these.
-  static constexpr relations::Event kOutsideCall = -1, kNonBlocking = -2;
+  // The handles relations::CollectiveCalls carries: an MPI call's number among its location's
+  // MPI calls, kOutsideCall, or for a non-blocking request kFirstStart - i, i indexing the
+  // location's nbc_starts_.
+  static constexpr relations::Event kOutsideCall = -1, kFirstStart = -2;
 
   struct Member {
     bool seen = false;
-    bool timed = false; ///< a blocking call: `call` is known and held
-    bool waits = false; ///< data reaches it (format::collective_end_waits)
+    bool timed = false;   ///< the call that completes it (`call`) is known and held: it can wait
+    bool started = false; ///< `start` is known: others can wait for it
+    bool waits = false;   ///< data reaches it (format::collective_end_waits)
+    std::uint32_t loc = 0;
+    std::int64_t start = 0; ///< the enter of its blocking call or of its request's call
     CallRef call;
   };
   struct Instance {
@@ -57,10 +63,17 @@ private:
 
   const RunLayout& layout_;
   MpiCalls& calls_;
-  std::vector<relations::CollectiveCalls> located_;              ///< by location
-  std::vector<relations::CollectiveNumbering> numbering_;        ///< by process
-  std::vector<std::unordered_map<std::uint64_t, CallRef>> held_; ///< by location: call number
+  std::vector<relations::CollectiveCalls> located_;       ///< by location
+  std::vector<relations::CollectiveNumbering> numbering_; ///< by process
+  struct Held {
+    CallRef call;
+    std::uint32_t relations = 0; ///< collectives it completes not yet handed out
+  };
+  std::vector<std::unordered_map<std::uint64_t, Held>> held_; ///< by location: call number
   std::map<std::pair<std::uint32_t, std::uint64_t>, Instance> instances_; ///< comm, number
+  /// By location: the enter of each open non-blocking request's call, by index.
+  std::vector<std::unordered_map<std::uint64_t, std::int64_t>> nbc_starts_;
+  std::uint64_t next_start_ = 0;
 };
 
 } // namespace htrace::analysis::detail

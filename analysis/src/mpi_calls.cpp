@@ -73,6 +73,7 @@ void MpiCalls::finish() {
 // already left (possible only where the clock condition is violated) cannot make it wait longer.
 void MpiCalls::add(std::uint32_t loc, const Held& h) {
   const std::int64_t duration = h.leave - h.enter;
+  std::int64_t longest = 0;
   for (const auto& c : h.longest) {
     if (!c || c->wait_ns <= 0 || duration <= 0) continue;
     if (c->only_if_blocked && h.leave <= h.enter + c->wait_ns) continue;
@@ -85,7 +86,9 @@ void MpiCalls::add(std::uint32_t loc, const Held& h) {
     p.caused_by[c->cause] += wait;
     p.by_region[h.region] += wait;
     p.by_comm[c->comm] += wait;
+    longest = std::max(longest, wait);
   }
+  if (longest > 0 && observer) observer(loc, h.enter, longest);
 }
 
 } // namespace htrace::analysis::detail

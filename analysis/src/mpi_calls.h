@@ -53,6 +53,7 @@ public:
   void finish();
 
   WaitStates results;
+  WaitStateAnalysis::CallWaitObserver observer;
 
 private:
   struct Frame {

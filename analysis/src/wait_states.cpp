@@ -60,6 +60,10 @@ void WaitStateAnalysis::nbc_complete(std::uint32_t loc, std::uint8_t op, std::ui
   impl_->collectives.nbc_complete(loc, op, comm, root, received, request);
 }
 
+void WaitStateAnalysis::on_call_wait(CallWaitObserver observer) {
+  impl_->calls.observer = std::move(observer);
+}
+
 WaitStates WaitStateAnalysis::finish() {
   impl_->messages.finish();
   impl_->collectives.finish();

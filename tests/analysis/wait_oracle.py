@@ -2,7 +2,8 @@
 matcher (htrace_test.messages), sharing no code with htrace: what htrace-report --format json must
 give on a real trace. Scalasca's definitions (analysis/README.md): a wait runs from the waiting MPI
 call's enter to the enter of the call it waits for, bounded by the waiting call; per pattern each
-call waits at most once, for its latest partner."""
+call waits at most once, for its latest partner. Non-blocking collectives as htrace extends them:
+the call completing one waits for the partner's request call."""
 import collections
 import os
 
@@ -59,6 +60,8 @@ def read(archive):
                 continue
             inside = next((c for c in reversed(stacks[ref]) if c), None)
             extra = {"call": inside, "record": kind}
+            if kind == "NonBlockingCollectiveComplete":
+                extra["done"] = inside  # "call" stays its request's: where it started
             if kind == "MpiIrecvRequest":
                 posted_by[(ref, event.request_id)] = inside
             elif kind == "MpiIrecv":
@@ -84,16 +87,21 @@ def read(archive):
             if len(ranks) < 2 or len(by_rank) < len(ranks):
                 continue
             members = [by_rank[w] for w in ranks]  # by communicator rank
-            if not all(m["blocking"] and m["call"] for m in members):
+            # A member starts where its call, or its request's call, was entered, and waits in the
+            # call that completes it.
+            if not all(m["call"] for m in members):
+                continue
+            # Neighbourhood collectives wait for nothing (not all members exchange data).
+            if any(m["call"].region.lower().startswith(("mpi_neighbor", "mpi_ineighbor")) for m in members):
                 continue
             op, root = members[0]["op"], members[0]["root"]
             enter = [m["call"].enter for m in members]
+            waiting = [m["call"] if m["blocking"] else m.get("done") for m in members]
             waits = [op == CollectiveOp.BARRIER or m["received"] > 0 for m in members]
 
             def propose(rank, pattern, partner):
-                if waits[rank]:
-                    members[rank]["call"].propose(pattern, enter[partner],
-                                                  members[partner]["location"]._ref, comm)
+                if waits[rank] and waiting[rank]:
+                    waiting[rank].propose(pattern, enter[partner], members[partner]["location"]._ref, comm)
             if op == CollectiveOp.BARRIER or op in ALL_TO_ALL:
                 last = max(range(len(members)), key=lambda r: enter[r])
                 for r in range(len(members)):

@@ -2,27 +2,33 @@
 """htrace-report --format json's wait states, one behaviour per case (usage: wait_states_case.py
 CASE):
   late_sender, posting_order, late_receiver, wait_at_barrier, wait_at_nxn, late_broadcast,
-  early_reduce, early_scan, sub_communicator, no_waits, mixed
+  early_reduce, early_scan, sub_communicator, non_blocking, no_waits, mixed
             an archive of waits_archive.py's case (mixed: all of them one after another): every
             pattern's total, calls, longest wait and its splits by waiting rank, by the rank waited
             for, by region and by communicator equal, to the nanosecond, the waits the generator
             computed from its own timestamps, and equal wait_oracle.py's (see traced); patterns
             the case does not hold are zero
   traced    pingpong-ring traced with libhtrace on two emulated nodes whose clocks differ by 2 ms
-            (one node where the emulation is unavailable), its htrace-correct output, and
-            hybrid-jacobi (2 ranks of 2 OpenMP threads) where it is built: no wait
+            (one node where the emulation is unavailable), its htrace-correct output,
+            hybrid-jacobi (2 ranks of 2 OpenMP threads) where it is built, and the collectives
+            example (every blocking, non-blocking and neighbourhood collective): no wait
             is negative, no pattern's time on a location exceeds that location's time in MPI, no
             region's exceeds the time spent in it, no longest wait exceeds the longest call of the
             pattern's regions, each split sums to the pattern's total, every figure equals the
             oracle's (wait_oracle.py: the otf2 Python reader and the test library's matcher, no
-            htrace code), and the corrected archive shows Late Sender and Wait at Barrier time"""
+            htrace code), and the corrected archive shows Late Sender and Wait at Barrier time;
+            the efficiency metrics lie in [0, 1] and keep PE = LB x CommE, CommE = SerE x TrfE
+            exactly, each location's MPI time is the reader's, the CSV holds the JSON's figures,
+            and --before gives each side as --format json gives it alone"""
 import collections
+import csv
 import json
 import os
 import shutil
 import subprocess
 import sys
 
+import efficiency_checks
 import otf2
 import wait_oracle
 from htrace_test.build import tool
@@ -34,6 +40,7 @@ BUILD = os.environ["HTRACE_BUILD_DIR"]
 REPORT = tool("htrace-report")
 CORRECT = tool("htrace-correct")
 PROGRAM = os.path.join(BUILD, "examples", "pingpong-ring", "pingpong-ring")
+COLLECTIVES = os.path.join(BUILD, "examples", "collectives", "collectives")
 case = sys.argv[1]
 WORK = os.path.join(BUILD, "tests", "analysis", "out-" + case)
 shutil.rmtree(WORK, ignore_errors=True)
@@ -117,17 +124,17 @@ def check_bounded(archive, waits, label):
                % (label, key, p["longest_ns"], calls))
 
 
-def trace(name, offsets="0,0.002", per_node=2):
+def trace(name, offsets="0,0.002", per_node=2, program=PROGRAM, args=("3",)):
     adir = os.path.join(WORK, "traces")
     os.makedirs(adir, exist_ok=True)
     extra = "-x LD_PRELOAD=%s -x HTRACE_SYNC=none -x HTRACE_ARCHIVE_DIR=%s -x HTRACE_ARCHIVE_NAME=%s" % (
         os.environ["HTRACE_LIB"], adir, name)
     p = subprocess.run([os.environ["HTRACE_CLUSTER_RUN"], "--offsets", offsets, "--ranks-per-node", str(per_node),
-                        "--", PROGRAM, "3"], capture_output=True, text=True, timeout=180,
+                        "--", program] + list(args), capture_output=True, text=True, timeout=180,
                        env=dict(os.environ, MPIRUN_EXTRA=extra))
     if p.returncode != 0:
         print("emulated cluster unavailable (%d); tracing on one node" % p.returncode)
-        run(mpirun_command(len(offsets.split(",")) * per_node, [PROGRAM, "3"], options=extra.split()))
+        run(mpirun_command(len(offsets.split(",")) * per_node, [program] + list(args), options=extra.split()))
     return os.path.join(adir, name)
 
 
@@ -169,6 +176,7 @@ def case_traced():
     hybrid = trace_hybrid()
     if hybrid:
         archives.append((hybrid, "hybrid"))
+    archives.append((trace("collectives", program=COLLECTIVES, args=()), "collectives"))
     for archive, label in archives:
         waits = wait_states(archive)
         check_sums(waits, label)
@@ -178,6 +186,54 @@ def case_traced():
         if label == "corrected":
             for key in ("late_sender", "wait_at_barrier"):
                 expect(waits["wait_states"][key]["total_ns"] > 0, "corrected: no %s time" % key)
+        check_efficiency(archive, waits, label)
+    check_before(raw, corrected)
+
+
+def check_efficiency(archive, waits, label):
+    """The POP metrics of a traced run: in [0, 1], the model's identities, each location's
+    waiting time equal to the sum of its patterns' (no call waits in two patterns here) and its
+    MPI time the oracle's, the window htrace's MPI_Init..MPI_Finalize; the CSV the same figures."""
+    eff = waits["efficiency"]
+    per_location, _, _ = mpi_times(archive)
+    names = [(l["process"], l["name"]) for l in waits["locations"]]
+    for scope in ("run", "window"):
+        e = eff[scope]
+        expect(e is not None, "%s: no %s efficiency" % (label, scope))
+        if e is None:
+            continue
+        efficiency_checks.check_identities(expect, e, "%s %s" % (label, scope))
+        expect(e["ranks"] > 0 and e["end_ns"] - e["begin_ns"] == e["runtime_ns"],
+               "%s %s: %d ranks, runtime %d" % (label, scope, e["ranks"], e["runtime_ns"]))
+        print(label, scope, {m: round(e[m], 4) for m in efficiency_checks.METRICS})
+    if eff["window"]:
+        expect(eff["window"]["from"] == "MPI_Init..MPI_Finalize", "%s: window from %r" % (label, eff["window"]["from"]))
+        expect(eff["window"]["runtime_ns"] < eff["run"]["runtime_ns"], "%s: the window is not inside the run" % label)
+    for i, l in enumerate(eff["run"]["locations"]):
+        waited = sum(p["by_location"][i] for p in waits["wait_states"].values())
+        expect(l["waiting_ns"] <= waited, "%s: %s waits %d ns, its patterns %d ns" % (label, names[i], l["waiting_ns"], waited))
+        expect(l["mpi_ns"] == per_location[names[i]] or label == "hybrid",
+               "%s: %s in MPI %d ns, the oracle %d ns" % (label, names[i], l["mpi_ns"], per_location[names[i]]))
+    out = archive.rstrip("/") + ".waits.csv"
+    run([REPORT, "--no-progress", "--format", "csv", "-o", out, archive])
+    with open(out, newline="") as f:
+        rows = sorted(efficiency_checks.csv_rows(list(csv.reader(f))[1:]))
+    expect(rows == sorted(efficiency_checks.json_rows(waits)), "%s: the CSV differs from the JSON" % label)
+
+
+def check_before(raw, corrected):
+    """--before on the traced pair: each side as --format json writes it alone."""
+    out = corrected + ".before.json"
+    run([REPORT, "--no-progress", "--format", "json", "-o", out, "--before", raw, corrected])
+    with open(out) as f:
+        doc = json.load(f)
+    alone_raw, alone = wait_states(raw), wait_states(corrected)
+    for key in ("wait_states", "efficiency"):
+        expect(doc["before"][key] == alone_raw[key], "traced --before: the raw %s differ" % key)
+        expect(doc[key] == alone[key], "traced --before: the corrected %s differ" % key)
+    for h in doc["comparison"]["headline"]:
+        print("traced before/after: %s (%s) %s -> %s%s" % (h["figure"], h["scope"], h["before"], h["after"],
+                                                           " material" if h["material"] else ""))
 
 
 if case == "traced":

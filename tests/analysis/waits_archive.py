@@ -18,7 +18,7 @@ PATTERNS = ("late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn", "l
             "early_reduce", "early_scan")
 REGIONS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
            "MPI_Waitall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Allreduce", "MPI_Bcast",
-           "MPI_Reduce", "MPI_Scan", "MPI_Iallreduce")
+           "MPI_Reduce", "MPI_Scan", "MPI_Iallreduce", "MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce")
 
 
 class Call:
@@ -231,9 +231,57 @@ def sub_communicator(run, t0):
     return T(47)
 
 
+def non_blocking(run, t0):
+    """Non-blocking collectives: each starts where its request's call (MPI_Iallreduce, ...) is
+    entered; the call completing it (MPI_Wait, MPI_Waitall) waits from its enter to the start
+    of the member it waits for."""
+    T = lambda us: t0 + us * US
+
+    def start(rank, region, at):
+        """`at`: the request call's enter, in us from t0 (ns if an int above 1000)."""
+        q = run.request()
+        enter = t0 + at if at > 1000 else T(at)
+        return q, run.call(rank, region, enter, enter + 200, ("non_blocking_collective_request", q))
+
+    def complete(op, q, root=UNDEFINED_ROOT, received=8):
+        return ("non_blocking_collective_complete", op, root, 8, received, q)
+
+    # MPI_Iallreduce: rank 3 starts at 9 us, the others wait for it in MPI_Wait from 5 us; rank 3
+    # completes after its start and waits for nobody. Rank 0 completes it in one MPI_Waitall with
+    # an MPI_Ibarrier that rank 3 starts last, at 12.3 us: that waits longer, bounded by the call.
+    ar = [start(r, "MPI_Iallreduce", at) for r, at in enumerate((1, 2, 3, 9))]
+    br = [start(r, "MPI_Ibarrier", at) for r, at in enumerate((2, 3, 4, 12 * US + 300))]
+    w0 = run.call(0, "MPI_Waitall", T(5), T(12), complete(CollectiveOp.ALLREDUCE, ar[0][0]),
+                  complete(CollectiveOp.BARRIER, br[0][0]))
+    waits_ar = [w0] + [run.call(r, "MPI_Wait", T(5) if r < 3 else T(10), T(12),
+                                complete(CollectiveOp.ALLREDUCE, ar[r][0])) for r in range(1, RANKS)]
+    for w in waits_ar:
+        run.expect("wait_at_nxn", w, [c for _, c in ar])
+    waits_br = [w0] + [run.call(r, "MPI_Wait", T(12) + 100 if r < 3 else T(13), T(14),
+                                complete(CollectiveOp.BARRIER, br[r][0])) for r in range(1, RANKS)]
+    for w in waits_br:
+        run.expect("wait_at_barrier", w, [c for _, c in br])
+    # MPI_Ibcast from rank 2, which starts at 18 us; ranks 0 and 3 wait for it from 16 us, rank 1
+    # only completes from 19 us: no wait.
+    bc = [start(r, "MPI_Ibcast", at) for r, at in enumerate((15, 15, 18, 15))]
+    for r in range(RANKS):
+        w = run.call(r, "MPI_Wait", T(19 if r in (1, 2) else 16), T(20),
+                     complete(CollectiveOp.BCAST, bc[r][0], root=2))
+        if r != 2:
+            run.expect("late_broadcast", w, [bc[2][1]])
+    # MPI_Ireduce to rank 0, which waits from 23 us for the first non-root start at 25 us.
+    rd = [start(r, "MPI_Ireduce", at) for r, at in enumerate((22, 26, 25, 27))]
+    for r in range(RANKS):
+        w = run.call(r, "MPI_Wait", T(23 if r == 0 else 28), T(29),
+                     complete(CollectiveOp.REDUCE, rd[r][0], root=0, received=8 if r == 0 else 0))
+        if r == 0:
+            run.waits.append(("early_reduce", w, min(T(25) - w.enter, w.leave - w.enter), 2))
+    return T(30)
+
+
 def no_waits(run, t0):
-    """What waits for nothing: a non-blocking allreduce, a 0-byte bcast's non-roots, a send to a
-    rank the communicator lacks."""
+    """What waits for nothing: a non-blocking allreduce all members started before any waited, a
+    0-byte bcast's non-roots, a send to a rank the communicator lacks."""
     for rank in range(RANKS):
         q = run.request()
         run.call(rank, "MPI_Iallreduce", t0 + rank * US, t0 + rank * US + 100,
@@ -256,7 +304,8 @@ def mixed(run, t0):
 CASES = {"late_sender": late_sender, "posting_order": posting_order, "late_receiver": late_receiver,
          "wait_at_barrier": wait_at_barrier, "wait_at_nxn": wait_at_nxn,
          "late_broadcast": late_broadcast, "early_reduce": early_reduce,
-         "early_scan": early_scan, "sub_communicator": sub_communicator, "no_waits": no_waits,
+         "early_scan": early_scan, "sub_communicator": sub_communicator,
+         "non_blocking": non_blocking, "no_waits": no_waits,
          "mixed": mixed}
 
 

@@ -6,7 +6,9 @@
             Chromium: no console message, every chart drawn, every number on the page equal to the
             otf2 Python reader's, the violations of every kind equal to htrace-correct --check's
             (zero latency, no clock model), the most violated message before and after correction
-            equal to the reader's; a screenshot of each section is kept in the test's directory
+            equal to the reader's; the efficiency table, and with --before the headline figures and
+            wait-state changes, equal to --format json's; a screenshot of each section is kept in
+            the test's directory
   conditions a hybrid MPI+OpenMP run on two emulated nodes, and tests/correct's generated archives
             with injected process and thread clock errors (OpenMP forks, joins, barriers, locks,
             tasks, taskwaits, taskgroups; a task completed in a barrier; a 0-byte bcast; a
@@ -228,7 +230,7 @@ def check_page(driver, path, truth, label, correction=None, conditions=None, bef
                 expect(g == str(w), "%s: %s%s %s: page %s, htrace-correct --check %d" % (label, phase, kind, what, g, w))
     if before_after:
         check_before_after(page, before_after[0], before_after[1], label)
-    for section in ("summary", "profile", "matrix", "timeline", "clocks", "before-after"):
+    for section in ("summary", "profile", "matrix", "timeline", "clocks", "before-after", "waits"):
         el = driver.find_element("id", section)
         driver.execute_script("arguments[0].scrollIntoView()", el)
         el.screenshot(os.path.join(WORK, "%s-%s.png" % (label, section)))
@@ -260,13 +262,63 @@ def case_html():
     raw_conditions, cor_conditions = conditions_of(archive), conditions_of(corrected)
     print("htrace-correct --check (zero latency): raw %s, corrected %s" % (raw_conditions, cor_conditions))
     expect(all(v == 0 for _, v in cor_conditions.values()), "no violation of any kind after correction")
+    raw_json, cor_json = os.path.join(WORK, "raw.json"), os.path.join(WORK, "corrected.json")
+    run([REPORT, "--format", "json", archive, "-o", raw_json])
+    run([REPORT, "--format", "json", corrected, "--before", archive, "-o", cor_json])
+    with open(raw_json) as f, open(cor_json) as g:
+        raw_doc, cor_doc = json.load(f), json.load(g)
     driver = browser()
     try:
         check_page(driver, raw_html, raw, "raw", conditions=raw_conditions)
+        check_efficiency(driver, raw_doc, "raw")
         check_page(driver, cor_html, cor, "corrected", correction, conditions=cor_conditions,
                    before_after=(raw, cor, raw_conditions))
+        check_efficiency(driver, cor_doc, "corrected")
     finally:
         driver.quit()
+
+
+def check_efficiency(driver, doc, label):
+    """The page's wait totals and efficiency table (and with --before their before columns, the
+    headline figures and wait-state changes) hold exactly the numbers of --format json of the
+    same archives."""
+    page = driver.execute_script("""
+      const all = sel => [...document.querySelectorAll(sel)];
+      return {eff: Object.fromEntries(all("[data-eff]").map(e => [e.dataset.eff, e.dataset.value])),
+              headline: Object.fromEntries(all("[data-headline]").map(e => [e.dataset.headline, e.dataset.material])),
+              changes: all("[data-change]").map(e => [e.dataset.change, +e.dataset.before, +e.dataset.after, e.textContent]),
+              box: getComputedStyle(document.getElementById("analysis-changes-box")).display,
+              waits: Object.fromEntries(all("[data-wait]").map(e => [e.dataset.wait, +e.dataset.ns])),
+              waits_before: Object.fromEntries(all("[data-wait-before]").map(e => [e.dataset.waitBefore, +e.dataset.ns]))};""")
+    expect(page["waits"] == {k: p["total_ns"] for k, p in doc["wait_states"].items()},
+           "%s: wait totals %s, the JSON's %s" % (label, page["waits"], doc["wait_states"]))
+    expect(page["waits_before"] == ({k: p["total_ns"] for k, p in doc["before"]["wait_states"].items()}
+                                    if "before" in doc else {}), "%s: wait totals before %s" % (label, page["waits_before"]))
+    want = {}
+    sides = [("", doc)] + ([("before.", doc["before"])] if "before" in doc else [])
+    for prefix, d in sides:
+        for scope in ("run", "window"):
+            e = d["efficiency"][scope]
+            if e is None:
+                continue
+            for key in ("parallel_efficiency", "load_balance", "communication_efficiency", "serialization_efficiency",
+                        "transfer_efficiency", "runtime_ns", "ideal_runtime_ns", "max_useful_ns", "avg_useful_ns", "ranks"):
+                want[prefix + scope + "." + key] = e[key]
+    got = {k: (None if v in ("null", "undefined") else float(v)) for k, v in page["eff"].items()}
+    expect(set(got) == set(want), "%s: efficiency cells %s, the JSON's %s" % (label, sorted(got), sorted(want)))
+    for k, v in want.items():
+        expect(got.get(k) == (None if v is None else float(v)), "%s: efficiency %s: page %s, JSON %s" % (label, k, got.get(k), v))
+    expect(want.get("window.parallel_efficiency") is not None, "%s: no efficiency window (MPI_Init..MPI_Finalize)" % label)
+    if "comparison" not in doc:
+        expect(page["box"] == "none" and not page["changes"], "%s: a comparison without --before" % label)
+        return
+    c = doc["comparison"]
+    expect(page["headline"] == {h["scope"] + "." + h["figure"]: str(h["material"]).lower() for h in c["headline"]},
+           "%s: headline %s, the JSON's %s" % (label, page["headline"], c["headline"]))
+    expect(page["changes"] == [["|".join((w["pattern"], w["split"], w["item"])), w["before_ns"], w["after_ns"], w["change"]]
+                               for w in c["wait_states"]], "%s: changes %s, the JSON's %s" % (label, page["changes"], c["wait_states"]))
+    print("%s: efficiency %s; %d wait-state figures changed by the correction" % (
+        label, {k: round(v, 4) for k, v in want.items() if k.endswith("efficiency") and v is not None}, len(page["changes"])))
 
 
 def exact_ns(text_number, offset_ns=0):

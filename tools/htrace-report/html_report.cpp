@@ -168,11 +168,6 @@ void violation_counts(std::ostream& o, const ViolationCounts& v) {
   o << ",\"incomplete_collectives\":" << v.incomplete_collectives << "}";
 }
 
-std::string region_name(const ArchiveDefs& defs, std::uint32_t region) {
-  auto r = defs.regions.find(region);
-  return r == defs.regions.end() ? "region " + std::to_string(region) : r->second.name;
-}
-
 void probed(std::ostream& o, const ArchiveDefs& defs, const ProbedEvent& e) {
   if (!e.found) {
     o << "null";
@@ -302,10 +297,28 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
   else
     o << "null";
   o << ",\n\"wait_states\":";
-  if (in.waits)
-    write_wait_states(o, defs, *in.waits);
+  if (in.analysis)
+    write_wait_states(o, defs, in.analysis->waits);
   else
     o << "null";
+  o << ",\n\"efficiency\":";
+  if (in.analysis)
+    write_efficiency(o, *in.analysis);
+  else
+    o << "null";
+  o << ",\n\"before_analysis\":";
+  if (in.before_analysis) {
+    const BeforeAnalysis& b = *in.before_analysis;
+    o << "{\"archive\":" << json_string(b.archive) << ",\"wait_states\":";
+    write_wait_states(o, *b.defs, b.analysis->waits);
+    o << ",\"efficiency\":";
+    write_efficiency(o, *b.analysis);
+    o << ",\"comparison\":";
+    write_comparison(o, *b.comparison);
+    o << '}';
+  } else {
+    o << "null";
+  }
   o << ",\n\"correction\":"
     << (in.correction_json.empty() ? "null" : script_safe(in.correction_json)) << "}";
 

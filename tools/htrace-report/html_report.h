@@ -2,11 +2,11 @@
 // the tool at build time) with the report's data as one JSON block.
 #pragma once
 
-#include "analysis/wait_states.h"
 #include "archive_defs.h"
 #include "clock_conditions.h"
 #include "message_probe.h"
 #include "profile.h"
+#include "wait_states_json.h"
 
 #include <cstdint>
 #include <ostream>
@@ -36,10 +36,11 @@ struct HtmlInputs {
   std::string archive;         ///< as given on the command line
   std::uint64_t archive_bytes; ///< size of all files of the archive
   std::uint64_t events_read;
-  std::string correction_json;                 ///< htrace-correct --json output, or ""
-  ViolationCounts counts;                      ///< of this archive
-  const BeforeAfter* before_after = nullptr;   ///< with --before
-  const analysis::WaitStates* waits = nullptr; ///< the wait states of this archive
+  std::string correction_json;                     ///< htrace-correct --json output, or ""
+  ViolationCounts counts;                          ///< of this archive
+  const BeforeAfter* before_after = nullptr;       ///< with --before
+  const RunAnalysis* analysis = nullptr;           ///< wait states and efficiency of this archive
+  const BeforeAnalysis* before_analysis = nullptr; ///< with --before
 };
 
 void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& profile,

@@ -1,5 +1,6 @@
 // htrace-report: turns an OTF2 archive into one self-contained HTML report, a Chrome/Perfetto
-// JSON trace, a copy ViTE reads, or its wait states as JSON. Thin driver over report_run.h.
+// JSON trace, a copy ViTE reads, or its wait states and efficiency metrics as JSON or CSV. Thin
+// driver over report_run.h.
 #include "cli.h"
 #include "format/error.h"
 #include "report_run.h"
@@ -16,7 +17,8 @@ const char* const kDescription =
     "Writes a self-contained HTML report of an OTF2 archive (summary, profile, communication\n"
     "matrix, timeline, clock quality, wait states); with --format perfetto a JSON trace for the\n"
     "Perfetto UI; with --format vite a copy of the archive that ViTE 1.2 shows without\n"
-    "warnings; with --format json the wait states of Scalasca's MPI patterns.\n"
+    "warnings; with --format json or csv the wait states of Scalasca's MPI patterns and the\n"
+    "POP efficiency metrics.\n"
     "Reads the archive once, streaming; memory does not grow with the number of events.";
 
 const char* const kExitCodes =
@@ -54,30 +56,34 @@ int main(int argc, char** argv) {
       {"html", htrace::report::Format::Html},
       {"perfetto", htrace::report::Format::Perfetto},
       {"vite", htrace::report::Format::Vite},
-      {"json", htrace::report::Format::Json}};
+      {"json", htrace::report::Format::Json},
+      {"csv", htrace::report::Format::Csv}};
   app.add_option("--format", format,
                  "html (default), perfetto (JSON Trace Event Format), vite (a copy of the "
-                 "archive in the layout ViTE 1.2 reads; OUT is a new directory) or json (the "
-                 "wait states of Scalasca's MPI patterns, in ns)")
+                 "archive in the layout ViTE 1.2 reads; OUT is a new directory), json (the wait "
+                 "states of Scalasca's MPI patterns in ns and the POP efficiency metrics) or csv "
+                 "(the same figures, one a row)")
       ->check(CLI::Validator(
           [&formats](std::string& v) {
             return formats.count(v) ? std::string()
-                                    : "'" + v + "' is not html, perfetto, vite or json";
+                                    : "'" + v + "' is not html, perfetto, vite, json or csv";
           },
           "", "format"))
       ->type_name("FORMAT");
   app.add_option("--window", window,
-                 "detail timeline window in seconds from the trace start (default: from the end "
-                 "of MPI_Init to MPI_Finalize, else the whole run)")
+                 "the phase, in seconds from the trace start, that the efficiency metrics are "
+                 "computed for besides the whole run and the HTML detail timeline shows "
+                 "(default: from the end of MPI_Init to MPI_Finalize, else the whole run)")
       ->type_name("T0:T1");
   app.add_option("--correction", o.correction_report,
                  "the JSON report of htrace-correct --json for this archive, shown beside the "
                  "clocks")
       ->type_name("FILE");
   app.add_option("--before", o.before,
-                 "the archive ARCHIVE was corrected from (htrace-correct's input): its "
-                 "clock-condition violations beside ARCHIVE's, and its most violated message "
-                 "drawn as it was and as ARCHIVE has it")
+                 "the archive ARCHIVE was corrected from (htrace-correct's input): its wait "
+                 "states and efficiency beside ARCHIVE's with what the correction changed; in "
+                 "HTML also its clock-condition violations and its most violated message drawn "
+                 "as it was and as ARCHIVE has it")
       ->type_name("RAW");
   app.add_flag("--no-progress", no_progress, "no progress display on a terminal");
   const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
@@ -86,10 +92,11 @@ int main(int argc, char** argv) {
     if (o.output.empty()) return "expected -o OUT";
     if (!window.empty() && !parse_window(window, o.window_begin_s, o.window_end_s))
       return "--window: '" + window + "' is not T0:T1 with 0 <= T0 < T1 (seconds)";
-    if (!window.empty() && o.format != htrace::report::Format::Html)
-      return "--window applies to the HTML report only";
-    if (!o.before.empty() && o.format != htrace::report::Format::Html)
-      return "--before applies to the HTML report only";
+    const bool analysis = o.format == htrace::report::Format::Html ||
+                          o.format == htrace::report::Format::Json ||
+                          o.format == htrace::report::Format::Csv;
+    if (!window.empty() && !analysis) return "--window applies to html, json and csv only";
+    if (!o.before.empty() && !analysis) return "--before applies to html, json and csv only";
     return "";
   });
   if (!outcome.run()) return htrace::cli::report(outcome);

@@ -22,24 +22,27 @@ Profile::Profile(const ArchiveDefs& defs, const ProfileOptions& options)
     window_begin_ns = options.window_begin_ns;
     window_end_ns = options.window_end_ns;
   } else {
-    // By default the detail shows the run between MPI_Init and MPI_Finalize (htrace measures the
-    // clocks at the end of the one and the start of the other): MPI_Init alone can outlast the
-    // whole computation of a short run.
-    std::int64_t init = -1, final = -1;
-    for (const Location& l : defs.locations) {
-      auto i = l.properties.find("HTRACE::CLOCK::INIT_TIME");
-      auto f = l.properties.find("HTRACE::CLOCK::FINAL_TIME");
-      if (i == l.properties.end() || f == l.properties.end()) continue;
-      const std::int64_t a = defs.ns_from_start(static_cast<std::uint64_t>(i->second));
-      const std::int64_t b = defs.ns_from_start(static_cast<std::uint64_t>(f->second));
-      init = std::max(init, a);
-      final = final < 0 ? b : std::min(final, b);
-    }
-    if (init >= 0 && final > init) {
-      window_begin_ns = init;
-      window_end_ns = final;
-    }
+    init_finalize_window(defs, window_begin_ns, window_end_ns);
   }
+}
+
+// htrace measures the clocks at the end of MPI_Init and the start of MPI_Finalize: between them
+// runs the program's own work (MPI_Init alone can outlast the whole computation of a short run).
+bool init_finalize_window(const ArchiveDefs& defs, std::int64_t& begin_ns, std::int64_t& end_ns) {
+  std::int64_t init = -1, final = -1;
+  for (const Location& l : defs.locations) {
+    auto i = l.properties.find("HTRACE::CLOCK::INIT_TIME");
+    auto f = l.properties.find("HTRACE::CLOCK::FINAL_TIME");
+    if (i == l.properties.end() || f == l.properties.end()) continue;
+    const std::int64_t a = defs.ns_from_start(static_cast<std::uint64_t>(i->second));
+    const std::int64_t b = defs.ns_from_start(static_cast<std::uint64_t>(f->second));
+    init = std::max(init, a);
+    final = final < 0 ? b : std::min(final, b);
+  }
+  if (init < 0 || final <= init) return false;
+  begin_ns = init;
+  end_ns = final;
+  return true;
 }
 
 void Profile::touch(std::int64_t ns) {

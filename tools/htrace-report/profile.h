@@ -52,11 +52,15 @@ struct ProfiledEnd {
 
 struct ProfileOptions {
   std::size_t bins = 200;            ///< timeline overview resolution
-  std::int64_t window_begin_ns = -1; ///< detail window; -1: MPI_Init..MPI_Finalize, else all
+  std::int64_t window_begin_ns = -1; ///< detail window; -1: init_finalize_window, else all
   std::int64_t window_end_ns = -1;
   std::size_t max_slices = 20000;  ///< detail cap: the longest slices are kept
   std::size_t max_messages = 5000; ///< detail cap: the first message lines are kept
 };
+
+/// The run between the end of MPI_Init and the start of MPI_Finalize, from the clock
+/// measurements htrace records there (ns from the start); false if the archive lacks them.
+bool init_finalize_window(const ArchiveDefs& defs, std::int64_t& begin_ns, std::int64_t& end_ns);
 
 class Profile final : public MatchingSink<ProfiledEnd> {
 public:

@@ -1,5 +1,7 @@
 #include "report_run.h"
 
+#include "analysis_compare.h"
+#include "analysis_csv.h"
 #include "archive_defs.h"
 #include "clock_conditions.h"
 #include "event_scan.h"
@@ -13,6 +15,7 @@
 #include "wait_states_json.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -111,6 +114,16 @@ void check_same_run(const ArchiveDefs& before, const ArchiveDefs& after, const R
                       "' was corrected from (its locations or event counts differ)");
 }
 
+/// --window's seconds as ns, rounded to nearest: "0.0003" is 300000 ns, not 299999.
+std::int64_t seconds_to_ns(double s) {
+  return std::llround(s * 1e9);
+}
+
+EfficiencyWindow efficiency_window_of(const ArchiveDefs& defs, const RunOptions& o) {
+  if (o.window_begin_s < 0) return efficiency_window(defs, -1, -1);
+  return efficiency_window(defs, seconds_to_ns(o.window_begin_s), seconds_to_ns(o.window_end_s));
+}
+
 ViolationCounts counts_of(const Profile& p, const ClockConditions& c) {
   ViolationCounts v;
   v.p2p = {p.matched - p.matched_within_process, p.violations - p.violations_within_process,
@@ -140,17 +153,39 @@ RunResult run(const RunOptions& o) {
     result.events =
         scan_events(o.archive, defs, {&exporter}, [&progress](std::uint64_t n) { progress(n); });
     result.perfetto = exporter.counts();
-  } else if (o.format == Format::Json) {
-    ProgressLine progress(o.progress, defs.total_events());
-    WaitStateSink waits(defs);
-    result.events =
-        scan_events(o.archive, defs, {&waits}, [&progress](std::uint64_t n) { progress(n); });
-    write_json_report(out.stream(), o.archive, result.events, defs, waits.waits);
+  } else if (o.format == Format::Json || o.format == Format::Csv) {
+    std::optional<ArchiveDefs> raw;
+    if (!o.before.empty()) {
+      raw = read_definitions(o.before);
+      check_same_run(*raw, defs, o);
+    }
+    ProgressLine progress(o.progress, defs.total_events() + (raw ? raw->total_events() : 0));
+    std::uint64_t done = 0;
+    const Progress report_progress = [&](std::uint64_t n) { progress(done + n); };
+    std::optional<RunAnalysis> before;
+    if (raw) {
+      WaitStateSink sink(*raw, efficiency_window_of(*raw, o));
+      done += scan_events(o.before, *raw, {&sink}, report_progress);
+      before = std::move(sink.result);
+    }
+    WaitStateSink sink(defs, efficiency_window_of(defs, o));
+    result.events = scan_events(o.archive, defs, {&sink}, report_progress);
+    std::optional<Comparison> comparison;
+    BeforeAnalysis ba;
+    if (before) {
+      comparison = compare(*raw, *before, defs, sink.result);
+      ba = {o.before, &*raw, &*before, &*comparison};
+    }
+    if (o.format == Format::Json)
+      write_json_report(out.stream(), o.archive, result.events, defs, sink.result,
+                        before ? &ba : nullptr);
+    else
+      write_csv_report(out.stream(), defs, sink.result, before ? &ba : nullptr);
   } else {
     ProfileOptions po;
     if (o.window_begin_s >= 0) {
-      po.window_begin_ns = static_cast<std::int64_t>(o.window_begin_s * 1e9);
-      po.window_end_ns = static_cast<std::int64_t>(o.window_end_s * 1e9);
+      po.window_begin_ns = seconds_to_ns(o.window_begin_s);
+      po.window_end_ns = seconds_to_ns(o.window_end_s);
     }
     // With --before, the archive before correction is read twice (its violations, then its most
     // violated message once that is known) and this one once; progress counts all three.
@@ -164,11 +199,15 @@ RunResult run(const RunOptions& o) {
     ProgressLine progress(o.progress, total);
     std::uint64_t done = 0;
     const Progress report_progress = [&](std::uint64_t n) { progress(done + n); };
+    std::optional<RunAnalysis> before_analysis;
     if (raw) {
       ba.archive = o.before;
       Profile before(*raw, po);
       ClockConditions before_conditions(*raw);
-      done += scan_events(o.before, *raw, {&before, &before_conditions}, report_progress);
+      WaitStateSink before_waits(*raw, efficiency_window_of(*raw, o));
+      done += scan_events(o.before, *raw, {&before, &before_conditions, &before_waits},
+                          report_progress);
+      before_analysis = std::move(before_waits.result);
       ba.before = counts_of(before, before_conditions);
       ba.has_message = before.violations > 0;
       if (ba.has_message) {
@@ -185,15 +224,26 @@ RunResult run(const RunOptions& o) {
     Profile profile(defs, po);
     ClockConditions conditions(defs);
     MessageProbe probe(defs, ba.send, ba.recv);
-    WaitStateSink waits(defs);
+    WaitStateSink waits(defs, efficiency_window_of(defs, o));
     std::vector<EventSink*> sinks{&profile, &conditions, &waits};
     if (ba.has_message) sinks.push_back(&probe);
     result.events = scan_events(o.archive, defs, sinks, report_progress);
     ba.send_after = probe.sent;
     ba.recv_after = probe.received;
-    HtmlInputs in{o.archive,   archive_bytes(o.archive),       result.events,
-                  correction,  counts_of(profile, conditions), raw ? &ba : nullptr,
-                  &waits.waits};
+    std::optional<Comparison> comparison;
+    BeforeAnalysis before_in;
+    if (before_analysis) {
+      comparison = compare(*raw, *before_analysis, defs, waits.result);
+      before_in = {o.before, &*raw, &*before_analysis, &*comparison};
+    }
+    HtmlInputs in{o.archive,
+                  archive_bytes(o.archive),
+                  result.events,
+                  correction,
+                  counts_of(profile, conditions),
+                  raw ? &ba : nullptr,
+                  &waits.result,
+                  before_analysis ? &before_in : nullptr};
     write_html(out.stream(), defs, profile, in);
   }
   out.commit();

@@ -11,13 +11,13 @@
 
 namespace htrace::report {
 
-enum class Format { Html, Perfetto, Vite, Json };
+enum class Format { Html, Perfetto, Vite, Json, Csv };
 
 struct RunOptions {
   std::string archive;
   std::string output;
   Format format = Format::Html;
-  double window_begin_s = -1, window_end_s = -1; ///< detail window, seconds from the start
+  double window_begin_s = -1, window_end_s = -1; ///< detail and efficiency window, s from start
   std::string correction_report;                 ///< htrace-correct --json output, optional
   std::string before;                            ///< the archive `archive` was corrected from
   bool progress = false;                         ///< progress line on stderr

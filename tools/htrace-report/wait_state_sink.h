@@ -1,24 +1,60 @@
-// Feeds the events of a streamed archive to the wait-state analysis (analysis/wait_states.h):
-// archive ticks become ns from the trace start, communicator ranks become locations.
+// Feeds the events of a streamed archive to the wait-state analysis (analysis/wait_states.h) and
+// the efficiency metrics built on it (analysis/efficiency.h): archive ticks become ns from the
+// trace start, communicator ranks become locations.
 #pragma once
 
+#include "analysis/efficiency.h"
 #include "analysis/wait_states.h"
 #include "archive_defs.h"
 #include "event_scan.h"
 
+#include <optional>
+#include <string>
+
 namespace htrace::report {
+
+/// What the analysis found in one archive.
+struct RunAnalysis {
+  analysis::WaitStates waits;
+  analysis::EfficiencyAnalysis::Results efficiency;
+  std::string window_from; ///< EfficiencyWindow::from
+};
+
+/// The phase whose efficiency a report measures besides the whole run.
+struct EfficiencyWindow {
+  std::optional<analysis::TimeWindow> window;
+  std::string from; ///< what chose it: "--window", "MPI_Init..MPI_Finalize"; "" for none
+};
+
+/// --window's (`begin_ns` >= 0), else the run between MPI_Init and MPI_Finalize where the
+/// archive has htrace's clock measurements, else none.
+EfficiencyWindow efficiency_window(const ArchiveDefs& defs, std::int64_t begin_ns,
+                                   std::int64_t end_ns);
 
 /// The analysis' view of an archive's definitions.
 analysis::RunLayout run_layout(const ArchiveDefs& defs);
 
 class WaitStateSink final : public EventSink {
 public:
-  explicit WaitStateSink(const ArchiveDefs& defs) : defs_(defs), analysis_(run_layout(defs)) {}
+  explicit WaitStateSink(const ArchiveDefs& defs, EfficiencyWindow window = {})
+      : defs_(defs), analysis_(run_layout(defs)),
+        efficiency_(defs.locations.size(), defs.regions, window.window) {
+    result.window_from = std::move(window.from);
+    analysis_.on_call_wait([this](std::uint32_t loc, std::int64_t enter, std::int64_t wait) {
+      efficiency_.call_wait(loc, enter, wait);
+    });
+  }
+  WaitStateSink(const WaitStateSink&) = delete;
+  WaitStateSink& operator=(const WaitStateSink&) = delete;
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    analysis_.enter(loc, defs_.ns_from_start(t), region);
+    const std::int64_t ns = defs_.ns_from_start(t);
+    analysis_.enter(loc, ns, region);
+    efficiency_.enter(loc, ns, region);
   }
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) override {
-    analysis_.leave(loc, defs_.ns_from_start(t));
+    const std::int64_t ns = defs_.ns_from_start(t);
+    analysis_.leave(loc, ns);
+    efficiency_.leave(loc, ns);
   }
   void send(std::uint32_t loc, std::uint64_t, std::uint32_t comm, std::uint32_t peer,
             std::uint32_t tag, std::uint64_t, std::uint64_t request) override {
@@ -52,13 +88,17 @@ public:
                     std::uint64_t request) override {
     analysis_.nbc_complete(loc, op, comm, root, received, request);
   }
-  void finish() override { waits = analysis_.finish(); }
+  void finish() override {
+    result.waits = analysis_.finish(); // decides the last waits, which the efficiency needs
+    result.efficiency = efficiency_.finish();
+  }
 
-  analysis::WaitStates waits; ///< valid after finish()
+  RunAnalysis result; ///< valid after finish()
 
 private:
   const ArchiveDefs& defs_;
   analysis::WaitStateAnalysis analysis_;
+  analysis::EfficiencyAnalysis efficiency_;
 };
 
 } // namespace htrace::report

@@ -3,6 +3,8 @@
 #include "json_text.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <vector>
 
 namespace htrace::report {
@@ -28,18 +30,47 @@ void by_location(std::ostream& o, const std::vector<std::int64_t>& v) {
   o << ']';
 }
 
+void efficiency(std::ostream& o, const analysis::Efficiency& e, const std::string* from = nullptr) {
+  o << "{\"begin_ns\":" << e.window.begin_ns << ",\"end_ns\":" << e.window.end_ns
+    << ",\"runtime_ns\":" << e.runtime_ns << ",\"ideal_runtime_ns\":" << e.ideal_runtime_ns
+    << ",\"max_useful_ns\":" << e.max_useful_ns << ",\"avg_useful_ns\":";
+  write_number(o, e.avg_useful_ns);
+  o << ",\"ranks\":" << e.ranks;
+  for (const auto& [key, value] : efficiency_metrics(e)) {
+    o << ",\"" << key << "\":";
+    write_number(o, value);
+  }
+  o << ",\"locations\":[";
+  for (std::size_t i = 0; i < e.locations.size(); ++i) {
+    const analysis::LocationTimes& l = e.locations[i];
+    o << (i ? "," : "") << "{\"rank\":" << (l.calls_mpi ? "true" : "false")
+      << ",\"useful_ns\":" << l.useful_ns << ",\"mpi_ns\":" << l.mpi_ns
+      << ",\"waiting_ns\":" << l.waiting_ns << '}';
+  }
+  o << ']';
+  if (from) o << ",\"from\":" << json_string(*from);
+  o << '}';
+}
+
 } // namespace
+
+void write_number(std::ostream& o, double v) {
+  if (!std::isfinite(v)) {
+    o << "null";
+    return;
+  }
+  char buf[32];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  o << buf;
+}
 
 void write_wait_states(std::ostream& o, const ArchiveDefs& defs,
                        const analysis::WaitStates& waits) {
-  auto region = [&](std::uint32_t r) {
-    auto it = defs.regions.find(r);
-    return it == defs.regions.end() ? "region " + std::to_string(r) : it->second.name;
-  };
-  auto comm = [&](std::uint32_t c) {
-    auto it = defs.comms.find(c);
-    return it == defs.comms.end() ? "comm " + std::to_string(c) : it->second.name;
-  };
+  auto region = [&](std::uint32_t r) { return region_name(defs, r); };
+  auto comm = [&](std::uint32_t c) { return comm_name(defs, c); };
   o << '{';
   for (std::size_t i = 0; i < analysis::kWaitPatterns; ++i) {
     const auto p = static_cast<analysis::WaitPattern>(i);
@@ -59,8 +90,43 @@ void write_wait_states(std::ostream& o, const ArchiveDefs& defs,
   o << '}';
 }
 
+void write_efficiency(std::ostream& o, const RunAnalysis& a) {
+  o << "{\"run\":";
+  efficiency(o, a.efficiency.run);
+  o << ",\"window\":";
+  if (a.efficiency.window) {
+    efficiency(o, *a.efficiency.window, &a.window_from);
+  } else {
+    o << "null";
+  }
+  o << '}';
+}
+
+void write_comparison(std::ostream& o, const Comparison& c) {
+  o << "{\"headline\":[";
+  for (std::size_t i = 0; i < c.headline.size(); ++i) {
+    const HeadlineFigure& h = c.headline[i];
+    o << (i ? "," : "") << "{\"figure\":" << json_string(h.figure)
+      << ",\"scope\":" << json_string(h.scope) << ",\"before\":";
+    write_number(o, h.before);
+    o << ",\"after\":";
+    write_number(o, h.after);
+    o << ",\"material\":" << (h.material ? "true" : "false") << '}';
+  }
+  o << "],\"wait_states\":[";
+  for (std::size_t i = 0; i < c.waits.size(); ++i) {
+    const WaitChange& w = c.waits[i];
+    o << (i ? "," : "") << "{\"pattern\":" << json_string(w.pattern)
+      << ",\"split\":" << json_string(w.split) << ",\"item\":" << json_string(w.item)
+      << ",\"before_ns\":" << w.before << ",\"after_ns\":" << w.after
+      << ",\"change\":" << json_string(w.change) << '}';
+  }
+  o << "]}";
+}
+
 void write_json_report(std::ostream& o, const std::string& archive, std::uint64_t events,
-                       const ArchiveDefs& defs, const analysis::WaitStates& waits) {
+                       const ArchiveDefs& defs, const RunAnalysis& a,
+                       const BeforeAnalysis* before) {
   o << "{\"archive\":" << json_string(archive) << ",\"events\":" << events
     << ",\"time_unit\":\"ns\",\"locations\":[";
   for (std::size_t i = 0; i < defs.locations.size(); ++i) {
@@ -70,7 +136,17 @@ void write_json_report(std::ostream& o, const std::string& archive, std::uint64_
       << ",\"process\":" << json_string(p.name) << ",\"group\":" << p.group_id << '}';
   }
   o << "],\"wait_states\":";
-  write_wait_states(o, defs, waits);
+  write_wait_states(o, defs, a.waits);
+  o << ",\"efficiency\":";
+  write_efficiency(o, a);
+  if (before) {
+    o << ",\"before\":{\"archive\":" << json_string(before->archive) << ",\"wait_states\":";
+    write_wait_states(o, *before->defs, before->analysis->waits);
+    o << ",\"efficiency\":";
+    write_efficiency(o, *before->analysis);
+    o << "},\"comparison\":";
+    write_comparison(o, *before->comparison);
+  }
   o << "}\n";
 }
 

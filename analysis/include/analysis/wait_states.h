@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -92,10 +93,18 @@ public:
   void collective_end(std::uint32_t loc, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
                       std::uint64_t received);
   /// NonBlockingCollectiveRequest / NonBlockingCollectiveComplete: numbered with the blocking
-  /// calls of their communicator, but Scalasca's patterns do not cover them.
+  /// calls of their communicator; a member starts at its request's call and waits in the call
+  /// that completes it (analysis/README.md).
   void nbc_request(std::uint32_t loc, std::uint64_t request);
   void nbc_complete(std::uint32_t loc, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
                     std::uint64_t received, std::uint64_t request);
+
+  /// Called once for each MPI call that waited, when its waits are decided (possibly long after
+  /// it left): its location, its enter and its longest wait of any pattern. Every wait of a call
+  /// starts at its enter, so that longest wait is the time the call spent waiting at all.
+  using CallWaitObserver =
+      std::function<void(std::uint32_t loc, std::int64_t enter, std::int64_t wait_ns)>;
+  void on_call_wait(CallWaitObserver observer);
 
   /// After the last event: relations still open (a peer never seen, a call never left) wait for
   /// nothing. Call once.

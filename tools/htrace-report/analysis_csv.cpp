@@ -1,0 +1,107 @@
+#include "analysis_csv.h"
+
+#include <sstream>
+#include <string>
+
+namespace htrace::report {
+namespace {
+
+/// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s)
+    q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + '"';
+}
+
+class Rows {
+public:
+  Rows(std::ostream& o, std::string archive) : o_(o), archive_(std::move(archive)) {}
+  void operator()(const std::string& section, const std::string& scope, const std::string& key,
+                  const std::string& split, const std::string& item, const std::string& value) {
+    o_ << field(archive_) << ',' << field(section) << ',' << field(scope) << ',' << field(key)
+       << ',' << field(split) << ',' << field(item) << ',' << field(value) << '\n';
+  }
+
+private:
+  std::ostream& o_;
+  std::string archive_;
+};
+
+std::string number(double v) {
+  std::ostringstream s;
+  write_number(s, v);
+  return s.str() == "null" ? "" : s.str();
+}
+
+void waits(Rows& row, const ArchiveDefs& defs, const analysis::WaitStates& w) {
+  for (std::size_t i = 0; i < analysis::kWaitPatterns; ++i) {
+    const std::string key = analysis::pattern_key(static_cast<analysis::WaitPattern>(i));
+    const analysis::PatternTime& p = w.patterns[i];
+    row("wait_states", "run", key, "total_ns", "", std::to_string(p.total_ns));
+    row("wait_states", "run", key, "calls", "", std::to_string(p.calls));
+    row("wait_states", "run", key, "longest_ns", "", std::to_string(p.longest_ns));
+    for (std::size_t l = 0; l < p.by_location.size(); ++l)
+      row("wait_states", "run", key, "by_location", std::to_string(l),
+          std::to_string(p.by_location[l]));
+    for (std::size_t l = 0; l < p.caused_by.size(); ++l)
+      row("wait_states", "run", key, "caused_by", std::to_string(l),
+          std::to_string(p.caused_by[l]));
+    for (const auto& [r, ns] : p.by_region)
+      row("wait_states", "run", key, "by_region", region_name(defs, r), std::to_string(ns));
+    for (const auto& [c, ns] : p.by_comm)
+      row("wait_states", "run", key, "by_comm", comm_name(defs, c), std::to_string(ns));
+  }
+}
+
+void efficiency(Rows& row, const char* scope, const analysis::Efficiency& e,
+                const std::string* from) {
+  const std::pair<const char*, std::int64_t> times[] = {
+      {"begin_ns", e.window.begin_ns},    {"end_ns", e.window.end_ns},
+      {"runtime_ns", e.runtime_ns},       {"ideal_runtime_ns", e.ideal_runtime_ns},
+      {"max_useful_ns", e.max_useful_ns}, {"ranks", e.ranks}};
+  for (const auto& [key, v] : times)
+    row("efficiency", scope, key, "", "", std::to_string(v));
+  row("efficiency", scope, "avg_useful_ns", "", "", number(e.avg_useful_ns));
+  for (const auto& [key, v] : efficiency_metrics(e))
+    row("efficiency", scope, key, "", "", number(v));
+  if (from) row("efficiency", scope, "from", "", "", *from);
+  for (std::size_t l = 0; l < e.locations.size(); ++l) {
+    const analysis::LocationTimes& t = e.locations[l];
+    const std::string i = std::to_string(l);
+    row("efficiency", scope, "locations", "rank", i, t.calls_mpi ? "true" : "false");
+    row("efficiency", scope, "locations", "useful_ns", i, std::to_string(t.useful_ns));
+    row("efficiency", scope, "locations", "mpi_ns", i, std::to_string(t.mpi_ns));
+    row("efficiency", scope, "locations", "waiting_ns", i, std::to_string(t.waiting_ns));
+  }
+}
+
+void analysis_rows(Rows& row, const ArchiveDefs& defs, const RunAnalysis& a) {
+  waits(row, defs, a.waits);
+  efficiency(row, "run", a.efficiency.run, nullptr);
+  if (a.efficiency.window) efficiency(row, "window", *a.efficiency.window, &a.window_from);
+}
+
+} // namespace
+
+void write_csv_report(std::ostream& o, const ArchiveDefs& defs, const RunAnalysis& a,
+                      const BeforeAnalysis* before) {
+  o << "archive,section,scope,key,split,item,value\n";
+  Rows after(o, "archive");
+  analysis_rows(after, defs, a);
+  if (!before) return;
+  Rows raw(o, "before");
+  analysis_rows(raw, *before->defs, *before->analysis);
+  // What changed: the figures are in the archive's and the before rows with the same keys.
+  Rows changed(o, "comparison");
+  for (const HeadlineFigure& h : before->comparison->headline) {
+    changed("headline", h.scope, h.figure, "before", "", number(h.before));
+    changed("headline", h.scope, h.figure, "after", "", number(h.after));
+    changed("headline", h.scope, h.figure, "material", "", h.material ? "true" : "false");
+  }
+  for (const WaitChange& w : before->comparison->waits)
+    changed("wait_states", "run", w.pattern, w.split, w.item, w.change);
+}
+
+} // namespace htrace::report
