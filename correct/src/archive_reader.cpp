@@ -17,26 +17,24 @@ void ArchiveReader::Close::operator()(OTF2_Reader* r) const {
   if (may_clean_up_together()) OTF2_Reader_Close(r);
 }
 
-ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) : anchor_(anchor) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  if (size > 1) collectives_ = std::make_unique<Otf2Collectives>(comm);
+ArchiveReader::ArchiveReader(const std::string& anchor, RankGroup& ranks) : anchor_(anchor) {
+  collectives_ = otf2_collectives(ranks);
   const std::string damage = format::anchor_file_damage(anchor);
-  check_together(comm,
+  check_together(ranks,
                  damage.empty() ? "" : "'" + anchor + "': not an OTF2 archive (" + damage + ")");
   reader_.reset(OTF2_Reader_Open(anchor.c_str()));
-  int ok = reader_ ? 1 : 0, all = ok;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-  if (!all) {
+  int64_t ok = reader_ ? 1 : 0;
+  ranks.allreduce_min(&ok, 1);
+  if (!ok) {
     reader_.reset();
-    fail_together(comm, "'" + anchor + "': cannot open as an OTF2 archive");
+    fail_together(ranks, "'" + anchor + "': cannot open as an OTF2 archive");
   }
   // OTF2 reads the anchor file here (rank 0, then broadcast): a damaged one fails now.
   const OTF2_ErrorCode rc = collectives_ ? collectives_->attach(reader_.get())
                                          : OTF2_Reader_SetSerialCollectiveCallbacks(reader_.get());
-  check_together(comm, rc == OTF2_SUCCESS ? ""
-                                          : "'" + anchor + "': cannot read the anchor file (" +
-                                                format::otf2_cause(rc) + ")");
+  check_together(ranks, rc == OTF2_SUCCESS ? ""
+                                           : "'" + anchor + "': cannot read the anchor file (" +
+                                                 format::otf2_cause(rc) + ")");
   OTF2_Reader_GetChunkSize(reader_.get(), &event_chunk_, &def_chunk_);
   // The POSIX substrate keeps <location>.evt files in the directory named like the anchor file.
   OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_UNDEFINED;

@@ -71,7 +71,8 @@ TEST(Decodable, OnlyWhereLocalDefinitionsLeaveTheEventsAsTheyAre) {
   fs::remove_all(dir);
   write_archive(dir);
   {
-    ArchiveReader reader((dir / "traces.otf2").string(), MPI_COMM_SELF);
+    SerialRankGroup ranks;
+    ArchiveReader reader((dir / "traces.otf2").string(), ranks);
     const Definitions defs = read_definitions(reader.get());
     ASSERT_EQ(defs.processes.size(), 3u);
     reader.open_locations(defs, {0, 1, 2});

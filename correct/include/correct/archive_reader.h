@@ -1,13 +1,14 @@
-// The input archive, opened by every correction rank: OTF2's reader with MPI collectives, the
-// locations a rank owns, and where their event files can be read directly.
+// The input archive, opened by every correction rank: OTF2's reader with MPI collectives (OTF2's
+// serial ones for a single rank), the locations a rank owns, and where their event files can be
+// read directly.
 #ifndef HTRACE_CORRECT_ARCHIVE_READER_H
 #define HTRACE_CORRECT_ARCHIVE_READER_H
 
 #include "correct/definitions.h"
+#include "correct/rank_group.h"
 
 #include <cstdint>
 #include <memory>
-#include <mpi.h>
 #include <otf2/otf2.h>
 #include <string>
 #include <unordered_set>
@@ -20,7 +21,7 @@ class Otf2Collectives;
 class ArchiveReader {
 public:
   // Collective. Throws an agreed Error if the anchor file cannot be read.
-  ArchiveReader(const std::string& anchor, MPI_Comm comm);
+  ArchiveReader(const std::string& anchor, RankGroup& ranks);
   ~ArchiveReader();
   ArchiveReader(const ArchiveReader&) = delete;
   ArchiveReader& operator=(const ArchiveReader&) = delete;
