@@ -19,7 +19,10 @@ DecodeStatus done(OTF2_CallbackCode rc) {
 
 // OTF2's encoding of the fields read here: a one-byte type as it is; a wider unsigned integer
 // compressed: a byte count n <= its size followed by n little-endian bytes, or 0xff for all ones.
-template <class T> bool read_field(const uint8_t*& p, const uint8_t* end, T& out) {
+// (Inlined by force: called for every field of every decoded record, and GCC keeps it out of line
+// in decode_fields' large switch.)
+template <class T>
+[[gnu::always_inline]] inline bool read_field(const uint8_t*& p, const uint8_t* end, T& out) {
   static_assert(std::is_unsigned_v<T>, "only unsigned integers are decoded");
   if (p >= end) return false;
   if constexpr (sizeof(T) == 1) {
