@@ -279,6 +279,7 @@ Report run(const Options& o, RankGroup& comm) {
     ReadPlan plan;
     plan.rewrite = !o.check_only;
     plan.decodable = [&](OTF2_LocationRef id) { return reader.decodable(id); };
+    plan.id_maps = [&](OTF2_LocationRef id) { return reader.id_maps(id); };
     plan.event_dir = reader.event_dir();
     plan.chunk_size = reader.event_chunk_size();
     read_models(reader.get(), defs, mine, plan, model);
