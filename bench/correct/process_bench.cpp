@@ -2,8 +2,9 @@
 // writing, exit), next to the engine called in-process and a plain OTF2 copy, alternating every
 // side in each repetition. Usage:
 //   correct_process_bench ARCHIVE_DIR WORK_DIR [REPEATS [NP]]
-// NP (default 2) ranks under mpirun for the parallel sides; 0 leaves them out. Never initializes
-// MPI itself: a launcher's environment would mark its children as MPI ranks.
+// NP (default 2) ranks under mpirun for the parallel sides; 0 leaves them out. With
+// HTRACE_CORRECT_BASELINE=PATH another htrace-correct (an older build) runs alternately too.
+// Never initializes MPI itself: a launcher's environment would mark its children as MPI ranks.
 #include "correct/engine.h"
 #include "format/anchor_file.h"
 #include "plain_copy.h"
@@ -96,7 +97,7 @@ void print(const std::vector<Side>& sides) {
   for (const Side& s : sides) {
     if (s.wall.empty()) continue;
     const auto [lo, hi] = std::minmax_element(s.wall.begin(), s.wall.end());
-    std::printf("%-44s wall median %.3f s (%.3f-%.3f)  CPU median %.3f s", s.name.c_str(),
+    std::printf("%-52s wall median %.3f s (%.3f-%.3f)  CPU median %.3f s", s.name.c_str(),
                 median(s.wall), *lo, *hi, median(s.cpu));
     if (s.reference >= 0) {
       const Side& r = sides[static_cast<size_t>(s.reference)];
@@ -176,35 +177,45 @@ int main(int argc, char** argv) {
   const int copy_process = add("copy, whole process, serial", [&] {
     return run_process({self, "--copy", in, out});
   });
-  add(
-      "htrace-correct IN OUT, serial",
-      [&] {
-        return run_process({correct, "--no-progress", in, out});
-      },
-      copy_process);
-  add(
-      "htrace-correct --check IN, serial",
-      [&] {
-        return run_process({correct, "--check", in});
-      },
-      copy_process);
+  // Another build's htrace-correct, alternated with this one's (e.g. before a change).
+  const char* baseline = std::getenv("HTRACE_CORRECT_BASELINE");
+  std::vector<std::pair<std::string, std::string>> tools{{"htrace-correct", correct}};
+  if (baseline && *baseline) tools.emplace_back("baseline htrace-correct", baseline);
+  for (const auto& [name, path] : tools) {
+    const std::string tool = path;
+    add(
+        name + " IN OUT, serial",
+        [&, tool] {
+          return run_process({tool, "--no-progress", in, out});
+        },
+        copy_process);
+    add(
+        name + " --check IN, serial",
+        [&, tool] {
+          return run_process({tool, "--check", in});
+        },
+        copy_process);
+  }
   if (np > 0) {
     const std::string p = " mpirun -np " + std::to_string(np);
     const int copy_np = add("copy (correct_bench)," + p, [&] {
       return run_process(with_mpirun({bench, in, work, "1", "copy"}));
     });
-    add(
-        "htrace-correct IN OUT," + p,
-        [&] {
-          return run_process(with_mpirun({correct, "--no-progress", in, out}));
-        },
-        copy_np);
-    add(
-        "htrace-correct --check IN," + p,
-        [&] {
-          return run_process(with_mpirun({correct, "--check", in}));
-        },
-        copy_np);
+    for (const auto& [name, path] : tools) {
+      const std::string tool = path;
+      add(
+          name + " IN OUT," + p,
+          [&, tool] {
+            return run_process(with_mpirun({tool, "--no-progress", in, out}));
+          },
+          copy_np);
+      add(
+          name + " --check IN," + p,
+          [&, tool] {
+            return run_process(with_mpirun({tool, "--check", in}));
+          },
+          copy_np);
+    }
     add("launcher alone (true)," + p, [&] { return run_process(with_mpirun({"true"})); });
   }
   const std::string load_before = loadavg();
