@@ -2,21 +2,17 @@
 // same run, alternating the two. Usage:
 //   [mpirun -np P] correct_bench ARCHIVE_DIR WORK_DIR [REPEATS [copy|correct]]
 // The last argument runs only one of the two (for profilers); no ratio is printed then.
-#include "correct/archive_reader.h"
 #include "correct/engine.h"
+#include "correct/mpi_rank_group.h"
 #include "format/anchor_file.h"
-#include "format/otf2_library.h"
-#include "format/record_tables.h"
+#include "plain_copy.h"
 #include "process_stats.h"
 
-#define OTF2_MPI_UINT64_T MPI_UINT64_T
-#define OTF2_MPI_INT64_T MPI_INT64_T
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <malloc.h>
 #include <mpi.h>
-#include <otf2/OTF2_MPI_Collectives.h>
 #include <string>
 #include <vector>
 
@@ -25,62 +21,7 @@ namespace {
 using namespace htrace::bench_stats;
 using namespace htrace::correct;
 using namespace htrace::format;
-
-// The baseline: every record read per location and written unchanged, work split like the engine.
-void plain_copy(const std::string& anchor, const std::string& out, MPI_Comm comm) {
-  int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  ArchiveReader reader(anchor, comm);
-  Definitions defs = read_definitions(reader.get());
-  std::vector<uint32_t> mine;
-  for (uint32_t p = 0; p < defs.processes.size(); ++p)
-    if (static_cast<int>(p * size / defs.processes.size()) == rank) mine.push_back(p);
-  reader.open_locations(defs, mine);
-  OTF2_Archive* ar =
-      OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  OTF2_Archive_SetFlushCallbacks(ar, &kFlushAlways, nullptr);
-  if (size > 1)
-    OTF2_MPI_Archive_SetCollectiveCallbacks(ar, comm, MPI_COMM_NULL);
-  else
-    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
-  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  register_copy_events(cbs);
-  UnchangedEvents sink;
-  OTF2_Archive_OpenEvtFiles(ar);
-  for (uint32_t p : mine)
-    for (uint32_t li : defs.processes[p].locations) {
-      OTF2_LocationRef id = defs.locations[li].id;
-      sink.w = OTF2_Archive_GetEvtWriter(ar, id);
-      OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader.get(), id);
-      OTF2_Reader_RegisterEvtCallbacks(reader.get(), er, cbs, &sink);
-      uint64_t n;
-      OTF2_Reader_ReadAllLocalEvents(reader.get(), er, &n);
-      OTF2_Reader_CloseEvtReader(reader.get(), er);
-      OTF2_Archive_CloseEvtWriter(ar, sink.w);
-    }
-  OTF2_Archive_CloseEvtFiles(ar);
-  OTF2_EvtReaderCallbacks_Delete(cbs);
-  OTF2_Archive_OpenDefFiles(ar);
-  for (uint32_t p : mine)
-    for (uint32_t li : defs.processes[p].locations)
-      OTF2_Archive_CloseDefWriter(ar, OTF2_Archive_GetDefWriter(ar, defs.locations[li].id));
-  OTF2_Archive_CloseDefFiles(ar);
-  if (rank == 0) {
-    UnchangedDefs d;
-    d.w = OTF2_Archive_GetGlobalDefWriter(ar);
-    OTF2_GlobalDefReader* gr = OTF2_Reader_GetGlobalDefReader(reader.get());
-    OTF2_GlobalDefReaderCallbacks* dc = OTF2_GlobalDefReaderCallbacks_New();
-    register_copy_defs(dc);
-    OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), gr, dc, &d);
-    OTF2_GlobalDefReaderCallbacks_Delete(dc);
-    uint64_t n;
-    OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), gr, &n);
-    OTF2_Reader_CloseGlobalDefReader(reader.get(), gr);
-  }
-  OTF2_Archive_Close(ar);
-}
+using htrace::bench_copy::plain_copy;
 
 // Lines the ranks up before a timed region.
 void settle() {
@@ -115,6 +56,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string anchor = find_anchor(argv[1]), work = argv[2];
+  MpiRankGroup world(MPI_COMM_WORLD);
   std::vector<double> copy_s, correct_s, copy_cpu, correct_cpu;
   std::vector<double> read_s, replay_s, write_s; // the correction's phases (rank 0)
   long copy_rss_kib = 0;
@@ -132,7 +74,7 @@ int main(int argc, char** argv) {
     };
     remove_output("copy");
     double t0 = MPI_Wtime(), c0 = cpu_seconds();
-    if (run_copy) plain_copy(anchor, work + "/copy", MPI_COMM_WORLD);
+    if (run_copy) plain_copy(anchor, work + "/copy", world);
     double c1 = cpu_seconds();
     if (r == 0)
       copy_rss_kib = max_rss_kib(); // the copy runs first: its peak, before any correction

@@ -17,26 +17,24 @@ void ArchiveReader::Close::operator()(OTF2_Reader* r) const {
   if (may_clean_up_together()) OTF2_Reader_Close(r);
 }
 
-ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) : anchor_(anchor) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  if (size > 1) collectives_ = std::make_unique<Otf2Collectives>(comm);
+ArchiveReader::ArchiveReader(const std::string& anchor, RankGroup& ranks) : anchor_(anchor) {
+  collectives_ = otf2_collectives(ranks);
   const std::string damage = format::anchor_file_damage(anchor);
-  check_together(comm,
+  check_together(ranks,
                  damage.empty() ? "" : "'" + anchor + "': not an OTF2 archive (" + damage + ")");
   reader_.reset(OTF2_Reader_Open(anchor.c_str()));
-  int ok = reader_ ? 1 : 0, all = ok;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-  if (!all) {
+  int64_t ok = reader_ ? 1 : 0;
+  ranks.allreduce_min(&ok, 1);
+  if (!ok) {
     reader_.reset();
-    fail_together(comm, "'" + anchor + "': cannot open as an OTF2 archive");
+    fail_together(ranks, "'" + anchor + "': cannot open as an OTF2 archive");
   }
   // OTF2 reads the anchor file here (rank 0, then broadcast): a damaged one fails now.
   const OTF2_ErrorCode rc = collectives_ ? collectives_->attach(reader_.get())
                                          : OTF2_Reader_SetSerialCollectiveCallbacks(reader_.get());
-  check_together(comm, rc == OTF2_SUCCESS ? ""
-                                          : "'" + anchor + "': cannot read the anchor file (" +
-                                                format::otf2_cause(rc) + ")");
+  check_together(ranks, rc == OTF2_SUCCESS ? ""
+                                           : "'" + anchor + "': cannot read the anchor file (" +
+                                                 format::otf2_cause(rc) + ")");
   OTF2_Reader_GetChunkSize(reader_.get(), &event_chunk_, &def_chunk_);
   // The POSIX substrate keeps <location>.evt files in the directory named like the anchor file.
   OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_UNDEFINED;
@@ -67,19 +65,30 @@ ArchiveReader::ArchiveReader(const std::string& anchor, MPI_Comm comm) : anchor_
 }
 
 namespace {
-// Local definitions that change what OTF2's reader passes for a location's events.
-OTF2_CallbackCode note_mapping_table(void* u, OTF2_MappingType, const OTF2_IdMap*) {
-  *static_cast<bool*>(u) = true;
+// Local definitions that change what OTF2's reader passes for a location's events: mapping
+// tables, which the decoder applies too, and clock offsets, which it does not.
+struct LocalDefinitions {
+  format::IdMaps maps;
+  bool retimed = false; // clock offsets, or mapping tables the decoder does not take
+};
+OTF2_CallbackCode note_mapping_table(void* u, OTF2_MappingType type, const OTF2_IdMap* map) {
+  auto* d = static_cast<LocalDefinitions*>(u);
+  if (!d->maps.set(type, map)) d->retimed = true;
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode note_clock_offset(void* u, OTF2_TimeStamp, int64_t, double) {
-  *static_cast<bool*>(u) = true;
+  static_cast<LocalDefinitions*>(u)->retimed = true;
   return OTF2_CALLBACK_SUCCESS;
 }
 } // namespace
 
 bool ArchiveReader::decodable(OTF2_LocationRef location) const {
   return !event_dir_.empty() && known_format_ && rewritten_by_definitions_.count(location) == 0;
+}
+
+const format::IdMaps* ArchiveReader::id_maps(OTF2_LocationRef location) const {
+  auto it = id_maps_.find(location);
+  return it == id_maps_.end() ? nullptr : &it->second;
 }
 
 ArchiveReader::~ArchiveReader() {
@@ -140,14 +149,17 @@ void ArchiveReader::open_locations(const Definitions& defs,
                  format::otf2_cause(OTF2_ERROR_INVALID_DATA) + ")";
         break;
       }
-      bool rewritten = false;
-      OTF2_Reader_RegisterDefCallbacks(reader, dr, cbs.get(), &rewritten);
+      LocalDefinitions local;
+      OTF2_Reader_RegisterDefCallbacks(reader, dr, cbs.get(), &local);
       uint64_t n = 0;
       OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
       OTF2_Reader_CloseDefReader(reader, dr);
       if (rc != OTF2_SUCCESS)
         failed = where + ": corrupt local definition file (" + format::otf2_cause(rc) + ")";
-      if (rewritten) rewritten_by_definitions_.insert(id);
+      if (local.retimed)
+        rewritten_by_definitions_.insert(id);
+      else if (!local.maps.empty())
+        id_maps_.emplace(id, std::move(local.maps));
     }
   if (defs_open) OTF2_Reader_CloseDefFiles(reader);
   if (!failed.empty()) throw input_error(failed);

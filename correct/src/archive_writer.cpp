@@ -89,10 +89,8 @@ bool copy_local_definitions(const std::string& event_dir, const std::string& out
 // close it, after a failure that is being reported already.
 class OutputArchive {
 public:
-  OutputArchive(const TempOutput& out, const ArchiveReader& reader, MPI_Comm comm) : comm_(comm) {
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    if (size > 1) collectives_ = std::make_unique<Otf2Collectives>(comm);
+  OutputArchive(const TempOutput& out, const ArchiveReader& reader, RankGroup& comm)
+      : comm_(comm), collectives_(otf2_collectives(comm)) {
     archive_ = OTF2_Archive_Open(out.dir().c_str(), out.name().c_str(), OTF2_FILEMODE_WRITE,
                                  reader.event_chunk_size(), reader.def_chunk_size(),
                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -131,7 +129,7 @@ public:
   }
 
 private:
-  MPI_Comm comm_;
+  RankGroup& comm_;
   std::unique_ptr<Otf2Collectives> collectives_; // outlives archive_ (closed in the destructor)
   OTF2_Archive* archive_ = nullptr;
 };
@@ -168,14 +166,12 @@ private:
 class CorrectedArchiveWriter {
 public:
   CorrectedArchiveWriter(ArchiveReader& reader, const Definitions& defs, const LocalModel& model,
-                         TimeSource& times, const TempOutput& out, MPI_Comm comm)
+                         TimeSource& times, const TempOutput& out, RankGroup& comm)
       : reader_(reader), defs_(defs), model_(model), times_(times), out_(out), comm_(comm),
         output_(out, reader, comm), out_events_((fs::path(out.dir()) / out.name()).string()),
         written_(static_cast<size_t>(format::event_record_type_count())),
         copied_(model.locations.size()),
-        def_counts_(static_cast<size_t>(format::def_record_type_count())) {
-    MPI_Comm_rank(comm, &rank_);
-  }
+        def_counts_(static_cast<size_t>(format::def_record_type_count())), rank_(comm.rank()) {}
 
   void set_up(const std::map<std::string, std::string>& properties) {
     const std::string anchor = (fs::path(out_.dir()) / (out_.name() + ".otf2")).string();
@@ -226,7 +222,7 @@ public:
           return std::string();
         },
         ErrorKind::Output);
-    MPI_Allreduce(MPI_IN_PLACE, &last_, 1, MPI_INT64_T, MPI_MAX, comm_);
+    comm_.allreduce_max(&last_, 1);
   }
 
   // Rank 0 copies the input's global definitions, the clock properties covering the last
@@ -244,12 +240,11 @@ public:
 
   void summarize(Report& report) const {
     std::vector<uint64_t> counts = model_.event_counts;
-    MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T,
-                  MPI_SUM, comm_);
+    comm_.allreduce_sum(counts.data(), counts.size());
     uint64_t unknown = model_.unknown_events;
     uint64_t copied_files = static_cast<uint64_t>(std::count(copied_.begin(), copied_.end(), 1));
-    MPI_Allreduce(MPI_IN_PLACE, &unknown, 1, MPI_UINT64_T, MPI_SUM, comm_);
-    MPI_Allreduce(MPI_IN_PLACE, &copied_files, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    comm_.allreduce_sum(&unknown, 1);
+    comm_.allreduce_sum(&copied_files, 1);
     report.copied_event_files = copied_files;
     for (size_t i = 0; i < counts.size(); ++i)
       if (counts[i])
@@ -356,8 +351,7 @@ private:
   const LocalModel& model_;
   TimeSource& times_;
   const TempOutput& out_;
-  MPI_Comm comm_;
-  int rank_ = 0;
+  RankGroup& comm_;
   OutputArchive output_;
   const std::string out_events_;
   // The records were counted by type while reading; the writer's own count is not needed.
@@ -366,13 +360,14 @@ private:
   int64_t last_ = 0;         // the latest corrected timestamp, for the clock properties
   std::vector<uint64_t> def_counts_;
   uint64_t def_unknown_ = 0;
+  int rank_ = 0;
 };
 
 } // namespace
 
 void write_corrected(ArchiveReader& reader, const Definitions& defs,
                      const std::map<std::string, std::string>& properties, const LocalModel& model,
-                     TimeSource& times, const TempOutput& out, MPI_Comm comm, Report& report) {
+                     TimeSource& times, const TempOutput& out, RankGroup& comm, Report& report) {
   CorrectedArchiveWriter writer(reader, defs, model, times, out, comm);
   writer.set_up(properties);
   writer.write_locations();

@@ -114,10 +114,25 @@ FinalTimes::FinalTimes(ReplayState& s, const LocationModel& loc) : s_(s), loc_(l
   if (loc.input.empty()) return;
   first_lc_ = !loc.links.empty() && loc.links[0].event == 0 ? loc.link_lc[0]
                                                             : loc.presync.apply(loc.input.at(0));
+  // Without jumps there are no ramps: every final time is the forward time, and the violations
+  // are counted straight from the bounds (most locations of a trace that needs little correction).
+  if (loc.jumps.empty()) {
+    for (size_t k = 0; k < loc.links.size(); ++k) {
+      const Link& link = loc.links[k];
+      if (link.role() == LinkRole::Contribute && loc.link_lc[k] > upper_bound(link))
+        s_.stats.violations_after[static_cast<int>(s_.channel(link.channel()).kind)]++;
+    }
+    return;
+  }
   // Upper bounds of this location's contributing events: per link (for the violation count)
   // and per event, ascending and sparse (for the ramps).
+  size_t contributing = 0;
+  for (const Link& link : loc.links)
+    contributing += link.role() == LinkRole::Contribute;
   std::vector<int64_t> link_ub;
   std::vector<Bound> bounds;
+  link_ub.reserve(contributing);
+  bounds.reserve(contributing);
   for (size_t k = 0; k < loc.links.size(); ++k) {
     const Link& link = loc.links[k];
     if (link.role() != LinkRole::Contribute) continue;

@@ -162,12 +162,12 @@ public:
   }
 
   // Every location must have been read to its end.
-  void finish(MPI_Comm comm, Report& rep) {
+  void finish(RankGroup& comm, Report& rep) {
     Totals& t = totals_;
-    MPI_Allreduce(MPI_IN_PLACE, &t.sum_disp, 1, MPI_DOUBLE, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &t.shifted, 1, MPI_UINT64_T, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &t.max_disp, 1, MPI_INT64_T, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, t.dev.data(), 5, MPI_DOUBLE, MPI_SUM, comm);
+    comm.allreduce_sum_double(&t.sum_disp, 1);
+    comm.allreduce_sum(&t.shifted, 1);
+    comm.allreduce_max(&t.max_disp, 1);
+    comm.allreduce_sum_double(t.dev.data(), 5);
     rep.events_shifted = t.shifted;
     rep.max_displacement = t.max_disp;
     rep.mean_displacement = rep.events ? t.sum_disp / double(rep.events) : 0;
@@ -198,11 +198,11 @@ private:
   }
 
   // Every rank's locations, in location order, on every rank (rank 0 prints them).
-  void gather_clocks(MPI_Comm comm, Report& rep) {
+  void gather_clocks(RankGroup& comm, Report& rep) {
     constexpr size_t kWords = sizeof(LocationClock) / sizeof(int64_t);
     static_assert(sizeof(LocationClock) == kWords * sizeof(int64_t), "sent as int64 words");
-    const std::vector<int64_t> all = MpiRankGroup(comm).allgather(
-        reinterpret_cast<const int64_t*>(clocks_.data()), clocks_.size() * kWords);
+    const std::vector<int64_t> all =
+        comm.allgather(reinterpret_cast<const int64_t*>(clocks_.data()), clocks_.size() * kWords);
     rep.clocks.resize(all.size() / kWords);
     static_assert(std::is_trivially_copyable_v<LocationClock>, "copied as words");
     std::memcpy(static_cast<void*>(rep.clocks.data()), all.data(), all.size() * sizeof(int64_t));
@@ -243,11 +243,9 @@ void progress(const Options& o, int rank, const char* phase) {
     std::fprintf(stderr, "\rhtrace-correct: %-40s", phase), std::fflush(stderr);
 }
 
-Report run(const Options& o, MPI_Comm comm) {
+Report run(const Options& o, RankGroup& comm) {
   auto start = std::chrono::steady_clock::now();
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  const int rank = comm.rank(), size = comm.size();
   Report rep;
   rep.input = o.input, rep.output = o.output, rep.correction_ranks = size;
 
@@ -269,9 +267,8 @@ Report run(const Options& o, MPI_Comm comm) {
   std::vector<uint64_t> process_events;
   for (const ProcessInfo& p : defs.processes)
     process_events.push_back(p.events);
-  MpiRankGroup ranks(comm);
   ReplayContext ctx{&defs, &o, choose_latencies(o, defs, rep),
-                    assign_processes(process_events, size), &ranks};
+                    assign_processes(process_events, size), &comm};
   std::vector<uint32_t> mine;
   for (size_t p = 0; p < defs.processes.size(); ++p)
     if (ctx.owner[p] == rank) mine.push_back(static_cast<uint32_t>(p));
@@ -283,13 +280,14 @@ Report run(const Options& o, MPI_Comm comm) {
     ReadPlan plan;
     plan.rewrite = !o.check_only;
     plan.decodable = [&](OTF2_LocationRef id) { return reader.decodable(id); };
+    plan.id_maps = [&](OTF2_LocationRef id) { return reader.id_maps(id); };
     plan.event_dir = reader.event_dir();
     plan.chunk_size = reader.event_chunk_size();
     read_models(reader.get(), defs, mine, plan, model);
     return std::string();
   });
   rep.events = model.events;
-  MPI_Allreduce(MPI_IN_PLACE, &rep.events, 1, MPI_UINT64_T, MPI_SUM, comm);
+  comm.allreduce_sum(&rep.events, 1);
 
   auto lap = [&, last = start]() mutable {
     auto now = std::chrono::steady_clock::now();
@@ -319,16 +317,21 @@ Report run(const Options& o, MPI_Comm comm) {
   }
   times.finish(comm, rep);
   const ReplayStats& st = replay.stats();
-  MPI_Allreduce(st.messages.data(), rep.messages.data(), kMessageKinds, MPI_UINT64_T, MPI_SUM,
-                comm);
-  MPI_Allreduce(st.violations_before.data(), rep.violations_before.data(), kMessageKinds,
-                MPI_UINT64_T, MPI_SUM, comm);
-  MPI_Allreduce(st.violations_after.data(), rep.violations_after.data(), kMessageKinds,
-                MPI_UINT64_T, MPI_SUM, comm);
-  MPI_Allreduce(&st.jumps, &rep.jumps, 1, MPI_UINT64_T, MPI_SUM, comm);
-  MPI_Allreduce(&st.reevaluated, &rep.reevaluated, 1, MPI_UINT64_T, MPI_SUM, comm);
+  const auto sum = [&](const auto& local, auto& all) {
+    all = local;
+    comm.allreduce_sum(all.data(), all.size());
+  };
+  sum(st.messages, rep.messages);
+  sum(st.violations_before, rep.violations_before);
+  sum(st.violations_after, rep.violations_after);
+  const auto sum_one = [&](uint64_t local, uint64_t& all) {
+    all = local;
+    comm.allreduce_sum(&all, 1);
+  };
+  sum_one(st.jumps, rep.jumps);
+  sum_one(st.reevaluated, rep.reevaluated);
   rep.rounds = st.rounds; // the same on every rank
-  MPI_Allreduce(&st.presynced_locations, &rep.presynced_locations, 1, MPI_UINT64_T, MPI_SUM, comm);
+  sum_one(st.presynced_locations, rep.presynced_locations);
   progress(o, rank, "done");
   if (o.progress && rank == 0) std::fputc('\n', stderr);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -338,9 +341,14 @@ Report run(const Options& o, MPI_Comm comm) {
 } // namespace
 
 Report correct_archive(const Options& o, MPI_Comm comm) {
+  MpiRankGroup ranks(comm);
+  return correct_archive(o, ranks);
+}
+
+Report correct_archive(const Options& o, RankGroup& ranks) {
   format::quiet_otf2_errors();
   try {
-    return run(o, comm);
+    return run(o, ranks);
   } catch (const Error& e) {
     // Messages that name no path are about the input.
     const std::string msg = e.what();

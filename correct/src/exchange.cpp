@@ -1,7 +1,5 @@
 #include "correct/exchange.h"
 
-#include "correct/mpi_rank_group.h"
-
 #include <atomic>
 #include <climits>
 #include <exception>
@@ -96,17 +94,7 @@ void check_together(RankGroup& ranks, const std::string& msg, int priority, Erro
   if (any) fail_together(ranks, msg, priority, kind);
 }
 
-void fail_together(MPI_Comm comm, std::string msg, int priority, ErrorKind kind) {
-  MpiRankGroup ranks(comm);
-  fail_together(ranks, std::move(msg), priority, kind);
-}
-
-void check_together(MPI_Comm comm, const std::string& msg, int priority, ErrorKind kind) {
-  MpiRankGroup ranks(comm);
-  check_together(ranks, msg, priority, kind);
-}
-
-std::string agree(MPI_Comm comm, const std::function<std::string()>& fn, ErrorKind kind) {
+std::string agree(RankGroup& comm, const std::function<std::string()>& fn, ErrorKind kind) {
   std::string result, error;
   try {
     result = fn();

@@ -72,9 +72,9 @@ bool decode_location(const ReadPlan& plan, const LocationInfo& info,
   } catch (const std::runtime_error&) {
     return false; // (OTF2's reader says what is wrong, naming the location)
   }
-  const format::DecodeError error =
-      format::decode_event_file(file->data(), file->size(), plan.chunk_size, relations,
-                                on_other_event, info.id, static_cast<EventStoreSink*>(&r));
+  const format::DecodeError error = format::decode_event_file(
+      file->data(), file->size(), plan.chunk_size, relations, on_other_event, info.id,
+      static_cast<EventStoreSink*>(&r), plan.id_maps ? plan.id_maps(info.id) : nullptr);
   if (!error) return true;
   if (r.times->empty() && r.unknown == 0) return false;
   throw std::runtime_error(location_label(info) + ": '" + path + "': corrupt event file at byte " +

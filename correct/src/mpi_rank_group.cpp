@@ -19,6 +19,14 @@ void MpiRankGroup::allreduce_max(int64_t* values, size_t count) {
   MPI_Allreduce(MPI_IN_PLACE, values, static_cast<int>(count), MPI_INT64_T, MPI_MAX, comm_);
 }
 
+void MpiRankGroup::allreduce_sum_double(double* values, size_t count) {
+  MPI_Allreduce(MPI_IN_PLACE, values, static_cast<int>(count), MPI_DOUBLE, MPI_SUM, comm_);
+}
+
+void MpiRankGroup::barrier() {
+  MPI_Barrier(comm_);
+}
+
 void MpiRankGroup::broadcast(void* data, size_t bytes, int root) {
   MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_);
 }

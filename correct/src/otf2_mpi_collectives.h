@@ -2,9 +2,13 @@
 #ifndef HTRACE_CORRECT_OTF2_MPI_COLLECTIVES_H
 #define HTRACE_CORRECT_OTF2_MPI_COLLECTIVES_H
 
+#include "correct/mpi_rank_group.h"
+
 #include <cstdint>
+#include <memory>
 #include <mpi.h>
 #include <otf2/otf2.h>
+#include <stdexcept>
 
 // OTF2's collective context (declared, not defined, by OTF2): the communicator of the ranks that
 // share an archive.
@@ -130,6 +134,15 @@ private:
                                                           gatherv, scatter,  scatterv};
   OTF2_CollectiveContext context_;
 };
+
+// OTF2's collective callbacks for `ranks` (collective); none for a single rank, which OTF2's
+// serial callbacks serve.
+inline std::unique_ptr<Otf2Collectives> otf2_collectives(RankGroup& ranks) {
+  if (ranks.size() == 1) return nullptr;
+  const auto* mpi = dynamic_cast<const MpiRankGroup*>(&ranks);
+  if (!mpi) throw std::logic_error("OTF2's collectives need MPI ranks");
+  return std::make_unique<Otf2Collectives>(mpi->comm());
+}
 
 } // namespace htrace::correct
 #endif

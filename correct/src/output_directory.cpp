@@ -64,9 +64,8 @@ fs::path output_path(const Options& o) {
 }
 } // namespace
 
-TempOutput prepare_output(const Options& o, MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+TempOutput prepare_output(const Options& o, RankGroup& ranks) {
+  const int rank = ranks.rank();
   std::error_code ec;
   const fs::path out = output_path(o);
   if (fs::exists(out, ec) && !o.force)
@@ -77,14 +76,14 @@ TempOutput prepare_output(const Options& o, MPI_Comm comm) {
     throw output_error("'" + o.output + "': output is the input archive");
   format::check_output_parent(out, o.output);
   long pid = rank == 0 ? static_cast<long>(getpid()) : 0;
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
+  ranks.broadcast(&pid, sizeof pid, 0);
   return TempOutput((out.parent_path() /
                      ("." + out.filename().string() + ".htrace-correct-" + std::to_string(pid)))
                         .string(),
-                    comm);
+                    ranks);
 }
 
-TempOutput::TempOutput(std::string dir, MPI_Comm comm) : dir_(std::move(dir)), comm_(comm) {
+TempOutput::TempOutput(std::string dir, RankGroup& ranks) : dir_(std::move(dir)), ranks_(&ranks) {
   remove_on_interrupt(dir_);
 }
 
@@ -93,7 +92,7 @@ TempOutput& TempOutput::operator=(TempOutput&& o) noexcept {
     remove();
     dir_ = std::exchange(o.dir_, std::string());
     name_ = o.name_;
-    comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
+    ranks_ = std::exchange(o.ranks_, nullptr);
   }
   return *this;
 }
@@ -103,12 +102,11 @@ TempOutput::~TempOutput() {
 }
 
 void TempOutput::remove() {
-  if (dir_.empty() || comm_ == MPI_COMM_NULL) return;
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
+  if (dir_.empty() || !ranks_) return;
+  const int rank = ranks_->rank();
   // Every rank must be done with its files first (after an error raised together; a rank-local
   // one aborts the job anyway).
-  if (may_clean_up_together()) MPI_Barrier(comm_);
+  if (may_clean_up_together()) ranks_->barrier();
   if (rank == 0) {
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -121,14 +119,12 @@ void TempOutput::remove() {
 }
 
 void TempOutput::commit(const Options& o) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm_, &rank);
-  MPI_Comm_size(comm_, &size);
-  MPI_Barrier(comm_); // every rank's files are closed
+  const int rank = ranks_->rank(), size = ranks_->size();
+  ranks_->barrier(); // every rank's files are closed
   // A rename is only as durable as the data it points at: without this, a crash shortly after
   // could leave OUT in place with empty files.
   std::string error = sync_files(dir_, rank, size);
-  check_together(comm_, error, 0, ErrorKind::Output);
+  check_together(*ranks_, error, 0, ErrorKind::Output);
   if (rank == 0) {
     const fs::path target = output_path(o);
     std::error_code ec;
@@ -161,7 +157,7 @@ void TempOutput::commit(const Options& o) {
   }
   if (rank == 0 && error.empty())
     sync_directory(output_path(o).parent_path().string()); // the rename
-  check_together(comm_, error, 0, ErrorKind::Output);
+  check_together(*ranks_, error, 0, ErrorKind::Output);
   if (rank == 0 && !dir_.empty()) {
     // The old OUT of --force: the new archive is in place, so a failure here only leaves it.
     std::error_code ec;

@@ -19,7 +19,10 @@ DecodeStatus done(OTF2_CallbackCode rc) {
 
 // OTF2's encoding of the fields read here: a one-byte type as it is; a wider unsigned integer
 // compressed: a byte count n <= its size followed by n little-endian bytes, or 0xff for all ones.
-template <class T> bool read_field(const uint8_t*& p, const uint8_t* end, T& out) {
+// (Inlined by force: called for every field of every decoded record, and GCC keeps it out of line
+// in decode_fields' large switch.)
+template <class T>
+[[gnu::always_inline]] inline bool read_field(const uint8_t*& p, const uint8_t* end, T& out) {
   static_assert(std::is_unsigned_v<T>, "only unsigned integers are decoded");
   if (p >= end) return false;
   if constexpr (sizeof(T) == 1) {
@@ -133,9 +136,46 @@ const char* attribute_list_error(const uint8_t* list) {
 
 } // namespace
 
+bool IdMaps::set(OTF2_MappingType type, const OTF2_IdMap* map) {
+  if (type >= OTF2_MAPPING_MAX || tables_[type].present) return false;
+  Table& t = tables_[type];
+  t.present = true;
+  empty_ = false;
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
+  OTF2_IdMap_Traverse(
+      map,
+      [](uint64_t local, uint64_t global, void* u) {
+        static_cast<std::vector<std::pair<uint64_t, uint64_t>>*>(u)->emplace_back(local, global);
+      },
+      &pairs);
+  std::sort(pairs.begin(), pairs.end());
+  // A local id listed twice: which one OTF2 would use is its implementation's choice.
+  if (std::adjacent_find(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+        return a.first == b.first;
+      }) != pairs.end())
+    return false;
+  const uint64_t largest = pairs.empty() ? 0 : pairs.back().first;
+  if (!pairs.empty() && largest < 4 * pairs.size() + 1024) {
+    t.dense.resize(static_cast<size_t>(largest) + 1);
+    for (size_t i = 0; i < t.dense.size(); ++i)
+      t.dense[i] = i;
+    for (const auto& [local, global] : pairs)
+      t.dense[static_cast<size_t>(local)] = global;
+  } else {
+    t.sparse = std::move(pairs);
+  }
+  return true;
+}
+
+uint64_t IdMaps::sparse_lookup(const Table& t, uint64_t id) {
+  auto it = std::lower_bound(t.sparse.begin(), t.sparse.end(), id,
+                             [](const auto& p, uint64_t v) { return p.first < v; });
+  return it != t.sparse.end() && it->first == id ? it->second : id;
+}
+
 DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_size,
                               const EventDecodeCallbacks& callbacks, OtherEventFn other,
-                              OTF2_LocationRef location, void* user) {
+                              OTF2_LocationRef location, void* user, const IdMaps* maps) {
   EventFileParser parser(data, size, chunk_size);
   uint64_t position = 0;
   DecodeError error;
@@ -147,7 +187,7 @@ DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_siz
       if (error.why) return false;
     }
     DecodeStatus s =
-        decode_fields(callbacks, e.type, e.fields, e.end, location, e.time, position, user);
+        decode_fields(callbacks, e.type, e.fields, e.end, location, e.time, position, user, maps);
     if (s == DecodeStatus::NoCallback) {
       if (!fields_valid(e.type, e.fields, e.end)) {
         s = DecodeStatus::Malformed;

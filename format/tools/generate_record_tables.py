@@ -25,6 +25,7 @@ Usage: generate_record_tables.py OTF2_INCLUDE_DIR OUTPUT_DIR [FILE ...]
   With FILEs, only those outputs are written (the tracer needs only event_encode.inc).
 """
 import glob
+import os
 import re
 import sys
 
@@ -131,7 +132,7 @@ def main():
     since = {name: writer_since(evt_w, "OTF2_EvtWriter_" + name) for name, _ in fields_of}
     emit("event_layout.inc", event_layout(fields_of, typedefs, since))
     emit("event_decode.inc", event_decode(decodable))
-    emit("event_decode_switch.inc", event_decode_switch(decodable))
+    emit("event_decode_switch.inc", event_decode_switch(decodable, mapping_types(inc)))
     emit("event_validate.inc", event_validate(fields_of, typedefs))
     emit("event_encode.inc", event_encode(fields_of, typedefs, since))
     emit("sample_encodes.inc", sample_encodes(fields_of, typedefs))
@@ -486,15 +487,32 @@ def event_decode(decodable):
     o.append("#endif")
     return o
 
-def event_decode_switch(decodable):
+def mapping_types(inc):
+    """OTF2_MappingType's names (REGION, COMM, RMA_WIN, ...) from OTF2_GeneralDefinitions.h."""
+    with open(os.path.join(inc, "OTF2_GeneralDefinitions.h")) as f:
+        names = set(re.findall(r"\bOTF2_MAPPING_(\w+)\s*=", f.read()))
+    names.discard("MAX")
+    return names
+
+def mapping_of(ctype, mappings):
+    """The OTF2_MappingType OTF2's reader applies to a field of C type `ctype` (OTF2_RegionRef:
+    OTF2_MAPPING_REGION, OTF2_RmaWinRef: OTF2_MAPPING_RMA_WIN), or None."""
+    m = re.match(r"OTF2_(\w+)Ref$", ctype)
+    if not m:
+        return None
+    name = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", m.group(1)).upper()
+    return "OTF2_MAPPING_" + name if name in mappings else None
+
+def event_decode_switch(decodable, mappings):
     o = [GENERATED,
          "// Included by event_decoder.cpp, which defines DecodeStatus and read_field().",
          "",
          "// Decodes the fields of an event of `record_type` (record_tables.h numbering) in [p, end) and",
-         "// calls its callback; NoCallback for a type without one (or not decodable).",
+         "// calls its callback; NoCallback for a type without one (or not decodable). Fields of a type",
+         "// with mapping tables are mapped through `maps` (if not null), as OTF2's reader maps them.",
          "static DecodeStatus decode_fields(const EventDecodeCallbacks& cbs, int record_type, const uint8_t* p,",
          "                                  const uint8_t* end, OTF2_LocationRef location, OTF2_TimeStamp time,",
-         "                                  uint64_t position, void* user) {",
+         "                                  uint64_t position, void* user, const IdMaps* maps) {",
          "  switch (record_type) {"]
     for i, name, fields in decodable:
         o.append("  case %d: {" % i)
@@ -502,6 +520,10 @@ def event_decode_switch(decodable):
         for f in fields:
             o.append("    %s %s;" % (f.ctype, f.name))
             o.append("    if (!read_field(p, end, %s)) return DecodeStatus::Malformed;" % f.name)
+            mapping = mapping_of(f.ctype, mappings)
+            if mapping:
+                o.append("    if (maps) %s = static_cast<%s>(maps->map(%s, %s));"
+                         % (f.name, f.ctype, mapping, f.name))
         args = "".join(", " + f.name for f in fields)
         o.append("    return done(cbs.%s(location, time, position, user, nullptr%s));" % (name, args))
         o.append("  }")

@@ -153,7 +153,9 @@ const std::vector<const char*>& non_library_variables() {
       "HTRACE_TEST_CLOCK_RATES", "HTRACE_TEST_CLOCK_RANK_OFFSETS", "HTRACE_CLOCK_TEST_BOUND_NS",
       // Test drivers: tools under test, examples, kept files.
       "HTRACE_CORRECT", "HTRACE_LIBOMP", "HTRACE_EXAMPLES_DIR", "HTRACE_FIDELITY_TOOLS",
-      "HTRACE_FIDELITY_KEEP", "HTRACE_KEEP_TEST_FILES"};
+      "HTRACE_FIDELITY_KEEP", "HTRACE_KEEP_TEST_FILES",
+      // bench/correct/correct_process_bench: an older htrace-correct to alternate with.
+      "HTRACE_CORRECT_BASELINE"};
   return names;
 }
 

@@ -66,17 +66,24 @@ void write_archive(const fs::path& dir) {
   ASSERT_EQ(OTF2_Archive_Close(ar), OTF2_SUCCESS);
 }
 
-TEST(Decodable, OnlyWhereLocalDefinitionsLeaveTheEventsAsTheyAre) {
+TEST(Decodable, UnlessLocalDefinitionsMoveTheEvents) {
   const fs::path dir = fs::temp_directory_path() / ("htrace_decodable_" + std::to_string(getpid()));
   fs::remove_all(dir);
   write_archive(dir);
   {
-    ArchiveReader reader((dir / "traces.otf2").string(), MPI_COMM_SELF);
+    SerialRankGroup ranks;
+    ArchiveReader reader((dir / "traces.otf2").string(), ranks);
     const Definitions defs = read_definitions(reader.get());
     ASSERT_EQ(defs.processes.size(), 3u);
     reader.open_locations(defs, {0, 1, 2});
     EXPECT_TRUE(reader.decodable(kPlain));
-    EXPECT_FALSE(reader.decodable(kMapped));
+    EXPECT_EQ(reader.id_maps(kPlain), nullptr);
+    // Mapping tables are applied by the decoder too, clock offsets are not.
+    EXPECT_TRUE(reader.decodable(kMapped));
+    ASSERT_NE(reader.id_maps(kMapped), nullptr);
+    EXPECT_EQ(reader.id_maps(kMapped)->map(OTF2_MAPPING_REGION, 0), 1u);
+    EXPECT_EQ(reader.id_maps(kMapped)->map(OTF2_MAPPING_REGION, 5), 5u); // not in the table
+    EXPECT_EQ(reader.id_maps(kMapped)->map(OTF2_MAPPING_COMM, 0), 0u);   // no table
     EXPECT_FALSE(reader.decodable(kOffset));
   }
   fs::remove_all(dir);

@@ -17,6 +17,7 @@
 #include "format/record_tables.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +25,8 @@
 #include <gtest/gtest.h>
 #include <iterator>
 #include <otf2/otf2.h>
+#include <set>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -432,6 +435,82 @@ TEST_F(RecordStoreArchive, DecoderPassesTheFieldsTheReaderPasses) {
   OTF2_Reader_Close(reader);
   OTF2_EvtReaderCallbacks_Delete(cbs);
   EXPECT_GE(decoded_types, 22u); // at least the types relations are built from
+}
+
+// Mapping tables in the local definitions: the decoder maps every field it reads as OTF2's reader
+// does, for every mapping type (dense tables: correct_decodable).
+TEST_F(RecordStoreArchive, DecoderMapsFieldsAsTheReaderDoes) {
+  const fs::path mapped = dir_ / "mapped";
+  fs::create_directories(mapped / "traces");
+  for (const char* f : {"traces.otf2", "traces.def", "traces/0.evt"})
+    fs::copy_file(dir_ / "in" / f, mapped / f);
+  EventDecodeCallbacks describe;
+  describe_decodable_events(describe);
+  const OtherEventFn other = [](void*, OTF2_TimeStamp, int) {};
+  const std::string file = read_file(mapped / "traces/0.evt");
+  const auto* data = reinterpret_cast<const uint8_t*>(file.data());
+  std::vector<std::string> unmapped;
+  ASSERT_FALSE(
+      decode_event_file(data, file.size(), kChunkSize, describe, other, kSamples, &unmapped));
+  // Every number the samples show (ids among them) is in every table, mapped per type.
+  std::set<uint64_t> values;
+  for (const std::string& line : unmapped) {
+    std::istringstream words(line);
+    std::string word;
+    while (words >> word)
+      if (std::isdigit(static_cast<unsigned char>(word[0]))) values.insert(std::stoull(word));
+  }
+  IdMaps maps;
+  {
+    // An archive of the same chunk sizes writes the local definition file.
+    OTF2_Archive* ar = create_archive(dir_ / "tables");
+    OTF2_Archive_OpenDefFiles(ar);
+    OTF2_DefWriter* w = OTF2_Archive_GetDefWriter(ar, kSamples);
+    for (int t = 0; t < OTF2_MAPPING_MAX; ++t) {
+      const auto type = static_cast<OTF2_MappingType>(t);
+      OTF2_IdMap* map = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, values.size() + 1);
+      for (uint64_t v : values)
+        OTF2_IdMap_AddIdPair(map, v, v + 1 + uint64_t(t));
+      EXPECT_EQ(OTF2_DefWriter_WriteMappingTable(w, type, map), OTF2_SUCCESS);
+      EXPECT_TRUE(maps.set(type, map));
+      EXPECT_FALSE(maps.set(type, map)); // one table per type
+      OTF2_IdMap_Free(map);
+    }
+    OTF2_Archive_CloseDefWriter(ar, w);
+    OTF2_Archive_CloseDefFiles(ar);
+    OTF2_Archive_Close(ar);
+  }
+  fs::copy_file(dir_ / "tables/traces/0.def", mapped / "traces/0.def");
+
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  register_with_otf2(describe, cbs);
+  OTF2_Reader* reader = OTF2_Reader_Open((mapped / "traces.otf2").c_str());
+  ASSERT_NE(reader, nullptr);
+  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+  OTF2_Reader_SelectLocation(reader, kSamples);
+  ASSERT_EQ(OTF2_Reader_OpenDefFiles(reader), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Reader_OpenEvtFiles(reader), OTF2_SUCCESS);
+  OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, kSamples);
+  ASSERT_NE(dr, nullptr);
+  uint64_t defs = 0;
+  ASSERT_EQ(OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &defs), OTF2_SUCCESS);
+  EXPECT_EQ(defs, uint64_t(OTF2_MAPPING_MAX));
+  OTF2_Reader_CloseDefReader(reader, dr);
+  OTF2_Reader_CloseDefFiles(reader);
+  std::vector<std::string> by_reader, by_decoder;
+  OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, kSamples);
+  OTF2_Reader_RegisterEvtCallbacks(reader, er, cbs, &by_reader);
+  uint64_t n = 0;
+  ASSERT_EQ(OTF2_Reader_ReadAllLocalEvents(reader, er, &n), OTF2_SUCCESS);
+  OTF2_Reader_CloseEvtReader(reader, er);
+  OTF2_Reader_CloseEvtFiles(reader);
+  OTF2_Reader_Close(reader);
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+
+  EXPECT_FALSE(decode_event_file(data, file.size(), kChunkSize, describe, other, kSamples,
+                                 &by_decoder, &maps));
+  EXPECT_EQ(by_decoder, by_reader);
+  EXPECT_NE(unmapped, by_reader); // the tables changed fields
 }
 
 // OTF2's reader on location kSamples of the archive in `dir`: whether it reads all its events.

@@ -1,15 +1,18 @@
-// The input archive, opened by every correction rank: OTF2's reader with MPI collectives, the
-// locations a rank owns, and where their event files can be read directly.
+// The input archive, opened by every correction rank: OTF2's reader with MPI collectives (OTF2's
+// serial ones for a single rank), the locations a rank owns, and where their event files can be
+// read directly.
 #ifndef HTRACE_CORRECT_ARCHIVE_READER_H
 #define HTRACE_CORRECT_ARCHIVE_READER_H
 
 #include "correct/definitions.h"
+#include "correct/rank_group.h"
+#include "format/event_decoder.h"
 
 #include <cstdint>
 #include <memory>
-#include <mpi.h>
 #include <otf2/otf2.h>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -20,7 +23,7 @@ class Otf2Collectives;
 class ArchiveReader {
 public:
   // Collective. Throws an agreed Error if the anchor file cannot be read.
-  ArchiveReader(const std::string& anchor, MPI_Comm comm);
+  ArchiveReader(const std::string& anchor, RankGroup& ranks);
   ~ArchiveReader();
   ArchiveReader(const ArchiveReader&) = delete;
   ArchiveReader& operator=(const ArchiveReader&) = delete;
@@ -35,10 +38,13 @@ public:
   // at all (see correct/README.md).
   void open_locations(const Definitions& defs, const std::vector<uint32_t>& processes);
   // After open_locations: whether a location's events may be decoded straight from its event
-  // file (event_decoder.h). Not if its local definitions hold mapping tables or clock offsets
-  // (OTF2's reader applies them), nor for archives that are not uncompressed POSIX ones or are
-  // of a newer OTF2 format than this library's (their records may be laid out differently).
+  // file (event_decoder.h). Not if its local definitions hold clock offsets (OTF2's reader
+  // applies them), nor for archives that are not uncompressed POSIX ones or are of a newer OTF2
+  // format than this library's (their records may be laid out differently).
   bool decodable(OTF2_LocationRef location) const;
+  // The mapping tables of a decodable location's local definitions, for the decoder; null if
+  // it has none.
+  const format::IdMaps* id_maps(OTF2_LocationRef location) const;
   // After the write: a copy that turns out impossible reads its location again.
   void close_events();
 
@@ -55,7 +61,8 @@ private:
   uint64_t event_chunk_ = 0, def_chunk_ = 0;
   std::string event_dir_;
   bool known_format_ = false;
-  std::unordered_set<OTF2_LocationRef> rewritten_by_definitions_; // mapping tables, clock offsets
+  std::unordered_set<OTF2_LocationRef> rewritten_by_definitions_; // clock offsets
+  std::unordered_map<OTF2_LocationRef, format::IdMaps> id_maps_;
 };
 
 } // namespace htrace::correct

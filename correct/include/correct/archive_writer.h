@@ -11,7 +11,6 @@
 #include "correct/time_source.h"
 
 #include <map>
-#include <mpi.h>
 #include <string>
 
 namespace htrace::correct {
@@ -21,7 +20,7 @@ namespace htrace::correct {
 // Every write, flush and close is checked: a failure is an agreed Output error naming the file.
 void write_corrected(ArchiveReader& reader, const Definitions& defs,
                      const std::map<std::string, std::string>& properties, const LocalModel& model,
-                     TimeSource& times, const TempOutput& out, MPI_Comm comm, Report& report);
+                     TimeSource& times, const TempOutput& out, RankGroup& ranks, Report& report);
 
 } // namespace htrace::correct
 #endif

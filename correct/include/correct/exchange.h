@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <mpi.h>
 #include <string>
 #include <vector>
 
@@ -113,22 +112,15 @@ void Exchange::for_each_received(OnP2P&& on_p2p, OnCollective&& on_collective) c
 void check_together(RankGroup& ranks, const std::string& message, int priority = 0,
                     ErrorKind kind = ErrorKind::Input);
 
-// The same over the ranks of a communicator: the archive reader and writer agree over the
-// engine's communicator.
-[[noreturn]] void fail_together(MPI_Comm comm, std::string message, int priority = 0,
-                                ErrorKind kind = ErrorKind::Input);
-void check_together(MPI_Comm comm, const std::string& message, int priority = 0,
-                    ErrorKind kind = ErrorKind::Input);
-
 // Runs fn on every rank; if it throws anywhere, every rank throws the lowest failing rank's
 // message, as an agreed Error of its kind (`kind` for exceptions that name none).
-std::string agree(MPI_Comm comm, const std::function<std::string()>& fn,
+std::string agree(RankGroup& ranks, const std::function<std::string()>& fn,
                   ErrorKind kind = ErrorKind::Input);
 template <class F>
-auto agree_value(MPI_Comm comm, F fn, ErrorKind kind = ErrorKind::Input) -> decltype(fn()) {
+auto agree_value(RankGroup& ranks, F fn, ErrorKind kind = ErrorKind::Input) -> decltype(fn()) {
   decltype(fn()) value{};
   agree(
-      comm,
+      ranks,
       [&] {
         value = fn();
         return std::string();

@@ -20,7 +20,21 @@ public:
     deltas_.reserve(n);
     checkpoints_.reserve(n / kCheckpoint + 1);
   }
+  // Inline: the common case (a small step, no checkpoint due) for every event of the read.
   void push_back(int64_t t) {
+    const size_t i = deltas_.size();
+    const uint64_t d = static_cast<uint64_t>(t) - static_cast<uint64_t>(last_);
+    if (i % kCheckpoint != 0 && d < kApart) {
+      deltas_.push_back(static_cast<uint32_t>(d));
+      last_ = t;
+      return;
+    }
+    push_back_rare(t);
+  }
+
+private:
+  // A checkpoint, or a time kept apart.
+  [[gnu::noinline]] void push_back_rare(int64_t t) {
     const size_t i = deltas_.size();
     if (i % kCheckpoint == 0) checkpoints_.push_back(t);
     // Unsigned: a time that goes back wraps to a large difference and is kept apart too.
@@ -39,6 +53,8 @@ public:
     }
     last_ = t;
   }
+
+public:
   // Bounds that keep the engine's arithmetic (times plus moves, interval lengths times 100) far
   // from overflow. A time beyond them is a damaged trace, not a measurement: 2^62 ns are 146
   // years since the clock's epoch, 2^56 ns 2.3 years between two events of one location.

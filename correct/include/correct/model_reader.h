@@ -7,6 +7,7 @@
 #include "correct/definitions.h"
 #include "correct/latencies.h"
 #include "correct/model.h"
+#include "format/event_decoder.h"
 
 #include <deque>
 #include <functional>
@@ -47,6 +48,8 @@ struct ReadPlan {
   std::string event_dir;
   uint64_t chunk_size = 0;
   std::function<bool(OTF2_LocationRef)> decodable;
+  // A decodable location's mapping tables (null: none).
+  std::function<const format::IdMaps*(OTF2_LocationRef)> id_maps;
 };
 
 // Reads all locations of `processes`, with the event-file decoder where `plan` allows it, else

@@ -23,6 +23,9 @@ public:
   // The counts in one MPI_Alltoall, then every peer's words straight from `out` into `in` with
   // point-to-point messages (no packing into one send buffer).
   void alltoall(const WordSpan* out, EventArray<uint64_t>& in) override;
+  void barrier() override;
+  void allreduce_sum_double(double* values, size_t count) override;
+  MPI_Comm comm() const { return comm_; }
 
 private:
   MPI_Comm comm_;

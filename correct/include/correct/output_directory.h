@@ -4,8 +4,8 @@
 #define HTRACE_CORRECT_OUTPUT_DIRECTORY_H
 
 #include "correct/options.h"
+#include "correct/rank_group.h"
 
-#include <mpi.h>
 #include <string>
 
 namespace htrace::correct {
@@ -17,7 +17,8 @@ class TempOutput {
 public:
   TempOutput() = default;
   // Until it is committed or removed, an interrupt (SIGINT, SIGTERM, SIGHUP) removes `dir`.
-  TempOutput(std::string dir, MPI_Comm comm);
+  // `ranks` must outlive it.
+  TempOutput(std::string dir, RankGroup& ranks);
   TempOutput(TempOutput&& o) noexcept { *this = std::move(o); }
   TempOutput& operator=(TempOutput&& o) noexcept;
   ~TempOutput();
@@ -33,9 +34,9 @@ private:
   void remove();
   std::string dir_;
   std::string name_ = "traces";
-  MPI_Comm comm_ = MPI_COMM_NULL;
+  RankGroup* ranks_ = nullptr;
 };
-TempOutput prepare_output(const Options& o, MPI_Comm comm);
+TempOutput prepare_output(const Options& o, RankGroup& ranks);
 
 } // namespace htrace::correct
 #endif

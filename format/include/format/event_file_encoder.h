@@ -27,6 +27,9 @@ public:
   /// chunk size; `before_write`, if set, runs before each write to the file. False, with error()
   /// set, if it cannot.
   bool open(const std::string& path, std::size_t chunk_size, void (*before_write)() = nullptr);
+  /// From now on, the kernel is asked to start writing each full chunk to disk as soon as it is
+  /// written (sync_file_range), so a later fsync of the file waits only for the last ones.
+  void write_behind() { write_behind_ = true; }
 
   /// Where the fields of the next event go, at most `max_fields` bytes: after its timestamp record
   /// (when the time changed or a chunk begins), id and, unless `singleton`, its length byte. May
@@ -109,6 +112,7 @@ private:
   std::size_t pos_ = 0;
   std::uint64_t events_ = 0;
   std::uint64_t chunks_written_ = 0;
+  bool write_behind_ = false;
   OTF2_TimeStamp time_ = 0;
   bool stamped_ = false;           ///< the current chunk has a timestamp record
   std::uint8_t* length_ = nullptr; ///< length byte of the event being encoded
