@@ -335,22 +335,46 @@ def case_pwscf_none_4nodes(build, work, opts):
 DRIFT_RATES = [0.0, 20e-6]  # node 1's clock runs 20 ppm fast
 
 
+def probe_run(build, work, result, name, offsets, per_node, seconds, rates=None, steps=None,
+              env_extra=None):
+    """fidelity_probe for `seconds` on the emulated cluster, traced into work/name; returns the
+    archive and the file of its barriers' true times (probe_truth)."""
+    archive = os.path.join(work, name)
+    probe_dir = os.path.join(work, name + "-probes")
+    shutil.rmtree(probe_dir, ignore_errors=True)
+    os.makedirs(probe_dir)
+    t0 = time.monotonic()
+    trace_cluster(build, archive, offsets, per_node,
+                  [build.tool("fidelity_probe"), probe_dir, str(seconds)], rates=rates,
+                  steps=steps, env_extra=env_extra, timeout=seconds + 240)
+    result.trace_seconds = time.monotonic() - t0
+    truth = probe_truth(probe_dir, len(offsets) * per_node, offsets, per_node,
+                        rates or [0.0] * len(offsets), os.path.join(work, name + "-truth.txt"),
+                        steps=steps)
+    return archive, truth
+
+
 def case_drift(build, work, opts):
     seconds = opts.get("drift_seconds", 10)
     result = Result("drift", f"probe {seconds} s, 2 nodes x 2 ranks (0, 1.5 ms), node 1 20 ppm fast, "
                     "default sync")
     if not os.path.exists(build.shim):
         raise CaseError(f"not built: {build.shim}")
-    archive = os.path.join(work, "drift")
-    probe_dir = os.path.join(work, "drift-probes")
-    shutil.rmtree(probe_dir, ignore_errors=True)
-    os.makedirs(probe_dir)
-    t0 = time.monotonic()
-    trace_cluster(build, archive, OFFSETS, PER_NODE,
-                  [build.tool("fidelity_probe"), probe_dir, str(seconds)], rates=DRIFT_RATES)
-    result.trace_seconds = time.monotonic() - t0
-    truth = probe_truth(probe_dir, 2 * PER_NODE, OFFSETS, PER_NODE, DRIFT_RATES,
-                        os.path.join(work, "drift-truth.txt"))
+    archive, truth = probe_run(build, work, result, "drift", OFFSETS, PER_NODE, seconds,
+                               rates=DRIFT_RATES)
+    return finish(result, build, archive, work, truth_probes=truth)
+
+
+def case_raw_4x2(build, work, opts):
+    """The tracer's own global clock, uncorrected: node clocks that differ by constant offsets only
+    (one physical clock: the true drift is exactly 0), so any slope the sync applies is invented."""
+    seconds = opts.get("raw_seconds", 10)
+    per_node = 2
+    result = Result("raw_4x2", f"probe {seconds} s, 4 nodes x 2 ranks (0, 1.5, -2.3, 0.7 ms), "
+                    "default sync, no drift")
+    # Eight ranks on two cores: waiting ranks yield, or each barrier waits for scheduler quanta.
+    archive, truth = probe_run(build, work, result, "raw-4x2", OFFSETS_4, per_node, seconds,
+                               env_extra={"OMPI_MCA_mpi_yield_when_idle": "1"})
     return finish(result, build, archive, work, truth_probes=truth)
 
 
@@ -368,21 +392,12 @@ def case_drift_step(build, work, opts):
                     f"{STEP_INTERVAL_MS} ms")
     if not os.path.exists(build.shim):
         raise CaseError(f"not built: {build.shim}")
-    archive = os.path.join(work, "drift-step")
-    probe_dir = os.path.join(work, "drift-step-probes")
-    shutil.rmtree(probe_dir, ignore_errors=True)
-    os.makedirs(probe_dir)
     # Node 1's namespace clock is this host's CLOCK_MONOTONIC plus its offset (htrace-cluster-run).
     step_at = time.monotonic_ns() + round(offsets[1] * 1e9) + round(seconds / 2 * 1e9)
     rates, steps = [0.0, 0.0], [None, (step_at, STEP_RATE)]
-    t0 = time.monotonic()
-    trace_cluster(build, archive, offsets, per_node,
-                  [build.tool("fidelity_probe"), probe_dir, str(seconds)], rates=rates,
-                  steps=steps, env_extra={"HTRACE_SYNC_INTERVAL_MS": str(STEP_INTERVAL_MS)},
-                  timeout=seconds + 240)
-    result.trace_seconds = time.monotonic() - t0
-    truth = probe_truth(probe_dir, 2 * per_node, offsets, per_node, rates,
-                        os.path.join(work, "drift-step-truth.txt"), steps=steps)
+    archive, truth = probe_run(build, work, result, "drift-step", offsets, per_node, seconds,
+                               rates=rates, steps=steps,
+                               env_extra={"HTRACE_SYNC_INTERVAL_MS": str(STEP_INTERVAL_MS)})
     ends_only = Result("drift_step_ends_only", "the same, INIT and FINAL measurements only")
     out = archive + "-ends-only"
     ends_only.report, ends_only.correct_exit, ends_only.correct_seconds = correct(
@@ -413,6 +428,7 @@ CASES = {
     "drift": case_drift,
     "drift_step": case_drift_step,
     "hpcc_1host": case_hpcc_1host,
+    "raw_4x2": case_raw_4x2,
     "pwscf_none": case_pwscf_none,
     "pwscf_none_2pn": case_pwscf_none_2pn,
     "pwscf_none_4nodes": case_pwscf_none_4nodes,
@@ -450,6 +466,16 @@ def bounds(result):
              f"{c['p2p_out']['receive_before_send']})", c["p2p_out"]["receive_before_send"] == 0),
             (f"error vs truth p99 {err.get('p99')} ns <= 10000 ns", err.get("p99", 1 << 62) <= 10_000),
             (f"error vs truth max {err.get('max')} ns <= 50000 ns", err.get("max", 1 << 62) <= 50_000),
+        ]
+    if result.case == "raw_4x2":
+        raw = c.get("truth_in", {})
+        raw_err = raw.get("abs_error_ns", {})
+        checks += [
+            (f"uncorrected: median error at the probes {raw_err.get('median')} ns <= 1000 ns",
+             raw_err.get("median", 1 << 62) <= 1000),
+            (f"uncorrected: every rank's median error <= 1000 ns (worst: rank "
+             f"{raw.get('worst_location_rank')}, {raw.get('worst_location_median_ns')} ns)",
+             raw.get("worst_location_median_ns", 1 << 62) <= 1000),
         ]
     if result.case.startswith("pwscf_none"):
         lmin = r.get("lmin_ns", {})
