@@ -2,9 +2,12 @@
 # Clock synchronization benchmark on the emulated cluster (see README.md):
 #  1. htrace-clockcheck on 4 nodes x 2 ranks for h2hca, hca3, hca2, hca, jk: sync duration, max and
 #     median error against ground truth right after the sync and after WAIT seconds;
-#  2. MPI_Init slowdown at 8 ranks: no tracer vs libhtrace with HTRACE_SYNC=none vs the default.
+#  2. MPI_Init slowdown at 8 ranks: no tracer vs libhtrace with HTRACE_SYNC=none vs the default;
+#  3. the cost of the clock measurements during the run at 2, 8 and 32 ranks: an allreduce loop
+#     traced with HTRACE_SYNC_INTERVAL_MS=0 (none) and =INTERVAL_MS, alternated.
 # usage: bench/clocksync/run.sh [BUILD_DIR]
-#   env: WAIT (10), REPEAT (5), OUT (results dir), PARTS ("accuracy init")
+#   env: WAIT (10), REPEAT (5), OUT (results dir), PARTS ("accuracy init remeasure"),
+#        INTERVAL_MS (200), ITERS (100000)
 set -euo pipefail
 build=$(cd "${1:-${HTRACE_BUILD_DIR:-build}}" && pwd)
 wait_s=${WAIT:-10}
@@ -19,7 +22,7 @@ offsets="0,0.000037,2.5,-1.75"
 echo "# clocksync benchmark, $(date -u +%FT%TZ), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# emulated cluster: node offsets $offsets s, 2 ranks per node (8 ranks)"
 
-parts=${PARTS:-accuracy init}
+parts=${PARTS:-accuracy init remeasure}
 echo "## 0. cost of clock::now()"
 "$build/bench/clocksync/clocksync_now_cost"
 if [[ $parts == *accuracy* ]]; then
@@ -27,7 +30,7 @@ echo "## 1. accuracy vs ground truth (htrace-clockcheck, wait $wait_s s)"
 "$cluster" --offsets "$offsets" --ranks-per-node 2 -- "$clockcheck" \
   --algorithms "h2hca;hca3;hca2;hca;jk" --wait "$wait_s" --csv "$out/accuracy.csv" --per-rank "$out/accuracy-ranks.csv"
 fi
-[[ $parts == *init* ]] || exit 0
+if [[ $parts == *init* ]]; then
 
 echo "## 2. MPI_Init at 8 ranks (median of $repeat runs each, interleaved; ms, slowest rank)"
 [[ -f $lib ]] || { echo "libhtrace.so not built ($lib): skipping part 2"; exit 0; }
@@ -54,4 +57,51 @@ for v in ("plain", "none", "h2hca"):
 if all(v in med for v in ("plain", "none", "h2hca")):
     print(f"sync cost (h2hca - none): {med['h2hca'] - med['none']:.2f} ms; "
           f"tracer total (h2hca - plain): {med['h2hca'] - med['plain']:.2f} ms")
+PY
+fi
+
+[[ $parts == *remeasure* ]] || exit 0
+echo "## 3. clock measurements during the run (median of $repeat runs each, interleaved)"
+interval=${INTERVAL_MS:-200}
+iters=${ITERS:-100000}
+loop=$build/bench/clocksync/clocksync_collective_timer
+tmp3=$(mktemp -d)
+trap 'rm -rf "$tmp3" ${tmp:+"$tmp"}' EXIT
+for ranks in 2 8 32; do
+  for ((i = 0; i < repeat; i++)); do
+    for ms in 0 "$interval"; do
+      name=r$ranks-i$ms-$i
+      # Waiting ranks yield: 32 spinning ranks on few cores measure the scheduler, not htrace.
+      loop_ms=$(OMPI_MCA_mpi_yield_when_idle=1 HTRACE_SYNC_INTERVAL_MS=$ms HTRACE_ARCHIVE_DIR=$tmp3 \
+        HTRACE_ARCHIVE_NAME=$name HTRACE_VERBOSE=0 mpirun --allow-run-as-root --oversubscribe \
+        --bind-to none -np "$ranks" -x OMPI_MCA_mpi_yield_when_idle -x LD_PRELOAD="$lib" \
+        -x HTRACE_SYNC_INTERVAL_MS -x HTRACE_ARCHIVE_DIR -x HTRACE_ARCHIVE_NAME -x HTRACE_VERBOSE \
+        "$loop" "$iters" | awk '/loop_ms/ { print $2 }')
+      # Measurements stored by rank 0's location (every rank stores the same number).
+      taken=$(otf2-print -G "$tmp3/$name/traces.otf2" 2>/dev/null |
+        grep -c 'HTRACE::CLOCK::MID_[0-9]*_TIME' || true)
+      echo "$ranks $ms $loop_ms $((taken / ranks))" >>"$tmp3/remeasure.txt"
+      rm -rf "${tmp3:?}/$name"
+    done
+  done
+done
+python3 - "$tmp3/remeasure.txt" "$interval" <<'PY' | tee "$out/remeasure.txt"
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    ranks, ms, loop_ms, taken = line.split()
+    runs.setdefault((int(ranks), int(ms)), []).append((float(loop_ms), int(taken)))
+interval = int(sys.argv[2])
+print(f"ranks | loop, no measurements (ms) | loop, every {interval} ms (ms) | measurements | "
+      f"added per measurement (ms)")
+for ranks in sorted({r for r, _ in runs}):
+    off = [x for x, _ in runs.get((ranks, 0), [])]
+    on = runs.get((ranks, interval), [])
+    if not off or not on:
+        continue
+    taken = statistics.median(n for _, n in on)
+    m_off, m_on = statistics.median(off), statistics.median(x for x, _ in on)
+    per = (m_on - m_off) / taken if taken else float("nan")
+    print(f"{ranks:5d} | {m_off:.1f} ({min(off):.1f}-{max(off):.1f}) | {m_on:.1f} "
+          f"({min(x for x, _ in on):.1f}-{max(x for x, _ in on):.1f}) | {taken:g} | {per:.2f}")
 PY
