@@ -22,6 +22,14 @@ const char* pattern_key(WaitPattern p) {
     return "early_reduce";
   case WaitPattern::EarlyScan:
     return "early_scan";
+  case WaitPattern::OmpExplicitBarrier:
+    return "omp_explicit_barrier";
+  case WaitPattern::OmpImplicitBarrier:
+    return "omp_implicit_barrier";
+  case WaitPattern::OmpCriticalContention:
+    return "omp_critical_contention";
+  case WaitPattern::OmpLockContention:
+    return "omp_lock_contention";
   }
   return "unknown";
 }
@@ -42,6 +50,14 @@ const char* pattern_name(WaitPattern p) {
     return "Early Reduce";
   case WaitPattern::EarlyScan:
     return "Early Scan";
+  case WaitPattern::OmpExplicitBarrier:
+    return "Wait at Explicit OpenMP Barrier";
+  case WaitPattern::OmpImplicitBarrier:
+    return "Wait at Implicit OpenMP Barrier";
+  case WaitPattern::OmpCriticalContention:
+    return "Critical Contention";
+  case WaitPattern::OmpLockContention:
+    return "OpenMP Lock Contention";
   }
   return "unknown";
 }
@@ -87,6 +103,27 @@ std::optional<WaitPattern> collective_wait_pattern(std::uint8_t otf2_op) {
   default:
     return std::nullopt;
   }
+}
+
+WaitPattern omp_barrier_pattern(const std::map<std::uint32_t, format::RegionDef>& regions,
+                                std::uint32_t region) {
+  auto r = regions.find(region);
+  const bool implicit =
+      r != regions.end() && r->second.cls.role == OTF2_REGION_ROLE_IMPLICIT_BARRIER;
+  return implicit ? WaitPattern::OmpImplicitBarrier : WaitPattern::OmpExplicitBarrier;
+}
+
+std::optional<WaitPattern>
+omp_lock_pattern(const std::map<std::uint32_t, format::RegionDef>& regions, std::uint32_t region) {
+  auto r = regions.find(region);
+  if (r == regions.end() || !r->second.cls.openmp()) return std::nullopt;
+  if (r->second.cls.role == OTF2_REGION_ROLE_CRITICAL) return WaitPattern::OmpCriticalContention;
+  std::string n = r->second.name;
+  std::transform(n.begin(), n.end(), n.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (n.rfind("omp_set_lock", 0) == 0 || n.rfind("omp_set_nest_lock", 0) == 0)
+    return WaitPattern::OmpLockContention;
+  return std::nullopt;
 }
 
 } // namespace detail

@@ -7,6 +7,7 @@
 #include "analysis/wait_states.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,19 @@ SendBlocking send_blocking(const std::string& region_name);
 /// The pattern of a blocking collective operation (OTF2_CollectiveOp), if any: communicator
 /// creation and destruction and one-sided window handling have none.
 std::optional<WaitPattern> collective_wait_pattern(std::uint8_t otf2_op);
+
+/// An OpenMP barrier region's pattern: explicit for role BARRIER, implicit for IMPLICIT_BARRIER
+/// (htrace's and Score-P's "!$omp implicit barrier").
+WaitPattern omp_barrier_pattern(const std::map<std::uint32_t, format::RegionDef>& regions,
+                                std::uint32_t region);
+/// The pattern of a thread that acquires a lock inside `region`: Critical Contention in a critical
+/// construct (role CRITICAL), OpenMP Lock Contention in a lock routine that blocks
+/// (omp_set_lock, omp_set_nest_lock); none elsewhere.
+std::optional<WaitPattern>
+omp_lock_pattern(const std::map<std::uint32_t, format::RegionDef>& regions, std::uint32_t region);
+
+/// The communicator of an OpenMP wait outside any team.
+constexpr std::uint32_t kNoComm = UINT32_MAX;
 
 } // namespace htrace::analysis::detail
 #endif

@@ -3,6 +3,7 @@
 #include "collective_waits.h"
 #include "message_waits.h"
 #include "mpi_calls.h"
+#include "openmp_waits.h"
 
 namespace htrace::analysis {
 
@@ -10,11 +11,12 @@ class WaitStateAnalysis::Impl {
 public:
   explicit Impl(RunLayout l)
       : layout(std::move(l)), calls(layout.process_of.size(), layout.regions),
-        messages(layout, calls), collectives(layout, calls) {}
+        messages(layout, calls), collectives(layout, calls), openmp(layout, calls.results) {}
   RunLayout layout;
   detail::MpiCalls calls;
   detail::MessageWaits messages;
   detail::CollectiveWaits collectives;
+  detail::OpenMpWaits openmp;
 };
 
 WaitStateAnalysis::WaitStateAnalysis(RunLayout layout)
@@ -23,9 +25,11 @@ WaitStateAnalysis::~WaitStateAnalysis() = default;
 
 void WaitStateAnalysis::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region) {
   impl_->calls.enter(loc, t, region);
+  impl_->openmp.enter(loc, t, region);
 }
 void WaitStateAnalysis::leave(std::uint32_t loc, std::int64_t t) {
   impl_->calls.leave(loc, t);
+  impl_->openmp.leave(loc, t);
 }
 void WaitStateAnalysis::send(std::uint32_t loc, std::uint32_t comm, long receiver,
                              std::uint32_t tag, std::uint64_t request) {
@@ -60,6 +64,27 @@ void WaitStateAnalysis::nbc_complete(std::uint32_t loc, std::uint8_t op, std::ui
   impl_->collectives.nbc_complete(loc, op, comm, root, received, request);
 }
 
+void WaitStateAnalysis::thread_fork(std::uint32_t loc, std::int64_t t) {
+  impl_->openmp.fork(loc, t);
+}
+void WaitStateAnalysis::team_begin(std::uint32_t loc, std::int64_t t, std::uint32_t team) {
+  impl_->openmp.team_begin(loc, t, team);
+}
+void WaitStateAnalysis::team_end(std::uint32_t loc, std::int64_t t, std::uint32_t team) {
+  impl_->openmp.team_end(loc, t, team);
+}
+void WaitStateAnalysis::thread_join(std::uint32_t loc, std::int64_t t) {
+  impl_->openmp.join(loc, t);
+}
+void WaitStateAnalysis::lock_acquire(std::uint32_t loc, std::int64_t t, std::uint8_t model,
+                                     std::uint32_t lock, std::uint32_t order) {
+  impl_->openmp.lock_acquire(loc, t, model, lock, order);
+}
+void WaitStateAnalysis::lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model,
+                                     std::uint32_t lock, std::uint32_t order) {
+  impl_->openmp.lock_release(loc, t, model, lock, order);
+}
+
 void WaitStateAnalysis::on_call_wait(CallWaitObserver observer) {
   impl_->calls.observer = std::move(observer);
 }
@@ -67,6 +92,7 @@ void WaitStateAnalysis::on_call_wait(CallWaitObserver observer) {
 WaitStates WaitStateAnalysis::finish() {
   impl_->messages.finish();
   impl_->collectives.finish();
+  impl_->openmp.finish();
   impl_->calls.finish();
   return impl_->calls.results;
 }

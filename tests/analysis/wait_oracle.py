@@ -3,12 +3,16 @@ matcher (htrace_test.messages), sharing no code with htrace: what htrace-report 
 give on a real trace. Scalasca's definitions (analysis/README.md): a wait runs from the waiting MPI
 call's enter to the enter of the call it waits for, bounded by the waiting call; per pattern each
 call waits at most once, for its latest partner. Non-blocking collectives as htrace extends them:
-the call completing one waits for the partner's request call."""
+the call completing one waits for the partner's request call. OpenMP (omp_waits): a thread in a
+barrier waits until the last thread of its team entered that barrier instance, bounded by its own
+time in the barrier; a thread acquiring a lock (in omp_set_lock, omp_set_nest_lock or a critical
+construct) waits from that region's enter until the previous holder released it, bounded by the
+acquisition."""
 import collections
 import os
 
 import otf2
-from otf2.enums import CollectiveOp, Paradigm
+from otf2.enums import CollectiveOp, Paradigm, RegionRole
 
 from htrace_test.archive import Topology
 from htrace_test.messages import CollectiveLog, MessageLog
@@ -119,6 +123,87 @@ def read(archive):
     return calls, locations, comm_names
 
 
+NO_TEAM = "comm %d" % 0xFFFFFFFF  # how htrace-report names the team of a lock taken outside one
+
+
+def omp_waits(archive):
+    """[(pattern, waiting location ref, location ref waited for, region name, team name, ns)].
+    Barrier instances: a thread's n-th barrier (outermost barrier region) in its k-th team of a
+    communicator; lock hand-overs: release n -> acquisition n + 1 of a lock in one process."""
+    barriers = collections.defaultdict(list)  # key -> [[loc ref, region, enter, leave]]
+    acquired, released = {}, {}  # key -> (loc ref, region, team name, enter, acquired) / (loc ref, time)
+    with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
+        teams = collections.defaultdict(list)  # loc ref -> [[comm, instance, barriers passed]]
+        instances = collections.Counter()
+        stacks = collections.defaultdict(list)  # loc ref -> [(region, enter)]
+        depth = collections.Counter()  # loc ref -> regions open inside its current barrier
+        current = {}  # loc ref -> the member entry of its open barrier
+        for location, event in trace.events:
+            kind, ref, process = type(event).__name__, location._ref, location.group._ref
+            if kind == "ThreadTeamBegin":
+                comm = event.thread_team
+                teams[ref].append([comm, instances[(ref, comm._ref)], 0])
+                instances[(ref, comm._ref)] += 1
+            elif kind == "ThreadTeamEnd":
+                for i in reversed(range(len(teams[ref]))):
+                    if teams[ref][i][0]._ref == event.thread_team._ref:
+                        del teams[ref][i]
+                        break
+            elif kind == "Enter":
+                stacks[ref].append((event.region, event.time))
+                if depth[ref]:
+                    depth[ref] += 1
+                elif event.region.paradigm != Paradigm.MPI and teams[ref] and \
+                        event.region.region_role in (RegionRole.BARRIER, RegionRole.IMPLICIT_BARRIER):
+                    comm, instance, passed = teams[ref][-1]
+                    depth[ref] = 1
+                    current[ref] = [ref, event.region, event.time, None]
+                    barriers[(process, comm._ref, instance, passed)].append(current[ref])
+                    current[ref].append(comm.name)
+            elif kind == "Leave":
+                if stacks[ref]:
+                    stacks[ref].pop()
+                if depth[ref]:
+                    depth[ref] -= 1
+                    if not depth[ref] and teams[ref]:
+                        current.pop(ref)[3] = event.time
+                        teams[ref][-1][2] += 1
+            elif kind == "ThreadAcquireLock":
+                if not stacks[ref]:
+                    continue
+                region, enter = stacks[ref][-1]
+                name = region.name.lower()
+                if region.paradigm == Paradigm.OPENMP and (region.region_role == RegionRole.CRITICAL or
+                                                          name.startswith(("omp_set_lock", "omp_set_nest_lock"))):
+                    team = teams[ref][-1][0].name if teams[ref] else NO_TEAM
+                    acquired[(process, event.model, event.lock_id, event.acquisition_order)] = (
+                        ref, region, team, enter, event.time)
+            elif kind == "ThreadReleaseLock":
+                released[(process, event.model, event.lock_id, event.acquisition_order + 1)] = (ref, event.time)
+    out = []
+    for members in barriers.values():
+        if len(members) < 2:
+            continue
+        last = max(members, key=lambda m: (m[2], -m[0]))
+        for ref, region, enter, leave, team in members:
+            if leave is None:
+                continue
+            wait = min(last[2], leave) - enter
+            pattern = "omp_implicit_barrier" if region.region_role == RegionRole.IMPLICIT_BARRIER \
+                else "omp_explicit_barrier"
+            if wait > 0:
+                out.append((pattern, ref, last[0], region.name, team, wait))
+    for key, (ref, region, team, enter, at) in acquired.items():
+        if key not in released:
+            continue
+        holder, release = released[key]
+        wait = min(release, at) - enter
+        pattern = "omp_critical_contention" if region.region_role == RegionRole.CRITICAL else "omp_lock_contention"
+        if wait > 0:
+            out.append((pattern, ref, holder, region.name, team, wait))
+    return out
+
+
 def wait_states(archive, location_keys):
     """{pattern: {total_ns, calls, longest_ns, by_location, caused_by, by_region, by_comm}} with
     locations indexed as in `location_keys` ([(process name, location name)])."""
@@ -143,4 +228,13 @@ def wait_states(archive, location_keys):
             p["caused_by"][index[cause]] += wait
             p["by_region"][call.region] += wait
             p["by_comm"][comm_names[comm]] += wait
+    for pattern, ref, cause, region, team, wait in omp_waits(archive):
+        p = out[pattern]
+        p["total_ns"] += wait
+        p["calls"] += 1
+        p["longest_ns"] = max(p["longest_ns"], wait)
+        p["by_location"][index[ref]] += wait
+        p["caused_by"][index[cause]] += wait
+        p["by_region"][region] += wait
+        p["by_comm"][team] += wait
     return out

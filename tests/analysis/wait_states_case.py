@@ -8,11 +8,16 @@ CASE):
             for, by region and by communicator equal, to the nanosecond, the waits the generator
             computed from its own timestamps, and equal wait_oracle.py's (see traced); patterns
             the case does not hold are zero
+  omp_barrier, omp_lock, omp_mixed
+            the same for omp_waits_archive.py's OpenMP cases (2 processes of 3 threads): barrier
+            waits, explicit and implicit, lock and critical contention
   traced    pingpong-ring traced with libhtrace on two emulated nodes whose clocks differ by 2 ms
             (one node where the emulation is unavailable), its htrace-correct output,
             hybrid-jacobi (2 ranks of 2 OpenMP threads) where it is built, and the collectives
             example (every blocking, non-blocking and neighbourhood collective): no wait
-            is negative, no pattern's time on a location exceeds that location's time in MPI, no
+            is negative, no pattern's time on a location exceeds that location's time in MPI (in
+            OpenMP constructs for the OpenMP patterns; hybrid-jacobi has barriers, a lock and a
+            critical section), no
             region's exceeds the time spent in it, no longest wait exceeds the longest call of the
             pattern's regions, each split sums to the pattern's total, every figure equals the
             oracle's (wait_oracle.py: the otf2 Python reader and the test library's matcher, no
@@ -74,7 +79,8 @@ def check_sums(waits, label):
 
 def case_generated(name):
     archive = os.path.join(WORK, name)
-    run([sys.executable, os.path.join(HERE, "waits_archive.py"), archive, name])
+    generator = "omp_waits_archive.py" if name.startswith("omp_") else "waits_archive.py"
+    run([sys.executable, os.path.join(HERE, generator), archive, name])
     with open(archive + ".expected.json") as f:
         truth = json.load(f)
     got = wait_states(archive)
@@ -87,32 +93,35 @@ def case_generated(name):
             have = {e[label]: e["ns"] for e in p[split]}
             expect(have == want[split], "%s: %s %s is %s, expected %s" % (name, key, split, have, want[split]))
     check_oracle(archive, got, name)  # the traced run's oracle, checked on known waits
-    if name == "mixed":  # every pattern is exercised
-        expect(all(p["total_ns"] > 0 for p in got["wait_states"].values()), "mixed: a pattern without waits")
+    if name in ("mixed", "omp_mixed"):  # every pattern of the generator is exercised
+        expect(all(got["wait_states"][k]["total_ns"] > 0 for k in truth), "%s: a pattern without waits" % name)
 
 
-def mpi_times(archive):
-    """Per location name: time in MPI; per region name: total time and the longest call."""
+def mpi_times(archive, paradigm=otf2.Paradigm.MPI):
+    """Per location name: time in MPI (or in another paradigm's regions, the outermost where
+    they nest); per region name: total time and the longest call."""
     per_location, per_region, longest = collections.Counter(), collections.Counter(), collections.Counter()
     with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
         stacks = collections.defaultdict(list)
         for loc, ev in trace.events:
             kind = type(ev).__name__
             if kind == "Enter":
-                stacks[loc._ref].append(ev.time)
+                stacks[loc._ref].append((ev.time, ev.region.paradigm))
             elif kind == "Leave" and stacks[loc._ref]:
-                d = ev.time - stacks[loc._ref].pop()
-                if ev.region.paradigm == otf2.Paradigm.MPI:
-                    per_location[(loc.group.name, loc.name)] += d
+                d = ev.time - stacks[loc._ref].pop()[0]
+                if ev.region.paradigm == paradigm:
+                    if not any(p == paradigm for _, p in stacks[loc._ref]):
+                        per_location[(loc.group.name, loc.name)] += d
                     per_region[ev.region.name] += d
                     longest[ev.region.name] = max(longest[ev.region.name], d)
     return per_location, per_region, longest
 
 
 def check_bounded(archive, waits, label):
-    per_location, per_region, longest = mpi_times(archive)
+    times = [mpi_times(archive), mpi_times(archive, otf2.Paradigm.OPENMP)]
     names = [(l["process"], l["name"]) for l in waits["locations"]]
     for key, p in waits["wait_states"].items():
+        per_location, per_region, longest = times[key.startswith("omp_")]
         for i, ns in enumerate(p["by_location"]):
             expect(ns <= per_location[names[i]], "%s %s: %s waits %d ns, in MPI for %d ns"
                    % (label, key, names[i], ns, per_location[names[i]]))

@@ -148,5 +148,80 @@ TEST(WaitStates, LateReceiverNeedsASendThatBlocked) {
   EXPECT_EQ(of(w, WaitPattern::LateReceiver).by_region.at(kSsend), 20);
 }
 
+// OpenMP: one process of three threads in team communicator kTeam (layout of its own).
+constexpr std::uint32_t kTeam = 9;
+constexpr std::uint32_t kOmpBarrier = 10, kOmpImplicit = 11, kSetLock = 12, kCritical = 13;
+
+RunLayout three_threads() {
+  RunLayout l;
+  for (std::uint32_t t = 0; t < 3; ++t) {
+    l.process_of.push_back(0);
+    l.comm_members[kTeam].push_back(t);
+  }
+  auto omp = [](const char* name, OTF2_RegionRole role) {
+    format::RegionDef d;
+    d.name = name;
+    d.cls = format::RegionClass::of(name, role, OTF2_PARADIGM_OPENMP);
+    return d;
+  };
+  l.regions[kMain] = format::RegionDef{"main", {}};
+  l.regions[kOmpBarrier] = omp("!$omp barrier", OTF2_REGION_ROLE_BARRIER);
+  l.regions[kOmpImplicit] = omp("!$omp implicit barrier", OTF2_REGION_ROLE_IMPLICIT_BARRIER);
+  l.regions[kSetLock] = omp("omp_set_lock", OTF2_REGION_ROLE_FUNCTION);
+  l.regions[kCritical] = omp("!$omp critical", OTF2_REGION_ROLE_CRITICAL);
+  return l;
+}
+
+// Thread by thread, as a reader per location hands them out: the barrier is decided once the
+// last member left it, whichever thread that is.
+TEST(WaitStates, OpenMpBarrierThreadByThread) {
+  WaitStateAnalysis a(three_threads());
+  const std::int64_t enters[] = {100, 140, 120};
+  a.thread_fork(0, 10);
+  for (std::uint32_t t = 0; t < 3; ++t) {
+    a.team_begin(t, 20, kTeam);
+    a.enter(t, enters[t], kOmpBarrier);
+    a.leave(t, 150);
+    a.enter(t, 200, kOmpImplicit); // the second instance: nobody waits
+    a.leave(t, 210);
+    a.team_end(t, 300, kTeam);
+  }
+  a.thread_join(0, 310);
+  const WaitStates w = a.finish();
+  const PatternTime& p = of(w, WaitPattern::OmpExplicitBarrier);
+  EXPECT_EQ(p.total_ns, 40 + 20);
+  EXPECT_EQ(p.calls, 2u);
+  EXPECT_EQ(p.caused_by[1], 60);
+  EXPECT_EQ(p.by_comm.at(kTeam), 60);
+  EXPECT_EQ(of(w, WaitPattern::OmpImplicitBarrier).total_ns, 0);
+}
+
+// The release is seen after the acquisition (another location's events come later): the
+// acquisition waits from its region's enter to the release, bounded by the acquisition.
+TEST(WaitStates, OpenMpLockReleaseSeenLater) {
+  WaitStateAnalysis a(three_threads());
+  a.enter(1, 100, kSetLock);
+  a.lock_acquire(1, 180, OTF2_PARADIGM_OPENMP, 4, 2);
+  a.leave(1, 181);
+  a.enter(2, 100, kCritical);
+  a.lock_acquire(2, 130, OTF2_PARADIGM_OPENMP, 5, 2);
+  a.lock_release(2, 140, OTF2_PARADIGM_OPENMP, 5, 2);
+  a.leave(2, 141);
+  a.enter(0, 50, kSetLock);
+  a.lock_acquire(0, 51, OTF2_PARADIGM_OPENMP, 4, 1);
+  a.leave(0, 52);
+  a.enter(0, 60, kCritical);
+  a.lock_acquire(0, 61, OTF2_PARADIGM_OPENMP, 5, 1);
+  a.lock_release(0, 160, OTF2_PARADIGM_OPENMP, 5, 1); // after thread 2's acquisition
+  a.leave(0, 161);
+  a.lock_release(0, 170, OTF2_PARADIGM_OPENMP, 4, 1);
+  const WaitStates w = a.finish();
+  EXPECT_EQ(of(w, WaitPattern::OmpLockContention).total_ns, 70);
+  EXPECT_EQ(of(w, WaitPattern::OmpLockContention).caused_by[0], 70);
+  EXPECT_EQ(of(w, WaitPattern::OmpCriticalContention).total_ns, 30);
+  EXPECT_EQ(of(w, WaitPattern::OmpCriticalContention).by_location[2], 30);
+  EXPECT_EQ(of(w, WaitPattern::OmpCriticalContention).by_region.at(kCritical), 30);
+}
+
 } // namespace
 } // namespace htrace::analysis

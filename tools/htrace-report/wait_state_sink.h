@@ -88,6 +88,26 @@ public:
                     std::uint64_t request) override {
     analysis_.nbc_complete(loc, op, comm, root, received, request);
   }
+  void thread_fork(std::uint32_t loc, std::uint64_t t) override {
+    analysis_.thread_fork(loc, defs_.ns_from_start(t));
+  }
+  void thread_join(std::uint32_t loc, std::uint64_t t) override {
+    analysis_.thread_join(loc, defs_.ns_from_start(t));
+  }
+  void team_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t team) override {
+    analysis_.team_begin(loc, defs_.ns_from_start(t), team);
+  }
+  void team_end(std::uint32_t loc, std::uint64_t t, std::uint32_t team) override {
+    analysis_.team_end(loc, defs_.ns_from_start(t), team);
+  }
+  void lock_acquire(std::uint32_t loc, std::uint64_t t, std::uint8_t model, std::uint32_t lock,
+                    std::uint32_t order) override {
+    analysis_.lock_acquire(loc, defs_.ns_from_start(t), model, lock, order);
+  }
+  void lock_release(std::uint32_t loc, std::uint64_t t, std::uint8_t model, std::uint32_t lock,
+                    std::uint32_t order) override {
+    analysis_.lock_release(loc, defs_.ns_from_start(t), model, lock, order);
+  }
   void finish() override {
     result.waits = analysis_.finish(); // decides the last waits, which the efficiency needs
     result.efficiency = efficiency_.finish();

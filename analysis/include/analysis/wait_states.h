@@ -29,8 +29,13 @@ enum class WaitPattern : std::uint8_t {
   LateBroadcast, ///< 1-to-N collectives: a non-root waits for the root to enter
   EarlyReduce,   ///< N-to-1 collectives: the root waits for the first non-root to enter
   EarlyScan,     ///< scan, exscan: rank r waits for the last of ranks < r to enter
+  // OpenMP (per thread; not part of the POP efficiency, which counts MPI waits only)
+  OmpExplicitBarrier,    ///< an explicit barrier: each thread waits for the last to enter
+  OmpImplicitBarrier,    ///< an implicit barrier (end of a parallel or worksharing construct)
+  OmpCriticalContention, ///< entering a critical construct another thread holds
+  OmpLockContention,     ///< omp_set_[nest_]lock on a lock another thread holds
 };
-constexpr std::size_t kWaitPatterns = 7;
+constexpr std::size_t kWaitPatterns = 11;
 
 /// "late_sender", ... (JSON keys) and "Late Sender", ... (Scalasca's names).
 const char* pattern_key(WaitPattern p);
@@ -39,12 +44,13 @@ const char* pattern_name(WaitPattern p);
 /// The waiting time of one pattern, in ns, split four ways; each split sums to total_ns.
 struct PatternTime {
   std::int64_t total_ns = 0;
-  std::uint64_t calls = 0;                         ///< MPI calls that waited (more than 0 ns)
-  std::int64_t longest_ns = 0;                     ///< the longest wait of one call
+  std::uint64_t calls = 0;     ///< MPI calls (OpenMP: barriers, acquisitions) that waited > 0 ns
+  std::int64_t longest_ns = 0; ///< the longest wait of one call
   std::vector<std::int64_t> by_location;           ///< the location that waited
   std::vector<std::int64_t> caused_by;             ///< the location it waited for
-  std::map<std::uint32_t, std::int64_t> by_region; ///< the MPI call's region
-  std::map<std::uint32_t, std::int64_t> by_comm;   ///< the communicator of the relation
+  std::map<std::uint32_t, std::int64_t> by_region; ///< the MPI call's (OpenMP construct's) region
+  /// The communicator of the relation; OpenMP: the thread team's (detail::kNoComm outside one).
+  std::map<std::uint32_t, std::int64_t> by_comm;
 };
 
 struct WaitStates {
@@ -98,10 +104,23 @@ public:
   void nbc_request(std::uint32_t loc, std::uint64_t request);
   void nbc_complete(std::uint32_t loc, std::uint8_t op, std::uint32_t comm, std::uint32_t root,
                     std::uint64_t received, std::uint64_t request);
+  /// ThreadFork, ThreadTeamBegin/End (`team`: the team's communicator), ThreadJoin: the OpenMP
+  /// teams whose barriers the analysis numbers as htrace-correct does (relations/openmp_thread.h).
+  void thread_fork(std::uint32_t loc, std::int64_t t);
+  void team_begin(std::uint32_t loc, std::int64_t t, std::uint32_t team);
+  void team_end(std::uint32_t loc, std::int64_t t, std::uint32_t team);
+  void thread_join(std::uint32_t loc, std::int64_t t);
+  /// ThreadAcquireLock / ThreadReleaseLock (`model`: the paradigm, `order`: the acquisition
+  /// order): release n hands the lock to acquisition n + 1.
+  void lock_acquire(std::uint32_t loc, std::int64_t t, std::uint8_t model, std::uint32_t lock,
+                    std::uint32_t order);
+  void lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model, std::uint32_t lock,
+                    std::uint32_t order);
 
-  /// Called once for each MPI call that waited, when its waits are decided (possibly long after
-  /// it left): its location, its enter and its longest wait of any pattern. Every wait of a call
-  /// starts at its enter, so that longest wait is the time the call spent waiting at all.
+  /// Called once for each MPI call that waited (never for OpenMP waits), when its waits are decided
+  /// (possibly long after it left): its location, its enter and its longest wait of any pattern.
+  /// Every wait of a call starts at its enter, so that longest wait is the time the call spent
+  /// waiting at all.
   using CallWaitObserver =
       std::function<void(std::uint32_t loc, std::int64_t enter, std::int64_t wait_ns)>;
   void on_call_wait(CallWaitObserver observer);

@@ -1,0 +1,170 @@
+#include "openmp_waits.h"
+
+#include "pattern_rules.h"
+
+#include <algorithm>
+
+namespace htrace::analysis::detail {
+
+using relations::LocalSub;
+using relations::Role;
+
+OpenMpWaits::OpenMpWaits(const RunLayout& layout, WaitStates& results)
+    : layout_(layout), results_(results) {
+  threads_.reserve(layout.process_of.size());
+  for (std::uint32_t loc = 0; loc < layout.process_of.size(); ++loc)
+    threads_.emplace_back(loc);
+}
+
+void OpenMpWaits::Emit::operator()(relations::Event t, Role role,
+                                   const relations::LocalKey& k) const {
+  const Key key{w.layout_.process_of[loc], k};
+  if (k.sub == LocalSub::Barrier)
+    w.barrier_event(loc, region, t, role, key);
+  else if (k.sub == LocalSub::Lock)
+    w.lock_event(loc, t, role, key);
+  // Fork and join hold no wait state of their own.
+}
+
+void OpenMpWaits::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region) {
+  static const format::RegionClass kUnknown;
+  auto r = layout_.regions.find(region);
+  const format::RegionClass& cls = r == layout_.regions.end() ? kUnknown : r->second.cls;
+  Thread& th = threads_[loc];
+  th.stack.push_back({region, t, cls.openmp()});
+  th.omp.enter(t, cls, Emit{*this, loc, region});
+}
+
+void OpenMpWaits::leave(std::uint32_t loc, std::int64_t t) {
+  Thread& th = threads_[loc];
+  if (!th.stack.empty()) th.stack.pop_back();
+  th.omp.leave(t, Emit{*this, loc, 0});
+}
+
+void OpenMpWaits::fork(std::uint32_t loc, std::int64_t t) {
+  threads_[loc].omp.fork(t, Emit{*this, loc, 0});
+}
+
+void OpenMpWaits::team_begin(std::uint32_t loc, std::int64_t t, std::uint32_t team) {
+  threads_[loc].teams.push_back(team);
+  threads_[loc].omp.team_begin(t, team, Emit{*this, loc, 0});
+}
+
+void OpenMpWaits::team_end(std::uint32_t loc, std::int64_t t, std::uint32_t team) {
+  auto& teams = threads_[loc].teams;
+  auto it = std::find(teams.rbegin(), teams.rend(), team);
+  if (it != teams.rend()) teams.erase(std::next(it).base());
+  threads_[loc].omp.team_end(t, team, Emit{*this, loc, 0});
+}
+
+void OpenMpWaits::join(std::uint32_t loc, std::int64_t t) {
+  threads_[loc].omp.join(t, Emit{*this, loc, 0});
+}
+
+void OpenMpWaits::lock_acquire(std::uint32_t loc, std::int64_t t, std::uint8_t model,
+                               std::uint32_t lock, std::uint32_t order) {
+  threads_[loc].omp.lock_acquire(t, model, lock, order, Emit{*this, loc, 0});
+}
+
+void OpenMpWaits::lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model,
+                               std::uint32_t lock, std::uint32_t order) {
+  threads_[loc].omp.lock_release(t, model, lock, order, Emit{*this, loc, 0});
+}
+
+std::size_t OpenMpWaits::team_size(std::uint64_t team) const {
+  if (team > UINT32_MAX) return 0;
+  auto it = layout_.comm_members.find(static_cast<std::uint32_t>(team));
+  return it == layout_.comm_members.end() ? 0 : it->second.size();
+}
+
+// A member contributes at its enter and receives at its leave; its own enter precedes its leave,
+// so an instance whose members all left has all its enters.
+void OpenMpWaits::barrier_event(std::uint32_t loc, std::uint32_t region, std::int64_t t, Role role,
+                                const Key& key) {
+  Barrier& b = barriers_[key];
+  if (role == Role::Contribute) {
+    b.members.push_back({loc, region, t});
+    return;
+  }
+  for (Member& m : b.members)
+    if (m.loc == loc && m.leave == kNotLeft) {
+      m.leave = t;
+      ++b.left;
+      break;
+    }
+  const std::size_t n = team_size(key.second.a);
+  if (n == 0 || b.left < n) return;
+  evaluate(key, b);
+  barriers_.erase(key);
+}
+
+// Scalasca: each member waits from its enter until the last member entered, bounded by its own
+// time in the barrier; the last to enter caused it.
+void OpenMpWaits::evaluate(const Key& key, const Barrier& b) {
+  if (b.members.size() < 2) return;
+  // Of members entering at the same time, the first location is the last to enter.
+  const Member& last =
+      *std::max_element(b.members.begin(), b.members.end(), [](const Member& x, const Member& y) {
+        return x.enter < y.enter || (x.enter == y.enter && x.loc > y.loc);
+      });
+  const auto team = static_cast<std::uint32_t>(key.second.a);
+  for (const Member& m : b.members) {
+    if (m.leave == kNotLeft) continue;
+    const std::int64_t wait = std::min(last.enter, m.leave) - m.enter;
+    if (wait <= 0) continue;
+    add(omp_barrier_pattern(layout_.regions, m.region), m.loc, last.loc, m.region, team, wait);
+  }
+}
+
+// The waiting call is the region open around the acquisition: a critical construct or a lock
+// routine (pattern_rules.h); elsewhere (omp_test_lock, which returns at once) nothing waits.
+void OpenMpWaits::lock_event(std::uint32_t loc, std::int64_t t, Role role, const Key& key) {
+  Handover& h = handovers_[key];
+  if (role == Role::Contribute) {
+    h.release.emplace(loc, t);
+  } else {
+    const Thread& th = threads_[loc];
+    if (!th.stack.empty() && th.stack.back().openmp &&
+        omp_lock_pattern(layout_.regions, th.stack.back().region)) {
+      const Frame& f = th.stack.back();
+      const std::uint32_t team = th.teams.empty() ? kNoComm : th.teams.back();
+      h.acquire = Acquire{loc, f.region, team, f.enter, t};
+    } else {
+      handovers_.erase(key);
+      return;
+    }
+  }
+  if (!h.release || !h.acquire) return;
+  evaluate(h);
+  handovers_.erase(key);
+}
+
+// From the acquiring call's enter to the previous holder's release, bounded by the acquisition.
+void OpenMpWaits::evaluate(const Handover& h) {
+  const Acquire& a = *h.acquire;
+  const std::int64_t wait = std::min(h.release->second, a.acquired) - a.enter;
+  if (wait <= 0) return;
+  add(*omp_lock_pattern(layout_.regions, a.region), a.loc, h.release->first, a.region, a.team,
+      wait);
+}
+
+void OpenMpWaits::add(WaitPattern pattern, std::uint32_t loc, std::uint32_t cause,
+                      std::uint32_t region, std::uint32_t comm, std::int64_t wait) {
+  PatternTime& p = results_.patterns[static_cast<std::size_t>(pattern)];
+  p.total_ns += wait;
+  ++p.calls;
+  p.longest_ns = std::max(p.longest_ns, wait);
+  p.by_location[loc] += wait;
+  p.caused_by[cause] += wait;
+  p.by_region[region] += wait;
+  p.by_comm[comm] += wait;
+}
+
+void OpenMpWaits::finish() {
+  for (const auto& [key, b] : barriers_)
+    evaluate(key, b);
+  barriers_.clear();
+  handovers_.clear();
+}
+
+} // namespace htrace::analysis::detail

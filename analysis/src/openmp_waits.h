@@ -1,0 +1,96 @@
+// The OpenMP wait states after Scalasca's patterns (analysis/README.md): threads waiting in a
+// barrier for the last member of their team to enter it, and threads waiting to acquire a lock or
+// enter a critical section that another thread holds. Barrier instances and lock hand-overs are
+// the relations htrace-correct uses (relations/openmp_thread.h), evaluated on the archive's
+// timestamps. An instance is held until every member has entered and left it, a hand-over until
+// both its release and its acquisition are seen.
+#ifndef HTRACE_ANALYSIS_OPENMP_WAITS_H
+#define HTRACE_ANALYSIS_OPENMP_WAITS_H
+
+#include "analysis/wait_states.h"
+#include "relations/openmp_thread.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace htrace::analysis::detail {
+
+class OpenMpWaits {
+public:
+  /// Adds its waits to `results`, whose splits by location are sized already.
+  OpenMpWaits(const RunLayout& layout, WaitStates& results);
+
+  void enter(std::uint32_t loc, std::int64_t t, std::uint32_t region);
+  void leave(std::uint32_t loc, std::int64_t t);
+  void fork(std::uint32_t loc, std::int64_t t);
+  void team_begin(std::uint32_t loc, std::int64_t t, std::uint32_t team);
+  void team_end(std::uint32_t loc, std::int64_t t, std::uint32_t team);
+  void join(std::uint32_t loc, std::int64_t t);
+  void lock_acquire(std::uint32_t loc, std::int64_t t, std::uint8_t model, std::uint32_t lock,
+                    std::uint32_t order);
+  void lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model, std::uint32_t lock,
+                    std::uint32_t order);
+  /// After the last event: a barrier instance some member never left is evaluated with the
+  /// members seen (a team of unknown size is evaluated only here); hand-overs missing a side
+  /// wait for nothing.
+  void finish();
+
+private:
+  static constexpr std::int64_t kNotLeft = INT64_MIN;
+  using Key = std::pair<std::uint32_t, relations::LocalKey>; ///< (process, relation)
+  struct Frame {
+    std::uint32_t region;
+    std::int64_t enter;
+    bool openmp;
+  };
+  struct Thread {
+    explicit Thread(std::uint32_t loc) : omp(loc) {}
+    relations::OpenMpThread omp;
+    std::vector<Frame> stack;
+    std::vector<std::uint32_t> teams; ///< the teams it is a member of, innermost last
+  };
+  struct Member {
+    std::uint32_t loc, region;
+    std::int64_t enter, leave = kNotLeft;
+  };
+  struct Barrier {
+    std::vector<Member> members;
+    std::size_t left = 0;
+  };
+  struct Acquire {
+    std::uint32_t loc, region, team;
+    std::int64_t enter, acquired;
+  };
+  struct Handover {
+    std::optional<std::pair<std::uint32_t, std::int64_t>> release; ///< location, time
+    std::optional<Acquire> acquire;
+  };
+  /// The relation callable of OpenMpThread for one event of `loc`.
+  struct Emit {
+    OpenMpWaits& w;
+    std::uint32_t loc;
+    std::uint32_t region; ///< the region being entered, for a barrier's contribution
+    void operator()(relations::Event t, relations::Role role, const relations::LocalKey& k) const;
+  };
+
+  void barrier_event(std::uint32_t loc, std::uint32_t region, std::int64_t t, relations::Role role,
+                     const Key& key);
+  void lock_event(std::uint32_t loc, std::int64_t t, relations::Role role, const Key& key);
+  void evaluate(const Key& key, const Barrier& b);
+  void evaluate(const Handover& h);
+  void add(WaitPattern p, std::uint32_t loc, std::uint32_t cause, std::uint32_t region,
+           std::uint32_t comm, std::int64_t wait);
+  std::size_t team_size(std::uint64_t team) const;
+
+  const RunLayout& layout_;
+  WaitStates& results_;
+  std::vector<Thread> threads_;
+  std::map<Key, Barrier> barriers_;
+  std::map<Key, Handover> handovers_;
+};
+
+} // namespace htrace::analysis::detail
+#endif
