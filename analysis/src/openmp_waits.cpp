@@ -32,12 +32,16 @@ void OpenMpWaits::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region)
   const format::RegionClass& cls = r == layout_.regions.end() ? kUnknown : r->second.cls;
   Thread& th = threads_[loc];
   th.stack.push_back({region, t, cls.openmp()});
+  th.left.reset();
   th.omp.enter(t, cls, Emit{*this, loc, region});
 }
 
 void OpenMpWaits::leave(std::uint32_t loc, std::int64_t t) {
   Thread& th = threads_[loc];
-  if (!th.stack.empty()) th.stack.pop_back();
+  if (!th.stack.empty()) {
+    th.left = th.stack.back();
+    th.stack.pop_back();
+  }
   th.omp.leave(t, Emit{*this, loc, 0});
 }
 
@@ -116,23 +120,29 @@ void OpenMpWaits::evaluate(const Key& key, const Barrier& b) {
   }
 }
 
-// The waiting call is the region open around the acquisition: a critical construct or a lock
-// routine (pattern_rules.h); elsewhere (omp_test_lock, which returns at once) nothing waits.
+// The waiting call is a critical construct or a lock routine (pattern_rules.h): the region open
+// around the acquisition (Score-P's lock routines, every critical) or the one the thread has just
+// left (htrace's lock routines). Elsewhere (omp_test_lock, which returns at once) nothing waits.
 void OpenMpWaits::lock_event(std::uint32_t loc, std::int64_t t, Role role, const Key& key) {
   Handover& h = handovers_[key];
   if (role == Role::Contribute) {
     h.release.emplace(loc, t);
   } else {
     const Thread& th = threads_[loc];
-    if (!th.stack.empty() && th.stack.back().openmp &&
-        omp_lock_pattern(layout_.regions, th.stack.back().region)) {
-      const Frame& f = th.stack.back();
-      const std::uint32_t team = th.teams.empty() ? kNoComm : th.teams.back();
-      h.acquire = Acquire{loc, f.region, team, f.enter, t};
-    } else {
+    auto waits_in = [&](const Frame& f) {
+      return f.openmp && omp_lock_pattern(layout_.regions, f.region).has_value();
+    };
+    const Frame* f = nullptr;
+    if (!th.stack.empty() && waits_in(th.stack.back()))
+      f = &th.stack.back();
+    else if (th.left && waits_in(*th.left))
+      f = &*th.left;
+    if (f == nullptr) {
       handovers_.erase(key);
       return;
     }
+    const std::uint32_t team = th.teams.empty() ? kNoComm : th.teams.back();
+    h.acquire = Acquire{loc, f->region, team, f->enter, t};
   }
   if (!h.release || !h.acquire) return;
   evaluate(h);

@@ -50,6 +50,9 @@ private:
     explicit Thread(std::uint32_t loc) : omp(loc) {}
     relations::OpenMpThread omp;
     std::vector<Frame> stack;
+    /// The region it left last, while it entered none since: libhtrace leaves omp_set_lock
+    /// before it records the acquisition, at the same time.
+    std::optional<Frame> left;
     std::vector<std::uint32_t> teams; ///< the teams it is a member of, innermost last
   };
   struct Member {

@@ -65,15 +65,18 @@ class Run:
             if wait > 0:
                 self.waits.append((pattern, loc(p, th), wait, loc(p, last), region, "team %d" % p))
 
-    def acquire(self, p, th, region, lock, order, enter, acquired, leave, held_by=None):
+    def acquire(self, p, th, region, lock, order, enter, acquired, leave, held_by=None, left_first=False):
         """Thread th of process p enters `region` at `enter`, gets the lock (its order-th
         acquisition) at `acquired` and leaves the region at `leave` (a critical region is left
         after the release: pass leave None and call release). held_by: (thread, release time)
         of the previous holder; the wait runs from the enter to that release, bounded by the
-        acquisition."""
+        acquisition. left_first: the region is left at the acquisition, just before its record,
+        as libhtrace writes omp_set_lock (Score-P records the acquisition inside)."""
         self.ev(loc(p, th), enter, "enter", region)
+        if left_first:
+            self.ev(loc(p, th), acquired, "leave", region)
         self.ev(loc(p, th), acquired, "thread_acquire_lock", lock, order)
-        if leave is not None:
+        if leave is not None and not left_first:
             self.ev(loc(p, th), leave, "leave", region)
         if held_by:
             wait = min(held_by[1], acquired) - enter
@@ -156,10 +159,11 @@ def omp_lock(run, t0):
     def region1(th):
         if th != 0:
             return
-        # Process 1's lock 1 is another lock with its own orders: thread 2 waits 4 us.
-        run.acquire(1, 1, "omp_set_lock", 1, 1, T(10), T(10) + 100, T(10) + 200)
+        # Process 1's lock 1 is another lock with its own orders: thread 2 waits 4 us. Here
+        # omp_set_lock is left just before the acquisition is recorded, as libhtrace writes it.
+        run.acquire(1, 1, "omp_set_lock", 1, 1, T(10), T(10) + 100, None, left_first=True)
         run.release(1, 1, 1, 1, T(15))
-        run.acquire(1, 2, "omp_set_lock", 1, 2, T(11), T(15) + 300, T(15) + 400, held_by=(1, T(15)))
+        run.acquire(1, 2, "omp_set_lock", 1, 2, T(11), T(15) + 300, None, held_by=(1, T(15)), left_first=True)
         run.release(1, 2, 1, 2, T(16))
 
     run.parallel(0, T(1), T(40), region0)

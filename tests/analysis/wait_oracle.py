@@ -138,6 +138,7 @@ def omp_waits(archive):
         stacks = collections.defaultdict(list)  # loc ref -> [(region, enter)]
         depth = collections.Counter()  # loc ref -> regions open inside its current barrier
         current = {}  # loc ref -> the member entry of its open barrier
+        left = {}  # loc ref -> (region, enter) it left last, if it entered nothing since
         for location, event in trace.events:
             kind, ref, process = type(event).__name__, location._ref, location.group._ref
             if kind == "ThreadTeamBegin":
@@ -151,6 +152,7 @@ def omp_waits(archive):
                         break
             elif kind == "Enter":
                 stacks[ref].append((event.region, event.time))
+                left.pop(ref, None)
                 if depth[ref]:
                     depth[ref] += 1
                 elif event.region.paradigm != Paradigm.MPI and teams[ref] and \
@@ -162,19 +164,22 @@ def omp_waits(archive):
                     current[ref].append(comm.name)
             elif kind == "Leave":
                 if stacks[ref]:
-                    stacks[ref].pop()
+                    left[ref] = stacks[ref].pop()
                 if depth[ref]:
                     depth[ref] -= 1
                     if not depth[ref] and teams[ref]:
                         current.pop(ref)[3] = event.time
                         teams[ref][-1][2] += 1
             elif kind == "ThreadAcquireLock":
-                if not stacks[ref]:
-                    continue
-                region, enter = stacks[ref][-1]
-                name = region.name.lower()
-                if region.paradigm == Paradigm.OPENMP and (region.region_role == RegionRole.CRITICAL or
-                                                          name.startswith(("omp_set_lock", "omp_set_nest_lock"))):
+                # The region waited in: open around the acquisition, or just left (libhtrace
+                # leaves omp_set_lock before it records the acquisition).
+                def blocking(region):
+                    return region.paradigm == Paradigm.OPENMP and (
+                        region.region_role == RegionRole.CRITICAL or
+                        region.name.lower().startswith(("omp_set_lock", "omp_set_nest_lock")))
+                found = [f for f in (stacks[ref][-1] if stacks[ref] else None, left.get(ref)) if f and blocking(f[0])]
+                if found:
+                    region, enter = found[0]
                     team = teams[ref][-1][0].name if teams[ref] else NO_TEAM
                     acquired[(process, event.model, event.lock_id, event.acquisition_order)] = (
                         ref, region, team, enter, event.time)
