@@ -166,6 +166,11 @@ void CollectiveWaits::evaluate(std::uint32_t comm, const Instance& inst) {
   }
   case WaitPattern::LateSender: // not a collective pattern: the operation has none
   case WaitPattern::LateReceiver:
+  case WaitPattern::OmpExplicitBarrier:
+  case WaitPattern::OmpImplicitBarrier:
+  case WaitPattern::OmpCriticalContention:
+  case WaitPattern::OmpLockContention:
+  case WaitPattern::OmpIdleThreads:
     break;
   }
   for (std::size_t r = 0; r < n; ++r)

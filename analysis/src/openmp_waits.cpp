@@ -30,6 +30,7 @@ void OpenMpWaits::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region)
   static const format::RegionClass kUnknown;
   auto r = layout_.regions.find(region);
   const format::RegionClass& cls = r == layout_.regions.end() ? kUnknown : r->second.cls;
+  tick(loc, t);
   Thread& th = threads_[loc];
   th.stack.push_back({region, t, cls.openmp()});
   th.left.reset();
@@ -37,6 +38,7 @@ void OpenMpWaits::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region)
 }
 
 void OpenMpWaits::leave(std::uint32_t loc, std::int64_t t) {
+  tick(loc, t);
   Thread& th = threads_[loc];
   if (!th.stack.empty()) {
     th.left = th.stack.back();
@@ -46,15 +48,22 @@ void OpenMpWaits::leave(std::uint32_t loc, std::int64_t t) {
 }
 
 void OpenMpWaits::fork(std::uint32_t loc, std::int64_t t) {
+  tick(loc, t);
+  Thread& th = threads_[loc];
+  if (th.forks == 0 && th.teams.empty()) th.master = true;
+  ++th.forks;
   threads_[loc].omp.fork(t, Emit{*this, loc, 0});
 }
 
 void OpenMpWaits::team_begin(std::uint32_t loc, std::int64_t t, std::uint32_t team) {
+  tick(loc, t);
+  threads_[loc].member = true;
   threads_[loc].teams.push_back(team);
   threads_[loc].omp.team_begin(t, team, Emit{*this, loc, 0});
 }
 
 void OpenMpWaits::team_end(std::uint32_t loc, std::int64_t t, std::uint32_t team) {
+  tick(loc, t);
   auto& teams = threads_[loc].teams;
   auto it = std::find(teams.rbegin(), teams.rend(), team);
   if (it != teams.rend()) teams.erase(std::next(it).base());
@@ -62,16 +71,20 @@ void OpenMpWaits::team_end(std::uint32_t loc, std::int64_t t, std::uint32_t team
 }
 
 void OpenMpWaits::join(std::uint32_t loc, std::int64_t t) {
+  tick(loc, t);
+  if (threads_[loc].forks > 0) --threads_[loc].forks;
   threads_[loc].omp.join(t, Emit{*this, loc, 0});
 }
 
 void OpenMpWaits::lock_acquire(std::uint32_t loc, std::int64_t t, std::uint8_t model,
                                std::uint32_t lock, std::uint32_t order) {
+  tick(loc, t);
   threads_[loc].omp.lock_acquire(t, model, lock, order, Emit{*this, loc, 0});
 }
 
 void OpenMpWaits::lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model,
                                std::uint32_t lock, std::uint32_t order) {
+  tick(loc, t);
   threads_[loc].omp.lock_release(t, model, lock, order, Emit{*this, loc, 0});
 }
 
@@ -170,7 +183,45 @@ void OpenMpWaits::add(WaitPattern pattern, std::uint32_t loc, std::uint32_t caus
   p.by_comm[comm] += wait;
 }
 
+void OpenMpWaits::tick(std::uint32_t loc, std::int64_t t) {
+  Thread& th = threads_[loc];
+  if (th.first == kNotLeft) {
+    th.first = th.last = t;
+    return;
+  }
+  if (th.forks == 0 && th.teams.empty() && t > th.last) {
+    th.serial_ns += t - th.last;
+    th.serial[th.stack.empty() ? kNoRegion : th.stack.back().region] += t - th.last;
+  }
+  th.last = std::max(th.last, t);
+}
+
+// Scalasca's Idle Threads: each worker thread of a process (a location that was a member of a
+// team, not the master) is idle while the master runs serial code, from the master's first event
+// to its last; split by the master's innermost region then.
+void OpenMpWaits::idle_threads() {
+  std::map<std::uint32_t, std::uint32_t> master_of; // process -> its first master
+  for (std::uint32_t loc = 0; loc < threads_.size(); ++loc)
+    if (threads_[loc].master) master_of.try_emplace(layout_.process_of[loc], loc);
+  for (std::uint32_t loc = 0; loc < threads_.size(); ++loc) {
+    auto m = master_of.find(layout_.process_of[loc]);
+    if (m == master_of.end() || m->second == loc || !threads_[loc].member) continue;
+    const Thread& master = threads_[m->second];
+    if (master.serial_ns <= 0) continue;
+    PatternTime& p = results_.patterns[static_cast<std::size_t>(WaitPattern::OmpIdleThreads)];
+    p.total_ns += master.serial_ns;
+    ++p.calls;
+    p.longest_ns = std::max(p.longest_ns, master.serial_ns);
+    p.by_location[loc] += master.serial_ns;
+    p.caused_by[m->second] += master.serial_ns;
+    for (const auto& [region, ns] : master.serial)
+      p.by_region[region] += ns;
+    p.by_comm[kNoComm] += master.serial_ns;
+  }
+}
+
 void OpenMpWaits::finish() {
+  idle_threads();
   for (const auto& [key, b] : barriers_)
     evaluate(key, b);
   barriers_.clear();

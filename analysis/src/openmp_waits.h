@@ -33,9 +33,9 @@ public:
                     std::uint32_t order);
   void lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model, std::uint32_t lock,
                     std::uint32_t order);
-  /// After the last event: a barrier instance some member never left is evaluated with the
-  /// members seen (a team of unknown size is evaluated only here); hand-overs missing a side
-  /// wait for nothing.
+  /// After the last event: Idle Threads; a barrier instance some member never left is evaluated
+  /// with the members seen (a team of unknown size is evaluated only here); hand-overs missing a
+  /// side wait for nothing.
   void finish();
 
 private:
@@ -54,6 +54,14 @@ private:
     /// before it records the acquisition, at the same time.
     std::optional<Frame> left;
     std::vector<std::uint32_t> teams; ///< the teams it is a member of, innermost last
+    // Idle Threads: its time outside forks and teams (serial code if it is a master) per
+    // innermost region, from its first event on.
+    std::int64_t first = kNotLeft, last = 0;
+    std::uint32_t forks = 0; ///< forks not yet joined
+    bool master = false;     ///< forked outside any fork and team
+    bool member = false;     ///< was a member of a team
+    std::int64_t serial_ns = 0;
+    std::map<std::uint32_t, std::int64_t> serial;
   };
   struct Member {
     std::uint32_t loc, region;
@@ -82,6 +90,9 @@ private:
   void barrier_event(std::uint32_t loc, std::uint32_t region, std::int64_t t, relations::Role role,
                      const Key& key);
   void lock_event(std::uint32_t loc, std::int64_t t, relations::Role role, const Key& key);
+  /// Every event of `loc` at `t`, before its own effect: the time since its previous event.
+  void tick(std::uint32_t loc, std::int64_t t);
+  void idle_threads();
   void evaluate(const Key& key, const Barrier& b);
   void evaluate(const Handover& h);
   void add(WaitPattern p, std::uint32_t loc, std::uint32_t cause, std::uint32_t region,

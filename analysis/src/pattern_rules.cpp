@@ -30,6 +30,8 @@ const char* pattern_key(WaitPattern p) {
     return "omp_critical_contention";
   case WaitPattern::OmpLockContention:
     return "omp_lock_contention";
+  case WaitPattern::OmpIdleThreads:
+    return "omp_idle_threads";
   }
   return "unknown";
 }
@@ -58,6 +60,8 @@ const char* pattern_name(WaitPattern p) {
     return "Critical Contention";
   case WaitPattern::OmpLockContention:
     return "OpenMP Lock Contention";
+  case WaitPattern::OmpIdleThreads:
+    return "Idle Threads";
   }
   return "unknown";
 }

@@ -35,8 +35,5 @@ WaitPattern omp_barrier_pattern(const std::map<std::uint32_t, format::RegionDef>
 std::optional<WaitPattern>
 omp_lock_pattern(const std::map<std::uint32_t, format::RegionDef>& regions, std::uint32_t region);
 
-/// The communicator of an OpenMP wait outside any team.
-constexpr std::uint32_t kNoComm = UINT32_MAX;
-
 } // namespace htrace::analysis::detail
 #endif

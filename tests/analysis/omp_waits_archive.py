@@ -16,7 +16,7 @@ from otf2.enums import GroupType, Paradigm, RegionRole
 US = 1000
 PROCESSES, THREADS = 2, 3
 PATTERNS = ("omp_explicit_barrier", "omp_implicit_barrier", "omp_critical_contention",
-            "omp_lock_contention")
+            "omp_lock_contention", "omp_idle_threads")
 # name -> role of the OpenMP regions, named as libhtrace names them
 REGIONS = {"!$omp parallel": RegionRole.PARALLEL, "!$omp barrier": RegionRole.BARRIER,
            "!$omp implicit barrier": RegionRole.IMPLICIT_BARRIER, "!$omp critical": RegionRole.CRITICAL,
@@ -33,6 +33,7 @@ class Run:
         # per location: [(time, kind, args)] in record order; kinds are the writer's methods
         self.events = [[] for _ in range(PROCESSES * THREADS)]
         self.waits = []  # (pattern, waiting location, ns, location waited for, region, comm)
+        self.forks = []  # (process, fork, join) of each parallel region
 
     def ev(self, location, t, kind, *args):
         self.events[location].append((t, kind, args))
@@ -40,6 +41,7 @@ class Run:
     def parallel(self, p, begin, end, body):
         """One parallel region of process p's team from `begin` to `end`; body(thread) adds each
         thread's events inside it."""
+        self.forks.append((p, begin, end))
         self.ev(loc(p, 0), begin, "thread_fork", THREADS)
         for th in range(THREADS):
             self.ev(loc(p, th), begin + 10, "thread_team_begin", p)
@@ -89,7 +91,20 @@ class Run:
         if leave_region:
             self.ev(loc(p, th), t + 50, "leave", leave_region)
 
+    def end(self):
+        """Where each master leaves main (entered at 0)."""
+        return max(t for evs in self.events for t, _, _ in evs) + US
+
+    def idle_threads(self):
+        """Scalasca's Idle Threads: each worker thread is idle while its master runs serial code,
+        here main from 0 to end() outside its parallel regions (fork to join)."""
+        for p in range(PROCESSES):
+            serial = self.end() - sum(join - fork for q, fork, join in self.forks if q == p)
+            for th in range(1, THREADS):
+                self.waits.append(("omp_idle_threads", loc(p, th), serial, loc(p, 0), "main", "(no team)"))
+
     def expected(self):
+        self.idle_threads()
         out = {}
         n = PROCESSES * THREADS
         for pat in PATTERNS:
@@ -197,7 +212,7 @@ def write(out, run):
                  for p in range(PROCESSES)]
         main = d.region("main")
         regions = {n: d.region(n, paradigm=Paradigm.OPENMP, region_role=role) for n, role in REGIONS.items()}
-        end = max(t for evs in run.events for t, _, _ in evs) + US
+        end = run.end()
         for l, evs in enumerate(run.events):
             w = trace.event_writer_from_location(locs[l])
             master = l % THREADS == 0

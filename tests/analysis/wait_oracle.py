@@ -123,13 +123,19 @@ def read(archive):
     return calls, locations, comm_names
 
 
-NO_TEAM = "comm %d" % 0xFFFFFFFF  # how htrace-report names the team of a lock taken outside one
+NO_TEAM = "(no team)"  # how htrace-report names the team of a lock taken outside one
+NO_REGION = "(outside any region)"
+SPAN_RECORDS = {"Enter", "Leave", "ThreadFork", "ThreadJoin", "ThreadTeamBegin", "ThreadTeamEnd",
+                "ThreadAcquireLock", "ThreadReleaseLock"}
 
 
 def omp_waits(archive):
     """[(pattern, waiting location ref, location ref waited for, region name, team name, ns)].
     Barrier instances: a thread's n-th barrier (outermost barrier region) in its k-th team of a
-    communicator; lock hand-overs: release n -> acquisition n + 1 of a lock in one process."""
+    communicator; lock hand-overs: release n -> acquisition n + 1 of a lock in one process.
+    Idle Threads: a process's master is the first location that forks outside any parallel
+    region; its serial time is its span (first to last event) minus its outermost fork-to-join
+    intervals, each other location of its process that was in a team idles that long."""
     barriers = collections.defaultdict(list)  # key -> [[loc ref, region, enter, leave]]
     acquired, released = {}, {}  # key -> (loc ref, region, team name, enter, acquired) / (loc ref, time)
     with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
@@ -139,9 +145,31 @@ def omp_waits(archive):
         depth = collections.Counter()  # loc ref -> regions open inside its current barrier
         current = {}  # loc ref -> the member entry of its open barrier
         left = {}  # loc ref -> (region, enter) it left last, if it entered nothing since
+        span = {}  # loc ref -> [first, last event]
+        forks = collections.defaultdict(list)  # loc ref -> [[fork, join]] outside parallel regions
+        open_forks = collections.Counter()
+        serial_region = collections.defaultdict(collections.Counter)  # loc ref -> region -> ns
+        previous = {}
+        team_members, process_of = set(), {}
         for location, event in trace.events:
             kind, ref, process = type(event).__name__, location._ref, location.group._ref
+            process_of[ref] = process
+            if kind in SPAN_RECORDS:  # every other record lies inside a region
+                span.setdefault(ref, [event.time, event.time])[1] = event.time
+                if ref in previous and not open_forks[ref] and not teams[ref]:
+                    region = stacks[ref][-1][0].name if stacks[ref] else NO_REGION
+                    serial_region[ref][region] += event.time - previous[ref]
+                previous[ref] = event.time
+            if kind == "ThreadFork":
+                if not open_forks[ref] and not teams[ref]:
+                    forks[ref].append([event.time, None])
+                open_forks[ref] += 1
+            elif kind == "ThreadJoin":
+                open_forks[ref] -= 1
+                if not open_forks[ref] and forks[ref] and forks[ref][-1][1] is None:
+                    forks[ref][-1][1] = event.time
             if kind == "ThreadTeamBegin":
+                team_members.add(ref)
                 comm = event.thread_team
                 teams[ref].append([comm, instances[(ref, comm._ref)], 0])
                 instances[(ref, comm._ref)] += 1
@@ -186,6 +214,20 @@ def omp_waits(archive):
             elif kind == "ThreadReleaseLock":
                 released[(process, event.model, event.lock_id, event.acquisition_order + 1)] = (ref, event.time)
     out = []
+    masters = {}
+    for ref in forks:  # dicts keep the order locations first forked in
+        masters.setdefault(process_of[ref], ref)
+    for ref in team_members:
+        master = masters.get(process_of[ref])
+        if master is None or master == ref:
+            continue
+        first, last = span[master]
+        serial = last - first - sum((join if join is not None else last) - fork for fork, join in forks[master])
+        if serial <= 0:
+            continue
+        assert serial == sum(serial_region[master].values())
+        share = list(serial_region[master].items())
+        out.append(("omp_idle_threads", ref, master, share, NO_TEAM, serial))
     for members in barriers.values():
         if len(members) < 2:
             continue
@@ -240,6 +282,7 @@ def wait_states(archive, location_keys):
         p["longest_ns"] = max(p["longest_ns"], wait)
         p["by_location"][index[ref]] += wait
         p["caused_by"][index[cause]] += wait
-        p["by_region"][region] += wait
+        for name, ns in region if isinstance(region, list) else [(region, wait)]:
+            p["by_region"][name] += ns
         p["by_comm"][team] += wait
     return out

@@ -68,11 +68,13 @@ void headline_metrics(Comparison& c, const char* scope, const analysis::Efficien
 } // namespace
 
 std::string region_name(const ArchiveDefs& defs, std::uint32_t r) {
+  if (r == analysis::kNoRegion) return "(outside any region)";
   auto it = defs.regions.find(r);
   return it == defs.regions.end() ? "region " + std::to_string(r) : it->second.name;
 }
 
 std::string comm_name(const ArchiveDefs& defs, std::uint32_t c) {
+  if (c == analysis::kNoComm) return "(no team)";
   auto it = defs.comms.find(c);
   return it == defs.comms.end() ? "comm " + std::to_string(c) : it->second.name;
 }

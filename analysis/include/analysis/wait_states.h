@@ -34,8 +34,14 @@ enum class WaitPattern : std::uint8_t {
   OmpImplicitBarrier,    ///< an implicit barrier (end of a parallel or worksharing construct)
   OmpCriticalContention, ///< entering a critical construct another thread holds
   OmpLockContention,     ///< omp_set_[nest_]lock on a lock another thread holds
+  OmpIdleThreads,        ///< a worker thread while its master runs serial code
 };
-constexpr std::size_t kWaitPatterns = 11;
+constexpr std::size_t kWaitPatterns = 12;
+
+/// The region of Idle Threads time the master spent outside any region, and the communicator of
+/// OpenMP waits outside any team.
+constexpr std::uint32_t kNoRegion = UINT32_MAX;
+constexpr std::uint32_t kNoComm = UINT32_MAX;
 
 /// "late_sender", ... (JSON keys) and "Late Sender", ... (Scalasca's names).
 const char* pattern_key(WaitPattern p);
@@ -49,7 +55,7 @@ struct PatternTime {
   std::vector<std::int64_t> by_location;           ///< the location that waited
   std::vector<std::int64_t> caused_by;             ///< the location it waited for
   std::map<std::uint32_t, std::int64_t> by_region; ///< the MPI call's (OpenMP construct's) region
-  /// The communicator of the relation; OpenMP: the thread team's (detail::kNoComm outside one).
+  /// The communicator of the relation; OpenMP: the thread team's (kNoComm outside one).
   std::map<std::uint32_t, std::int64_t> by_comm;
 };
 
