@@ -150,12 +150,10 @@ void OpenMpWaits::lock_event(std::uint32_t loc, std::int64_t t, Role role, const
       f = &th.stack.back();
     else if (th.left && waits_in(*th.left))
       f = &*th.left;
-    if (f == nullptr) {
-      handovers_.erase(key);
-      return;
-    }
+    // Without a waiting region the hand-over is still completed, so that its release is not held.
     const std::uint32_t team = th.teams.empty() ? kNoComm : th.teams.back();
-    h.acquire = Acquire{loc, f->region, team, f->enter, t};
+    h.acquire =
+        f ? Acquire{loc, f->region, team, f->enter, t} : Acquire{loc, kNoRegion, team, t, t};
   }
   if (!h.release || !h.acquire) return;
   evaluate(h);
@@ -165,6 +163,7 @@ void OpenMpWaits::lock_event(std::uint32_t loc, std::int64_t t, Role role, const
 // From the acquiring call's enter to the previous holder's release, bounded by the acquisition.
 void OpenMpWaits::evaluate(const Handover& h) {
   const Acquire& a = *h.acquire;
+  if (a.region == kNoRegion) return;
   const std::int64_t wait = std::min(h.release->second, a.acquired) - a.enter;
   if (wait <= 0) return;
   add(*omp_lock_pattern(layout_.regions, a.region), a.loc, h.release->first, a.region, a.team,

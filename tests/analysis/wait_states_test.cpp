@@ -223,5 +223,31 @@ TEST(WaitStates, OpenMpLockReleaseSeenLater) {
   EXPECT_EQ(of(w, WaitPattern::OmpCriticalContention).by_region.at(kCritical), 30);
 }
 
+// Idle Threads: the master (location 0) runs serial code from 0 to 100 and from 300 to 350, the
+// other two threads of its process, members of its team, idle that long; an acquisition outside
+// any lock routine (omp_test_lock) waits for nothing.
+TEST(WaitStates, OpenMpIdleThreadsAndTestLock) {
+  WaitStateAnalysis a(three_threads());
+  a.enter(0, 0, kMain);
+  a.thread_fork(0, 100);
+  for (std::uint32_t t = 0; t < 3; ++t) {
+    a.team_begin(t, 110, kTeam);
+    if (t == 1) a.lock_release(1, 120, OTF2_PARADIGM_OPENMP, 7, 1);
+    a.team_end(t, 290, kTeam);
+  }
+  a.thread_join(0, 300);
+  a.lock_acquire(0, 310, OTF2_PARADIGM_OPENMP, 7, 2);
+  a.leave(0, 350);
+  const WaitStates w = a.finish();
+  const PatternTime& p = of(w, WaitPattern::OmpIdleThreads);
+  EXPECT_EQ(p.total_ns, 2 * 150);
+  EXPECT_EQ(p.calls, 2u);
+  EXPECT_EQ(p.by_location[0], 0);
+  EXPECT_EQ(p.by_location[1], 150);
+  EXPECT_EQ(p.caused_by[0], 300);
+  EXPECT_EQ(p.by_region.at(kMain), 300);
+  EXPECT_EQ(of(w, WaitPattern::OmpLockContention).total_ns, 0);
+}
+
 } // namespace
 } // namespace htrace::analysis
