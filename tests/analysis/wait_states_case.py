@@ -10,7 +10,8 @@ CASE):
             the case does not hold are zero
   omp_barrier, omp_lock, omp_mixed
             the same for omp_waits_archive.py's OpenMP cases (2 processes of 3 threads): barrier
-            waits, explicit and implicit, lock and critical contention
+            waits, explicit and implicit, lock and critical contention, idle threads; for
+            omp_mixed also the CSV's and the HTML report's wait states
   traced    pingpong-ring traced with libhtrace on two emulated nodes whose clocks differ by 2 ms
             (one node where the emulation is unavailable), its htrace-correct output,
             hybrid-jacobi (2 ranks of 2 OpenMP threads) where it is built, and the collectives
@@ -95,6 +96,26 @@ def case_generated(name):
     check_oracle(archive, got, name)  # the traced run's oracle, checked on known waits
     if name in ("mixed", "omp_mixed"):  # every pattern of the generator is exercised
         expect(all(got["wait_states"][k]["total_ns"] > 0 for k in truth), "%s: a pattern without waits" % name)
+    if name == "omp_mixed":
+        check_exports(archive, got, name)
+
+
+def check_exports(archive, waits, label):
+    """The CSV holds the JSON's figures; the HTML report's wait-state data holds each pattern
+    with its name and total."""
+    out = archive.rstrip("/") + ".waits.csv"
+    run([REPORT, "--no-progress", "--format", "csv", "-o", out, archive])
+    with open(out, newline="") as f:
+        rows = [r for r in efficiency_checks.csv_rows(list(csv.reader(f))[1:]) if r[1] == "wait_states"]
+    want = [r for r in efficiency_checks.json_rows(waits) if r[1] == "wait_states"]
+    expect(sorted(rows) == sorted(want), "%s: the CSV's wait states differ from the JSON's" % label)
+    html = archive.rstrip("/") + ".html"
+    run([REPORT, "--no-progress", "-o", html, archive])
+    with open(html) as f:
+        text = f.read()
+    for key, p in waits["wait_states"].items():
+        entry = '"%s":{"name":%s,"total_ns":%d,' % (key, json.dumps(p["name"]), p["total_ns"])
+        expect(entry in text, "%s: the HTML report lacks %s" % (label, entry))
 
 
 def mpi_times(archive, paradigm=otf2.Paradigm.MPI):

@@ -17,8 +17,8 @@ const char* const kDescription =
     "Writes a self-contained HTML report of an OTF2 archive (summary, profile, communication\n"
     "matrix, timeline, clock quality, wait states); with --format perfetto a JSON trace for the\n"
     "Perfetto UI; with --format vite a copy of the archive that ViTE 1.2 shows without\n"
-    "warnings; with --format json or csv the wait states of Scalasca's MPI patterns and the\n"
-    "POP efficiency metrics.\n"
+    "warnings; with --format json or csv the wait states of Scalasca's MPI and OpenMP\n"
+    "patterns and the POP efficiency metrics.\n"
     "Reads the archive once, streaming; memory does not grow with the number of events.";
 
 const char* const kExitCodes =
@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
   app.add_option("--format", format,
                  "html (default), perfetto (JSON Trace Event Format), vite (a copy of the "
                  "archive in the layout ViTE 1.2 reads; OUT is a new directory), json (the wait "
-                 "states of Scalasca's MPI patterns in ns and the POP efficiency metrics) or csv "
-                 "(the same figures, one a row)")
+                 "states of Scalasca's MPI and OpenMP patterns in ns and the POP efficiency "
+                 "metrics) or csv (the same figures, one a row)")
       ->check(CLI::Validator(
           [&formats](std::string& v) {
             return formats.count(v) ? std::string()
