@@ -1,12 +1,12 @@
 // Wait states of MPI and OpenMP programs after Scalasca's patterns (analysis/README.md gives the
 // definitions and sources): time a process spends inside an MPI call because another process was
 // late, and time an OpenMP thread waits in a barrier, for a lock or while its master runs serial
-// code. The
-// analysis is fed an archive's events as a reader streams them: each location's in record order,
-// the locations interleaved in any way (in time order, as htrace-report reads them, or one after
-// another). It decides each wait as soon as both sides of a relation and the calls around them
-// are known. Messages are matched and collective instances
-// numbered by the rules htrace-correct uses (relations/), so both tools relate the same events.
+// code. The analysis is fed an archive's events as a reader streams them: each location's in
+// record order, the locations interleaved in any way (in time order, as htrace-report reads them,
+// or one after another). It decides each wait as soon as both sides of a relation and the calls
+// around them are known. Messages are matched, collective instances and OpenMP barriers numbered
+// and locks handed over by the rules htrace-correct uses (relations/), so both tools relate the
+// same events.
 // Memory: the MPI calls whose waits are still open, the messages in flight, the collective and
 // OpenMP barrier instances some member has not left yet and the lock hand-overs missing a side,
 // never one entry per event.
