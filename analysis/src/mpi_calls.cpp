@@ -87,6 +87,7 @@ void MpiCalls::add(std::uint32_t loc, const Held& h) {
     p.by_region[h.region] += wait;
     p.by_comm[c->comm] += wait;
     longest = std::max(longest, wait);
+    if (wait_observer) wait_observer({loc, h.region, h.enter, c->pattern, wait, c->cause});
   }
   if (longest > 0 && observer) observer(loc, h.enter, longest);
 }

@@ -54,6 +54,7 @@ public:
 
   WaitStates results;
   WaitStateAnalysis::CallWaitObserver observer;
+  WaitStateAnalysis::WaitObserver wait_observer; ///< shared with OpenMpWaits
 
 private:
   struct Frame {

@@ -9,8 +9,9 @@ namespace htrace::analysis::detail {
 using relations::LocalSub;
 using relations::Role;
 
-OpenMpWaits::OpenMpWaits(const RunLayout& layout, WaitStates& results)
-    : layout_(layout), results_(results) {
+OpenMpWaits::OpenMpWaits(const RunLayout& layout, WaitStates& results,
+                         const WaitStateAnalysis::WaitObserver& observer)
+    : layout_(layout), results_(results), observer_(observer) {
   threads_.reserve(layout.process_of.size());
   for (std::uint32_t loc = 0; loc < layout.process_of.size(); ++loc)
     threads_.emplace_back(loc);
@@ -129,7 +130,8 @@ void OpenMpWaits::evaluate(const Key& key, const Barrier& b) {
     if (m.leave == kNotLeft) continue;
     const std::int64_t wait = std::min(last.enter, m.leave) - m.enter;
     if (wait <= 0) continue;
-    add(omp_barrier_pattern(layout_.regions, m.region), m.loc, last.loc, m.region, team, wait);
+    add(omp_barrier_pattern(layout_.regions, m.region), m.loc, last.loc, m.region, team, m.enter,
+        wait);
   }
 }
 
@@ -167,11 +169,12 @@ void OpenMpWaits::evaluate(const Handover& h) {
   const std::int64_t wait = std::min(h.release->second, a.acquired) - a.enter;
   if (wait <= 0) return;
   add(*omp_lock_pattern(layout_.regions, a.region), a.loc, h.release->first, a.region, a.team,
-      wait);
+      a.enter, wait);
 }
 
 void OpenMpWaits::add(WaitPattern pattern, std::uint32_t loc, std::uint32_t cause,
-                      std::uint32_t region, std::uint32_t comm, std::int64_t wait) {
+                      std::uint32_t region, std::uint32_t comm, std::int64_t enter,
+                      std::int64_t wait) {
   PatternTime& p = results_.patterns[static_cast<std::size_t>(pattern)];
   p.total_ns += wait;
   ++p.calls;
@@ -180,6 +183,7 @@ void OpenMpWaits::add(WaitPattern pattern, std::uint32_t loc, std::uint32_t caus
   p.caused_by[cause] += wait;
   p.by_region[region] += wait;
   p.by_comm[comm] += wait;
+  if (observer_) observer_({loc, region, enter, pattern, wait, cause});
 }
 
 void OpenMpWaits::tick(std::uint32_t loc, std::int64_t t) {

@@ -21,7 +21,8 @@ namespace htrace::analysis::detail {
 class OpenMpWaits {
 public:
   /// Adds its waits to `results`, whose splits by location are sized already.
-  OpenMpWaits(const RunLayout& layout, WaitStates& results);
+  OpenMpWaits(const RunLayout& layout, WaitStates& results,
+              const WaitStateAnalysis::WaitObserver& observer);
 
   void enter(std::uint32_t loc, std::int64_t t, std::uint32_t region);
   void leave(std::uint32_t loc, std::int64_t t);
@@ -96,11 +97,12 @@ private:
   void evaluate(const Key& key, const Barrier& b);
   void evaluate(const Handover& h);
   void add(WaitPattern p, std::uint32_t loc, std::uint32_t cause, std::uint32_t region,
-           std::uint32_t comm, std::int64_t wait);
+           std::uint32_t comm, std::int64_t enter, std::int64_t wait);
   std::size_t team_size(std::uint64_t team) const;
 
   const RunLayout& layout_;
   WaitStates& results_;
+  const WaitStateAnalysis::WaitObserver& observer_;
   std::vector<Thread> threads_;
   std::map<Key, Barrier> barriers_;
   std::map<Key, Handover> handovers_;

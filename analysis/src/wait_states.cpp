@@ -11,7 +11,8 @@ class WaitStateAnalysis::Impl {
 public:
   explicit Impl(RunLayout l)
       : layout(std::move(l)), calls(layout.process_of.size(), layout.regions),
-        messages(layout, calls), collectives(layout, calls), openmp(layout, calls.results) {}
+        messages(layout, calls), collectives(layout, calls),
+        openmp(layout, calls.results, calls.wait_observer) {}
   RunLayout layout;
   detail::MpiCalls calls;
   detail::MessageWaits messages;
@@ -87,6 +88,10 @@ void WaitStateAnalysis::lock_release(std::uint32_t loc, std::int64_t t, std::uin
 
 void WaitStateAnalysis::on_call_wait(CallWaitObserver observer) {
   impl_->calls.observer = std::move(observer);
+}
+
+void WaitStateAnalysis::on_wait(WaitObserver observer) {
+  impl_->calls.wait_observer = std::move(observer);
 }
 
 WaitStates WaitStateAnalysis::finish() {

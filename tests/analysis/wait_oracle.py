@@ -130,7 +130,8 @@ SPAN_RECORDS = {"Enter", "Leave", "ThreadFork", "ThreadJoin", "ThreadTeamBegin",
 
 
 def omp_waits(archive):
-    """[(pattern, waiting location ref, location ref waited for, region name, team name, ns)].
+    """[(pattern, waiting location ref, location ref waited for, region name, team name, ns,
+    the waiting construct's enter, None for Idle Threads)].
     Barrier instances: a thread's n-th barrier (outermost barrier region) in its k-th team of a
     communicator; lock hand-overs: release n -> acquisition n + 1 of a lock in one process.
     Idle Threads: a process's master is the first location that forks outside any parallel
@@ -227,7 +228,7 @@ def omp_waits(archive):
             continue
         assert serial == sum(serial_region[master].values())
         share = list(serial_region[master].items())
-        out.append(("omp_idle_threads", ref, master, share, NO_TEAM, serial))
+        out.append(("omp_idle_threads", ref, master, share, NO_TEAM, serial, None))
     for members in barriers.values():
         if len(members) < 2:
             continue
@@ -239,7 +240,7 @@ def omp_waits(archive):
             pattern = "omp_implicit_barrier" if region.region_role == RegionRole.IMPLICIT_BARRIER \
                 else "omp_explicit_barrier"
             if wait > 0:
-                out.append((pattern, ref, last[0], region.name, team, wait))
+                out.append((pattern, ref, last[0], region.name, team, wait, enter))
     for key, (ref, region, team, enter, at) in acquired.items():
         if key not in released:
             continue
@@ -247,7 +248,7 @@ def omp_waits(archive):
         wait = min(release, at) - enter
         pattern = "omp_critical_contention" if region.region_role == RegionRole.CRITICAL else "omp_lock_contention"
         if wait > 0:
-            out.append((pattern, ref, holder, region.name, team, wait))
+            out.append((pattern, ref, holder, region.name, team, wait, enter))
     return out
 
 
@@ -275,7 +276,7 @@ def wait_states(archive, location_keys):
             p["caused_by"][index[cause]] += wait
             p["by_region"][call.region] += wait
             p["by_comm"][comm_names[comm]] += wait
-    for pattern, ref, cause, region, team, wait in omp_waits(archive):
+    for pattern, ref, cause, region, team, wait, _ in omp_waits(archive):
         p = out[pattern]
         p["total_ns"] += wait
         p["calls"] += 1
@@ -285,4 +286,24 @@ def wait_states(archive, location_keys):
         for name, ns in region if isinstance(region, list) else [(region, wait)]:
             p["by_region"][name] += ns
         p["by_comm"][team] += wait
+    return out
+
+
+def call_waits(archive, location_keys):
+    """Each wait of one MPI call or OpenMP construct (Idle Threads excepted): [(pattern, waiting
+    location's index in `location_keys`, region name, enter, ns, index of the location waited
+    for)]."""
+    calls, locations, _ = read(archive)
+    index = {ref: location_keys.index(key) for ref, key in locations.items()}
+    out = []
+    for call in calls:
+        if call.leave is None:
+            continue
+        for pattern, (partner, cause, _, only_if_blocked) in call.partners.items():
+            wait = min(partner - call.enter, call.leave - call.enter)
+            if wait > 0 and not (only_if_blocked and call.leave <= partner):
+                out.append((pattern, index[call.location._ref], call.region, call.enter, wait, index[cause]))
+    for pattern, ref, cause, region, _, wait, enter in omp_waits(archive):
+        if enter is not None:
+            out.append((pattern, index[ref], region, enter, wait, index[cause]))
     return out

@@ -98,6 +98,8 @@ def case_generated(name):
         expect(all(got["wait_states"][k]["total_ns"] > 0 for k in truth), "%s: a pattern without waits" % name)
     if name == "omp_mixed":
         check_exports(archive, got, name)
+    if name in ("mixed", "omp_mixed"):
+        check_marks(archive, got, name, browser=True)
 
 
 def check_exports(archive, waits, label):
@@ -218,6 +220,95 @@ def trace_hybrid():
     return os.path.join(adir, "hybrid")
 
 
+def html_data(path):
+    """The HTML report's embedded data block."""
+    with open(path) as f:
+        text = f.read()
+    start = text.index('<script id="htrace-data" type="application/json">')
+    start = text.index(">", start) + 1
+    return json.loads(text[start:text.index("</script>", start)])
+
+
+# The detail timeline's wait marks as the page draws them (the "waits" series of its chart).
+PAGE_MARKS = """
+const chart = window.HTRACE_CHARTS["chart-detail"];
+const s = chart.getOption().series.find(x => x.name === "waits");
+return {data: s ? s.data : null, legend: chart.getOption().legend[0].data,
+        note: document.getElementById("detail-waits-note").textContent};"""
+
+
+def check_marks(archive, waits, label, browser=False):
+    """The HTML detail timeline marks exactly the waits of the slices it draws: each mark's
+    pattern, location, region, start, length and location waited for are those of a wait the
+    oracle (wait_oracle.call_waits) finds in a drawn call, and every such wait is marked; where
+    every slice is drawn, the marks of each pattern also add up to the JSON export's calls and
+    total. With `browser`, headless Chromium draws them in the chart as the data says."""
+    html = archive.rstrip("/") + ".marks.html"
+    run([REPORT, "--no-progress", "-o", html, archive])
+    data = html_data(html)
+    det = data["detail"]
+    keys = [(l["process"], l["name"]) for l in waits["locations"]]
+    key_of = {p["name"]: k for k, p in waits["wait_states"].items()}
+    marks = collections.Counter()
+    for slice_index, pattern, wait, cause in det["waits"]:
+        loc, region, start, dur = det["slices"][slice_index]
+        expect(0 < wait <= dur, "%s: a mark of %d ns in a slice of %d ns" % (label, wait, dur))
+        marks[(key_of[det["wait_patterns"][pattern]], loc, data["region_names"][region], start, wait, cause)] += 1
+    with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
+        clock = trace.definitions.clock_properties
+        offset, resolution = clock.global_offset, clock.timer_resolution
+
+    def ns(t):
+        return (t - offset) * 1000000000 // resolution
+
+    drawn = {(s[0], data["region_names"][s[1]], s[2]) for s in det["slices"]}
+    want = collections.Counter()
+    for pattern, loc, region, enter, wait, cause in wait_oracle.call_waits(archive, keys):
+        if (loc, region, ns(enter)) in drawn:
+            want[(pattern, loc, region, ns(enter), ns(enter + wait) - ns(enter), cause)] += 1
+    expect(marks == want, "%s: the detail timeline marks %d waits, the oracle %d in the drawn slices; "
+           "marked only: %s; unmarked: %s" % (label, sum(marks.values()), sum(want.values()),
+                                             sorted(marks - want)[:5], sorted(want - marks)[:5]))
+    everything = len(det["slices"]) == det["total_slices"] and det["window"][0] <= 0 and \
+        det["window"][1] >= max((s[2] + s[3] for s in det["slices"]), default=0)
+    if everything:
+        for key, p in waits["wait_states"].items():
+            if key == "omp_idle_threads":
+                continue
+            mine = [m for m in marks.elements() if m[0] == key]
+            expect((len(mine), sum(m[4] for m in mine)) == (p["calls"], p["total_ns"]),
+                   "%s %s: %d marks of %d ns, the JSON's %d calls of %d ns"
+                   % (label, key, len(mine), sum(m[4] for m in mine), p["calls"], p["total_ns"]))
+    print("%s: %d wait marks in %d of %d drawn slices%s" % (
+        label, len(det["waits"]), len({w[0] for w in det["waits"]}), len(det["slices"]),
+        " (every slice drawn)" if everything else ""))
+    if not browser:
+        return
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    o = Options()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--window-size=1400,1000", "--no-proxy-server"):
+        o.add_argument(a)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+    try:
+        driver.get("file://" + os.path.abspath(html))
+        page = driver.execute_script(PAGE_MARKS)
+    finally:
+        driver.quit()
+    drawn_marks = collections.Counter()
+    for item in page["data"] or []:
+        v = item["value"] if isinstance(item, dict) else item
+        loc, start, end, pattern, cause, wait, region = v
+        expect(end - start == wait, "%s: a drawn mark from %s to %s of %s ns" % (label, start, end, wait))
+        drawn_marks[(key_of[det["wait_patterns"][pattern]], loc, data["region_names"][region], start, wait, cause)] += 1
+    expect(drawn_marks == marks, "%s: the chart draws %d wait marks, the data holds %d"
+           % (label, sum(drawn_marks.values()), sum(marks.values())))
+    expect("waits" in page["legend"] and str(len(det["waits"])) in page["note"],
+           "%s: the legend %s or the note %r lacks the waits" % (label, page["legend"], page["note"]))
+
+
 def case_traced():
     raw = trace("pingpong")
     corrected = raw + "-corrected"
@@ -232,6 +323,7 @@ def case_traced():
         check_sums(waits, label)
         check_bounded(archive, waits, label)
         check_oracle(archive, waits, label)
+        check_marks(archive, waits, label, browser=label == "raw")
         print(label, {k: p["total_ns"] for k, p in waits["wait_states"].items()})
         if label == "corrected":
             for key in ("late_sender", "wait_at_barrier"):

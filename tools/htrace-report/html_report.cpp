@@ -267,6 +267,20 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
     o << (i ? "," : "") << "[" << s.loc << "," << region_index[s.region] << "," << s.start_ns << ","
       << s.dur_ns << "]";
   }
+  // The waits of the drawn slices: [slice, pattern, wait_ns, location waited for].
+  o << "],\"waits\":[";
+  bool first_wait = true;
+  for (std::size_t i = 0; i < p.detail.size(); ++i)
+    if (const auto* marks = p.marks_of(p.detail[i]))
+      for (const WaitMark& m : *marks) {
+        o << (first_wait ? "" : ",") << "[" << i << "," << static_cast<int>(m.pattern) << ","
+          << m.wait_ns << "," << m.cause << "]";
+        first_wait = false;
+      }
+  o << "],\"wait_patterns\":[";
+  for (std::size_t k = 0; k < analysis::kWaitPatterns; ++k)
+    o << (k ? "," : "")
+      << json_string(analysis::pattern_name(static_cast<analysis::WaitPattern>(k)));
   o << "],\"messages\":[";
   for (std::size_t i = 0; i < p.detail_messages.size(); ++i) {
     const auto& m = p.detail_messages[i];

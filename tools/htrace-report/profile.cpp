@@ -59,7 +59,7 @@ RegionStats* Profile::innermost(std::uint32_t loc) {
 
 void Profile::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
   touch(defs_.ns_from_start(t));
-  stacks_[loc].push_back({region, t});
+  stacks_[loc].push_back({region, t, {}});
 }
 
 void Profile::add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to) {
@@ -79,7 +79,7 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   touch(ns);
   auto& stack = stacks_[loc];
   if (stack.empty()) return;
-  const Open open = stack.back();
+  Open open = std::move(stack.back());
   stack.pop_back();
   const std::int64_t start = defs_.ns_from_start(open.start);
   RegionStats& s = per_location[loc][open.region];
@@ -91,8 +91,38 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   if (ns >= window_begin_ns && start <= window_end_ns) {
     ++detail_total_slices;
     longest_.push({loc, open.region, start, ns - start});
-    if (longest_.size() > options_.max_slices) longest_.pop();
+    Kept& k = kept_[{loc, start, open.region}];
+    ++k.copies;
+    k.marks.insert(k.marks.end(), open.marks.begin(), open.marks.end());
+    if (longest_.size() > options_.max_slices) {
+      const DetailSlice& out = longest_.top();
+      auto it = kept_.find({out.loc, out.start_ns, out.region});
+      if (it != kept_.end() && --it->second.copies == 0) kept_.erase(it);
+      longest_.pop();
+    }
   }
+}
+
+// A wait is decided after its call has left, or (OpenMP lock acquisitions) while it is open; a
+// slice dropped from the detail never comes back, so neither do its waits.
+void Profile::wait(const analysis::WaitStateAnalysis::CallWait& w) {
+  const WaitMark mark{w.pattern, w.wait_ns, w.cause};
+  auto it = kept_.find({w.loc, w.enter, w.region});
+  if (it != kept_.end()) {
+    it->second.marks.push_back(mark);
+    return;
+  }
+  if (w.loc >= stacks_.size()) return;
+  for (Open& o : stacks_[w.loc])
+    if (o.region == w.region && defs_.ns_from_start(o.start) == w.enter) {
+      o.marks.push_back(mark);
+      return;
+    }
+}
+
+const std::vector<WaitMark>* Profile::marks_of(const DetailSlice& s) const {
+  auto it = kept_.find({s.loc, s.start_ns, s.region});
+  return it == kept_.end() || it->second.marks.empty() ? nullptr : &it->second.marks;
 }
 
 void Profile::pair(const P2pChannel& channel, const ProfiledEnd& s, const ProfiledEnd& r) {

@@ -2,10 +2,12 @@
 // region the calls, inclusive time and bytes; the process-to-process message matrix; each
 // location's share of time in MPI per time bin; point-to-point clock-condition violations (a
 // receive recorded before its send); and the detail timeline of one window, capped at a fixed
-// number of slices (the longest are kept) and message lines. Memory grows with locations,
-// regions, channels, messages in flight and the caps, not with the number of events.
+// number of slices (the longest are kept) and message lines, with the waits of the kept slices.
+// Memory grows with locations, regions, channels, messages in flight and the caps, not with the
+// number of events.
 #pragma once
 
+#include "analysis/wait_states.h"
 #include "archive_defs.h"
 #include "event_scan.h"
 #include "message_ends.h"
@@ -13,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <queue>
+#include <tuple>
 #include <vector>
 
 namespace htrace::report {
@@ -25,6 +28,13 @@ struct DetailSlice {
   std::uint32_t loc, region;
   std::int64_t start_ns, dur_ns;
   bool operator>(const DetailSlice& o) const { return dur_ns > o.dur_ns; }
+};
+
+/// A wait inside a detail slice: it runs from the slice's start for wait_ns.
+struct WaitMark {
+  analysis::WaitPattern pattern;
+  std::int64_t wait_ns;
+  std::uint32_t cause; ///< the location waited for
 };
 
 struct DetailMessage {
@@ -74,6 +84,11 @@ public:
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
   void finish() override;
+  /// A wait the analysis decided (WaitStateAnalysis::on_wait), before or after finish(): kept
+  /// when its call is a slice the detail keeps, or still open.
+  void wait(const analysis::WaitStateAnalysis::CallWait& w);
+  /// The waits of a slice of `detail`; null for none. Complete once the analysis has finished.
+  const std::vector<WaitMark>* marks_of(const DetailSlice& s) const;
 
   // Results (valid after finish()).
   std::vector<std::map<std::uint32_t, RegionStats>> per_location; ///< location -> region -> stats
@@ -99,6 +114,13 @@ private:
   struct Open {
     std::uint32_t region;
     std::uint64_t start;
+    std::vector<WaitMark> marks; ///< waits decided while it is open (OpenMP lock acquisitions)
+  };
+  using SliceKey = std::tuple<std::uint32_t, std::int64_t, std::uint32_t>; ///< loc, start, region
+  /// A slice in longest_ (after finish: in detail) and its waits.
+  struct Kept {
+    std::uint32_t copies = 0;
+    std::vector<WaitMark> marks;
   };
   struct Queues {
     std::deque<ProfiledEnd> sends, recvs;
@@ -126,6 +148,7 @@ private:
   std::map<P2pChannel, Queues> channels_;
   std::priority_queue<Detail> first_details_; ///< the detail messages that count first
   std::priority_queue<DetailSlice, std::vector<DetailSlice>, std::greater<DetailSlice>> longest_;
+  std::map<SliceKey, Kept> kept_;
 };
 
 } // namespace htrace::report

@@ -225,6 +225,7 @@ RunResult run(const RunOptions& o) {
     ClockConditions conditions(defs);
     MessageProbe probe(defs, ba.send, ba.recv);
     WaitStateSink waits(defs, efficiency_window_of(defs, o));
+    waits.on_wait([&profile](const analysis::WaitStateAnalysis::CallWait& w) { profile.wait(w); });
     std::vector<EventSink*> sinks{&profile, &conditions, &waits};
     if (ba.has_message) sinks.push_back(&probe);
     result.events = scan_events(o.archive, defs, sinks, report_progress);

@@ -44,6 +44,10 @@ public:
       efficiency_.call_wait(loc, enter, wait);
     });
   }
+  /// Each wait of an MPI call or OpenMP construct as it is decided.
+  void on_wait(analysis::WaitStateAnalysis::WaitObserver observer) {
+    analysis_.on_wait(std::move(observer));
+  }
   WaitStateSink(const WaitStateSink&) = delete;
   WaitStateSink& operator=(const WaitStateSink&) = delete;
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {

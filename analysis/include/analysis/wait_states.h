@@ -134,6 +134,23 @@ public:
       std::function<void(std::uint32_t loc, std::int64_t enter, std::int64_t wait_ns)>;
   void on_call_wait(CallWaitObserver observer);
 
+  /// One wait of one pattern in one MPI call or OpenMP construct (Idle Threads, which no
+  /// construct holds, excepted): the call's location, region and enter, the wait from that enter
+  /// and the location waited for.
+  struct CallWait {
+    std::uint32_t loc;
+    std::uint32_t region;
+    std::int64_t enter;
+    WaitPattern pattern;
+    std::int64_t wait_ns;
+    std::uint32_t cause;
+  };
+  /// Called for each such wait when it is decided, as the totals count it; an MPI call that
+  /// waited in two patterns is reported twice. htrace-report marks the waits of the calls its
+  /// detail timeline shows.
+  using WaitObserver = std::function<void(const CallWait&)>;
+  void on_wait(WaitObserver observer);
+
   /// After the last event: relations still open (a peer never seen, a call never left) wait for
   /// nothing. Call once.
   WaitStates finish();
