@@ -11,7 +11,11 @@ CASE):
   omp_barrier, omp_lock, omp_mixed
             the same for omp_waits_archive.py's OpenMP cases (2 processes of 3 threads): barrier
             waits, explicit and implicit, lock and critical contention, idle threads; for
-            omp_mixed also the CSV's and the HTML report's wait states
+            omp_mixed also the CSV's and the HTML report's wait states; for mixed and omp_mixed
+            the HTML detail timeline's wait marks, all slices drawn and --detail-slices 20: each
+            drawn call's waits, exactly (the oracle's per call, adding up to the JSON's per
+            pattern when all are drawn), and none of a call left out, in the data and in the chart
+            headless Chromium draws
   traced    pingpong-ring traced with libhtrace on two emulated nodes whose clocks differ by 2 ms
             (one node where the emulation is unavailable), its htrace-correct output,
             hybrid-jacobi (2 ranks of 2 OpenMP threads) where it is built, and the collectives
@@ -24,7 +28,8 @@ CASE):
             oracle's (wait_oracle.py: the otf2 Python reader and the test library's matcher, no
             htrace code), and the corrected archive shows Late Sender and Wait at Barrier time;
             the efficiency metrics lie in [0, 1] and keep PE = LB x CommE, CommE = SerE x TrfE
-            exactly, each location's MPI time is the reader's, the CSV holds the JSON's figures,
+            exactly, each location's MPI time is the reader's, the HTML detail timeline marks
+            each drawn call's waits as the oracle finds them, the CSV holds the JSON's figures,
             and --before gives each side as --format json gives it alone"""
 import collections
 import csv
@@ -99,7 +104,9 @@ def case_generated(name):
     if name == "omp_mixed":
         check_exports(archive, got, name)
     if name in ("mixed", "omp_mixed"):
-        check_marks(archive, got, name, browser=True)
+        every = check_marks(archive, got, name, browser=True)
+        capped = check_marks(archive, got, name + " capped", browser=True, slices=20)
+        expect(0 < capped < every, "%s: %d marks of 20 slices, %d of all" % (name, capped, every))
 
 
 def check_exports(archive, waits, label):
@@ -237,16 +244,21 @@ return {data: s ? s.data : null, legend: chart.getOption().legend[0].data,
         note: document.getElementById("detail-waits-note").textContent};"""
 
 
-def check_marks(archive, waits, label, browser=False):
+def check_marks(archive, waits, label, browser=False, slices=None):
     """The HTML detail timeline marks exactly the waits of the slices it draws: each mark's
     pattern, location, region, start, length and location waited for are those of a wait the
     oracle (wait_oracle.call_waits) finds in a drawn call, and every such wait is marked; where
     every slice is drawn, the marks of each pattern also add up to the JSON export's calls and
-    total. With `browser`, headless Chromium draws them in the chart as the data says."""
-    html = archive.rstrip("/") + ".marks.html"
-    run([REPORT, "--no-progress", "-o", html, archive])
+    total. With `browser`, headless Chromium draws them in the chart as the data says. `slices`:
+    --detail-slices, the cap to check (the waits of the slices left out are not marked). Returns
+    the number of marks."""
+    html = archive.rstrip("/") + ".marks%s.html" % (slices or "")
+    run([REPORT, "--no-progress", "-o", html, archive] + (["--detail-slices", str(slices)] if slices else []))
     data = html_data(html)
     det = data["detail"]
+    if slices:
+        expect(len(det["slices"]) == slices < det["total_slices"], "%s: %d of %d slices drawn, the cap is %d"
+               % (label, len(det["slices"]), det["total_slices"], slices))
     keys = [(l["process"], l["name"]) for l in waits["locations"]]
     key_of = {p["name"]: k for k, p in waits["wait_states"].items()}
     marks = collections.Counter()
@@ -283,7 +295,7 @@ def check_marks(archive, waits, label, browser=False):
         label, len(det["waits"]), len({w[0] for w in det["waits"]}), len(det["slices"]),
         " (every slice drawn)" if everything else ""))
     if not browser:
-        return
+        return len(det["waits"])
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -307,6 +319,7 @@ def check_marks(archive, waits, label, browser=False):
            % (label, sum(drawn_marks.values()), sum(marks.values())))
     expect("waits" in page["legend"] and str(len(det["waits"])) in page["note"],
            "%s: the legend %s or the note %r lacks the waits" % (label, page["legend"], page["note"]))
+    return len(det["waits"])
 
 
 def case_traced():

@@ -85,6 +85,10 @@ int main(int argc, char** argv) {
                  "HTML also its clock-condition violations and its most violated message drawn "
                  "as it was and as ARCHIVE has it")
       ->type_name("RAW");
+  app.add_option("--detail-slices", o.detail_slices,
+                 "the most regions the HTML detail timeline draws, the longest (default 20000)")
+      ->check(htrace::cli::integer(1, 10000000))
+      ->type_name("N");
   app.add_flag("--no-progress", no_progress, "no progress display on a terminal");
   const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
     o.format = formats.at(format);

@@ -183,6 +183,7 @@ RunResult run(const RunOptions& o) {
       write_csv_report(out.stream(), defs, sink.result, before ? &ba : nullptr);
   } else {
     ProfileOptions po;
+    po.max_slices = o.detail_slices;
     if (o.window_begin_s >= 0) {
       po.window_begin_ns = seconds_to_ns(o.window_begin_s);
       po.window_end_ns = seconds_to_ns(o.window_end_s);

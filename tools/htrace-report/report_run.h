@@ -21,6 +21,7 @@ struct RunOptions {
   std::string correction_report;                 ///< htrace-correct --json output, optional
   std::string before;                            ///< the archive `archive` was corrected from
   bool progress = false;                         ///< progress line on stderr
+  std::size_t detail_slices = 20000;             ///< HTML: the detail timeline's longest slices
 };
 
 struct RunResult {
