@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <otf2/OTF2_Events.h>
+#include <vector>
 
 namespace htrace::analysis {
 namespace {
@@ -83,6 +84,32 @@ TEST(WaitStates, SendrecvWaitsForBothPartners) {
   EXPECT_EQ(of(w, WaitPattern::LateReceiver).by_location[0], 60);
   EXPECT_EQ(of(w, WaitPattern::LateSender).by_location[1], 0);
   EXPECT_EQ(of(w, WaitPattern::LateReceiver).by_location[1], 0);
+}
+
+// on_wait reports each pattern of a call on its own, with the call's enter and region and the
+// location waited for, as the totals count it.
+TEST(WaitStates, EachWaitOfACallObserved) {
+  WaitStateAnalysis a(two_ranks());
+  std::vector<WaitStateAnalysis::CallWait> seen;
+  a.on_wait([&](const WaitStateAnalysis::CallWait& w) { seen.push_back(w); });
+  a.enter(0, 0, kSendrecv);
+  a.send(0, kWorld, 1, 1, kBlocking);
+  a.recv(0, kWorld, 1, 2, kBlocking);
+  a.leave(0, 100);
+  a.enter(1, 60, kSendrecv);
+  a.send(1, kWorld, 0, 2, kBlocking);
+  a.recv(1, kWorld, 0, 1, kBlocking);
+  a.leave(1, 110);
+  a.finish();
+  ASSERT_EQ(seen.size(), 2u);
+  for (const auto& w : seen) {
+    EXPECT_EQ(w.loc, 0u);
+    EXPECT_EQ(w.region, kSendrecv);
+    EXPECT_EQ(w.enter, 0);
+    EXPECT_EQ(w.wait_ns, 60);
+    EXPECT_EQ(w.cause, 1u);
+  }
+  EXPECT_NE(seen[0].pattern, seen[1].pattern);
 }
 
 // Records outside any MPI call (a hand-written archive) take part in matching but wait for
@@ -176,6 +203,8 @@ RunLayout three_threads() {
 // last member left it, whichever thread that is.
 TEST(WaitStates, OpenMpBarrierThreadByThread) {
   WaitStateAnalysis a(three_threads());
+  std::vector<WaitStateAnalysis::CallWait> seen;
+  a.on_wait([&](const WaitStateAnalysis::CallWait& w) { seen.push_back(w); });
   const std::int64_t enters[] = {100, 140, 120};
   a.thread_fork(0, 10);
   for (std::uint32_t t = 0; t < 3; ++t) {
@@ -194,6 +223,19 @@ TEST(WaitStates, OpenMpBarrierThreadByThread) {
   EXPECT_EQ(p.caused_by[1], 60);
   EXPECT_EQ(p.by_comm.at(kTeam), 60);
   EXPECT_EQ(of(w, WaitPattern::OmpImplicitBarrier).total_ns, 0);
+  // Each waiting thread's barrier, from its enter, for the thread that entered last.
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].loc, 0u);
+  EXPECT_EQ(seen[0].enter, 100);
+  EXPECT_EQ(seen[0].wait_ns, 40);
+  EXPECT_EQ(seen[1].loc, 2u);
+  EXPECT_EQ(seen[1].enter, 120);
+  EXPECT_EQ(seen[1].wait_ns, 20);
+  for (const auto& x : seen) {
+    EXPECT_EQ(x.pattern, WaitPattern::OmpExplicitBarrier);
+    EXPECT_EQ(x.region, kOmpBarrier);
+    EXPECT_EQ(x.cause, 1u);
+  }
 }
 
 // The release is seen after the acquisition (another location's events come later): the
