@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 namespace htrace::report {
@@ -269,9 +270,12 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
   }
   // The waits of the drawn slices: [slice, pattern, wait_ns, location waited for].
   o << "],\"waits\":[";
+  // Slices alike in location, start and region (a region entered again at the same instant) share
+  // their waits: the first, the longest, shows them.
   bool first_wait = true;
+  std::set<const std::vector<WaitMark>*> shown;
   for (std::size_t i = 0; i < p.detail.size(); ++i)
-    if (const auto* marks = p.marks_of(p.detail[i]))
+    if (const auto* marks = p.marks_of(p.detail[i]); marks && shown.insert(marks).second)
       for (const WaitMark& m : *marks) {
         o << (first_wait ? "" : ",") << "[" << i << "," << static_cast<int>(m.pattern) << ","
           << m.wait_ns << "," << m.cause << "]";
