@@ -4,10 +4,12 @@
 #     median error against ground truth right after the sync and after WAIT seconds;
 #  2. MPI_Init slowdown at 8 ranks: no tracer vs libhtrace with HTRACE_SYNC=none vs the default;
 #  3. the cost of the clock measurements during the run at 2, 8 and 32 ranks: an allreduce loop
-#     traced with HTRACE_SYNC_INTERVAL_MS=0 (none) and =INTERVAL_MS, alternated.
+#     traced with HTRACE_SYNC_INTERVAL_MS=0 (none), =INTERVAL_MS, and one day (the ranks vote
+#     whether a measurement is due, but none is), alternated.
 # usage: bench/clocksync/run.sh [BUILD_DIR]
 #   env: WAIT (10), REPEAT (5), OUT (results dir), PARTS ("accuracy init remeasure"),
-#        INTERVAL_MS (200), ITERS (100000)
+#        INTERVAL_MS (100), ITERS_2 / ITERS_8 / ITERS_32 (1000000 / 100000 / 20000: about a second
+#        or more of allreduces at each size on 2 cores)
 set -euo pipefail
 build=$(cd "${1:-${HTRACE_BUILD_DIR:-build}}" && pwd)
 wait_s=${WAIT:-10}
@@ -62,21 +64,21 @@ fi
 
 [[ $parts == *remeasure* ]] || exit 0
 echo "## 3. clock measurements during the run (median of $repeat runs each, interleaved)"
-interval=${INTERVAL_MS:-200}
-iters=${ITERS:-100000}
+interval=${INTERVAL_MS:-100}
+declare -A iters=([2]=${ITERS_2:-1000000} [8]=${ITERS_8:-100000} [32]=${ITERS_32:-20000})
 loop=$build/bench/clocksync/clocksync_collective_timer
 tmp3=$(mktemp -d)
 trap 'rm -rf "$tmp3" ${tmp:+"$tmp"}' EXIT
 for ranks in 2 8 32; do
   for ((i = 0; i < repeat; i++)); do
-    for ms in 0 "$interval"; do
+    for ms in 0 "$interval" 86400000; do
       name=r$ranks-i$ms-$i
       # Waiting ranks yield: 32 spinning ranks on few cores measure the scheduler, not htrace.
       loop_ms=$(OMPI_MCA_mpi_yield_when_idle=1 HTRACE_SYNC_INTERVAL_MS=$ms HTRACE_ARCHIVE_DIR=$tmp3 \
         HTRACE_ARCHIVE_NAME=$name HTRACE_VERBOSE=0 mpirun --allow-run-as-root --oversubscribe \
         --bind-to none -np "$ranks" -x OMPI_MCA_mpi_yield_when_idle -x LD_PRELOAD="$lib" \
         -x HTRACE_SYNC_INTERVAL_MS -x HTRACE_ARCHIVE_DIR -x HTRACE_ARCHIVE_NAME -x HTRACE_VERBOSE \
-        "$loop" "$iters" | awk '/loop_ms/ { print $2 }')
+        "$loop" "${iters[$ranks]}" | awk '/loop_ms/ { print $2 }')
       # Measurements stored by rank 0's location (every rank stores the same number).
       taken=$(otf2-print -G "$tmp3/$name/traces.otf2" 2>/dev/null |
         grep -c 'HTRACE::CLOCK::MID_[0-9]*_TIME' || true)
@@ -92,16 +94,18 @@ for line in open(sys.argv[1]):
     ranks, ms, loop_ms, taken = line.split()
     runs.setdefault((int(ranks), int(ms)), []).append((float(loop_ms), int(taken)))
 interval = int(sys.argv[2])
-print(f"ranks | loop, no measurements (ms) | loop, every {interval} ms (ms) | measurements | "
-      f"added per measurement (ms)")
+print(f"ranks | loop, no measurements (ms) | loop, votes only (ms) | loop, every {interval} ms (ms) | "
+      f"measurements | added per measurement (ms)")
 for ranks in sorted({r for r, _ in runs}):
     off = [x for x, _ in runs.get((ranks, 0), [])]
     on = runs.get((ranks, interval), [])
-    if not off or not on:
+    votes = [x for x, _ in runs.get((ranks, 86400000), [])]
+    if not off or not on or not votes:
         continue
     taken = statistics.median(n for _, n in on)
     m_off, m_on = statistics.median(off), statistics.median(x for x, _ in on)
     per = (m_on - m_off) / taken if taken else float("nan")
-    print(f"{ranks:5d} | {m_off:.1f} ({min(off):.1f}-{max(off):.1f}) | {m_on:.1f} "
+    print(f"{ranks:5d} | {m_off:.1f} ({min(off):.1f}-{max(off):.1f}) | {statistics.median(votes):.1f} "
+          f"({min(votes):.1f}-{max(votes):.1f}) | {m_on:.1f} "
           f"({min(x for x, _ in on):.1f}-{max(x for x, _ in on):.1f}) | {taken:g} | {per:.2f}")
 PY
