@@ -45,6 +45,7 @@ import wait_oracle
 from htrace_test.build import tool
 from htrace_test.mpi import mpirun_command
 from htrace_test.check import Expectations, run_or_exit
+from htrace_test.report_page import html_data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ["HTRACE_BUILD_DIR"]
@@ -225,15 +226,6 @@ def trace_hybrid():
                        forward=["OMP_NUM_THREADS=2", "HTRACE_SYNC=none", "HTRACE_ARCHIVE_DIR=" + adir,
                                 "HTRACE_ARCHIVE_NAME=hybrid"]))
     return os.path.join(adir, "hybrid")
-
-
-def html_data(path):
-    """The HTML report's embedded data block."""
-    with open(path) as f:
-        text = f.read()
-    start = text.index('<script id="htrace-data" type="application/json">')
-    start = text.index(">", start) + 1
-    return json.loads(text[start:text.index("</script>", start)])
 
 
 # The detail timeline's wait marks as the page draws them (the "waits" series of its chart).

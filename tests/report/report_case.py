@@ -52,6 +52,7 @@ import otf2
 from htrace_test.mpi import mpirun_command
 from htrace_test.build import tool
 from htrace_test.check import Expectations, run_or_exit
+from htrace_test.report_page import html_data
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 REPORT = tool("htrace-report")
@@ -618,15 +619,6 @@ def case_scorep():
     expect("metric values left out" not in p.stderr, "no metric value left out: " + p.stderr)
     print("scorep: %d events, %d left out of the ViTE copy, %d counter values" % (len(events), sum(left_out.values()),
                                                                                 len(metric_values)))
-
-
-def html_data(path):
-    """The report's data block, as the page's script reads it."""
-    with open(path) as f:
-        text = f.read()
-    start = text.index('<script id="htrace-data" type="application/json">')
-    start = text.index(">", start) + 1
-    return json.loads(text[start:text.index("</script>", start)])
 
 
 def case_conditions():
