@@ -2,7 +2,7 @@
 """htrace-report --format json's wait states, one behaviour per case (usage: wait_states_case.py
 CASE):
   late_sender, posting_order, late_receiver, wait_at_barrier, wait_at_nxn, late_broadcast,
-  early_reduce, early_scan, sub_communicator, non_blocking, no_waits, mixed
+  early_reduce, early_scan, sub_communicator, non_blocking, no_waits, wrong_order, mixed
             an archive of waits_archive.py's case (mixed: all of them one after another): every
             pattern's total, calls, longest wait and its splits by waiting rank, by the rank waited
             for, by region and by communicator equal, to the nanosecond, the waits the generator
