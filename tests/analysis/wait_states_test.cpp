@@ -57,7 +57,7 @@ TEST(WaitStates, PartnerSeenAfterTheWaitingCallLeft) {
 
 // Late Sender, wrong order: only a message to the waiting process that was sent before the late
 // one and is received after it counts; a cancelled Isend never arrives, one received first is in
-// order.
+// order, one sent after the late one does not count.
 TEST(WaitStates, WrongOrderNeedsAnEarlierMessageReceivedLater) {
   WaitStateAnalysis a(two_ranks(3));
   auto send = [&](std::uint32_t loc, std::int64_t t, std::uint32_t to, std::uint32_t tag) {
@@ -84,8 +84,12 @@ TEST(WaitStates, WrongOrderNeedsAnEarlierMessageReceivedLater) {
   recv(120, 2, 9, 121);
   a.enter(0, 130, kRecv);
   a.recv(0, kWorld, 1, 8, kBlocking);
-  send(1, 170, 0, 8);
+  a.enter(1, 170, kSend);
+  send(2, 175, 0, 9); // in flight, but sent after the late message
+  a.send(1, kWorld, 0, 8, kBlocking);
+  a.leave(1, 180);
   a.leave(0, 200); // 40, rank 2's earlier message was received first
+  recv(205, 2, 9, 206);
   send(2, 210, 0, 9);
   a.enter(0, 220, kRecv);
   a.recv(0, kWorld, 1, 8, kBlocking);
