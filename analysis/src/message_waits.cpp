@@ -14,6 +14,7 @@ MessageWaits::MessageWaits(const RunLayout& layout, MpiCalls& calls)
   receives_.resize(processes);
   unmatched_.resize(processes);
   landed_.resize(processes);
+  undecided_.resize(processes);
   for (const auto& [ref, def] : layout.regions)
     if (def.cls.mpi()) send_blocking_[ref] = send_blocking(def.name);
 }
@@ -115,22 +116,31 @@ void MessageWaits::land(std::uint32_t dst, const End& send, const End& recv) {
   landed_[dst].emplace(recv.seq, send.call.enter);
 }
 
-bool MessageWaits::wrong_order(std::uint32_t dst, const End& send, const End& recv) const {
+bool MessageWaits::wrong_order(std::uint32_t dst, std::int64_t send_enter,
+                               std::uint64_t seq) const {
   const auto& flying = in_flight_[dst];
-  if (!flying.empty() && flying.begin()->first < send.call.enter) return true;
+  if (!flying.empty() && flying.begin()->first < send_enter) return true;
   const auto& landed = landed_[dst];
-  for (auto it = landed.upper_bound(recv.seq); it != landed.end(); ++it)
-    if (it->second < send.call.enter) return true;
+  for (auto it = landed.upper_bound(seq); it != landed.end(); ++it)
+    if (it->second < send_enter) return true;
   return false;
 }
 
-// A matched message can still make a later-matched one wrong order only while a receive recorded
-// before its own is unmatched.
-void MessageWaits::prune(std::uint32_t dst) {
-  auto& landed = landed_[dst];
+void MessageWaits::decide(std::uint32_t dst, bool all) {
   const auto& unmatched = unmatched_[dst];
-  landed.erase(landed.begin(),
-               unmatched.empty() ? landed.end() : landed.lower_bound(*unmatched.begin()));
+  const std::uint64_t first =
+      all || unmatched.empty() ? UINT64_MAX : *unmatched.begin(); // first unmatched receive
+  auto& undecided = undecided_[dst];
+  while (!undecided.empty() && undecided.begin()->first < first) {
+    const auto [seq, u] = *undecided.begin();
+    undecided.erase(undecided.begin());
+    calls_.settle(u.call, wrong_order(dst, u.send_enter, seq) ? &u.wait : nullptr);
+  }
+  // A matched message matters only to a wait on a receive recorded before its own.
+  std::uint64_t keep = first;
+  if (!undecided.empty()) keep = std::min(keep, undecided.begin()->first);
+  auto& landed = landed_[dst];
+  landed.erase(landed.begin(), landed.lower_bound(keep));
 }
 
 void MessageWaits::pair(const relations::P2pChannel& ch, const End& send, const End& recv) {
@@ -140,11 +150,11 @@ void MessageWaits::pair(const relations::P2pChannel& ch, const End& send, const 
     const Candidate late_sender{WaitPattern::LateSender, send.call.enter - recv.call.enter,
                                 send.loc, comm};
     // Wrong order: a message to this process sent before this one is received after it.
-    if (send.in_call && wrong_order(ch.dst, send, recv)) {
+    if (send.in_call && late_sender.wait_ns > 0) {
       Candidate wo = late_sender;
       wo.pattern = WaitPattern::LateSenderWrongOrder;
       calls_.hold(recv.call);
-      calls_.settle(recv.call, &wo);
+      undecided_[ch.dst].emplace(recv.seq, Undecided{send.call.enter, recv.call, wo});
     }
     calls_.settle(recv.call, send.in_call ? &late_sender : nullptr);
   }
@@ -154,7 +164,7 @@ void MessageWaits::pair(const relations::P2pChannel& ch, const End& send, const 
                                   recv.loc, comm, send.blocking == SendBlocking::IfRendezvous};
     calls_.settle(send.call, &late_receiver);
   }
-  prune(ch.dst);
+  decide(ch.dst);
 }
 
 void MessageWaits::finish() {
@@ -166,6 +176,8 @@ void MessageWaits::finish() {
     for (const End& e : q.receives)
       if (e.held) calls_.settle(e.call, nullptr);
   }
+  for (std::uint32_t dst = 0; dst < undecided_.size(); ++dst)
+    decide(dst, true);
   channels_.clear();
   for (auto& f : in_flight_)
     f.clear();

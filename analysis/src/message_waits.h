@@ -6,10 +6,11 @@
 //  - to a blocking send's call (pattern_rules.h): a Late Receiver wait from its enter to the
 //    enter of the call that posted the receive (MPI_Recv, MPI_Irecv).
 // A Late Sender wait is also wrong order when a message to the same process whose send was entered
-// before the late send's is received later: still unmatched as the pair is matched, or matched
-// already with a receive recorded after this one (matching follows posting order). Memory: the
-// ends behind open requests, the messages one side of which is not seen yet, the sends in flight
-// per receiving process and the messages matched ahead of a receive recorded before them.
+// before the late send's is received later: decided once every receive recorded before this one
+// is matched, a message still unmatched then, or matched with a receive recorded after this one
+// (matching follows posting order). Memory: the ends behind open requests, the messages one side
+// of which is not seen yet, the sends in flight per receiving process, and the messages and
+// waits matched ahead of a receive recorded before them.
 #ifndef HTRACE_ANALYSIS_MESSAGE_WAITS_H
 #define HTRACE_ANALYSIS_MESSAGE_WAITS_H
 
@@ -64,8 +65,10 @@ private:
   void queue(const relations::MessageEnd<End>& e);
   void pair(const relations::P2pChannel& ch, const End& send, const End& recv);
   void land(std::uint32_t dst, const End& send, const End& recv);
-  bool wrong_order(std::uint32_t dst, const End& send, const End& recv) const;
-  void prune(std::uint32_t dst);
+  bool wrong_order(std::uint32_t dst, std::int64_t send_enter, std::uint64_t seq) const;
+  /// Decides the wrong-order candidates of `dst` whose receives were recorded before every
+  /// unmatched one (all of them with `all`), then forgets the matched messages none can need.
+  void decide(std::uint32_t dst, bool all = false);
 
   const RunLayout& layout_;
   MpiCalls& calls_;
@@ -87,6 +90,14 @@ private:
   std::vector<std::uint64_t> receives_;
   std::vector<std::multiset<std::uint64_t>> unmatched_;
   std::vector<std::multimap<std::uint64_t, std::int64_t>> landed_;
+  /// A Late Sender wait whose wrong order is decided once every receive of its process recorded
+  /// before its own is matched (until then such a receive may take a message sent earlier).
+  struct Undecided {
+    std::int64_t send_enter;
+    CallRef call;
+    Candidate wait;
+  };
+  std::vector<std::multimap<std::uint64_t, Undecided>> undecided_; ///< by process, receive number
 };
 
 } // namespace htrace::analysis::detail
