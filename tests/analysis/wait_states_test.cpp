@@ -105,6 +105,31 @@ TEST(WaitStates, WrongOrderNeedsAnEarlierMessageReceivedLater) {
   EXPECT_EQ(wo.by_location[0], 30);
 }
 
+// A receive recorded before the late one but matched after it (posting order holds it behind an
+// earlier-posted receive) took the message sent earlier first: in order.
+TEST(WaitStates, WrongOrderAfterEarlierReceivesAreMatched) {
+  WaitStateAnalysis a(two_ranks(3));
+  a.enter(0, 0, kRecv);
+  a.irecv_request(0, 1); // from rank 1, completed last
+  a.leave(0, 1);
+  a.enter(0, 2, kRecv);
+  a.irecv_request(0, 2); // from rank 2, completed first
+  a.leave(0, 3);
+  a.enter(2, 10, kSend);
+  a.send(2, kWorld, 0, 2, kBlocking);
+  a.leave(2, 11);
+  a.enter(0, 20, kRecv);
+  a.recv(0, kWorld, 2, 2, 2);
+  a.enter(1, 50, kSend);
+  a.send(1, kWorld, 0, 1, kBlocking);
+  a.leave(1, 51);
+  a.recv(0, kWorld, 1, 1, 1);
+  a.leave(0, 100);
+  const WaitStates w = a.finish();
+  EXPECT_EQ(of(w, WaitPattern::LateSender).total_ns, 30);
+  EXPECT_EQ(of(w, WaitPattern::LateSenderWrongOrder).total_ns, 0);
+}
+
 // A wait never exceeds the call: the send entered 500 ns after the receive left.
 TEST(WaitStates, WaitBoundedByTheCall) {
   WaitStateAnalysis a(two_ranks());
