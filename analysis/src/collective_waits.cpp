@@ -165,6 +165,7 @@ void CollectiveWaits::evaluate(std::uint32_t comm, const Instance& inst) {
     break;
   }
   case WaitPattern::LateSender: // not a collective pattern: the operation has none
+  case WaitPattern::LateSenderWrongOrder:
   case WaitPattern::LateReceiver:
   case WaitPattern::OmpExplicitBarrier:
   case WaitPattern::OmpImplicitBarrier:

@@ -1,10 +1,20 @@
 #include "message_waits.h"
 
+#include <algorithm>
+
 namespace htrace::analysis::detail {
 
 MessageWaits::MessageWaits(const RunLayout& layout, MpiCalls& calls)
     : layout_(layout), calls_(calls), posted_(layout.process_of.size()),
-      irecv_posted_(layout.process_of.size()) {
+      irecv_posted_(layout.process_of.size()), isend_flight_(layout.process_of.size()) {
+  std::uint32_t processes = 0;
+  for (const std::uint32_t p : layout.process_of)
+    processes = std::max(processes, p + 1);
+  in_flight_.resize(processes);
+  receives_.resize(processes);
+  unmatched_.resize(processes);
+  landed_.resize(processes);
+  undecided_.resize(processes);
   for (const auto& [ref, def] : layout.regions)
     if (def.cls.mpi()) send_blocking_[ref] = send_blocking(def.name);
 }
@@ -24,7 +34,14 @@ void MessageWaits::send(std::uint32_t loc, std::uint32_t comm, long receiver, st
   if (receiver < 0) return; // joins no channel
   End e = end_at(loc);
   const relations::P2pChannel ch{layout_.process_of[loc], layout_.process_of[receiver], comm, tag};
-  if (request != kBlockingRequest) return posted_[loc].isend(ch, e, request, matched());
+  if (e.in_call) {
+    e.flight = ++flights_;
+    in_flight_[ch.dst].insert({e.call.enter, e.flight});
+  }
+  if (request != kBlockingRequest) {
+    if (e.in_call) isend_flight_[loc][request] = {ch.dst, {e.call.enter, e.flight}};
+    return posted_[loc].isend(ch, e, request, matched());
+  }
   if (e.in_call) {
     auto kind = send_blocking_.find(e.call.region);
     e.blocking = kind == send_blocking_.end() ? SendBlocking::Never : kind->second;
@@ -52,6 +69,8 @@ void MessageWaits::recv(std::uint32_t loc, std::uint32_t comm, long sender, std:
   e.held = e.in_call;
   if (e.held) calls_.hold(e.call);
   const relations::P2pChannel ch{layout_.process_of[sender], layout_.process_of[loc], comm, tag};
+  e.seq = ++receives_[ch.dst];
+  unmatched_[ch.dst].insert(e.seq);
   if (request == kBlockingRequest)
     posted_[loc].recv(ch, e, matched());
   else
@@ -59,6 +78,7 @@ void MessageWaits::recv(std::uint32_t loc, std::uint32_t comm, long sender, std:
 }
 
 void MessageWaits::isend_complete(std::uint32_t loc, std::uint64_t request) {
+  isend_flight_[loc].erase(request);
   posted_[loc].isend_complete(request, matched());
 }
 
@@ -70,6 +90,11 @@ void MessageWaits::irecv_request(std::uint32_t loc, std::uint64_t request) {
 
 void MessageWaits::cancelled(std::uint32_t loc, std::uint64_t request) {
   irecv_posted_[loc].erase(request);
+  auto sent = isend_flight_[loc].find(request);
+  if (sent != isend_flight_[loc].end()) {
+    in_flight_[sent->second.first].erase(sent->second.second);
+    isend_flight_[loc].erase(sent);
+  }
   posted_[loc].cancelled(request, matched());
 }
 
@@ -77,16 +102,60 @@ void MessageWaits::queue(const relations::MessageEnd<End>& e) {
   Queues& q = channels_[e.channel];
   (e.side == relations::P2pSide::Send ? q.sends : q.receives).push_back(e.what);
   while (!q.sends.empty() && !q.receives.empty()) {
-    pair(e.channel.comm, q.sends.front(), q.receives.front());
+    pair(e.channel, q.sends.front(), q.receives.front());
     q.sends.pop_front();
     q.receives.pop_front();
   }
 }
 
-void MessageWaits::pair(std::uint32_t comm, const End& send, const End& recv) {
+void MessageWaits::land(std::uint32_t dst, const End& send, const End& recv) {
+  auto& unmatched = unmatched_[dst];
+  if (auto it = unmatched.find(recv.seq); it != unmatched.end()) unmatched.erase(it);
+  if (send.flight == 0) return;
+  in_flight_[dst].erase({send.call.enter, send.flight});
+  landed_[dst].emplace(recv.seq, send.call.enter);
+}
+
+bool MessageWaits::wrong_order(std::uint32_t dst, std::int64_t send_enter,
+                               std::uint64_t seq) const {
+  const auto& flying = in_flight_[dst];
+  if (!flying.empty() && flying.begin()->first < send_enter) return true;
+  const auto& landed = landed_[dst];
+  for (auto it = landed.upper_bound(seq); it != landed.end(); ++it)
+    if (it->second < send_enter) return true;
+  return false;
+}
+
+void MessageWaits::decide(std::uint32_t dst, bool all) {
+  const auto& unmatched = unmatched_[dst];
+  const std::uint64_t first =
+      all || unmatched.empty() ? UINT64_MAX : *unmatched.begin(); // first unmatched receive
+  auto& undecided = undecided_[dst];
+  while (!undecided.empty() && undecided.begin()->first < first) {
+    const auto [seq, u] = *undecided.begin();
+    undecided.erase(undecided.begin());
+    calls_.settle(u.call, wrong_order(dst, u.send_enter, seq) ? &u.wait : nullptr);
+  }
+  // A matched message matters only to a wait on a receive recorded before its own.
+  std::uint64_t keep = first;
+  if (!undecided.empty()) keep = std::min(keep, undecided.begin()->first);
+  auto& landed = landed_[dst];
+  landed.erase(landed.begin(), landed.lower_bound(keep));
+}
+
+void MessageWaits::pair(const relations::P2pChannel& ch, const End& send, const End& recv) {
+  const std::uint32_t comm = ch.comm;
+  land(ch.dst, send, recv);
   if (recv.held) {
     const Candidate late_sender{WaitPattern::LateSender, send.call.enter - recv.call.enter,
                                 send.loc, comm};
+    // Wrong order: a message to this process sent before this one is received after it.
+    if (send.in_call && late_sender.wait_ns > 0) {
+      Candidate wo = late_sender;
+      wo.pattern = WaitPattern::LateSenderWrongOrder;
+      calls_.hold(recv.call);
+      undecided_[ch.dst].emplace(recv.seq, Undecided{send.call.enter, recv.call, wo});
+    }
     calls_.settle(recv.call, send.in_call ? &late_sender : nullptr);
   }
   if (send.held && recv.posted == kUnknown) calls_.settle(send.call, nullptr);
@@ -95,6 +164,7 @@ void MessageWaits::pair(std::uint32_t comm, const End& send, const End& recv) {
                                   recv.loc, comm, send.blocking == SendBlocking::IfRendezvous};
     calls_.settle(send.call, &late_receiver);
   }
+  decide(ch.dst);
 }
 
 void MessageWaits::finish() {
@@ -106,7 +176,17 @@ void MessageWaits::finish() {
     for (const End& e : q.receives)
       if (e.held) calls_.settle(e.call, nullptr);
   }
+  for (std::uint32_t dst = 0; dst < undecided_.size(); ++dst)
+    decide(dst, true);
   channels_.clear();
+  for (auto& f : in_flight_)
+    f.clear();
+  for (auto& f : isend_flight_)
+    f.clear();
+  for (auto& f : unmatched_)
+    f.clear();
+  for (auto& f : landed_)
+    f.clear();
 }
 
 } // namespace htrace::analysis::detail

@@ -5,7 +5,12 @@
 //    of an MPI_Irecv): a Late Sender wait from its enter to the enter of the send's call;
 //  - to a blocking send's call (pattern_rules.h): a Late Receiver wait from its enter to the
 //    enter of the call that posted the receive (MPI_Recv, MPI_Irecv).
-// Memory: the ends behind open requests and the messages one side of which is not seen yet.
+// A Late Sender wait is also wrong order when a message to the same process whose send was entered
+// before the late send's is received later: decided once every receive recorded before this one
+// is matched, a message still unmatched then, or matched with a receive recorded after this one
+// (matching follows posting order). Memory: the ends behind open requests, the messages one side
+// of which is not seen yet, the sends in flight per receiving process, and the messages and
+// waits matched ahead of a receive recorded before them.
 #ifndef HTRACE_ANALYSIS_MESSAGE_WAITS_H
 #define HTRACE_ANALYSIS_MESSAGE_WAITS_H
 
@@ -15,7 +20,9 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace htrace::analysis::detail {
@@ -43,7 +50,11 @@ private:
     CallRef call;
     std::int64_t posted = kUnknown; ///< receives: enter of the call that posted it
     SendBlocking blocking = SendBlocking::Never;
+    std::uint64_t flight = 0; ///< sends in a call: its key in in_flight_ (0: none)
+    std::uint64_t seq = 0;    ///< receives: its number among its process's receive records
   };
+  /// A send in flight: its call's enter, a number that tells equal enters apart.
+  using Flight = std::pair<std::int64_t, std::uint64_t>;
   struct Queues {
     std::deque<End> sends, receives;
   };
@@ -52,7 +63,12 @@ private:
   }
   End end_at(std::uint32_t loc) const;
   void queue(const relations::MessageEnd<End>& e);
-  void pair(std::uint32_t comm, const End& send, const End& recv);
+  void pair(const relations::P2pChannel& ch, const End& send, const End& recv);
+  void land(std::uint32_t dst, const End& send, const End& recv);
+  bool wrong_order(std::uint32_t dst, std::int64_t send_enter, std::uint64_t seq) const;
+  /// Decides the wrong-order candidates of `dst` whose receives were recorded before every
+  /// unmatched one (all of them with `all`), then forgets the matched messages none can need.
+  void decide(std::uint32_t dst, bool all = false);
 
   const RunLayout& layout_;
   MpiCalls& calls_;
@@ -63,6 +79,25 @@ private:
   /// Per channel the message ends whose partner is not seen yet; a channel stays once seen
   /// (there are few, and a program uses them again and again).
   std::map<relations::P2pChannel, Queues> channels_;
+  /// By receiving process: the sends in a call recorded and not yet matched, earliest enter first.
+  std::vector<std::set<Flight>> in_flight_;
+  /// By location: the open MpiIsends in flight, request -> receiving process and key (a cancelled
+  /// one never arrives).
+  std::vector<std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Flight>>> isend_flight_;
+  std::uint64_t flights_ = 0;
+  /// By receiving process: receive records so far, the numbers of those not yet matched, and the
+  /// messages (receive number -> send's enter) matched while a receive recorded earlier was not.
+  std::vector<std::uint64_t> receives_;
+  std::vector<std::multiset<std::uint64_t>> unmatched_;
+  std::vector<std::multimap<std::uint64_t, std::int64_t>> landed_;
+  /// A Late Sender wait whose wrong order is decided once every receive of its process recorded
+  /// before its own is matched (until then such a receive may take a message sent earlier).
+  struct Undecided {
+    std::int64_t send_enter;
+    CallRef call;
+    Candidate wait;
+  };
+  std::vector<std::multimap<std::uint64_t, Undecided>> undecided_; ///< by process, receive number
 };
 
 } // namespace htrace::analysis::detail

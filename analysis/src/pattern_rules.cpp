@@ -10,6 +10,8 @@ const char* pattern_key(WaitPattern p) {
   switch (p) {
   case WaitPattern::LateSender:
     return "late_sender";
+  case WaitPattern::LateSenderWrongOrder:
+    return "late_sender_wrong_order";
   case WaitPattern::LateReceiver:
     return "late_receiver";
   case WaitPattern::WaitAtBarrier:
@@ -40,6 +42,8 @@ const char* pattern_name(WaitPattern p) {
   switch (p) {
   case WaitPattern::LateSender:
     return "Late Sender";
+  case WaitPattern::LateSenderWrongOrder:
+    return "Late Sender, Wrong Order";
   case WaitPattern::LateReceiver:
     return "Late Receiver";
   case WaitPattern::WaitAtBarrier:

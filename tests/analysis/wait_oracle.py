@@ -2,7 +2,9 @@
 matcher (htrace_test.messages), sharing no code with htrace: what htrace-report --format json must
 give on a real trace. Scalasca's definitions (analysis/README.md): a wait runs from the waiting MPI
 call's enter to the enter of the call it waits for, bounded by the waiting call; per pattern each
-call waits at most once, for its latest partner. Non-blocking collectives as htrace extends them:
+call waits at most once, for its latest partner. Late Sender, wrong order: a Late Sender wait whose
+receiving process receives, later than this message (a later receive record), another message
+whose send was entered before this one's (from any sender, on any communicator). Non-blocking collectives as htrace extends them:
 the call completing one waits for the partner's request call. OpenMP (omp_waits): a thread in a
 barrier waits until the last thread of its team entered that barrier instance, bounded by its own
 time in the barrier; a thread acquiring a lock (in omp_set_lock, omp_set_nest_lock or a critical
@@ -47,7 +49,7 @@ def read(archive):
         messages, collectives = MessageLog(topology), CollectiveLog(topology)
         stacks = collections.defaultdict(list)  # location ref -> [Call, or None outside MPI]
         posted_by = {}  # (location ref, request) -> the call that posted an Irecv
-        for location, event in trace.events:
+        for seq, (location, event) in enumerate(trace.events):
             kind, ref = type(event).__name__, location._ref
             if kind == "Enter":
                 call = Call(location, event.region.name, event.time) \
@@ -63,7 +65,7 @@ def read(archive):
                         call.leave = event.time
                 continue
             inside = next((c for c in reversed(stacks[ref]) if c), None)
-            extra = {"call": inside, "record": kind}
+            extra = {"call": inside, "record": kind, "seq": seq}
             if kind == "NonBlockingCollectiveComplete":
                 extra["done"] = inside  # "call" stays its request's: where it started
             if kind == "MpiIrecvRequest":
@@ -77,10 +79,19 @@ def read(archive):
         locations = {l._ref: (l.group.name, l.name) for l in defs.locations}
         comm_names = {c._ref: c.name for c in defs.comms}
 
-        for send, recv in messages.match()[0]:
+        pairs, unmatched_sends, _ = messages.match()
+        # Per receiving rank: (send's enter, receive record's place in the reader's order) of each
+        # message sent from inside a call; a message never received is received last.
+        to = collections.defaultdict(list)
+        for send, recv in pairs + [(s, None) for s in unmatched_sends if not s.get("cancelled")]:
+            if send["call"]:
+                to[send["receiver"]].append((send["call"].enter, recv["seq"] if recv else float("inf")))
+        for send, recv in pairs:
             sc, rc, comm = send["call"], recv["call"], send["comm"]
             if sc and rc:
                 rc.propose("late_sender", sc.enter, send["location"]._ref, comm)
+                if any(enter < sc.enter and seq > recv["seq"] for enter, seq in to[send["receiver"]]):
+                    rc.propose("late_sender_wrong_order", sc.enter, send["location"]._ref, comm)
             region = sc.region.lower() if sc else ""
             if sc and recv["posted"] and send["record"] == "MpiSend" and \
                     region in SYNCHRONOUS_SENDS | STANDARD_SENDS:

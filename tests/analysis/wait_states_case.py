@@ -2,7 +2,7 @@
 """htrace-report --format json's wait states, one behaviour per case (usage: wait_states_case.py
 CASE):
   late_sender, posting_order, late_receiver, wait_at_barrier, wait_at_nxn, late_broadcast,
-  early_reduce, early_scan, sub_communicator, non_blocking, no_waits, mixed
+  early_reduce, early_scan, sub_communicator, non_blocking, no_waits, wrong_order, mixed
             an archive of waits_archive.py's case (mixed: all of them one after another): every
             pattern's total, calls, longest wait and its splits by waiting rank, by the rank waited
             for, by region and by communicator equal, to the nanosecond, the waits the generator
@@ -11,8 +11,8 @@ CASE):
   omp_barrier, omp_lock, omp_mixed
             the same for omp_waits_archive.py's OpenMP cases (2 processes of 3 threads): barrier
             waits, explicit and implicit, lock and critical contention, idle threads; for
-            omp_mixed also the CSV's and the HTML report's wait states; for mixed and omp_mixed
-            the HTML detail timeline's wait marks, all slices drawn and --detail-slices 20: each
+            omp_mixed and wrong_order also the CSV's and the HTML report's wait states; for
+            mixed and omp_mixed the HTML detail timeline's wait marks, all slices drawn and --detail-slices 20: each
             drawn call's waits, exactly (the oracle's per call, adding up to the JSON's per
             pattern when all are drawn), and none of a call left out, in the data and in the chart
             headless Chromium draws
@@ -102,7 +102,7 @@ def case_generated(name):
     check_oracle(archive, got, name)  # the traced run's oracle, checked on known waits
     if name in ("mixed", "omp_mixed"):  # every pattern of the generator is exercised
         expect(all(got["wait_states"][k]["total_ns"] > 0 for k in truth), "%s: a pattern without waits" % name)
-    if name == "omp_mixed":
+    if name in ("omp_mixed", "wrong_order"):
         check_exports(archive, got, name)
     if name in ("mixed", "omp_mixed"):
         every = check_marks(archive, got, name, browser=True)

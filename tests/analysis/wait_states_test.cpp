@@ -55,6 +55,81 @@ TEST(WaitStates, PartnerSeenAfterTheWaitingCallLeft) {
   EXPECT_EQ(of(w, WaitPattern::LateSender).by_region.at(kRecv), 30);
 }
 
+// Late Sender, wrong order: only a message to the waiting process that was sent before the late
+// one and is received after it counts; a cancelled Isend never arrives, one received first is in
+// order, one sent after the late one does not count.
+TEST(WaitStates, WrongOrderNeedsAnEarlierMessageReceivedLater) {
+  WaitStateAnalysis a(two_ranks(3));
+  auto send = [&](std::uint32_t loc, std::int64_t t, std::uint32_t to, std::uint32_t tag) {
+    a.enter(loc, t, kSend);
+    a.send(loc, kWorld, to, tag, kBlocking);
+    a.leave(loc, t + 1);
+  };
+  auto recv = [&](std::int64_t t, std::uint32_t from, std::uint32_t tag, std::int64_t left) {
+    a.enter(0, t, kRecv);
+    a.recv(0, kWorld, from, tag, kBlocking);
+    a.leave(0, left);
+  };
+  a.enter(2, 10, kSend); // an Isend to rank 0, cancelled
+  a.send(2, kWorld, 0, 9, 5);
+  a.leave(2, 11);
+  a.enter(2, 12, kSend);
+  a.request_cancelled(2, 5);
+  a.leave(2, 13);
+  a.enter(0, 20, kRecv);
+  a.recv(0, kWorld, 1, 8, kBlocking);
+  send(1, 60, 0, 8);
+  a.leave(0, 100); // Late Sender 40, not wrong order
+  send(2, 110, 0, 9);
+  recv(120, 2, 9, 121);
+  a.enter(0, 130, kRecv);
+  a.recv(0, kWorld, 1, 8, kBlocking);
+  a.enter(1, 170, kSend);
+  send(2, 175, 0, 9); // in flight, but sent after the late message
+  a.send(1, kWorld, 0, 8, kBlocking);
+  a.leave(1, 180);
+  a.leave(0, 200); // 40, rank 2's earlier message was received first
+  recv(205, 2, 9, 206);
+  send(2, 210, 0, 9);
+  a.enter(0, 220, kRecv);
+  a.recv(0, kWorld, 1, 8, kBlocking);
+  send(1, 250, 0, 8);
+  a.leave(0, 300); // 30, wrong order: rank 2's message from 210 is received after it
+  recv(310, 2, 9, 311);
+  const WaitStates w = a.finish();
+  EXPECT_EQ(of(w, WaitPattern::LateSender).total_ns, 110);
+  const PatternTime& wo = of(w, WaitPattern::LateSenderWrongOrder);
+  EXPECT_EQ(wo.total_ns, 30);
+  EXPECT_EQ(wo.calls, 1u);
+  EXPECT_EQ(wo.caused_by[1], 30);
+  EXPECT_EQ(wo.by_location[0], 30);
+}
+
+// A receive recorded before the late one but matched after it (posting order holds it behind an
+// earlier-posted receive) took the message sent earlier first: in order.
+TEST(WaitStates, WrongOrderAfterEarlierReceivesAreMatched) {
+  WaitStateAnalysis a(two_ranks(3));
+  a.enter(0, 0, kRecv);
+  a.irecv_request(0, 1); // from rank 1, completed last
+  a.leave(0, 1);
+  a.enter(0, 2, kRecv);
+  a.irecv_request(0, 2); // from rank 2, completed first
+  a.leave(0, 3);
+  a.enter(2, 10, kSend);
+  a.send(2, kWorld, 0, 2, kBlocking);
+  a.leave(2, 11);
+  a.enter(0, 20, kRecv);
+  a.recv(0, kWorld, 2, 2, 2);
+  a.enter(1, 50, kSend);
+  a.send(1, kWorld, 0, 1, kBlocking);
+  a.leave(1, 51);
+  a.recv(0, kWorld, 1, 1, 1);
+  a.leave(0, 100);
+  const WaitStates w = a.finish();
+  EXPECT_EQ(of(w, WaitPattern::LateSender).total_ns, 30);
+  EXPECT_EQ(of(w, WaitPattern::LateSenderWrongOrder).total_ns, 0);
+}
+
 // A wait never exceeds the call: the send entered 500 ns after the receive left.
 TEST(WaitStates, WaitBoundedByTheCall) {
   WaitStateAnalysis a(two_ranks());

@@ -14,7 +14,7 @@ from otf2.enums import CollectiveOp, GroupType, Paradigm, RegionRole
 US = 1000
 RANKS = 4
 UNDEFINED_ROOT = 0xFFFFFFFF
-PATTERNS = ("late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn", "late_broadcast",
+PATTERNS = ("late_sender", "late_sender_wrong_order", "late_receiver", "wait_at_barrier", "wait_at_nxn", "late_broadcast",
             "early_reduce", "early_scan")
 REGIONS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
            "MPI_Waitall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Allreduce", "MPI_Bcast",
@@ -148,7 +148,44 @@ def posting_order(run, t0):
     s2 = run.call(1, "MPI_Send", T(20), T(21), ("mpi_send", 0, 31, 8))
     run.expect("late_sender", wb, [s2])
     run.expect("late_sender", wa, [s1])
+    # While the first MPI_Wait waited for the second send, the first send (entered earlier) was in
+    # flight and is received later: wrong order.
+    run.expect("late_sender_wrong_order", wb, [s2])
     return T(28)
+
+
+def wrong_order(run, t0):
+    """Late Sender, wrong order: rank 0 waits for rank 1's message while rank 2's, sent earlier,
+    waits to be received after it; rank 3 likewise on another communicator. Controls: Late Sender
+    waits in the right order, and one while a message sent earlier is in flight to another rank."""
+    T = lambda us: t0 + us * US
+    run.call(2, "MPI_Send", T(2), T(3), ("mpi_send", 0, 41, 8))
+    r = run.call(0, "MPI_Recv", T(1), T(9), ("mpi_recv", 1, 42, 8))
+    s = run.call(1, "MPI_Send", T(6), T(7), ("mpi_send", 0, 42, 8))
+    run.call(0, "MPI_Recv", T(10), T(11), ("mpi_recv", 2, 41, 8))
+    run.expect("late_sender", r, [s])
+    run.expect("late_sender_wrong_order", r, [s])
+    # Right order: rank 0 waits for rank 2, then for rank 1, which sends after rank 2; rank 1's
+    # earlier message to rank 3 is in flight meanwhile, but not to rank 0.
+    run.call(1, "MPI_Send", T(19), T(20), ("mpi_send", 3, 45, 8))
+    r = run.call(0, "MPI_Recv", T(20), T(25), ("mpi_recv", 2, 43, 8))
+    s = run.call(2, "MPI_Send", T(22), T(23), ("mpi_send", 0, 43, 8))
+    run.expect("late_sender", r, [s])
+    r = run.call(0, "MPI_Recv", T(26), T(30), ("mpi_recv", 1, 44, 8))
+    s = run.call(1, "MPI_Send", T(28), T(29), ("mpi_send", 0, 44, 8))
+    run.expect("late_sender", r, [s])
+    run.call(3, "MPI_Recv", T(31), T(32), ("mpi_recv", 1, 45, 8))
+    # Any communicator: world rank 3 waits on "sub" for world rank 0 while world rank 2's message
+    # on MPI_COMM_WORLD, sent earlier, waits; an MPI_Irecv completed by MPI_Wait receives it.
+    run.call(2, "MPI_Send", T(40), T(41), ("mpi_send", 3, 46, 8))
+    r = run.call(3, "MPI_Recv", T(41), T(46), ("mpi_recv", 1, 47, 8), comm="sub")
+    s = run.call(0, "MPI_Send", T(44), T(45), ("mpi_send", 2, 47, 8), comm="sub")
+    q = run.request()
+    run.call(3, "MPI_Irecv", T(46) + 500, T(47), ("mpi_irecv_request", q))
+    run.call(3, "MPI_Wait", T(47) + 500, T(48), ("mpi_irecv", 2, 46, 8, q))
+    run.expect("late_sender", r, [s])
+    run.expect("late_sender_wrong_order", r, [s])
+    return T(49)
 
 
 def collective(run, t0, region, op, enters, leave, root=UNDEFINED_ROOT, received=8,
@@ -305,7 +342,7 @@ CASES = {"late_sender": late_sender, "posting_order": posting_order, "late_recei
          "wait_at_barrier": wait_at_barrier, "wait_at_nxn": wait_at_nxn,
          "late_broadcast": late_broadcast, "early_reduce": early_reduce,
          "early_scan": early_scan, "sub_communicator": sub_communicator,
-         "non_blocking": non_blocking, "no_waits": no_waits,
+         "non_blocking": non_blocking, "no_waits": no_waits, "wrong_order": wrong_order,
          "mixed": mixed}
 
 

@@ -25,7 +25,10 @@
 namespace htrace::analysis {
 
 enum class WaitPattern : std::uint8_t {
-  LateSender,    ///< a receive waits for the matching send to be entered
+  LateSender, ///< a receive waits for the matching send to be entered
+  /// The part of Late Sender where a message sent earlier to the same process was still in flight
+  /// (Scalasca's "Late Sender, wrong order"; counted in Late Sender as well).
+  LateSenderWrongOrder,
   LateReceiver,  ///< a blocking send waits for the matching receive to be posted
   WaitAtBarrier, ///< MPI_Barrier: each member waits for the last one to enter
   WaitAtNxN,     ///< all-to-all collectives: each member waits for the last one to enter
@@ -39,7 +42,7 @@ enum class WaitPattern : std::uint8_t {
   OmpLockContention,     ///< omp_set_[nest_]lock on a lock another thread holds
   OmpIdleThreads,        ///< a worker thread while its master runs serial code
 };
-constexpr std::size_t kWaitPatterns = 12;
+constexpr std::size_t kWaitPatterns = 13;
 
 /// The region of Idle Threads time the master spent outside any region, and the communicator of
 /// OpenMP waits outside any team.
