@@ -442,6 +442,37 @@ def violations(report, key):
     return sum(report.get(key, {}).values())
 
 
+def repaired(result):
+    """Every violation repaired: htrace-correct's own count, and the independent reader's."""
+    r, c = result.report, result.compare
+    return [
+        (f"htrace-correct exit 0 (got {result.correct_exit}) and violations_after all zero: "
+         f"{r.get('violations_after')}", result.correct_exit == 0 and violations(r, "violations_after") == 0),
+        (f"no receive before its send after correction (fidelity_compare: "
+         f"{c['p2p_out']['receive_before_send']})", c["p2p_out"]["receive_before_send"] == 0),
+    ]
+
+
+def error_bounds(err, p99_ns, max_ns):
+    return [
+        (f"error vs truth p99 {err.get('p99')} ns <= {p99_ns} ns", err.get("p99", 1 << 62) <= p99_ns),
+        (f"error vs truth max {err.get('max')} ns <= {max_ns} ns", err.get("max", 1 << 62) <= max_ns),
+    ]
+
+
+def median_bounds(truth, limit_ns, what=""):
+    """The median |error| and every rank's own median (one node's ranks alone could make the
+    overall median small)."""
+    err = truth.get("abs_error_ns", {})
+    worst = truth.get("worst_location_median_ns", 1 << 62)
+    return [
+        (f"{what}median error at the probes {err.get('median')} ns <= {limit_ns} ns",
+         err.get("median", 1 << 62) <= limit_ns),
+        (f"{what}every rank's median error <= {limit_ns} ns (worst: rank "
+         f"{truth.get('worst_location_rank')}, {worst} ns)", worst <= limit_ns),
+    ]
+
+
 def bounds(result):
     r, c = result.report, result.compare
     truth = c.get("truth", {})
@@ -459,39 +490,18 @@ def bounds(result):
         if result.case == "pingpong_1host":
             checks.append((f">= 1 M messages: {c['messages']}", c["messages"] >= 1_000_000))
     if result.case in ("ring_none", "ring_none_4nodes", "hpcc_none"):
-        checks += [
-            (f"htrace-correct exit 0 (got {result.correct_exit}) and violations_after all zero: "
-             f"{r.get('violations_after')}", result.correct_exit == 0 and violations(r, "violations_after") == 0),
-            (f"no receive before its send after correction (fidelity_compare: "
-             f"{c['p2p_out']['receive_before_send']})", c["p2p_out"]["receive_before_send"] == 0),
-            (f"error vs truth p99 {err.get('p99')} ns <= 10000 ns", err.get("p99", 1 << 62) <= 10_000),
-            (f"error vs truth max {err.get('max')} ns <= 50000 ns", err.get("max", 1 << 62) <= 50_000),
-        ]
+        checks += repaired(result) + error_bounds(err, 10_000, 50_000)
     if result.case == "raw_4x2":
-        raw = c.get("truth_in", {})
-        raw_err = raw.get("abs_error_ns", {})
-        checks += [
-            (f"uncorrected: median error at the probes {raw_err.get('median')} ns <= 1000 ns",
-             raw_err.get("median", 1 << 62) <= 1000),
-            (f"uncorrected: every rank's median error <= 1000 ns (worst: rank "
-             f"{raw.get('worst_location_rank')}, {raw.get('worst_location_median_ns')} ns)",
-             raw.get("worst_location_median_ns", 1 << 62) <= 1000),
-        ]
+        checks += median_bounds(c.get("truth_in", {}), 1000, "uncorrected: ")
     if result.case.startswith("pwscf_none"):
         lmin = r.get("lmin_ns", {})
         seen, seen_by = lmin.get("observed_bound", {}), lmin.get("observed_by", {})
-        checks += [
-            (f"htrace-correct exit 0 (got {result.correct_exit}) and violations_after all zero: "
-             f"{r.get('violations_after')}", result.correct_exit == 0 and violations(r, "violations_after") == 0),
-            (f"no receive before its send after correction (fidelity_compare: "
-             f"{c['p2p_out']['receive_before_send']})", c["p2p_out"]["receive_before_send"] == 0),
+        checks += repaired(result) + [
             # Collectives across clocks bound l_min as message round trips do: with one rank per node
             # and few messages they are what shows the latency between the nodes.
             (f"the trace bounds the inter-node l_min: {seen.get('mpi_inter')} ns "
              f"({seen_by.get('mpi_inter')})", seen.get("mpi_inter") is not None),
-            (f"error vs truth p99 {err.get('p99')} ns <= 2000 ns", err.get("p99", 1 << 62) <= 2000),
-            (f"error vs truth max {err.get('max')} ns <= 10000 ns", err.get("max", 1 << 62) <= 10_000),
-        ]
+        ] + error_bounds(err, 2000, 10_000)
     if result.case == "drift_step":
         ends_truth = result.ends_only.compare.get("truth", {})
         raw = c.get("truth_in", {}).get("abs_error_ns", {})
@@ -509,11 +519,5 @@ def bounds(result):
              ends_worst > 2 * worst),
         ]
     if result.case == "drift":
-        checks += [
-            (f"median error at the probes {err.get('median')} ns <= 2000 ns",
-             err.get("median", 1 << 62) <= 2000),
-            (f"every rank's median error <= 2000 ns (worst: rank {truth.get('worst_location_rank')}, "
-             f"{truth.get('worst_location_median_ns')} ns)",
-             truth.get("worst_location_median_ns", 1 << 62) <= 2000),
-        ]
+        checks += median_bounds(truth, 2000)
     return checks
