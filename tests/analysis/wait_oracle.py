@@ -9,14 +9,14 @@ the call completing one waits for the partner's request call. OpenMP (omp_waits)
 barrier waits until the last thread of its team entered that barrier instance, bounded by its own
 time in the barrier; a thread acquiring a lock (in omp_set_lock, omp_set_nest_lock or a critical
 construct) waits from that region's enter until the previous holder released it, bounded by the
-acquisition."""
+acquisition. Times are in ns, as htrace-report gives them."""
 import collections
 import os
 
 import otf2
 from otf2.enums import CollectiveOp, Paradigm, RegionRole
 
-from htrace_test.archive import Topology
+from htrace_test.archive import Topology, events_in_ns
 from htrace_test.messages import CollectiveLog, MessageLog
 
 ALL_TO_ALL = {CollectiveOp.ALLGATHER, CollectiveOp.ALLGATHERV, CollectiveOp.ALLTOALL,
@@ -49,7 +49,7 @@ def read(archive):
         messages, collectives = MessageLog(topology), CollectiveLog(topology)
         stacks = collections.defaultdict(list)  # location ref -> [Call, or None outside MPI]
         posted_by = {}  # (location ref, request) -> the call that posted an Irecv
-        for seq, (location, event) in enumerate(trace.events):
+        for seq, (location, event) in enumerate(events_in_ns(trace)):
             kind, ref = type(event).__name__, location._ref
             if kind == "Enter":
                 call = Call(location, event.region.name, event.time) \
@@ -163,7 +163,7 @@ def omp_waits(archive):
         serial_region = collections.defaultdict(collections.Counter)  # loc ref -> region -> ns
         previous = {}
         team_members, process_of = set(), {}
-        for location, event in trace.events:
+        for location, event in events_in_ns(trace):
             kind, ref, process = type(event).__name__, location._ref, location.group._ref
             process_of[ref] = process
             if kind in SPAN_RECORDS:  # every other record lies inside a region

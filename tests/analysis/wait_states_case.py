@@ -30,7 +30,13 @@ CASE):
             the efficiency metrics lie in [0, 1] and keep PE = LB x CommE, CommE = SerE x TrfE
             exactly, each location's MPI time is the reader's, the HTML detail timeline marks
             each drawn call's waits as the oracle finds them, the CSV holds the JSON's figures,
-            and --before gives each side as --format json gives it alone"""
+            and --before gives each side as --format json gives it alone
+  hpcc, pwscf
+            Debian's hpcc (2 nodes x 1 rank) and Quantum ESPRESSO's pw.x (2 nodes x 2 ranks)
+            traced the same way, raw and corrected: the traced case's checks (the detail
+            timeline's marks without the browser), and the application's own result check
+  scorep    the archive in Score-P's layout that tests/report writes (a 2 GHz timer): the same
+            checks; it has no MPI_Init..MPI_Finalize window"""
 import collections
 import csv
 import json
@@ -42,6 +48,8 @@ import sys
 import efficiency_checks
 import otf2
 import wait_oracle
+from htrace_test import hpcc, pwscf
+from htrace_test.archive import events_in_ns
 from htrace_test.build import tool
 from htrace_test.mpi import mpirun_command
 from htrace_test.check import Expectations, run_or_exit
@@ -134,7 +142,7 @@ def mpi_times(archive, paradigm=otf2.Paradigm.MPI):
     per_location, per_region, longest = collections.Counter(), collections.Counter(), collections.Counter()
     with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
         stacks = collections.defaultdict(list)
-        for loc, ev in trace.events:
+        for loc, ev in events_in_ns(trace):
             kind = type(ev).__name__
             if kind == "Enter":
                 stacks[loc._ref].append((ev.time, ev.region.paradigm))
@@ -152,7 +160,7 @@ def location_spans(archive):
     """Per location name: the time from its first event to its last."""
     first, last = {}, {}
     with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
-        for loc, ev in trace.events:
+        for loc, ev in events_in_ns(trace):
             key = (loc.group.name, loc.name)
             first.setdefault(key, ev.time)
             last[key] = ev.time
@@ -182,18 +190,22 @@ def check_bounded(archive, waits, label):
                % (label, key, p["longest_ns"], calls))
 
 
-def trace(name, offsets="0,0.002", per_node=2, program=PROGRAM, args=("3",)):
+def trace(name, offsets="0,0.002", per_node=2, program=PROGRAM, args=("3",), cwd=None, forward=()):
+    """The program traced on emulated nodes (one node where the emulation is unavailable); its
+    archive, and the run's standard output."""
     adir = os.path.join(WORK, "traces")
     os.makedirs(adir, exist_ok=True)
-    extra = "-x LD_PRELOAD=%s -x HTRACE_SYNC=none -x HTRACE_ARCHIVE_DIR=%s -x HTRACE_ARCHIVE_NAME=%s" % (
-        os.environ["HTRACE_LIB"], adir, name)
+    env = ["LD_PRELOAD=" + os.environ["HTRACE_LIB"], "HTRACE_SYNC=none", "HTRACE_ARCHIVE_DIR=" + adir,
+           "HTRACE_ARCHIVE_NAME=" + name] + list(forward)
+    extra = " ".join("-x " + e for e in env)
     p = subprocess.run([os.environ["HTRACE_CLUSTER_RUN"], "--offsets", offsets, "--ranks-per-node", str(per_node),
-                        "--", program] + list(args), capture_output=True, text=True, timeout=180,
-                       env=dict(os.environ, MPIRUN_EXTRA=extra))
+                        "--", program] + list(args), capture_output=True, text=True, timeout=300, cwd=cwd,
+                       env=dict(os.environ, MPIRUN_EXTRA=extra, **dict(e.split("=", 1) for e in forward)))
     if p.returncode != 0:
         print("emulated cluster unavailable (%d); tracing on one node" % p.returncode)
-        run(mpirun_command(len(offsets.split(",")) * per_node, [program] + list(args), options=extra.split()))
-    return os.path.join(adir, name)
+        p = run(mpirun_command(len(offsets.split(",")) * per_node, [program] + list(args), options=extra.split()),
+                cwd=cwd)
+    return os.path.join(adir, name), p.stdout
 
 
 def check_oracle(archive, waits, label):
@@ -258,18 +270,11 @@ def check_marks(archive, waits, label, browser=False, slices=None):
         loc, region, start, dur = det["slices"][slice_index]
         expect(0 < wait <= dur, "%s: a mark of %d ns in a slice of %d ns" % (label, wait, dur))
         marks[(key_of[det["wait_patterns"][pattern]], loc, data["region_names"][region], start, wait, cause)] += 1
-    with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
-        clock = trace.definitions.clock_properties
-        offset, resolution = clock.global_offset, clock.timer_resolution
-
-    def ns(t):
-        return (t - offset) * 1000000000 // resolution
-
     drawn = {(s[0], data["region_names"][s[1]], s[2]) for s in det["slices"]}
     want = collections.Counter()
     for pattern, loc, region, enter, wait, cause in wait_oracle.call_waits(archive, keys):
-        if (loc, region, ns(enter)) in drawn:
-            want[(pattern, loc, region, ns(enter), ns(enter + wait) - ns(enter), cause)] += 1
+        if (loc, region, enter) in drawn:
+            want[(pattern, loc, region, enter, wait, cause)] += 1
     expect(marks == want, "%s: the detail timeline marks %d waits, the oracle %d in the drawn slices; "
            "marked only: %s; unmarked: %s" % (label, sum(marks.values()), sum(want.values()),
                                              sorted(marks - want)[:5], sorted(want - marks)[:5]))
@@ -315,14 +320,14 @@ def check_marks(archive, waits, label, browser=False, slices=None):
 
 
 def case_traced():
-    raw = trace("pingpong")
+    raw, _ = trace("pingpong")
     corrected = raw + "-corrected"
     run([CORRECT, "--no-progress", raw, corrected], ok=(0, 1))
     archives = [(raw, "raw"), (corrected, "corrected")]
     hybrid = trace_hybrid()
     if hybrid:
         archives.append((hybrid, "hybrid"))
-    archives.append((trace("collectives", program=COLLECTIVES, args=()), "collectives"))
+    archives.append((trace("collectives", program=COLLECTIVES, args=())[0], "collectives"))
     for archive, label in archives:
         waits = wait_states(archive)
         check_sums(waits, label)
@@ -337,14 +342,59 @@ def case_traced():
     check_before(raw, corrected)
 
 
-def check_efficiency(archive, waits, label):
+def case_application(name):
+    """A Debian-packaged application nobody here wrote, traced on two emulated nodes whose clocks
+    differ by 2 ms, raw and corrected: every consistency check of the traced case, and the
+    oracle's figures."""
+    run_dir = os.path.join(WORK, name + "-run")
+    os.makedirs(run_dir)
+    if name == "hpcc":
+        with open(os.path.join(run_dir, "hpccinf.txt"), "w") as f:
+            f.write(hpcc.hpcc_input(2))
+        raw, _ = trace(name, per_node=1, program=hpcc.HPCC, args=(), cwd=run_dir)
+        expect(hpcc.succeeded(run_dir), "hpcc's own result check failed under the tracer")
+    else:
+        command = pwscf.prepare(run_dir)
+        # Four ranks on two cores: waiting ranks must yield for pw.x to finish in seconds.
+        raw, out = trace(name, program=command[0], args=command[1:], cwd=run_dir,
+                         forward=["OMPI_MCA_mpi_yield_when_idle=1"])
+        expect(pwscf.converged(out), "pw.x did not converge under the tracer")
+    corrected = raw + "-corrected"
+    run([CORRECT, "--no-progress", raw, corrected], ok=(0, 1))
+    for archive, label in ((raw, name + " raw"), (corrected, name + " corrected")):
+        waits = wait_states(archive)
+        check_sums(waits, label)
+        check_bounded(archive, waits, label)
+        check_oracle(archive, waits, label)
+        check_marks(archive, waits, label)
+        check_efficiency(archive, waits, label)
+        print(label, {k: p["total_ns"] for k, p in waits["wait_states"].items() if p["total_ns"]})
+
+
+def case_scorep():
+    """The archive in Score-P's layout that tests/report writes (two ranks, a CUDA stream, a
+    pthread, PAPI counters, calling-context samples): every consistency check and the oracle."""
+    archive = os.path.join(WORK, "scorep")
+    run([sys.executable, os.path.join(HERE, "..", "report", "make_scorep_archive.py"), archive])
+    waits = wait_states(archive)
+    check_sums(waits, "scorep")
+    check_bounded(archive, waits, "scorep")
+    check_oracle(archive, waits, "scorep")
+    check_marks(archive, waits, "scorep")
+    check_efficiency(archive, waits, "scorep", window=False)
+    print("scorep", {k: p["total_ns"] for k, p in waits["wait_states"].items() if p["total_ns"]})
+
+
+def check_efficiency(archive, waits, label, window=True):
     """The POP metrics of a traced run: in [0, 1], the model's identities, each location's
     waiting time equal to the sum of its patterns' (no call waits in two patterns here) and its
-    MPI time the oracle's, the window htrace's MPI_Init..MPI_Finalize; the CSV the same figures."""
+    MPI time the oracle's, the window htrace's MPI_Init..MPI_Finalize (none without `window`:
+    the archive lacks those calls); the CSV the same figures."""
     eff = waits["efficiency"]
     per_location, _, _ = mpi_times(archive)
     names = [(l["process"], l["name"]) for l in waits["locations"]]
-    for scope in ("run", "window"):
+    expect((eff["window"] is not None) == window, "%s: window %s" % (label, eff["window"]))
+    for scope in ("run", "window")[:1 + window]:
         e = eff[scope]
         expect(e is not None, "%s: no %s efficiency" % (label, scope))
         if e is None:
@@ -385,6 +435,10 @@ def check_before(raw, corrected):
 
 if case == "traced":
     case_traced()
+elif case == "scorep":
+    case_scorep()
+elif case in ("hpcc", "pwscf"):
+    case_application(case)
 else:
     case_generated(case)
 if failures:

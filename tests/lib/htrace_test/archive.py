@@ -46,6 +46,16 @@ def events_by_location(path):
     return defs, per_location
 
 
+def events_in_ns(trace):
+    """The merged event stream of an open reader with each event's time in ns from the clock's
+    global offset, rounded down, as htrace's tools report times (Score-P's timers are not 1 GHz)."""
+    clock = trace.definitions.clock_properties
+    offset, resolution = clock.global_offset, clock.timer_resolution
+    for location, event in trace.events:
+        event.time = (event.time - offset) * 1_000_000_000 // resolution
+        yield location, event
+
+
 def archive_properties(path):
     """{name: value} of the archive properties (otf2-print -A); {} when otf2-print is missing.
     python3-otf2 does not expose archive properties."""

@@ -182,9 +182,8 @@ def hpcc_program(work, ranks):
 
 
 def check_hpcc_output(work):
-    with open(os.path.join(work, "hpccoutf.txt")) as f:
-        if "Success=1" not in f.read():
-            raise CaseError("hpcc's own result check failed under the tracer")
+    if not hpcc.succeeded(work):
+        raise CaseError("hpcc's own result check failed under the tracer")
 
 
 def node_offsets_ns(offsets, per_node, ranks):

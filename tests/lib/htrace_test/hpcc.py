@@ -17,3 +17,9 @@ def hpcc_input(ranks):
         lines = f.read().splitlines()
     lines[5], lines[7], lines[10], lines[11] = "200 Ns", "40 NBs", f"{p} Ps", f"{ranks // p} Qs"
     return "\n".join(lines) + "\n"
+
+
+def succeeded(run_dir):
+    """hpcc's own verdict on its results, from the hpccoutf.txt it wrote into run_dir."""
+    with open(os.path.join(run_dir, "hpccoutf.txt")) as f:
+        return "Success=1" in f.read()
