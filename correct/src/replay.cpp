@@ -113,6 +113,7 @@ Presync presync_of(const std::vector<ClockMeasurement>& m) {
   for (const ClockMeasurement& c : m)
     p.error = std::max(p.error, c.uncertainty);
   p.measured = true;
+  p.measurements = int(m.size());
   p.active =
       std::any_of(m.begin(), m.end(), [](const ClockMeasurement& c) { return c.offset != 0; });
   return p;

@@ -1,6 +1,7 @@
 #include "correct/report.h"
 
 #include <algorithm>
+#include <climits>
 #include <iomanip>
 
 namespace htrace::correct {
@@ -36,13 +37,24 @@ std::string observed(const Report& r, int cls) {
 void print_clocks(const Report& r, std::ostream& out) {
   int64_t worst_error = -1;
   uint64_t measured = 0, beyond = 0;
+  int fewest = INT_MAX, most = 0;
   for (const LocationClock& c : r.clocks) {
     if (c.clock_error >= 0) measured++, worst_error = std::max(worst_error, c.clock_error);
     if (c.moved_beyond_error > 0) beyond++;
+    if (c.clock_error >= 0)
+      fewest = std::min(fewest, c.measurements), most = std::max(most, c.measurements);
   }
   out << "  clock measurements: " << measured << " of " << r.clocks.size() << " locations measured";
   if (measured) out << ", estimated clock error at most " << worst_error << " ns";
   out << "; the CLC moved events beyond it on " << beyond << " location(s)\n";
+  // A clock whose rate changes is followed only as often as it was measured.
+  if (measured && most <= 2)
+    out << "    no measurement during the run (MPI_Init and MPI_Finalize only): offsets "
+           "interpolated linearly\n";
+  else if (measured)
+    out << "    " << fewest << (fewest == most ? "" : "-" + std::to_string(most))
+        << " measurements per location (MPI_Init, during the run, MPI_Finalize): offsets "
+           "interpolated piecewise\n";
   int shown = 0;
   for (const LocationClock& c : r.clocks) {
     if (c.moved_beyond_error == 0 || shown++ == 8) continue;
@@ -120,7 +132,8 @@ void print_json(const Report& r, std::ostream& out) {
     const LocationClock& c = r.clocks[i];
     out << (i ? ",\n    " : "\n    ") << "{\"location\": " << c.location
         << ", \"clock_error_ns\": " << (c.clock_error < 0 ? "null" : std::to_string(c.clock_error))
-        << ", \"max_clc_move_ns\": " << c.max_move << ", \"events_moved\": " << c.moved
+        << ", \"clock_measurements\": " << c.measurements << ", \"max_clc_move_ns\": " << c.max_move
+        << ", \"events_moved\": " << c.moved
         << ", \"events_moved_beyond_error\": " << c.moved_beyond_error << "}";
   }
   out << "],\n";

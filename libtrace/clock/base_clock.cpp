@@ -131,10 +131,11 @@ struct Anchor {
 };
 
 // Append-only, published by the release store of the count: readers (converters, possibly in a
-// signal handler) never lock. At most one anchor per second after the first minute: 2^17 anchors
-// last 36 hours; later conversions extrapolate from the last one (the error is the TSC's rate
-// change against CLOCK_MONOTONIC since then).
-constexpr std::size_t kMaxAnchors = 1 << 17;
+// signal handler) never lock. At most ten anchors per second after the first 6 s: 2^20 anchors
+// (16 MiB of address space, resident only as they are written) last 29 hours; later conversions
+// extrapolate from the last one (the error is the TSC's rate change against CLOCK_MONOTONIC since
+// then).
+constexpr std::size_t kMaxAnchors = 1 << 20;
 Anchor g_anchors[kMaxAnchors];
 std::atomic<std::size_t> g_anchor_count{0};
 std::atomic<bool> g_anchor_busy{false};
@@ -222,14 +223,18 @@ void maybe_anchor(Stamp t) {
   if (detail::g_stamp_kind != StampKind::Tsc) return;
   const std::size_t n = g_anchor_count.load(std::memory_order_acquire);
   if (n < 2 || n >= kMaxAnchors) return;
-  // Dense early, then sparse: the gap is 1/64 of the run so far, between 10 ms and 1 s, and at
+  // Dense early, then sparse: the gap is 1/64 of the run so far, between 10 and 100 ms, and at
   // first no longer than the anchors' span so far (2, 4, 8 ms...), so that a stamp is never
-  // extrapolated further than the baseline its rate comes from. Most calls end at the first test.
+  // extrapolated further than the baseline its rate comes from. The recorder anchors before it
+  // converts a buffer, so a buffer that took longer than the gap to fill is interpolated whole:
+  // where CLOCK_MONOTONIC changes rate against the TSC (NTP slewing it, or the test's clock-rate
+  // step), a buffer extrapolated at the old rate and the next one interpolated at the new would
+  // meet in a jump of the rate change times the gap. Most calls end at the first test.
   if (t - g_anchors[n - 1].tsc < g_min_gap_ticks) return;
   const double age_ns = static_cast<double>(t - g_anchors[0].tsc) / g_ticks_per_ns;
   const double gap_ns = static_cast<double>(t - g_anchors[n - 1].tsc) / g_ticks_per_ns;
   const double span_ns = static_cast<double>(g_anchors[n - 1].ns - g_anchors[0].ns);
-  if (gap_ns < std::min(std::clamp(age_ns / 64, 1e7, 1e9), span_ns)) return;
+  if (gap_ns < std::min(std::clamp(age_ns / 64, 1e7, 1e8), span_ns)) return;
   if (g_anchor_busy.exchange(true, std::memory_order_acquire)) return; // someone else anchors
   publish_anchor(read_anchor());
   g_anchor_busy.store(false, std::memory_order_release);

@@ -141,10 +141,13 @@ void print_summary() {
   const record::Summary s = record::summary();
   // An incomplete archive was already reported once, with what was lost.
   if (record::world_rank() != 0 || !s.archive_complete || !log::enabled(log::Level::Info)) return;
-  log::info("trace written to '%s': %llu events, %llu bytes, %llu dropped", s.archive_path.c_str(),
-            static_cast<unsigned long long>(s.global_events_written),
+  log::info("trace written to '%s': %llu events, %llu bytes, %llu dropped, %llu timestamps "
+            "clamped (up to %lld ns back)",
+            s.archive_path.c_str(), static_cast<unsigned long long>(s.global_events_written),
             static_cast<unsigned long long>(s.global_bytes_written),
-            static_cast<unsigned long long>(s.global_events_dropped));
+            static_cast<unsigned long long>(s.global_events_dropped),
+            static_cast<unsigned long long>(s.global_timestamps_clamped),
+            static_cast<long long>(s.global_largest_clamp_ns));
 }
 
 } // namespace

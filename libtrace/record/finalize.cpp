@@ -310,9 +310,13 @@ void finalize() {
     if (::stat(event_file_path(s, loc.id).c_str(), &st) == 0)
       bytes += static_cast<std::uint64_t>(st.st_size);
   }
-  std::uint64_t in[3] = {local.events_written, bytes, local.events_dropped}, out[3] = {0, 0, 0};
+  std::uint64_t in[4] = {local.events_written, bytes, local.events_dropped,
+                         local.timestamps_clamped};
+  std::uint64_t out[4] = {0, 0, 0, 0};
+  std::int64_t largest_clamp = 0;
   if (!g_finalize_error) snapshot::remove_files(s); // a complete archive: nothing to salvage
-  PMPI_Reduce(in, out, 3, MPI_UINT64_T, MPI_SUM, 0, s.comm);
+  PMPI_Reduce(in, out, 4, MPI_UINT64_T, MPI_SUM, 0, s.comm);
+  PMPI_Reduce(&local.largest_clamp_ns, &largest_clamp, 1, MPI_INT64_T, MPI_MAX, 0, s.comm);
   if (s.rank == 0) snapshot::remove_directory(s); // every rank removed its files before
   std::lock_guard<std::mutex> lock(s.mutex);
   s.totals.archive_complete = !g_finalize_error;
@@ -320,6 +324,8 @@ void finalize() {
   s.totals.global_events_written = out[0];
   s.totals.global_bytes_written = out[1];
   s.totals.global_events_dropped = out[2];
+  s.totals.global_timestamps_clamped = out[3];
+  s.totals.global_largest_clamp_ns = largest_clamp;
   if (local.events_dropped)
     log::warning("%llu events of this process were dropped (see earlier messages)",
                  static_cast<unsigned long long>(local.events_dropped));
@@ -393,6 +399,7 @@ Summary summary() {
     out.events_written += st.events_written;
     out.events_dropped += st.events_dropped;
     out.timestamps_clamped += st.clamped;
+    out.largest_clamp_ns = std::max(out.largest_clamp_ns, st.largest_clamp);
     out.buffer_flushes += st.flushes;
   }
   return out;

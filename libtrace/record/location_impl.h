@@ -53,6 +53,7 @@ private:
   std::uint64_t events_recorded_ = 0;
   std::uint64_t events_dropped_ = 0;
   std::uint64_t clamped_ = 0;
+  std::int64_t largest_clamp_ = 0; ///< ns the farthest clamped timestamp went back
   std::uint64_t flushes_ = 0;
   /// Local [begin, end] of the last flush, written as a BufferFlush record right after the event
   /// whose append triggered it (that event's timestamp precedes the flush); -1 when none.

@@ -31,14 +31,17 @@ thread_local volatile std::sig_atomic_t t_deferred_signal
 constexpr std::size_t kMaxPendingBytes = 48u << 20;
 
 /// Global timestamp for OTF2 from a stamp (clock::stamp(): TSC or base-clock ns), never below
-/// the previous one of this location (OTF2 rejects a decreasing timestamp); the clamp is counted.
+/// the previous one of this location (OTF2 rejects a decreasing timestamp); the clamp is counted
+/// and its size kept: nanoseconds are conversion rounding, more is a clock model gone wrong.
 struct TimeClamp {
   clock::StampConverter& global; ///< stamp -> base-clock ns -> global ns, fused
   std::int64_t& last;
   std::uint64_t& clamped;
+  std::int64_t& largest;
   OTF2_TimeStamp operator()(clock::Stamp stamp) {
     std::int64_t g = global(stamp);
     if (g < last) {
+      largest = std::max(largest, last - g);
       g = last;
       ++clamped;
     }
@@ -310,7 +313,8 @@ void LocationAccess::write_out(LocationImpl& loc, State& s, FlushMark mark) {
   // stands for now.
   const EventRecord* newest = loc.cursor_.load(std::memory_order_acquire);
   clock::maybe_anchor(newest != loc.begin_ ? newest[-1].time : clock::stamp());
-  TimeClamp to_global{LocationAccess::converter(loc, s), loc.last_global_, loc.clamped_};
+  TimeClamp to_global{LocationAccess::converter(loc, s), loc.last_global_, loc.clamped_,
+                      loc.largest_clamp_};
   const std::uint64_t chunks_before = file->chunks_written();
 
   bool ok = true;
@@ -411,7 +415,7 @@ void LocationAccess::close_writer(LocationImpl& loc, State& s) {
 
 LocationAccess::Stats LocationAccess::stats(LocationImpl& loc) {
   return {loc.events_written_, loc.events_recorded_, loc.events_dropped_, loc.clamped_,
-          loc.flushes_,        loc.min_global_,      loc.max_global_};
+          loc.flushes_,        loc.min_global_,      loc.max_global_,     loc.largest_clamp_};
 }
 
 LocationImpl* LocationAccess::own_flush() {

@@ -46,7 +46,7 @@ struct LocationAccess {
 
   struct Stats {
     std::uint64_t events_written, events_recorded, events_dropped, clamped, flushes;
-    std::int64_t min_global, max_global;
+    std::int64_t min_global, max_global, largest_clamp;
   };
   static Stats stats(LocationImpl& loc); ///< caller holds loc's write mutex
   /// The location whose full buffer the calling thread converts (on_full), nullptr if none.

@@ -299,12 +299,15 @@ struct Summary {
   std::uint64_t events_recorded = 0; ///< events handed to the recorder by this process
   std::uint64_t events_written = 0;  ///< OTF2 records written (BufferFlush records included)
   std::uint64_t events_dropped = 0;  ///< lost (pre-start overflow, write failure, after finalize)
-  std::uint64_t timestamps_clamped = 0;
+  std::uint64_t timestamps_clamped = 0; ///< raised to the previous one of their location
+  std::int64_t largest_clamp_ns = 0;    ///< how far the farthest of them went back
   std::uint64_t buffer_flushes = 0;
   std::uint64_t bytes_written = 0; ///< size of this process's event files (after finalize)
   std::uint64_t global_events_written = 0;
   std::uint64_t global_bytes_written = 0;
   std::uint64_t global_events_dropped = 0;
+  std::uint64_t global_timestamps_clamped = 0;
+  std::int64_t global_largest_clamp_ns = 0;
   std::string archive_path;      ///< directory of the archive ("" when not recording)
   bool archive_complete = false; ///< finalize() wrote a readable archive
 };
