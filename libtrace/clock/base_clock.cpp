@@ -143,15 +143,21 @@ double g_ticks_per_ns = 1.0; ///< first estimate, written before the second anch
 /// The shortest gap between anchors (10 ms) in ticks: maybe_anchor()'s test on integers.
 Stamp g_min_gap_ticks = 0;
 
-/// One (TSC, CLOCK_MONOTONIC) pair: the TSC read between two clock reads, the tightest bracket of
-/// a few tries (a preemption or an interrupt inside one try does not skew the pair).
+/// The POSIX clock TSC stamps are mapped onto: the base clock (monotonic or monotonic_raw).
+clockid_t anchored_clock() {
+  return detail::g_kind == BaseClockKind::MonotonicRaw ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC;
+}
+
+/// One (TSC, base clock) pair: the TSC read between two clock reads, the tightest bracket of a
+/// few tries (a preemption or an interrupt inside one try does not skew the pair).
 Anchor read_anchor() {
+  const clockid_t id = anchored_clock();
   Anchor best{0, 0};
   Nanoseconds width = INT64_MAX;
   for (int i = 0; i < 5; ++i) {
-    const Nanoseconds a = detail::read_posix(CLOCK_MONOTONIC);
+    const Nanoseconds a = detail::read_posix(id);
     const Stamp t = static_cast<Stamp>(detail::read_tsc());
-    const Nanoseconds b = detail::read_posix(CLOCK_MONOTONIC);
+    const Nanoseconds b = detail::read_posix(id);
     if (b - a < width) {
       width = b - a;
       best = {t, a + (b - a) / 2};
@@ -174,7 +180,7 @@ std::once_flag g_stamp_choice;
 
 void decide(bool use_tsc) {
   std::string why_not;
-  if (use_tsc && detail::g_kind == BaseClockKind::Monotonic && tsc_is_invariant(why_not)) {
+  if (use_tsc && detail::g_kind != BaseClockKind::Tsc && tsc_is_invariant(why_not)) {
     // Two anchors 2 ms apart give the first rate (about 1e-5); later anchors refine it.
     const Anchor first = read_anchor();
     Anchor second = first;
@@ -204,7 +210,13 @@ StampKind stamp_kind() {
 Stamp detail::stamp_slow() {
   if (g_stamp_kind == StampKind::Undecided) {
     const Options& o = run_options().options;
-    choose_stamp_source(o.tsc_stamps && o.clock == "monotonic");
+    // A POSIX base clock is in force from the first stamp on (events before MPI_Init included);
+    // the TSC base clock needs its node-wide calibration in MPI_Init.
+    BaseClockKind kind = BaseClockKind::Monotonic;
+    std::string error;
+    if (parse_base_clock(o.clock, kind, error) && kind != BaseClockKind::Tsc)
+      install_base_clock(kind, TscCalibration{});
+    choose_stamp_source(o.tsc_stamps && kind != BaseClockKind::Tsc);
     if (g_stamp_kind == StampKind::Tsc) return static_cast<Stamp>(read_tsc());
   }
   return now();

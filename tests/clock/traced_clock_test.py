@@ -88,8 +88,8 @@ def main():
         fail(f"TIMEBASE is {props.get('HTRACE::CLOCK::TIMEBASE')!r}, expected 'global'")
     if not props.get("HTRACE::CLOCK::SYNC", "").startswith("h2hca("):
         fail("the canonical sync configuration is missing")
-    if props.get("HTRACE::CLOCK::BASE") != "monotonic":
-        fail("base clock property missing")
+    if props.get("HTRACE::CLOCK::BASE") != "monotonic_raw":  # the default
+        fail(f"base clock property is {props.get('HTRACE::CLOCK::BASE')!r}, expected 'monotonic_raw'")
     if "HTRACE::CLOCK::MIN_LATENCY_INTER_NS" not in props:
         fail("inter-node minimum latency missing")
     count, bad = violations(messages)

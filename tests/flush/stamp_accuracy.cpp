@@ -1,14 +1,14 @@
 // stamp_accuracy: how far event timestamps read from the TSC (clock::stamp()) are from the
-// node's CLOCK_MONOTONIC after the recorder's conversion, the way the recorder uses it: stamps are
-// taken continuously, and every FLUSH_US the recorder's steps run (maybe_anchor(), then a fresh
-// StampConverter converts the stamps taken since the last flush). Each stamp is bracketed by two
-// CLOCK_MONOTONIC reads; its error is converted - bracket midpoint. Under a time namespace or the
-// clock-rate shim (tests/clock/clock_rate_shim.c) this shows that stamps follow the shifted or
-// scaled clock.
+// node's base clock (HTRACE_CLOCK: CLOCK_MONOTONIC or CLOCK_MONOTONIC_RAW) after the recorder's
+// conversion, the way the recorder uses it: stamps are taken continuously, and every FLUSH_US the
+// recorder's steps run (maybe_anchor(), then a fresh StampConverter converts the stamps taken since
+// the last flush). Each stamp is bracketed by two base clock reads; its error is converted -
+// bracket midpoint. Under a time namespace or the clock-rate shim (tests/clock/clock_rate_shim.c)
+// this shows that stamps follow the shifted or scaled clock.
 //
 // usage: stamp_accuracy [SECONDS (3)] [FLUSH_US (500)] [SAMPLE_US (50)]
 // prints: stamps=tsc|base_clock samples=N median_ns= p99_ns= max_ns= signed_median_ns= bracket_ns=
-//         mono_vs_realtime_ppm= (the rate of CLOCK_MONOTONIC against CLOCK_REALTIME)
+//         mono_vs_realtime_ppm= (the rate of the base clock against CLOCK_REALTIME)
 #include "clock/base_clock.h"
 
 #include <algorithm>
@@ -48,16 +48,16 @@ int main(int argc, char** argv) {
   stamp(); // chooses the stamp source (HTRACE_TSC_STAMPS, HTRACE_CLOCK) like the tracer
   std::vector<Sample> pending;
   std::vector<double> errors, widths;
-  const Nanoseconds start = posix_now(CLOCK_MONOTONIC);
+  const Nanoseconds start = now();
   const Nanoseconds start_realtime = posix_now(CLOCK_REALTIME);
   Nanoseconds next_flush = start + flush_ns, next_sample = start;
   for (;;) {
-    const Nanoseconds now_ns = posix_now(CLOCK_MONOTONIC);
+    const Nanoseconds now_ns = now();
     if (now_ns - start > static_cast<Nanoseconds>(seconds * 1e9)) break;
     if (now_ns >= next_sample) {
-      const Nanoseconds a = posix_now(CLOCK_MONOTONIC);
+      const Nanoseconds a = now();
       const Stamp s = stamp();
-      const Nanoseconds b = posix_now(CLOCK_MONOTONIC);
+      const Nanoseconds b = now();
       pending.push_back({s, a + (b - a) / 2, b - a});
       next_sample += sample_ns;
     }
@@ -74,8 +74,9 @@ int main(int argc, char** argv) {
       next_flush += flush_ns;
     }
   }
-  // The clock-rate shim scales CLOCK_MONOTONIC but not CLOCK_REALTIME: this shows it was active.
-  const double rate_ppm = (static_cast<double>(posix_now(CLOCK_MONOTONIC) - start) /
+  // The clock-rate shim scales CLOCK_MONOTONIC(_RAW) but not CLOCK_REALTIME: this shows it was
+  // active.
+  const double rate_ppm = (static_cast<double>(now() - start) /
                                static_cast<double>(posix_now(CLOCK_REALTIME) - start_realtime) -
                            1.0) *
                           1e6;

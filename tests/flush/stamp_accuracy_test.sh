@@ -1,7 +1,8 @@
 #!/bin/bash
 # usage: stamp_accuracy_test.sh STAMP_ACCURACY CLOCK_RATE_SHIM
 # TSC stamps, converted the way the recorder converts them, stay within BOUND_NS of the node's
-# CLOCK_MONOTONIC: as it is, shifted by a time namespace, and running 100 ppm fast under the shim.
+# base clock (the default, CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW): as it is, shifted by a time
+# namespace, and running 100 ppm fast under the shim.
 # Without an invariant TSC the stamps are clock_gettime readings and the check is trivial (skip).
 set -u
 accuracy=$1 shim=$2
@@ -20,6 +21,8 @@ check() { # label, command...
   ((max <= bound_ns)) || fail "$label: a stamp is ${max} ns off CLOCK_MONOTONIC (bound $bound_ns ns)"
 }
 check plain env HTRACE_TSC_STAMPS=1 "$accuracy"
+check monotonic env HTRACE_TSC_STAMPS=1 HTRACE_CLOCK=monotonic "$accuracy"
+check monotonic_raw env HTRACE_TSC_STAMPS=1 HTRACE_CLOCK=monotonic_raw "$accuracy"
 if unshare --time --fork true 2>/dev/null; then
   check "namespace +1000 s" unshare --time --monotonic 1000 --fork env HTRACE_TSC_STAMPS=1 "$accuracy"
 fi

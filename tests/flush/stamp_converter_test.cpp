@@ -1,4 +1,4 @@
-// Stamps taken after the last anchor follow CLOCK_MONOTONIC at the rate of the anchors before it,
+// Stamps taken after the last anchor follow the base clock at the rate of the anchors before it,
 // also when those anchors lie further apart than the one-second baseline the rate is taken from
 // (a run whose buffers fill rarely anchors rarely).
 #include "clock/base_clock.h"
@@ -19,11 +19,11 @@ TEST(StampConverter, ExtrapolatesPastAnchorsFurtherApartThanTheBaseline) {
   Nanoseconds before = 0, after = 0;
   Stamp s = 0;
   for (int i = 0; i < 5 && (i == 0 || after - before > 2000); ++i) {
-    before = posix_now(CLOCK_MONOTONIC);
+    before = now();
     s = stamp();
-    after = posix_now(CLOCK_MONOTONIC);
+    after = now();
   }
-  StampConverter convert; // identity map: CLOCK_MONOTONIC ns
+  StampConverter convert; // identity map: base-clock ns
   EXPECT_NEAR(static_cast<double>(convert(s)), static_cast<double>(before + (after - before) / 2),
               2000.0 + static_cast<double>(after - before));
 }

@@ -35,7 +35,7 @@ struct Args {
   double wait_s = 0;
   int sample = 0;
   int pingpongs = 20;
-  std::string clock = "monotonic";
+  std::string clock = "monotonic_raw"; // libhtrace's default
   std::string csv, per_rank;
 };
 

@@ -1,10 +1,11 @@
-/* fidelity_probe: ground truth for a drifting clock. Every iteration reads CLOCK_MONOTONIC right
- * before MPI_Barrier; under tests/clock/clock_rate_shim.c that reading is the node's fast or slow
- * clock, reading = t (1 + rate) with t the node's namespace clock, so the true time of the
- * barrier's Enter event is reading / (1 + rate) - node offset (plus the constant cost of entering
- * the wrapper, which a common shift absorbs). Between barriers each rank exchanges one message
- * with its partner on the other half of the ranks (another emulated node), so the trace has p2p
- * relations that drift would violate.
+/* fidelity_probe: ground truth for a drifting clock. Every iteration reads the tracer's base clock
+ * (CLOCK_MONOTONIC_RAW, or CLOCK_MONOTONIC under HTRACE_CLOCK=monotonic: the two differ in rate by
+ * a few ppm where the kernel adjusts the system time) right before MPI_Barrier; under
+ * tests/clock/clock_rate_shim.c that reading is the node's fast or slow clock, reading = t (1 +
+ * rate) with t the node's namespace clock, so the true time of the barrier's Enter event is reading
+ * / (1 + rate) - node offset (plus the constant cost of entering the wrapper, which a common shift
+ * absorbs). Between barriers each rank exchanges one message with its partner on the other half of
+ * the ranks (another emulated node), so the trace has p2p relations that drift would violate.
  *
  * usage: fidelity_probe OUTDIR SECONDS [PERIOD_US]
  *   writes OUTDIR/probe.RANK: one line "RANK READING_NS" per barrier, in order. Rank 0 decides,
@@ -16,11 +17,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+static clockid_t base_clock = CLOCK_MONOTONIC_RAW;
 
 static int64_t now_ns(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(base_clock, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -46,6 +50,8 @@ static void exchange(int rank, int size, int iteration) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  const char* clock_name = getenv("HTRACE_CLOCK");
+  if (clock_name && strcmp(clock_name, "monotonic") == 0) base_clock = CLOCK_MONOTONIC;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
