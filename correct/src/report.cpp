@@ -47,6 +47,10 @@ void print_clocks(const Report& r, std::ostream& out) {
   out << "  clock measurements: " << measured << " of " << r.clocks.size() << " locations measured";
   if (measured) out << ", estimated clock error at most " << worst_error << " ns";
   out << "; the CLC moved events beyond it on " << beyond << " location(s)\n";
+  if (measured)
+    out << "    error bound: half the round trip of each measurement's best exchange (it holds "
+           "however the round trip splits into one-way latencies), the largest over a location's "
+           "measurements\n";
   // A clock whose rate changes is followed only as often as it was measured.
   if (measured && most <= 2)
     out << "    no measurement during the run (MPI_Init and MPI_Finalize only): offsets "

@@ -70,6 +70,7 @@ def main(case):
     if "truth" in c:
         print(f"  error vs truth after correction: {c['truth']}")
         print(f"  error vs truth before correction: {c['truth_in']}")
+        print(f"  clock error bound vs largest error per rank (ns): {fc.bound_vs_truth(result)}")
     if result.ends_only:
         print(f"  with INIT and FINAL only: error vs truth after correction: "
               f"{result.ends_only.compare.get('truth')}")

@@ -15,7 +15,8 @@
 //   length 0 in IN that are not 0 in OUT);
 //   truth (when given): err = OUT - truth - shift, shift = the median of OUT - truth over world
 //   rank 0's own location; |err| median / p99 / max over all truth points, and the largest
-//   per-location median; truth_in: the same for IN (the error before correction).
+//   per-location median, signed median and max per rank; truth_in: the same for IN (the error
+//   before correction).
 // --truth-probes FILE: lines "RANK TRUTH_NS"; the k-th line of a rank is the truth of the k-th
 // Enter of --probe-region (default MPI_Barrier) on that rank's own location. The reading precedes
 // the Enter: a preemption in between delays that one Enter against its truth, which no clock
@@ -299,6 +300,7 @@ struct TruthStats {
   int64_t worst_location_median = 0;
   int worst_location_rank = -1;
   std::map<int, int64_t> signed_medians; // per rank's own location: median of OUT - truth - shift
+  std::map<int, int64_t> max_by_rank;    // per rank's own location: max |OUT - truth - shift|
   size_t probe_delays = 0;               // points left out (TruthPoint::delay)
   int64_t probe_delay_max = 0;
 };
@@ -335,26 +337,32 @@ TruthStats truth_stats(const Trace& in, const Trace& out, const std::vector<Trut
       s.worst_location_median = median;
       s.worst_location_rank = in.locations[l].world_rank;
     }
-    if (in.locations[l].master)
+    if (in.locations[l].master) {
       s.signed_medians[in.locations[l].world_rank] = percentile(signed_per_location[l], 0.5);
+      s.max_by_rank[in.locations[l].world_rank] = *std::max_element(errors.begin(), errors.end());
+    }
   }
   return s;
 }
 
+// {"rank": value, ...}
+std::string json(const std::map<int, int64_t>& by_rank) {
+  std::string text;
+  for (const auto& [rank, value] : by_rank)
+    text += (text.empty() ? "{\"" : ", \"") + std::to_string(rank) + "\": " + std::to_string(value);
+  return text.empty() ? "{}" : text + "}";
+}
+
 std::string json(const TruthStats& t, size_t points) {
-  std::string medians;
-  for (const auto& [rank, median] : t.signed_medians)
-    medians +=
-        (medians.empty() ? "\"" : ", \"") + std::to_string(rank) + "\": " + std::to_string(median);
   char text[500];
   std::snprintf(text, sizeof text,
                 "{\"points\": %zu, \"probe_delays\": %zu, \"probe_delay_max_ns\": %" PRId64
                 ", \"shift_ns\": %" PRId64
                 ", \"abs_error_ns\": %s, \"worst_location_median_ns\": %" PRId64
-                ", \"worst_location_rank\": %d, \"signed_median_by_rank_ns\": {",
+                ", \"worst_location_rank\": %d, \"signed_median_by_rank_ns\": ",
                 points, t.probe_delays, t.probe_delay_max, t.shift, json(t.error).c_str(),
                 t.worst_location_median, t.worst_location_rank);
-  return text + medians + "}}";
+  return text + json(t.signed_medians) + ", \"max_by_rank_ns\": " + json(t.max_by_rank) + "}";
 }
 
 void print_report(const Options& o, const Trace& in, const Trace& out,

@@ -439,6 +439,14 @@ CASES = {
 # ---------------------------------------------------------------------------------------------
 # The ground-truth bounds, per case: a list of (what, holds). The tests assert them; the bench shows them.
 
+def bound_vs_truth(result):
+    """Per world rank: (htrace-correct's clock error bound, the largest |error| against the
+    truth after correction) for ranks with both; a master thread's location id is its rank."""
+    bounds = {c["location"]: c["clock_error_ns"] for c in result.report.get("location_clocks", [])}
+    errors = result.compare.get("truth", {}).get("max_by_rank_ns", {})
+    return {int(r): (bounds[int(r)], e) for r, e in errors.items() if bounds.get(int(r)) is not None}
+
+
 def violations(report, key):
     return sum(report.get(key, {}).values())
 
