@@ -6,8 +6,9 @@ usage: run.py --build DIR [--tools DIR] [--cases a,b,...] [--work DIR] [--copy] 
   --build  the htrace build under test (libhtrace, htrace-correct, the cluster runner, the shim)
   --tools  the build holding the fidelity programs (tests/fidelity/instrument; default: --build);
            lets an older build, which has no fidelity tools, be measured with the same instrument
-  --cases  comma-separated subset of: pingpong_1host, demo_ring, ring_none, ring_none_4nodes,
-           hpcc_none, drift, hpcc_1host (default: all)
+  --cases  comma-separated subset of the cases of tests/lib/htrace_test/fidelity.py (CASES):
+           pingpong_1host, demo_ring, ring_none, ring_none_4nodes, hpcc_none, drift, drift_step,
+           raw_4x2, hpcc_1host, pwscf_none, pwscf_none_2pn, pwscf_none_4nodes (default: all)
   --copy   also time the correction against a plain OTF2 copy (the build's bench/correct) on the
            single-host cases
   --json   write every case's raw measurements (report, comparison) to FILE
@@ -67,20 +68,23 @@ def row(result):
     errors_in = (f"{us(before.get('median'))} / {us(before.get('p99'))} / {us(before.get('max'))}"
                  if before else "-")
     copy = f"{result.copy['ratio']:.2f}x" if result.copy else "-"
+    # The ranks off the reference clock: how far the clock error bound is above the error.
+    measured = {rank: be for rank, be in fc.bound_vs_truth(result).items() if be[0] > 0}
+    bound = " ".join(f"{us(b)}/{us(e)}" for _, (b, e) in sorted(measured.items())) or "-"
     checks = fc.bounds(result)
     ok = "-" if not checks else ("pass" if all(h for _, h in checks) else
                                  "FAIL " + str(sum(not h for _, h in checks)))
     return [result.case, f"{c['events']}", f"{c['messages']}",
             f"{c['p2p_in']['receive_before_send']}", f"{r.get('presynced_locations', '-')}", viol, moved,
             f"{us(disp['max'])} / {us(disp['p99'])}", errors_in, errors, deviation_percent(c),
-            f"{c['split_equal_timestamps']}", f"{result.correct_seconds:.2f}", copy, ok]
+            f"{c['split_equal_timestamps']}", bound, f"{result.correct_seconds:.2f}", copy, ok]
 
 
 HEADER = ["case", "events", "p2p msgs", "recv<send in IN", "presynced", "violations before / after",
           "events moved", "max / p99 abs. displacement us", "IN error vs truth median / p99 / max us",
           "OUT error vs truth median / p99 / max us",
           "interval deviation % of time (0/<1/1-10/10-100/>100 %)", "equal stamps split",
-          "correct s", "correct/copy", "bounds"]
+          "clock error bound / max error us (measured ranks)", "correct s", "correct/copy", "bounds"]
 
 
 def print_table(rows):
@@ -121,6 +125,8 @@ def main():
         print(f"  traced in {result.trace_seconds:.1f} s, corrected in {result.correct_seconds:.1f} s",
               file=sys.stderr)
         rows.append(row(result))
+        if result.ends_only:  # the same trace corrected with INIT and FINAL only
+            rows.append(row(result.ends_only))
         raw.append(dataclasses.asdict(result))
         for what, holds in fc.bounds(result):
             print(f"  {'ok  ' if holds else 'FAIL'} {what}", file=sys.stderr)

@@ -20,7 +20,7 @@
 // --truth-probes FILE: lines "RANK TRUTH_NS"; the k-th line of a rank is the truth of the k-th
 // Enter of --probe-region (default MPI_Barrier) on that rank's own location. The reading precedes
 // the Enter: a preemption in between delays that one Enter against its truth, which no clock
-// does. Such points (in IN, more than 5 us later than the median of their 16 neighbours) are
+// does. Such points (in IN, more than 2 us later than the median of their 16 neighbours) are
 // left out of the statistics and counted: probe_delays, and the longest, probe_delay_max_ns.
 // Exit code 0, or 1 with a message on stderr if the archives do not correspond.
 #include "trace_times.h"
@@ -237,7 +237,7 @@ struct TruthPoint {
 // Marks the points of one location whose Enter came late after the probe reading: IN - truth
 // above the median of the 8 points on either side by more than kProbeDelayNs. A clock's error
 // changes by nanoseconds between neighbours; a jump of the clock moves a run of points, not one.
-constexpr int64_t kProbeDelayNs = 5000;
+constexpr int64_t kProbeDelayNs = 2000;
 void mark_probe_delays(const Location& loc, std::vector<TruthPoint>& points, size_t first) {
   const size_t n = points.size() - first;
   std::vector<int64_t> gap(n);

@@ -515,8 +515,8 @@ def bounds(result):
         ends_truth = result.ends_only.compare.get("truth", {})
         raw = c.get("truth_in", {}).get("abs_error_ns", {})
         worst, ends_worst = (t.get("worst_location_median_ns", 1 << 62) for t in (truth, ends_truth))
-        counts = [c["clock_measurements"] for c in r.get("location_clocks", [])]
-        ends_counts = [c["clock_measurements"] for c in result.ends_only.report.get("location_clocks", [])]
+        counts = [c.get("clock_measurements", 0) for c in r.get("location_clocks", [])]
+        ends_counts = [c.get("clock_measurements", 0) for c in result.ends_only.report.get("location_clocks", [])]
         checks += [
             # The step is there: the tracer's own timestamps drift 20 ppm x 30 s = 600 us by the end.
             (f"before correction: max error {raw.get('max')} ns >= 300000 ns", raw.get("max", 0) >= 300_000),
@@ -530,7 +530,7 @@ def bounds(result):
             (f"every rank's median error <= 1000 ns (worst: {worst} ns)", worst <= 1000),
             (f"max error at the probes {err.get('max')} ns <= 5000 ns", err.get("max", 1 << 62) <= 5000),
             # fidelity_compare leaves out an Enter that came late after its probe reading (a
-            # preemption in between): 0-3 of about 107,000 in the runs so far.
+            # preemption in between, over 2 us): 2-4 of about 107,000 in the runs so far.
             (f"probes left out as delayed: {truth.get('probe_delays')} <= 0.1 % of {truth.get('points')}",
              truth.get("probe_delays", 1 << 62) * 1000 <= truth.get("points", 0)),
             # Without the measurements during the run the CLC repairs the clock condition but leaves
