@@ -133,7 +133,7 @@ struct Anchor {
 // Append-only, published by the release store of the count: readers (converters, possibly in a
 // signal handler) never lock. At most ten anchors per second after the first 6 s: 2^20 anchors
 // (16 MiB of address space, resident only as they are written) last 29 hours; later conversions
-// extrapolate from the last one (the error is the TSC's rate change against CLOCK_MONOTONIC since
+// extrapolate from the last one (the error is the TSC's rate change against the base clock since
 // then).
 constexpr std::size_t kMaxAnchors = 1 << 20;
 Anchor g_anchors[kMaxAnchors];
@@ -239,9 +239,9 @@ void maybe_anchor(Stamp t) {
   // first no longer than the anchors' span so far (2, 4, 8 ms...), so that a stamp is never
   // extrapolated further than the baseline its rate comes from. The recorder anchors before it
   // converts a buffer, so a buffer that took longer than the gap to fill is interpolated whole:
-  // where CLOCK_MONOTONIC changes rate against the TSC (NTP slewing it, or the test's clock-rate
-  // step), a buffer extrapolated at the old rate and the next one interpolated at the new would
-  // meet in a jump of the rate change times the gap. Most calls end at the first test.
+  // where the base clock changes rate against the TSC (NTP slewing CLOCK_MONOTONIC, or the tests'
+  // clock-rate step), a buffer extrapolated at the old rate and the next one interpolated at the
+  // new would meet in a jump of the rate change times the gap. Most calls end at the first test.
   if (t - g_anchors[n - 1].tsc < g_min_gap_ticks) return;
   const double age_ns = static_cast<double>(t - g_anchors[0].tsc) / g_ticks_per_ns;
   const double gap_ns = static_cast<double>(t - g_anchors[n - 1].tsc) / g_ticks_per_ns;

@@ -16,6 +16,7 @@ a corrected trace is on some global clock, not necessarily the truth's origin.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -114,13 +115,26 @@ FORWARDED = ["LD_PRELOAD", "HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME", "HTRACE_
              "HTRACE_TEST_CLOCK_RATE_STEPS", "OMPI_MCA_mpi_yield_when_idle"]
 
 
+def traced(done):
+    """A traced run whose timestamps the tracer did not have to clamp by more than rounding:
+    libhtrace's summary says how far the farthest clamped one went back, and a conversion that
+    goes wrong (a stamp extrapolated at a rate of 0/0, say) shows there first."""
+    m = re.search(r"(\d+) timestamps clamped \(up to (\d+) ns back\)", done.stdout + done.stderr)
+    if m is None:
+        raise CaseError("no run summary from libhtrace: " + (done.stdout + done.stderr)[-2000:])
+    if int(m.group(2)) > 1000:
+        raise CaseError(f"libhtrace clamped {m.group(1)} timestamps, one by {m.group(2)} ns: "
+                        "its clock conversion went wrong")
+    return done
+
+
 def trace_one_host(build, archive, np, program, sync=None, cwd=None, timeout=300):
     """np ranks on this host (one shared clock)."""
     env = trace_env(build, archive, sync)
     # LD_PRELOAD reaches the ranks only (-x NAME=VALUE), not mpirun itself.
     preload = env.pop("LD_PRELOAD")
     cmd = mpirun_command(np, program, preload=preload, forward=[n for n in FORWARDED if n in env])
-    return run(cmd, env=env, cwd=cwd, timeout=timeout, what="traced run")
+    return traced(run(cmd, env=env, cwd=cwd, timeout=timeout, what="traced run"))
 
 
 def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=None, cwd=None,
@@ -143,7 +157,8 @@ def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=N
         f"-x {n}" for n in FORWARDED if n in env)
     cmd = [build.cluster_run, "--offsets", ",".join(repr(o) for o in offsets),
            "--ranks-per-node", str(per_node), "--"] + program
-    return run(cmd, env=env, cwd=cwd, timeout=timeout, what="traced run on the emulated cluster")
+    return traced(run(cmd, env=env, cwd=cwd, timeout=timeout,
+                      what="traced run on the emulated cluster"))
 
 
 def correct(build, archive, out, options=()):
