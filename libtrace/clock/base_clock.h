@@ -59,13 +59,14 @@ inline Nanoseconds tsc_to_ns(std::uint64_t tsc, const TscCalibration& c) {
 }
 } // namespace detail
 
-/// Local time in ns on the selected base clock (CLOCK_MONOTONIC until select_base_clock()).
+/// Local time in ns on the selected base clock (CLOCK_MONOTONIC until install_base_clock(); the
+/// first stamp installs HTRACE_CLOCK's, monotonic_raw by default).
 inline Nanoseconds now() {
-  if (__builtin_expect(detail::g_kind == BaseClockKind::Monotonic, 1))
-    return detail::read_posix(CLOCK_MONOTONIC);
+  if (__builtin_expect(detail::g_kind == BaseClockKind::MonotonicRaw, 1))
+    return detail::read_posix(CLOCK_MONOTONIC_RAW);
   if (detail::g_kind == BaseClockKind::Tsc)
     return detail::tsc_to_ns(detail::read_tsc(), detail::g_tsc);
-  return detail::read_posix(CLOCK_MONOTONIC_RAW);
+  return detail::read_posix(CLOCK_MONOTONIC);
 }
 
 /// A POSIX clock in ns, independent of the selected base clock (wall-clock dates, and durations
@@ -91,15 +92,15 @@ TscCalibration calibrate_tsc(Nanoseconds duration_ns);
 void install_base_clock(BaseClockKind kind, const TscCalibration& calibration = {});
 
 // ---- Event timestamps ("stamps") ----
-// Events are stamped with stamp(), not now(): with the default base clock (CLOCK_MONOTONIC) and an
-// invariant TSC, a stamp is the raw TSC (one rdtsc, ~10 ns, instead of a ~25 ns clock_gettime).
-// The recorder turns stamps into base-clock ns when it writes them (StampConverter): the TSC is
-// interpolated between anchors, (TSC, CLOCK_MONOTONIC) pairs read side by side at the first stamp
-// and then at most every second (more often early in the run), so timestamps follow the node's
-// CLOCK_MONOTONIC exactly at every anchor: its time-namespace offset, its rate (NTP slewing, a
-// clock-rate shim) and anything else that moves it, with only the rate change between two anchors
-// as error. Otherwise (HTRACE_CLOCK other than monotonic, HTRACE_TSC_STAMPS=0, no invariant TSC)
-// a stamp is now() and the conversion is the identity.
+// Events are stamped with stamp(), not now(): with a POSIX base clock (CLOCK_MONOTONIC_RAW, the
+// default, or CLOCK_MONOTONIC) and an invariant TSC, a stamp is the raw TSC (one rdtsc, ~10 ns,
+// instead of a ~25 ns clock_gettime). The recorder turns stamps into base-clock ns when it writes
+// them (StampConverter): the TSC is interpolated between anchors, (TSC, base clock) pairs read
+// side by side at the first stamp and then at most every 100 ms (more often early in the run), so
+// timestamps follow the node's base clock exactly at every anchor: its time-namespace offset, its
+// rate (NTP slewing CLOCK_MONOTONIC, a clock-rate shim) and anything else that moves it, with only
+// the rate change between two anchors as error. Otherwise (HTRACE_CLOCK=tsc,
+// HTRACE_TSC_STAMPS=0, no invariant TSC) a stamp is now() and the conversion is the identity.
 using Stamp = std::int64_t;
 
 enum class StampKind : std::uint8_t { Undecided, Tsc, BaseClock };
