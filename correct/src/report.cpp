@@ -39,10 +39,11 @@ void print_clocks(const Report& r, std::ostream& out) {
   uint64_t measured = 0, beyond = 0;
   int fewest = INT_MAX, most = 0;
   for (const LocationClock& c : r.clocks) {
-    if (c.clock_error >= 0) measured++, worst_error = std::max(worst_error, c.clock_error);
     if (c.moved_beyond_error > 0) beyond++;
-    if (c.clock_error >= 0)
-      fewest = std::min(fewest, c.measurements), most = std::max(most, c.measurements);
+    if (c.clock_error < 0) continue;
+    measured++;
+    worst_error = std::max(worst_error, c.clock_error);
+    fewest = std::min(fewest, c.measurements), most = std::max(most, c.measurements);
   }
   out << "  clock measurements: " << measured << " of " << r.clocks.size() << " locations measured";
   if (measured) out << ", estimated clock error at most " << worst_error << " ns";

@@ -329,17 +329,25 @@ def case_traced():
         archives.append((hybrid, "hybrid"))
     archives.append((trace("collectives", program=COLLECTIVES, args=())[0], "collectives"))
     for archive, label in archives:
-        waits = wait_states(archive)
-        check_sums(waits, label)
-        check_bounded(archive, waits, label)
-        check_oracle(archive, waits, label)
-        check_marks(archive, waits, label, browser=label == "raw")
-        print(label, {k: p["total_ns"] for k, p in waits["wait_states"].items()})
+        waits = check_consistent(archive, label, browser=label == "raw")
         if label == "corrected":
             for key in ("late_sender", "wait_at_barrier"):
                 expect(waits["wait_states"][key]["total_ns"] > 0, "corrected: no %s time" % key)
-        check_efficiency(archive, waits, label)
     check_before(raw, corrected)
+
+
+def check_consistent(archive, label, browser=False, window=True):
+    """htrace-report's wait states and efficiency of an archive against every check above (the
+    detail timeline's marks drawn by headless Chromium with `browser`; `window`: the archive has
+    MPI_Init and MPI_Finalize); returns them."""
+    waits = wait_states(archive)
+    check_sums(waits, label)
+    check_bounded(archive, waits, label)
+    check_oracle(archive, waits, label)
+    check_marks(archive, waits, label, browser=browser)
+    check_efficiency(archive, waits, label, window=window)
+    print(label, {k: p["total_ns"] for k, p in waits["wait_states"].items() if p["total_ns"]})
+    return waits
 
 
 def case_application(name):
@@ -361,14 +369,8 @@ def case_application(name):
         expect(pwscf.converged(out), "pw.x did not converge under the tracer")
     corrected = raw + "-corrected"
     run([CORRECT, "--no-progress", raw, corrected], ok=(0, 1))
-    for archive, label in ((raw, name + " raw"), (corrected, name + " corrected")):
-        waits = wait_states(archive)
-        check_sums(waits, label)
-        check_bounded(archive, waits, label)
-        check_oracle(archive, waits, label)
-        check_marks(archive, waits, label)
-        check_efficiency(archive, waits, label)
-        print(label, {k: p["total_ns"] for k, p in waits["wait_states"].items() if p["total_ns"]})
+    check_consistent(raw, name + " raw")
+    check_consistent(corrected, name + " corrected")
 
 
 def case_scorep():
@@ -376,13 +378,7 @@ def case_scorep():
     pthread, PAPI counters, calling-context samples): every consistency check and the oracle."""
     archive = os.path.join(WORK, "scorep")
     run([sys.executable, os.path.join(HERE, "..", "report", "make_scorep_archive.py"), archive])
-    waits = wait_states(archive)
-    check_sums(waits, "scorep")
-    check_bounded(archive, waits, "scorep")
-    check_oracle(archive, waits, "scorep")
-    check_marks(archive, waits, "scorep")
-    check_efficiency(archive, waits, "scorep", window=False)
-    print("scorep", {k: p["total_ns"] for k, p in waits["wait_states"].items() if p["total_ns"]})
+    check_consistent(archive, "scorep", window=False)
 
 
 def check_efficiency(archive, waits, label, window=True):

@@ -142,10 +142,8 @@ TEST(WaitStates, WaitBoundedByTheCall) {
   EXPECT_EQ(of(a.finish(), WaitPattern::LateSender).total_ns, 40);
 }
 
-// MPI_Sendrecv holds a send and a receive: Late Sender for its receive, Late Receiver for its
-// send if it blocked until the partner's receive was posted; each bounded by the one call.
-TEST(WaitStates, SendrecvWaitsForBothPartners) {
-  WaitStateAnalysis a(two_ranks());
+// Rank 0's MPI_Sendrecv over [0, 100] and rank 1's over [60, 110], each sending to the other.
+void exchange_by_sendrecv(WaitStateAnalysis& a) {
   a.enter(0, 0, kSendrecv);
   a.send(0, kWorld, 1, 1, kBlocking);
   a.recv(0, kWorld, 1, 2, kBlocking);
@@ -154,6 +152,13 @@ TEST(WaitStates, SendrecvWaitsForBothPartners) {
   a.send(1, kWorld, 0, 2, kBlocking);
   a.recv(1, kWorld, 0, 1, kBlocking);
   a.leave(1, 110);
+}
+
+// MPI_Sendrecv holds a send and a receive: Late Sender for its receive, Late Receiver for its
+// send if it blocked until the partner's receive was posted; each bounded by the one call.
+TEST(WaitStates, SendrecvWaitsForBothPartners) {
+  WaitStateAnalysis a(two_ranks());
+  exchange_by_sendrecv(a);
   const WaitStates w = a.finish();
   EXPECT_EQ(of(w, WaitPattern::LateSender).by_location[0], 60);
   EXPECT_EQ(of(w, WaitPattern::LateReceiver).by_location[0], 60);
@@ -167,14 +172,7 @@ TEST(WaitStates, EachWaitOfACallObserved) {
   WaitStateAnalysis a(two_ranks());
   std::vector<WaitStateAnalysis::CallWait> seen;
   a.on_wait([&](const WaitStateAnalysis::CallWait& w) { seen.push_back(w); });
-  a.enter(0, 0, kSendrecv);
-  a.send(0, kWorld, 1, 1, kBlocking);
-  a.recv(0, kWorld, 1, 2, kBlocking);
-  a.leave(0, 100);
-  a.enter(1, 60, kSendrecv);
-  a.send(1, kWorld, 0, 2, kBlocking);
-  a.recv(1, kWorld, 0, 1, kBlocking);
-  a.leave(1, 110);
+  exchange_by_sendrecv(a);
   a.finish();
   ASSERT_EQ(seen.size(), 2u);
   for (const auto& w : seen) {
