@@ -84,8 +84,8 @@ class Result:
     trace_seconds: float = 0.0
     correct_seconds: float = 0.0
     copy: dict = field(default_factory=dict)  # what opts["copy"] measured (the benchmark's)
-    ends_only: "Result" = None  # drift_step: the same trace corrected with INIT and FINAL only
-    intervals: float = 0.0  # drift_step: the run's length in measurement intervals
+    ends_only: "Result" = None  # drift_step, drift_ramp: the same trace corrected with INIT and FINAL only
+    intervals: float = 0.0  # drift_step, drift_ramp: the run's length in measurement intervals
 
 
 def run(cmd, *, env=None, cwd=None, timeout=300, what="command"):
@@ -141,7 +141,8 @@ def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=N
                   timeout=300, steps=None, env_extra=None):
     """The emulated cluster: node i's CLOCK_MONOTONIC is offsets[i] s ahead of node 0's; with rates,
     the clock-rate shim (loaded before libhtrace) makes node i's clock run rates[i] fast, and with
-    steps (per node None or (T, R): namespace clock ns, new rate) R fast once it passes T."""
+    steps (per node None or (T, R[, D]): namespace clock ns, new rate, ramp ns) R fast once it
+    passes T, or T + D when the rate ramps."""
     preload = [build.shim] if rates else []
     env = trace_env(build, archive, sync, preload)
     env.update(env_extra or {})
@@ -149,8 +150,8 @@ def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=N
         env["HTRACE_TEST_CLOCK_RATES"] = ",".join(repr(r) for r in rates)
     if steps:
         env["HTRACE_TEST_CLOCK_RATE_STEPS"] = ",".join(
-            f"{at}:{rate!r}" if at is not None else "" for at, rate in
-            (step or (None, None) for step in steps))
+            ":".join(repr(v) if isinstance(v, float) else str(v) for v in step) if step else ""
+            for step in steps)
     # The forwarded LD_PRELOAD only reaches the ranks, not the runner's own mpirun and daemons.
     preloads = env.pop("LD_PRELOAD")
     env["MPIRUN_EXTRA"] = f"-x LD_PRELOAD={preloads} " + " ".join(
@@ -207,20 +208,32 @@ def node_offsets_ns(offsets, per_node, ranks):
     return [round((offsets[r // per_node] - offsets[0]) * 1e9) for r in range(ranks)]
 
 
-def shim_inverse(reading, rate, step=None):
-    """The namespace clock t at which the shim reads `reading`: it reads t + rate * t, and with a
-    step (T, R) also (R - rate) * (t - T) once t > T."""
-    if step is not None:
-        at, new_rate = step
-        at_reading = at + int(rate * at)
-        if reading > at_reading:
-            return at + round((reading - at_reading) / (1 + new_rate))
-    return reading - round(reading * rate / (1 + rate))
+def shim_reading(t, rate, change=None):
+    """What the clock-rate shim reads at namespace clock t: t + rate * t, and with a change
+    (T, R[, D]) of the rate to R from T on, at once or over D ns, + (R - rate) * g(t) with g the
+    time the clock has run at the new rate (clock_rate_shim.c)."""
+    reading = t + rate * t
+    if change is not None and t > change[0]:
+        at, new_rate, ramp = (tuple(change) + (0,))[:3]
+        since = t - at
+        reading += (new_rate - rate) * (since - ramp / 2 if since >= ramp else since * since / (2 * ramp))
+    return reading
+
+
+def shim_inverse(reading, rate, change=None):
+    """The namespace clock t at which the shim reads `reading`. The reading is t plus a term that
+    changes by ~1e-5 per ns of t, so iterating t = reading - (shim_reading(t) - t) converges to
+    well below a ns in a few steps."""
+    t = reading
+    for _ in range(5):
+        t = reading - (shim_reading(t, rate, change) - t)
+    return round(t)
 
 
 def probe_truth(probe_dir, ranks, offsets, per_node, rates, path, steps=None):
     """Turns fidelity_probe's readings into true times on node 0's clock: the shim's reading
-    inverted (shim_inverse; t: the node's namespace clock), minus the namespace's offset."""
+    inverted (shim_inverse; t: the node's namespace clock), minus the namespace's offset; steps:
+    per node None or its rate change (shim_reading)."""
     with open(path, "w") as out:
         for r in range(ranks):
             node = r // per_node
@@ -397,30 +410,47 @@ STEP_RATE = 20e-6  # node 1's clock runs 20 ppm fast from mid-run on
 STEP_INTERVAL_MS = 500  # measurements during the run: a kink costs at most rate * interval / 4
 
 
-def case_drift_step(build, work, opts):
-    """A drift that changes during the run, corrected with the measurements taken during the run
+def rate_change_run(build, work, name, seconds, description, change):
+    """fidelity_probe for `seconds` on 2 emulated nodes x 1 rank whose node 1 changes its clock
+    rate during the run: change(start) gives node 1's (T, R[, D]) for a run whose node 1 clock
+    starts at `start`. The trace is corrected with the measurements taken during the run
     (result.compare) and with INIT and FINAL only (result.ends_only)."""
-    seconds = opts.get("drift_step_seconds", 60)
     offsets, per_node = [0.0, 0.0015], 1
-    result = Result("drift_step", f"probe {seconds} s, 2 nodes x 1 rank (0, 1.5 ms), node 1's clock "
-                    f"{STEP_RATE * 1e6:g} ppm fast from mid-run on, measured every "
-                    f"{STEP_INTERVAL_MS} ms")
+    result = Result(name, f"probe {seconds} s, 2 nodes x 1 rank (0, 1.5 ms), node 1's clock "
+                    f"{description}, measured every {STEP_INTERVAL_MS} ms")
     if not os.path.exists(build.shim):
         raise CaseError(f"not built: {build.shim}")
     # Node 1's namespace clock is this host's CLOCK_MONOTONIC plus its offset (htrace-cluster-run).
-    step_at = time.monotonic_ns() + round(offsets[1] * 1e9) + round(seconds / 2 * 1e9)
-    rates, steps = [0.0, 0.0], [None, (step_at, STEP_RATE)]
-    archive, truth = probe_run(build, work, result, "drift-step", offsets, per_node, seconds,
-                               rates=rates, steps=steps,
+    start = time.monotonic_ns() + round(offsets[1] * 1e9)
+    rates, steps = [0.0, 0.0], [None, change(start)]
+    archive, truth = probe_run(build, work, result, name.replace("_", "-"), offsets, per_node,
+                               seconds, rates=rates, steps=steps,
                                env_extra={"HTRACE_SYNC_INTERVAL_MS": str(STEP_INTERVAL_MS)})
     result.intervals = seconds * 1000 / STEP_INTERVAL_MS
-    ends_only = Result("drift_step_ends_only", "the same, INIT and FINAL measurements only")
+    ends_only = Result(name + "_ends_only", "the same, INIT and FINAL measurements only")
     out = archive + "-ends-only"
     ends_only.report, ends_only.correct_exit, ends_only.correct_seconds = correct(
         build, archive, out, ["--presync-ends-only"])
     ends_only.compare = compare(build, archive, out, lmin_of(ends_only.report), None, truth)
     result.ends_only = ends_only
     return finish(result, build, archive, work, truth_probes=truth)
+
+
+def case_drift_step(build, work, opts):
+    """A drift that steps at mid-run."""
+    seconds = opts.get("drift_step_seconds", 60)
+    return rate_change_run(build, work, "drift_step", seconds,
+                           f"{STEP_RATE * 1e6:g} ppm fast from mid-run on",
+                           lambda start: (start + round(seconds / 2 * 1e9), STEP_RATE))
+
+
+def case_drift_ramp(build, work, opts):
+    """A drift that ramps over the middle half of the run, as an oscillator warming up."""
+    seconds = opts.get("drift_ramp_seconds", 30)
+    return rate_change_run(build, work, "drift_ramp", seconds,
+                           f"from 0 to {STEP_RATE * 1e6:g} ppm fast over the middle half",
+                           lambda start: (start + round(seconds / 4 * 1e9), STEP_RATE,
+                                          round(seconds / 2 * 1e9)))
 
 
 def case_hpcc_1host(build, work, opts):
@@ -443,6 +473,7 @@ CASES = {
     "hpcc_none": case_hpcc_none,
     "drift": case_drift,
     "drift_step": case_drift_step,
+    "drift_ramp": case_drift_ramp,
     "hpcc_1host": case_hpcc_1host,
     "raw_4x2": case_raw_4x2,
     "pwscf_none": case_pwscf_none,
@@ -526,15 +557,17 @@ def bounds(result):
             (f"the trace bounds the inter-node l_min: {seen.get('mpi_inter')} ns "
              f"({seen_by.get('mpi_inter')})", seen.get("mpi_inter") is not None),
         ] + error_bounds(err, 2000, 10_000)
-    if result.case == "drift_step":
+    if result.case in ("drift_step", "drift_ramp"):
         ends_truth = result.ends_only.compare.get("truth", {})
         raw = c.get("truth_in", {}).get("abs_error_ns", {})
         worst, ends_worst = (t.get("worst_location_median_ns", 1 << 62) for t in (truth, ends_truth))
         counts = [c.get("clock_measurements", 0) for c in r.get("location_clocks", [])]
         ends_counts = [c.get("clock_measurements", 0) for c in result.ends_only.report.get("location_clocks", [])]
+        # The change is there: by the end the tracer's own timestamps drift 20 ppm x 30 s = 600 us
+        # after the step, 20 ppm x 15 s = 300 us after the ramp.
+        raw_min = 300_000 if result.case == "drift_step" else 150_000
         checks += [
-            # The step is there: the tracer's own timestamps drift 20 ppm x 30 s = 600 us by the end.
-            (f"before correction: max error {raw.get('max')} ns >= 300000 ns", raw.get("max", 0) >= 300_000),
+            (f"before correction: max error {raw.get('max')} ns >= {raw_min} ns", raw.get("max", 0) >= raw_min),
             # One measurement per interval, give or take the first and last: pacing gone wrong
             # leaves gaps of seconds, where a kink costs tens of microseconds.
             (f"clock measurements per location {counts}, about {result.intervals:g} (one per interval)",
