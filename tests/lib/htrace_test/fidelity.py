@@ -84,8 +84,10 @@ class Result:
     trace_seconds: float = 0.0
     correct_seconds: float = 0.0
     copy: dict = field(default_factory=dict)  # what opts["copy"] measured (the benchmark's)
-    ends_only: "Result" = None  # drift_step, drift_ramp: the same trace corrected with INIT and FINAL only
-    intervals: float = 0.0  # drift_step, drift_ramp: the run's length in measurement intervals
+    # drift_step, drift_ramp: the same trace corrected with INIT and FINAL only, and the run's
+    # length in measurement intervals
+    ends_only: "Result" = None
+    intervals: float = 0.0
 
 
 def run(cmd, *, env=None, cwd=None, timeout=300, what="command"):
@@ -216,7 +218,8 @@ def shim_reading(t, rate, change=None):
     if change is not None and t > change[0]:
         at, new_rate, ramp = (tuple(change) + (0,))[:3]
         since = t - at
-        reading += (new_rate - rate) * (since - ramp / 2 if since >= ramp else since * since / (2 * ramp))
+        changed = since - ramp / 2 if since >= ramp else since * since / (2 * ramp)
+        reading += (new_rate - rate) * changed
     return reading
 
 
