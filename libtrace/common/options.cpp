@@ -150,7 +150,8 @@ const std::vector<const char*>& non_library_variables() {
       // tests/cluster/htrace-cluster-run: the emulated nodes (ground truth for htrace-clockcheck).
       "HTRACE_CLUSTER_OFFSETS", "HTRACE_CLUSTER_RANKS_PER_NODE", "HTRACE_TIMENS_EXEC",
       // The clock tests' rate shim and error bound.
-      "HTRACE_TEST_CLOCK_RATES", "HTRACE_TEST_CLOCK_RANK_OFFSETS", "HTRACE_CLOCK_TEST_BOUND_NS",
+      "HTRACE_TEST_CLOCK_RATES", "HTRACE_TEST_CLOCK_RATE_STEPS", "HTRACE_TEST_CLOCK_RANK_OFFSETS",
+      "HTRACE_CLOCK_TEST_BOUND_NS",
       // Test drivers: tools under test, examples, kept files.
       "HTRACE_CORRECT", "HTRACE_LIBOMP", "HTRACE_EXAMPLES_DIR", "HTRACE_FIDELITY_TOOLS",
       "HTRACE_FIDELITY_KEEP", "HTRACE_KEEP_TEST_FILES",
