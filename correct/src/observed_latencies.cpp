@@ -8,7 +8,12 @@
 //    round trip: min(A->B) + min(B->A) = true min(A->B) + true min(B->A) for a constant o, and
 //    l_min (a bound of every latency) is at most their mean. That assumes o constant between the
 //    two minima (the pre-synchronization removed the drift) and is the only upper estimate a trace
-//    of unsynchronized clocks gives.
+//    of unsynchronized clocks gives. Where the pre-synchronization is poor (a drift that changed
+//    between two measurements), o varies over the run by more than a latency and the two minima,
+//    taken at different times, sum to less than 0; such pairs are observed again per time window
+//    (kWindowNs), in which o is nearly constant, and the smallest windowed round trip counts. An
+//    l_min the trace cannot cap is dangerous: a run of round trips faster than 2 l_min is
+//    stretched by the difference on every one (tens of milliseconds over a minute of ping-pong).
 // Collectives count like messages: a member's end that depends on another member's begin (the
 // collective's pattern says which) is that begin's message, and the latest such begin its tightest
 // one. Within one clock the gap bounds l_min; across clocks the offset cancels in the round trip of
@@ -18,12 +23,17 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace htrace::correct {
 namespace {
 
 constexpr int64_t kNone = kNoTime;
+// A window of the timeline short enough that an offset whose pre-synchronization is off by a
+// drift of tens of ppm changes by well under a latency within it (20 ppm: 200 ns).
+constexpr int64_t kWindowNs = 10'000'000;
 
 int64_t smaller(int64_t a, int64_t b) {
   if (a == kNone) return b;
@@ -38,6 +48,12 @@ int64_t bound_from(int64_t latency) {
 }
 
 class LatencyObserver {
+  // The smallest gap seen from src's event to dst's (a receive or a collective's end), and what
+  // kind of relation showed it (kByMessage, kByCollective).
+  struct PairMinimum {
+    int64_t latency, by;
+  };
+
 public:
   explicit LatencyObserver(ReplayState& s) : s_(s), m_(s.model), defs_(*s.ctx.defs) {}
 
@@ -45,6 +61,14 @@ public:
     enter_local_inputs();
     observe_receives();
     return combine();
+  }
+
+  // Per pair the round trips of messages within one time window; only for the pairs whose
+  // whole-run round trip came out negative (combine() sets windowed_).
+  void observe_windows() {
+    pairs_.clear();
+    last_key_ = UINT64_MAX;
+    observe_receives();
   }
 
 private:
@@ -81,7 +105,7 @@ private:
         switch (ch.type) {
         case ChannelType::P2P:
           if (ch.input != kNone)
-            note_pair(m_.channels.src(ch), loc.process, t - ch.input, kByMessage);
+            note_pair(m_.channels.src(ch), loc.process, t - ch.input, kByMessage, t);
           break;
         case ChannelType::Local: {
           const int64_t v = s_.local_values(ch).original.excluding(loc.location);
@@ -91,7 +115,7 @@ private:
         case ChannelType::Collective: {
           const CollectiveInstance& c = s_.collective(ch);
           const auto d = c.latest_input_dependency(s_.member(loc.process, ch));
-          if (d.begin != kNone) note_pair(d.process, loc.process, t - d.begin, kByCollective);
+          if (d.begin != kNone) note_pair(d.process, loc.process, t - d.begin, kByCollective, t);
           break;
         }
         }
@@ -99,8 +123,16 @@ private:
     }
   }
 
-  void note_pair(uint32_t src, uint32_t dst, int64_t latency, int64_t by) {
-    const uint64_t key = uint64_t(src) << 32 | dst;
+  void note_pair(uint32_t src, uint32_t dst, int64_t latency, int64_t by, int64_t at) {
+    if (!windowed_.empty()) {
+      if (windowed_.count(pair_key(std::min(src, dst), std::max(src, dst))) == 0) return;
+      // Pairs are 32-bit process ids; the window takes the key's place in a separate map.
+      auto [it, added] =
+          windows_.try_emplace({pair_key(src, dst), at / kWindowNs}, PairMinimum{latency, by});
+      if (!added && latency < it->second.latency) it->second = {latency, by};
+      return;
+    }
+    const uint64_t key = pair_key(src, dst);
     if (key != last_key_)
       last_ = &pairs_.try_emplace(key, PairMinimum{latency, by}).first->second, last_key_ = key;
     if (latency < last_->latency) *last_ = {latency, by};
@@ -120,35 +152,62 @@ private:
     ObservedLatencies o;
     for (const auto& [key, m] : pairs) {
       const auto src = static_cast<uint32_t>(key >> 32), dst = static_cast<uint32_t>(key);
-      ObservedLatency bound;
       if (defs_.share_clock(src, dst)) {
-        bound = {bound_from(m.latency), m.by};
+        keep(o, src, dst, {bound_from(m.latency), m.by});
       } else if (src < dst) { // each round trip once
-        auto back = pairs.find(uint64_t(dst) << 32 | src);
-        if (back != pairs.end())
-          bound = {bound_from((m.latency + back->second.latency) / 2),
-                   kRoundTrip | m.by | back->second.by};
+        auto back = pairs.find(pair_key(dst, src));
+        if (back == pairs.end()) continue;
+        const ObservedLatency bound = round_trip(m, back->second);
+        if (bound.ns == kNone) windowed_.insert(key);
+        keep(o, src, dst, bound);
       }
-      ObservedLatency& cls = s_.ctx.latencies.same_node(src, dst) ? o.intra : o.inter;
-      if (bound.ns != kNone && (cls.ns == kNone || bound.ns < cls.ns)) cls = bound;
     }
+    // Every rank holds every pair, so all of them take this branch or none.
+    if (!windowed_.empty()) combine_windows(o);
     int64_t omp = omp_ == kNone ? std::numeric_limits<int64_t>::max() : omp_;
     s_.ranks.allreduce_min(&omp, 1); // kNoTime, the smallest int64, travels as the largest
     if (omp != std::numeric_limits<int64_t>::max()) o.omp = {omp, kByOpenMp};
     return o;
   }
 
+  void combine_windows(ObservedLatencies& o) {
+    observe_windows();
+    std::vector<int64_t> mine;
+    mine.reserve(windows_.size() * 4);
+    for (const auto& [at, m] : windows_)
+      mine.insert(mine.end(), {static_cast<int64_t>(at.first), at.second, m.latency, m.by});
+    const std::vector<int64_t> all = s_.ranks.allgather(mine.data(), mine.size());
+    std::map<std::pair<uint64_t, int64_t>, PairMinimum> windows;
+    for (size_t i = 0; i + 3 < all.size(); i += 4)
+      windows.emplace(std::make_pair(static_cast<uint64_t>(all[i]), all[i + 1]),
+                      PairMinimum{all[i + 2], all[i + 3]});
+    for (const auto& [at, m] : windows) {
+      const auto src = static_cast<uint32_t>(at.first >> 32), dst = static_cast<uint32_t>(at.first);
+      if (src > dst) continue;
+      auto back = windows.find({pair_key(dst, src), at.second});
+      if (back != windows.end()) keep(o, src, dst, round_trip(m, back->second));
+    }
+  }
+
+  static ObservedLatency round_trip(const PairMinimum& there, const PairMinimum& back) {
+    return {bound_from((there.latency + back.latency) / 2), kRoundTrip | there.by | back.by};
+  }
+
+  void keep(ObservedLatencies& o, uint32_t src, uint32_t dst, const ObservedLatency& bound) {
+    ObservedLatency& cls = s_.ctx.latencies.same_node(src, dst) ? o.intra : o.inter;
+    if (bound.ns != kNone && (cls.ns == kNone || bound.ns < cls.ns)) cls = bound;
+  }
+
+  static uint64_t pair_key(uint32_t src, uint32_t dst) { return uint64_t(src) << 32 | dst; }
+
   ReplayState& s_;
   LocalModel& m_;
   const Definitions& defs_;
-  // The smallest gap seen from src's event to dst's (a receive or a collective's end), and what
-  // kind of relation showed it (kByMessage, kByCollective).
-  struct PairMinimum {
-    int64_t latency, by;
-  };
   std::unordered_map<uint64_t, PairMinimum> pairs_; // src<<32|dst
   uint64_t last_key_ = UINT64_MAX;                  // messages come in runs of one pair
   PairMinimum* last_ = nullptr;
+  std::unordered_set<uint64_t> windowed_; // pairs (lower process first) observed per window
+  std::map<std::pair<uint64_t, int64_t>, PairMinimum> windows_; // (src<<32|dst, window)
   int64_t omp_ = kNone;
 };
 

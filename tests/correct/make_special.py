@@ -14,7 +14,10 @@ Usage: make_special.py OUT_DIR cycle | unreceived | taskwait-in-barrier | clock-
          with true latencies of 300 to 870 ns, while the archive's MIN_LATENCY_INTRA_NS says 1000;
          each receive and the Leave after it share a timestamp. Consistent: nothing may move.
   latencies-offset: the same without domains, rank 1's clock 2000 ns ahead: every reply arrives
-         before it was sent, but the round trips still show the 300 ns minimum."""
+         before it was sent, but the round trips still show the 300 ns minimum.
+  latencies-drifting: the same, one ping-pong every 10 ms, rank 1's clock 2000 ns ahead and
+         drifting 10 ppm: over the 190 ms the offset grows by 1.9 us, so the two directions' minima,
+         taken 190 ms apart, sum to less than 0; within one ping-pong the offset is constant."""
 import sys
 import _otf2
 import otf2
@@ -93,8 +96,12 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
         locs, world, main = two_ranks(trace, node)
         send, recv = (trace.definitions.region(n, paradigm=Paradigm.MPI) for n in ("MPI_Send", "MPI_Recv"))
         w = [trace.event_writer_from_location(l) for l in locs]
-        ahead = [0, 2000 if kind == "latencies-offset" else 0]
-        R = lambda r, t: 100 * US + t + ahead[r]  # recorded time of process r at true time t
+        drifting = kind == "latencies-drifting"
+        ahead = [0, 2000 if kind != "latencies-domain" else 0]
+        drift = [0, 1e-5 if drifting else 0]
+
+        def R(r, t):  # recorded time of process r at true time t
+            return 100 * US + t + ahead[r] + round(drift[r] * t)
         for r in range(2):
             w[r].enter(R(r, 0), main)
         t = 1 * US
@@ -106,6 +113,8 @@ with otf2.writer.open(out, timer_resolution=1000000000) as trace:
                 w[dst].enter(R(dst, t - 500), recv); w[dst].mpi_recv(R(dst, t + 10 + lat), src, world, 0, 8)
                 w[dst].leave(R(dst, t + 10 + lat), recv)
                 t += 2 * US
+            if drifting:
+                t += 10_000 * US
         for r in range(2):
             w[r].leave(R(r, t), main)
         _otf2.Archive_SetProperty(trace.handle, "HTRACE::CLOCK::TIMEBASE", "global", False)

@@ -318,6 +318,17 @@ def case_observed_latencies():
            and clocks[0]["events_moved"] == clocks[0]["events_moved_beyond_error"] == sum(m != 0 for m in moves),
            "per-location report of rank 0's moves %s: %s" % (max(moves), clocks[0]))
 
+    # An offset that drifts over the run: the whole run's minima sum to less than 0, and the
+    # round trips within one time window still show the 300 ns (else l_min stays at 1000 ns,
+    # above every latency, and each ping-pong would be stretched by 1400 ns).
+    archive = build_special("lat-drifting", "latencies-drifting")
+    out = os.path.join(work, "out-drifting")
+    rep = json.loads(run([TOOL, "--json", archive, out]).stdout)
+    expect(rep["lmin_ns"]["observed_bound"]["mpi_intra"] == 300 and rep["lmin_ns"]["mpi_intra"] == 300
+           and rep["lmin_ns"]["observed_by"]["mpi_intra"] == "round trips of messages across clocks",
+           "drifting clocks: the windowed round trips bound l_min at 300 ns: %s" % rep["lmin_ns"])
+    expect(sum(rep["violations_after"].values()) == 0, "none after: %s" % rep["violations_after"])
+
 
 def case_output_rules():
     skewed = build("skewed", "--shift", str(SHIFT))
