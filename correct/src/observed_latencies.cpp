@@ -63,14 +63,6 @@ public:
     return combine();
   }
 
-  // Per pair the round trips of messages within one time window; only for the pairs whose
-  // whole-run round trip came out negative (combine() sets windowed_).
-  void observe_windows() {
-    pairs_.clear();
-    last_key_ = UINT64_MAX;
-    observe_receives();
-  }
-
 private:
   // Each contribution's input time where this rank's receivers see it (round 0 brought the other
   // ranks'). The forward replay enters the same values again (the aggregates keep maxima).
@@ -126,7 +118,6 @@ private:
   void note_pair(uint32_t src, uint32_t dst, int64_t latency, int64_t by, int64_t at) {
     if (!windowed_.empty()) {
       if (windowed_.count(pair_key(std::min(src, dst), std::max(src, dst))) == 0) return;
-      // Pairs are 32-bit process ids; the window takes the key's place in a separate map.
       auto [it, added] =
           windows_.try_emplace({pair_key(src, dst), at / kWindowNs}, PairMinimum{latency, by});
       if (!added && latency < it->second.latency) it->second = {latency, by};
@@ -170,8 +161,12 @@ private:
     return o;
   }
 
+  // The pairs whose whole-run round trip came out negative (windowed_), observed again per time
+  // window: each direction's smallest latency within the window.
   void combine_windows(ObservedLatencies& o) {
-    observe_windows();
+    pairs_.clear();
+    last_key_ = UINT64_MAX;
+    observe_receives();
     std::vector<int64_t> mine;
     mine.reserve(windows_.size() * 4);
     for (const auto& [at, m] : windows_)
