@@ -1,6 +1,7 @@
 #include "correct/report.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <iomanip>
 
@@ -85,6 +86,14 @@ void print_text(const Report& r, std::ostream& out) {
       << " ns, inter-node " << r.lmin_inter << " ns, OpenMP " << r.lmin_omp << " ns\n";
   out << "    the trace shows at most: intra-node " << observed(r, 0) << ", inter-node "
       << observed(r, 1) << ", OpenMP " << observed(r, 2) << "\n";
+  // Only a command-line value can stay above what the trace shows (the others are lowered).
+  const std::array<int64_t, 3> used{r.lmin_intra, r.lmin_inter, r.lmin_omp};
+  static const char* const kClassNames[3] = {"intra-node", "inter-node", "OpenMP"};
+  for (int k = 0; k < 3; ++k)
+    if (r.lmin_observed[k] != kNoTime && used[k] > r.lmin_observed[k])
+      out << "  warning: the " << kClassNames[k] << " minimum latency " << used[k]
+          << " ns is above what the trace shows: every round trip faster than twice it is "
+             "stretched, and the stretch adds up over a run\n";
   print_clocks(r, out);
   out << "  logical messages / violations before / after:\n";
   for (int k = 0; k < kMessageKinds; ++k)

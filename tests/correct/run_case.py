@@ -328,6 +328,12 @@ def case_observed_latencies():
            and rep["lmin_ns"]["observed_by"]["mpi_intra"] == "round trips of messages across clocks",
            "drifting clocks: the windowed round trips bound l_min at 300 ns: %s" % rep["lmin_ns"])
     expect(sum(rep["violations_after"].values()) == 0, "none after: %s" % rep["violations_after"])
+    # An l_min from the command line is kept as given; above what the trace shows, the report warns.
+    warning = "intra-node minimum latency 1000 ns is above what the trace shows"
+    text = run([TOOL, "--check", "--lmin-intra", "1000", archive]).stdout
+    expect(warning in text, "warned of --lmin-intra 1000 above the trace's 300 ns:\n%s" % text)
+    text = run([TOOL, "--check", archive]).stdout
+    expect("warning" not in text, "no warning with the trace's own bound:\n%s" % text)
 
 
 def case_output_rules():
