@@ -320,7 +320,7 @@ def case_observed_latencies():
 
     # An offset that drifts over the run: the whole run's minima sum to less than 0, and the
     # round trips within one time window still show the 300 ns (else l_min stays at 1000 ns,
-    # above every latency, and each ping-pong would be stretched by 1400 ns).
+    # above every latency, and each ping-pong would be stretched, by up to 1400 ns).
     archive = build_special("lat-drifting", "latencies-drifting")
     out = os.path.join(work, "out-drifting")
     rep = json.loads(run([TOOL, "--json", archive, out]).stdout)
