@@ -8,8 +8,8 @@ usage: run.py --build DIR [--tools DIR] [--cases a,b,...] [--work DIR] [--copy] 
            lets an older build, which has no fidelity tools, be measured with the same instrument
   --cases  comma-separated subset of the cases of tests/lib/htrace_test/fidelity.py (CASES):
            pingpong_1host, demo_ring, ring_none, ring_none_4nodes, hpcc_none, drift, drift_step,
-           drift_ramp,
-           raw_4x2, hpcc_1host, pwscf_none, pwscf_none_2pn, pwscf_none_4nodes (default: all)
+           drift_ramp, raw_4x2, hpcc_1host, pwscf_none, pwscf_none_2pn, pwscf_none_4nodes
+           (default: all)
   --copy   also time the correction against a plain OTF2 copy (the build's bench/correct) on the
            single-host cases
   --json   write every case's raw measurements (report, comparison) to FILE

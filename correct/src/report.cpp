@@ -84,11 +84,13 @@ void print_text(const Report& r, std::ostream& out) {
         << " events evaluated again\n";
   out << "  minimum latency (" << r.lmin_source << "): MPI intra-node " << r.lmin_intra
       << " ns, inter-node " << r.lmin_inter << " ns, OpenMP " << r.lmin_omp << " ns\n";
-  out << "    the trace shows at most: intra-node " << observed(r, 0) << ", inter-node "
-      << observed(r, 1) << ", OpenMP " << observed(r, 2) << "\n";
+  static const char* const kClassNames[3] = {"intra-node", "inter-node", "OpenMP"};
+  out << "    the trace shows at most: ";
+  for (int k = 0; k < 3; ++k)
+    out << (k ? ", " : "") << kClassNames[k] << " " << observed(r, k);
+  out << "\n";
   // Only a command-line value can stay above what the trace shows (the others are lowered).
   const std::array<int64_t, 3> used{r.lmin_intra, r.lmin_inter, r.lmin_omp};
-  static const char* const kClassNames[3] = {"intra-node", "inter-node", "OpenMP"};
   for (int k = 0; k < 3; ++k)
     if (r.lmin_observed[k] != kNoTime && used[k] > r.lmin_observed[k])
       out << "  warning: the " << kClassNames[k] << " minimum latency " << used[k]
