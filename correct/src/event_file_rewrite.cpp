@@ -44,7 +44,7 @@ std::optional<int64_t> rewrite_event_file(const std::string& in, const std::stri
                                           size_t chunk_size, TimeSource& times,
                                           const TypeCounts& expected) {
   {
-    format::MappedFile file(in);
+    format::MappedFile file(in, format::MappedFile::kSmallFile);
     format::EventFileParser parser(file.data(), file.size(), chunk_size);
     EventFileWriter writer(out, chunk_size);
     std::array<int64_t, TimeSource::kChunk> corrected, input;

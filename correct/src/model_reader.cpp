@@ -68,7 +68,7 @@ bool decode_location(const ReadPlan& plan, const LocationInfo& info,
   const std::string path = format::event_file_path(plan.event_dir, info.id);
   std::optional<format::MappedFile> file;
   try {
-    file.emplace(path);
+    file.emplace(path, format::MappedFile::kSmallFile);
   } catch (const std::runtime_error&) {
     return false; // (OTF2's reader says what is wrong, naming the location)
   }

@@ -1,6 +1,7 @@
 #include "format/event_decoder.h"
 
 #include "format/event_file.h"
+#include "format/record_tables.h"
 
 #include <algorithm>
 #include <array>
@@ -137,10 +138,6 @@ const char* attribute_list_error(const uint8_t* list) {
 } // namespace
 
 bool IdMaps::set(OTF2_MappingType type, const OTF2_IdMap* map) {
-  if (type >= OTF2_MAPPING_MAX || tables_[type].present) return false;
-  Table& t = tables_[type];
-  t.present = true;
-  empty_ = false;
   std::vector<std::pair<uint64_t, uint64_t>> pairs;
   OTF2_IdMap_Traverse(
       map,
@@ -148,6 +145,14 @@ bool IdMaps::set(OTF2_MappingType type, const OTF2_IdMap* map) {
         static_cast<std::vector<std::pair<uint64_t, uint64_t>>*>(u)->emplace_back(local, global);
       },
       &pairs);
+  return set(type, std::move(pairs));
+}
+
+bool IdMaps::set(OTF2_MappingType type, std::vector<std::pair<uint64_t, uint64_t>> pairs) {
+  if (type >= OTF2_MAPPING_MAX || tables_[type].present) return false;
+  Table& t = tables_[type];
+  t.present = true;
+  empty_ = false;
   std::sort(pairs.begin(), pairs.end());
   // A local id listed twice: which one OTF2 would use is its implementation's choice.
   if (std::adjacent_find(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
@@ -173,6 +178,63 @@ uint64_t IdMaps::sparse_lookup(const Table& t, uint64_t id) {
   return it != t.sparse.end() && it->first == id ? it->second : id;
 }
 
+namespace {
+
+// The number of Metric records (record_tables.h numbering).
+const int kMetricType = [] {
+  for (int type = 0; type < event_record_type_count(); ++type)
+    if (std::strcmp(event_record_name(type), "Metric") == 0) return type;
+  return -1;
+}();
+
+// A Metric record as OTF2's reader decodes it: the metric (mapped), the count, then each value's
+// type and value (a compressed 64-bit integer, whatever the type).
+DecodeStatus decode_metric(OTF2_EvtReaderCallback_Metric metric, const uint8_t* p,
+                           const uint8_t* end, OTF2_LocationRef location, OTF2_TimeStamp time,
+                           uint64_t position, void* user, const IdMaps* maps) {
+  OTF2_MetricRef ref;
+  uint8_t n;
+  if (!read_field(p, end, ref) || !read_field(p, end, n)) return DecodeStatus::Malformed;
+  if (maps) ref = static_cast<OTF2_MetricRef>(maps->map(OTF2_MAPPING_METRIC, ref));
+  std::array<OTF2_Type, 256> types;
+  std::array<OTF2_MetricValue, 256> values;
+  for (unsigned i = 0; i < n; ++i) {
+    uint64_t value;
+    if (!read_field(p, end, types[i]) || !read_field(p, end, value)) return DecodeStatus::Malformed;
+    values[i].unsigned_int = value;
+  }
+  return done(metric(location, time, position, user, nullptr, ref, n, types.data(), values.data()));
+}
+
+// One event: its attribute list checked, its fields decoded into its callback (or `other`).
+// Returns why it failed, or nullptr.
+inline const char* decode_one(const RawEvent& e, uint64_t position,
+                              const EventDecodeCallbacks& callbacks, OtherEventFn other,
+                              OTF2_LocationRef location, void* user, const IdMaps* maps,
+                              OTF2_EvtReaderCallback_Metric metric) {
+  if (e.begin[0] == EventFileParser::kAttributeList) {
+    if (const char* why = attribute_list_error(e.begin)) return why;
+  }
+  DecodeStatus s =
+      metric && e.type == kMetricType
+          ? decode_metric(metric, e.fields, e.end, location, e.time, position, user, maps)
+          : decode_fields(callbacks, e.type, e.fields, e.end, location, e.time, position, user,
+                          maps);
+  if (s == DecodeStatus::NoCallback) {
+    if (!fields_valid(e.type, e.fields, e.end)) {
+      s = DecodeStatus::Malformed;
+    } else {
+      other(user, e.time, e.type);
+      return nullptr;
+    }
+  }
+  if (s == DecodeStatus::Malformed) return "a record's fields are not encoded as OTF2 reads them";
+  if (s == DecodeStatus::Interrupted) return "interrupted by a callback";
+  return nullptr;
+}
+
+} // namespace
+
 DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_size,
                               const EventDecodeCallbacks& callbacks, OtherEventFn other,
                               OTF2_LocationRef location, void* user, const IdMaps* maps) {
@@ -180,31 +242,22 @@ DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_siz
   uint64_t position = 0;
   DecodeError error;
   const bool read = parser.for_each([&](const RawEvent& e) {
-    ++position;
     error.offset = static_cast<size_t>(e.begin - data);
-    if (e.begin[0] == EventFileParser::kAttributeList) {
-      error.why = attribute_list_error(e.begin);
-      if (error.why) return false;
-    }
-    DecodeStatus s =
-        decode_fields(callbacks, e.type, e.fields, e.end, location, e.time, position, user, maps);
-    if (s == DecodeStatus::NoCallback) {
-      if (!fields_valid(e.type, e.fields, e.end)) {
-        s = DecodeStatus::Malformed;
-      } else {
-        other(user, e.time, e.type);
-        return true;
-      }
-    }
-    if (s == DecodeStatus::Malformed)
-      error.why = "a record's fields are not encoded as OTF2 reads them";
-    if (s == DecodeStatus::Interrupted) error.why = "interrupted by a callback";
-    return s == DecodeStatus::Done;
+    error.why = decode_one(e, ++position, callbacks, other, location, user, maps, nullptr);
+    return error.why == nullptr;
   });
   if (read) return {};
   if (error) return error;
   if (parser.error()) return {parser.error(), parser.error_offset()};
   return {"unreadable event file", 0};
+}
+
+DecodeError decode_event(const RawEvent& event, const uint8_t* file, uint64_t position,
+                         const EventDecodeCallbacks& callbacks, OtherEventFn other,
+                         OTF2_LocationRef location, void* user, const IdMaps* maps,
+                         OTF2_EvtReaderCallback_Metric metric) {
+  const char* why = decode_one(event, position, callbacks, other, location, user, maps, metric);
+  return {why, why ? static_cast<size_t>(event.begin - file) : 0};
 }
 
 } // namespace htrace::format

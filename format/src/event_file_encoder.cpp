@@ -14,8 +14,9 @@ bool EventFileEncoder::open(const std::string& path, std::size_t chunk_size,
                             void (*before_write)()) {
   path_ = path;
   before_write_ = before_write;
-  // Room for the largest generated event (length byte < 255) in a chunk.
-  if (chunk_size < kChunkHeaderSize + kTimestampSize + 2 + 255 + kEndOfFileSize) {
+  // Room for the largest generated event (length byte < 255), with an attribute list, in a chunk.
+  if (chunk_size <
+      kChunkHeaderSize + kTimestampSize + kMaxOneAttributeList + kMaxEventSize + kEndOfFileSize) {
     error_ = EINVAL;
     return false;
   }

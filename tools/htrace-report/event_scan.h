@@ -1,6 +1,8 @@
-// Streams every event of an archive once, in timestamp order across locations (OTF2's global
-// event reader merges the per-location files, holding one chunk per location), and hands the
-// events a report needs to its sinks. Memory: OTF2's buffers per location, nothing per event.
+// Streams every event of an archive once, in timestamp order across locations, and hands the
+// events a report needs to its sinks. Uncompressed POSIX archives without clock offsets are merged
+// straight from their event files (format/event_merge.h: no open file per location, a few hundred
+// bytes and a bounded window of the mapped file per location); others go through OTF2's global
+// event reader (an open file and a buffered chunk per location). Nothing per event either way.
 #pragma once
 
 #include "archive_defs.h"

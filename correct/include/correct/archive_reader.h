@@ -7,6 +7,7 @@
 #include "correct/definitions.h"
 #include "correct/rank_group.h"
 #include "format/event_decoder.h"
+#include "format/local_definitions.h"
 
 #include <cstdint>
 #include <memory>
@@ -32,7 +33,7 @@ public:
   uint64_t event_chunk_size() const { return event_chunk_; }
   uint64_t def_chunk_size() const { return def_chunk_; }
   // Where the event files can be read directly (event_file.h); empty if they cannot.
-  const std::string& event_dir() const { return event_dir_; }
+  const std::string& event_dir() const { return layout_.event_dir; }
   // Selects the locations of `processes` and reads their local definitions. A location's local
   // definition file (its id mappings) must be there, and not empty, unless the archive has none
   // at all (see correct/README.md).
@@ -57,10 +58,8 @@ private:
   std::unique_ptr<OTF2_Reader, Close> reader_;
   std::string anchor_;
   bool evt_open_ = false;
-  bool local_defs_required_ = false;
   uint64_t event_chunk_ = 0, def_chunk_ = 0;
-  std::string event_dir_;
-  bool known_format_ = false;
+  format::EventFileLayout layout_;
   std::unordered_set<OTF2_LocationRef> rewritten_by_definitions_; // clock offsets
   std::unordered_map<OTF2_LocationRef, format::IdMaps> id_maps_;
 };

@@ -40,6 +40,8 @@ public:
   // Copies `map` as the table of `type`; false if `type` has one already, is unknown, or `map`
   // lists a local id twice (then the location is left to OTF2's reader).
   bool set(OTF2_MappingType type, const OTF2_IdMap* map);
+  // The same from (local, global) pairs in any order.
+  bool set(OTF2_MappingType type, std::vector<std::pair<uint64_t, uint64_t>> pairs);
   bool empty() const { return empty_; }
   uint64_t map(OTF2_MappingType type, uint64_t id) const {
     const Table& t = tables_[type];
@@ -67,6 +69,17 @@ private:
 DecodeError decode_event_file(const uint8_t* data, size_t size, size_t chunk_size,
                               const EventDecodeCallbacks& callbacks, OtherEventFn other,
                               OTF2_LocationRef location, void* user, const IdMaps* maps = nullptr);
+
+struct RawEvent;
+
+// Decodes one event of an event file as decode_event_file decodes each (for readers that interleave
+// the events of many files). `file`: the start of the file, for the error's offset; `position`: the
+// event's number in its file, from 1. `metric`, if set, gets Metric records, which the generated
+// callbacks leave out (their fields are arrays); without it they go to `other`.
+DecodeError decode_event(const RawEvent& event, const uint8_t* file, uint64_t position,
+                         const EventDecodeCallbacks& callbacks, OtherEventFn other,
+                         OTF2_LocationRef location, void* user, const IdMaps* maps = nullptr,
+                         OTF2_EvtReaderCallback_Metric metric = nullptr);
 
 } // namespace htrace::format
 #endif

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,19 +27,30 @@
 
 namespace htrace::format {
 
-// A whole file mapped read-only. Throws std::runtime_error naming the path.
+// A whole file mapped read-only, or, if smaller than `copy_below` bytes, read into memory: for a
+// small file that is cheaper (unmapping it flushes the TLB, the process's largest cost when
+// thousands of small event files are read). Throws std::runtime_error naming the path.
 class MappedFile {
 public:
-  explicit MappedFile(const std::string& path);
+  static constexpr size_t kSmallFile = 64 * 1024; // a `copy_below` for readers of many files
+  explicit MappedFile(const std::string& path, size_t copy_below = 0);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  bool mapped() const { return data_ && !copy_; }
+  // For readers that keep many files mapped at once: hints that the file is read front to back,
+  // and gives back the resident pages wholly before byte `offset` (read again from the page
+  // cache if touched again). Both are hints: errors are ignored.
+  void advise_sequential();
+  void release_before(size_t offset);
 
 private:
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  size_t released_ = 0;             // bytes from the start already given back (whole pages)
+  std::unique_ptr<uint8_t[]> copy_; // a small file's bytes (then data_ points here)
 };
 
 // One event of an event file: its bytes (with the attribute list before it, if any) and time.
@@ -89,6 +101,17 @@ public:
       if (!next_slow(e)) return error_ == nullptr;
       if (!f(static_cast<const RawEvent&>(e))) return false;
     }
+  }
+  // The next event (one event at a time, for readers that interleave files); false at the end of
+  // the file or on malformed data (then error() != nullptr).
+  bool next(RawEvent& event) {
+    bool got = false;
+    for_each([&](const RawEvent& e) {
+      event = e;
+      got = true;
+      return false;
+    });
+    return got;
   }
   const char* error() const { return error_; }
   // Where the malformed data begins (a byte offset in the file), when error() != nullptr.

@@ -49,6 +49,11 @@ public:
     ++events_;
   }
 
+  /// An attribute list of one uint64 value for the event the caller encodes next, at the same
+  /// `time`. The list belongs to that event, so the chunk keeps room for any event after it.
+  /// False once writing has failed.
+  bool attribute_uint64(OTF2_TimeStamp time, std::uint32_t attribute, std::uint64_t value);
+
   /// Appends an event already in OTF2's encoding (any attribute list, its id, length and fields:
   /// `size` bytes) at `time`. False once writing has failed, or with error() E2BIG for an event
   /// larger than a chunk can hold.
@@ -81,6 +86,11 @@ private:
   static constexpr std::size_t kChunkHeaderSize = 18, kLastEventOffset = 10;
   static constexpr std::size_t kTimestampSize = 1 + sizeof(OTF2_TimeStamp);
   static constexpr std::size_t kEndOfFileSize = 2;
+  /// The largest generated event: id, length byte and fields (< 255 bytes).
+  static constexpr std::size_t kMaxEventSize = 2 + 255;
+  /// [6][length][count][attribute][type][value]: one uint64 attribute at most.
+  static constexpr std::size_t kMaxOneAttributeList = 2 + 1 + 5 + 1 + 9;
+  static constexpr std::uint8_t kAttributeList = 6;
 
   /// Room for `bytes` after the event's timestamp record, which it writes when the time changed
   /// or a chunk begins; nullptr once writing has failed.
@@ -144,6 +154,21 @@ inline std::uint8_t* put_compressed64(std::uint8_t* p, std::uint64_t v) {
 }
 inline std::uint8_t* put_compressed64(std::uint8_t* p, std::int64_t v) {
   return put_compressed64(p, static_cast<std::uint64_t>(v));
+}
+
+inline bool EventFileEncoder::attribute_uint64(OTF2_TimeStamp time, std::uint32_t attribute,
+                                               std::uint64_t value) {
+  std::uint8_t* p = reserve(time, kMaxOneAttributeList + kMaxEventSize);
+  if (p == nullptr) return false;
+  *p++ = kAttributeList;
+  std::uint8_t* const length = p++;
+  p = put_compressed32(p, 1); // entries
+  p = put_compressed32(p, attribute);
+  p = put_byte(p, OTF2_TYPE_UINT64);
+  p = put_compressed64(p, value);
+  *length = static_cast<std::uint8_t>(p - length - 1);
+  pos_ = static_cast<std::size_t>(p - chunk_.get()); // not an event: events_ stays
+  return true;
 }
 
 #include "event_encode.inc"

@@ -1,0 +1,60 @@
+"""htrace-report on an archive of 2,048 locations under `ulimit -n 256`: the events are merged
+straight from the mapped event files (format/event_merge.h), so no file stays open per location and
+peak memory stays far below OTF2's global reader's (a buffered chunk and an open file per location).
+usage: many_locations.py GEN_ARCHIVE HTRACE_REPORT"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+GEN, REPORT = sys.argv[1], sys.argv[2]
+WORK = os.path.join(os.environ["HTRACE_BUILD_DIR"], "tests", "report", "out-many-locations")
+PROCESSES = 2048
+# Peak RSS allowed at 2,048 locations: the tool's own (~12 MB on a small archive), the sinks' state
+# per location (the HTML report's overview and timeline: ~60 kB each) and the files' mapped windows
+# (a few kB each here). Measured: json 38 MB, html 165 MB; OTF2's global reader (given the open
+# files) took 555 MB and 696 MB.
+RSS_LIMIT_KB = {"json": 80 * 1024, "html": 300 * 1024}
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+failures = []
+
+
+def expect(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL: " + what, file=sys.stderr)
+
+
+archive = os.path.join(WORK, "a")
+subprocess.run([GEN, archive, "--processes", str(PROCESSES), "--events", "1000000", "--skew", "5000",
+                "--chunk", str(256 * 1024)], check=True, stdout=subprocess.DEVNULL)
+
+# Under a limit of 256 open files; the child's peak RSS from getrusage, in a wrapper of its own so
+# that the generator's does not count.
+MEASURE = ("import resource, subprocess, sys\n"
+           "rc = subprocess.run(sys.argv[1:]).returncode\n"
+           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+           "sys.exit(rc)\n")
+for fmt, out in (("json", "w.json"), ("html", "r.html")):
+    out = os.path.join(WORK, out)
+    p = subprocess.run(["bash", "-c", 'ulimit -n 256; exec "$@"', "bash", sys.executable, "-c", MEASURE,
+                        REPORT, "--no-progress", "--format", fmt, archive, "-o", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 0, "%s: exit %d: %s" % (fmt, p.returncode, p.stderr))
+    expect(os.path.getsize(out) > 0 if os.path.exists(out) else False, fmt + ": output written")
+    rss = int(lines[-1]) if lines and lines[-1].isdigit() else -1
+    print("%s: peak RSS %d kB (limit %d kB)" % (fmt, rss, RSS_LIMIT_KB[fmt]))
+    expect(0 < rss <= RSS_LIMIT_KB[fmt], "%s: peak RSS %d kB over %d kB" % (fmt, rss, RSS_LIMIT_KB[fmt]))
+
+if os.path.exists(os.path.join(WORK, "w.json")):
+    with open(os.path.join(WORK, "w.json")) as f:
+        report = json.load(f)
+    expect(len(report["locations"]) == PROCESSES, "every location reported")
+    expect(report["events"] > 900000, "every event read: %s" % report["events"])
+
+if failures:
+    sys.exit(1)
+print("ok")
