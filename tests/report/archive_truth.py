@@ -68,13 +68,14 @@ def read(anchor):
         t["recvs"][key] = [(r["location"]._ref, r["time"], r["start"]) for r in receives]
     t["pairs"] = [((s["location"]._ref, s["time"], s["start"]), (r["location"]._ref, r["time"], r["start"]))
                   for s, r in messages.match()[0]]
-    # Blocking collectives of the processes' master locations, on communicators of two or more.
+    # Blocking collectives of the processes' master locations, on communicators of two or more:
+    # {(comm, k): {comm rank: (location ref, start of the enclosing region, root, end record's time)}}.
     for (comm, k), by_rank in collectives.instances().items():
         members = [m._ref for m in comms[comm].group.members]
         for c in by_rank.values():
             ref = c["location"]._ref
             if c["blocking"] and len(members) > 1 and ref in members:
                 root = c["root"] if c["root"] is not None and c["root"] < len(members) else 0
-                t["collectives"][(comm, k)][members.index(ref)] = (ref, c["start"], root)
+                t["collectives"][(comm, k)][members.index(ref)] = (ref, c["start"], root, c["end"])
     t["violations"] = sum(1 for s, r in t["pairs"] if r[1] < s[1])
     return t

@@ -9,6 +9,12 @@
             equal to the reader's; the efficiency table, and with --before the headline figures and
             wait-state changes, equal to --format json's; a screenshot of each section is kept in
             the test's directory
+  html_scale an archive of 2048 ranks (make_wide_archive.py): the page stays below 2.5 MB, loads in
+            headless Chromium within 60 s with no console message and every chart drawn, and
+            summarizes what a screen cannot show one by one: the matrix in at most 64 x 64 blocks
+            of ranks that sum to the archive's messages and bytes, the overview and the detail
+            timeline in at most 64 rows, per-rank times as quartiles, histogram and extreme ranks
+            (the slow rank first), the block size stated on the page
   conditions a hybrid MPI+OpenMP run on two emulated nodes, and tests/correct's generated archives
             with injected process and thread clock errors (OpenMP forks, joins, barriers, locks,
             tasks, taskwaits, taskgroups; a task completed in a barrier; a 0-byte bcast; a
@@ -18,6 +24,12 @@
   perfetto  the JSON export checked record for record: every slice with its exact nanoseconds,
             every message flow from its send's slice to its receive's slice, every collective
             participation flow, process and thread names
+  perfetto_limits
+            the JSON export with --window and --max-events on a longer run: with a window, exactly
+            the slices overlapping it (whole) and the message and collective flows whose two
+            records lie in it; with a cap, at most that many trace events, exactly the slices that
+            start before the cut (whole) and the flows whose two records are before it; the default
+            cap leaves this run whole; what was left out, by rule, on stderr and in otherData
   vite      ViTE 1.2 under Xvfb on the --format vite copies of raw and corrected archives of an MPI
             and a hybrid MPI+OpenMP run and of a salvaged one (a rank called MPI_Abort): nothing on
             stderr but ViTE's start-up noise, every message drawn as an arrow, the copy's events
@@ -279,6 +291,65 @@ def case_html():
         driver.quit()
 
 
+# The bound the scale test holds the page to at 2048 ranks (ECharts alone is 1.1 MB).
+SCALE_RANKS, SCALE_MAX_BYTES, SCALE_MAX_LOAD_S = 2048, 2_500_000, 60
+
+
+def case_html_scale():
+    import time
+    archive = os.path.join(WORK, "wide")
+    run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_wide_archive.py"), archive,
+         str(SCALE_RANKS)])
+    page = os.path.join(WORK, "wide.html")
+    run([REPORT, archive, "-o", page])
+    size = os.path.getsize(page)
+    expect(size < SCALE_MAX_BYTES, "the page of %d ranks is %d bytes, below %d" % (SCALE_RANKS, size, SCALE_MAX_BYTES))
+    messages = SCALE_RANKS * 2
+    driver = browser()
+    try:
+        t = time.time()
+        driver.get("file://" + page)
+        wall = time.time() - t
+        logs = driver.get_log("browser")
+        expect(not logs, "no console message: %s" % logs[:5])
+        expect(wall < SCALE_MAX_LOAD_S, "loaded and drawn in %.1f s, within %d s" % (wall, SCALE_MAX_LOAD_S))
+        colours = driver.execute_script(CHART_PIXELS)
+        expect({"chart-histogram", "chart-matrix-messages", "chart-overview", "chart-detail", "chart-heatmap"} <= set(colours),
+               "charts %s" % sorted(colours))
+        for cid, n in colours.items():
+            expect(n >= 3, "%s is drawn (%d colours)" % (cid, n))
+        d = driver.execute_script("""
+          const D = window.HTRACE_DATA;
+          const sum = m => m.flat().reduce((a, b) => a + b, 0);
+          const compute = D.profile.find(p => p.name === "compute");
+          return {scale: D.scale, side: D.matrix.labels.length, rows: D.matrix.messages.length, block: D.matrix.block,
+                  messages: sum(D.matrix.messages), bytes: sum(D.matrix.bytes), overview: D.timeline.share.length,
+                  detail: D.detail.rows.length, detail_max: Math.max(...D.detail.slices.map(s => s[0])),
+                  ranks: D.ranks.length, locations: Object.keys(D.locations).length,
+                  top: compute.per_rank.top[0], dist: compute.per_rank.dist, hist: compute.per_rank.hist.counts,
+                  extremes: document.querySelectorAll("#rank-extremes tr").length,
+                  notes: [...document.querySelectorAll(".note")].map(e => e.textContent).join(" ")};""")
+        print("%d ranks: %d bytes, loaded in %.1f s; matrix %d x %d (blocks of %d), overview %d rows, detail %d rows, "
+              "%d locations named" % (SCALE_RANKS, size, wall, d["side"], d["side"], d["block"], d["overview"], d["detail"],
+                                      d["locations"]))
+        expect(d["scale"]["summarized"] and d["side"] == d["rows"] <= 64 and d["block"] == SCALE_RANKS // 64,
+               "matrix in at most 64 x 64 blocks: %s" % d)
+        expect(d["messages"] == messages and d["bytes"] == messages * 1024,
+               "the blocks sum to every message (%d) and byte" % d["messages"])
+        expect(d["overview"] <= 64 and d["detail"] <= 64 and d["detail_max"] < d["detail"], "timeline rows bounded: %s" % d)
+        expect(d["ranks"] == 0 and d["locations"] < 200, "no list of every rank or location: %s" % d)
+        expect(d["top"][0] == 7 and d["dist"][0] < d["dist"][2] < d["dist"][4] and sum(d["hist"]) == SCALE_RANKS,
+               "per-rank time of compute: quartiles, histogram, the slow rank 7 first: %s" % d)
+        expect(d["extremes"] > 1, "the extreme ranks listed")
+        expect("a block of %d consecutive senders" % d["block"] in d["notes"] and "evenly spaced" in d["notes"],
+               "the page states the block size and the sampling")
+        el = driver.find_element("id", "profile")
+        driver.execute_script("arguments[0].scrollIntoView()", el)
+        el.screenshot(os.path.join(WORK, "wide-profile.png"))
+    finally:
+        driver.quit()
+
+
 def check_efficiency(driver, doc, label):
     """The page's wait totals and efficiency table (and with --before their before columns, the
     headline figures and wait-state changes) hold exactly the numbers of --format json of the
@@ -367,11 +438,124 @@ def case_perfetto():
     want_coll = []
     for (comm, k), members in truth["collectives"].items():
         root = next(iter(members.values()))[2]
-        for rank, (ref, start, _) in members.items():
+        for rank, (ref, start, _, _) in members.items():
             if rank != root and root in members:
                 want_coll.append(((members[root][0], members[root][1]), (ref, start)))
     expect(coll == sorted(want_coll), "collective flows: root -> every member (%d exported, %d expected)" % (len(coll), len(want_coll)))
     expect("%d slices" % len(want) in p.stderr, "summary line: " + p.stderr)
+
+
+def perfetto_export(archive, name, *options):
+    """Runs the Perfetto export; (its document, stderr)."""
+    out = os.path.join(WORK, name)
+    p = run([REPORT, "--format", "perfetto", archive, "-o", out] + list(options))
+    with open(out) as f:
+        return json.load(f, parse_float=decimal.Decimal), p.stderr
+
+
+def exported(doc):
+    """The slices as (pid, tid, name, start ns, end ns) and the flows as {(cat, id): {ph: [(pid, tid, ts ns)]}},
+    times from the trace start."""
+    ev = doc["traceEvents"]
+    slices = sorted((e["pid"], e["tid"], e["name"], exact_ns(e["ts"]), exact_ns(e["ts"]) + exact_ns(e["dur"]))
+                    for e in ev if e["ph"] == "X")
+    flows = {}
+    for e in ev:
+        if e["ph"] in ("s", "f"):
+            flows.setdefault((e["cat"], e["id"]), {}).setdefault(e["ph"], []).append((e["pid"], e["tid"], exact_ns(e["ts"])))
+    return slices, flows
+
+
+def flow_pairs(flows, cat):
+    return sorted((v["s"][0], v["f"][0]) for (c, _), v in flows.items() if c == cat)
+
+
+def case_perfetto_limits():
+    archive = trace("pingpong", args=("40",))
+    truth = archive_truth.read(archive)
+    off = truth["offset"]
+    full, err = perfetto_export(archive, "full.json")
+    other = full["otherData"]
+    expect(other["max_events"] == 2000000 and other["left_out"] == "" and "left out" not in err,
+           "the default cap (%s) leaves this run whole: %s" % (other["max_events"], err))
+    expect(other["trace_events"] == len(full["traceEvents"]), "otherData counts the trace events")
+    # Threads by location ref, from the full export's names (as case_perfetto checks them).
+    tid = {}
+    for e in full["traceEvents"]:
+        if e["ph"] == "M" and e["name"] == "thread_name":
+            ref = int(re.search(r"\(location (\d+)\)$", e["args"]["name"]).group(1))
+            tid[ref] = (e["pid"], e["tid"])
+    slices = sorted(tid[ref] + (name, b - off, e - off) for ref, ss in truth["slices"].items() for name, _, b, e in ss)
+    all_slices, all_flows = exported(full)
+    expect(all_slices == slices, "the full export holds every slice (%d, %d in the archive)" % (len(all_slices), len(slices)))
+    # Flows as ((sender thread, anchor), (receiver thread, anchor)) with the two records' times.
+    messages = [((tid[s[0]] + (s[2] - off,), tid[r[0]] + (r[2] - off,)), s[1] - off, r[1] - off) for s, r in truth["pairs"]]
+    collectives = []
+    for members in truth["collectives"].values():
+        root = next(iter(members.values()))[2]
+        if root in members:
+            rref, rstart, _, rend = members[root]
+            collectives += [((tid[rref] + (rstart - off,), tid[ref] + (start - off,)), rend - off, end - off)
+                            for rank, (ref, start, _, end) in members.items() if rank != root]
+    expect(len(messages) > 100 and collectives, "the run has messages (%d) and collective flows (%d)"
+           % (len(messages), len(collectives)))
+    flows_total = len(messages) + len(collectives)
+
+    # A window over the middle third of the messages (MPI_Init can outlast them), given with units.
+    first, last = min(f[1] for f in messages), max(f[2] for f in messages)
+    t0, t1 = first + (last - first) // 3, first + 2 * (last - first) // 3
+    doc, err = perfetto_export(archive, "window.json", "--window", "%dus:%dus" % (t0 // 1000, t1 // 1000))
+    t0, t1 = t0 // 1000 * 1000, t1 // 1000 * 1000
+    got_slices, got_flows = exported(doc)
+    want = [s for s in slices if s[3] <= t1 and s[4] >= t0]
+    expect(got_slices == want and 0 < len(want) < len(slices),
+           "window: the slices overlapping %d..%d ns, whole (%d exported, %d expected of %d)" % (t0, t1, len(got_slices), len(want), len(slices)))
+    inside = lambda f: t0 <= f[1] <= t1 and t0 <= f[2] <= t1
+    want_msg = sorted(f[0] for f in messages if inside(f))
+    want_coll = sorted(f[0] for f in collectives if inside(f))
+    expect(flow_pairs(got_flows, "message") == want_msg and want_msg,
+           "window: the messages sent and received in it (%d exported, %d expected)" % (len(flow_pairs(got_flows, "message")), len(want_msg)))
+    expect(flow_pairs(got_flows, "collective") == want_coll,
+           "window: the collective flows in it (%d exported, %d expected)" % (len(flow_pairs(got_flows, "collective")), len(want_coll)))
+    expect(all(len(v.get("s", [])) == 1 and len(v.get("f", [])) == 1 for v in got_flows.values()), "window: every flow has both ends")
+    o = doc["otherData"]
+    kept_flows = len(want_msg) + len(want_coll)
+    expect((o["window_begin_ns"], o["window_end_ns"]) == (t0, t1), "window in otherData: %s" % o)
+    expect(o["outside_window_slices"] == len(slices) - len(want) and o["outside_window_flows"] == flows_total - kept_flows,
+           "window: otherData counts what it left out: %s" % o)
+    line = "left out %d slices, %d flows outside the window" % (len(slices) - len(want), flows_total - kept_flows)
+    expect(line in err and line in o["left_out"], "window: stderr says '%s': %s" % (line, err))
+    # Seconds give the same window.
+    doc_s, _ = perfetto_export(archive, "window-s.json", "--window", "%.6f:%.6f" % (t0 / 1e9, t1 / 1e9))
+    expect(exported(doc_s) == (got_slices, got_flows), "window in seconds equals the window in us")
+
+    # A cap at half of the full export: cut by time, spans whole, both ends of every flow.
+    cap = len(full["traceEvents"]) // 2
+    doc, err = perfetto_export(archive, "cap.json", "--max-events", str(cap))
+    o = doc["otherData"]
+    cut = o.get("cut_ns")
+    got_slices, got_flows = exported(doc)
+    expect(len(doc["traceEvents"]) <= cap and o["trace_events"] == len(doc["traceEvents"]) and cut is not None,
+           "cap: %d trace events of at most %d, cut at %s ns" % (len(doc["traceEvents"]), cap, cut))
+    if cut is not None:
+        must = [s for s in slices if s[3] < cut]
+        may = [s for s in slices if s[3] <= cut]
+        expect(set(must) <= set(got_slices) <= set(may) and len(got_slices) < len(slices),
+               "cap: exactly the slices that start before the cut, whole (%d exported, %d start before it)" % (len(got_slices), len(must)))
+        before = lambda f: f[1] < cut and f[2] < cut
+        for cat, fl in (("message", messages), ("collective", collectives)):
+            got = set(flow_pairs(got_flows, cat))
+            expect({f[0] for f in fl if before(f)} <= got <= {f[0] for f in fl if f[1] <= cut and f[2] <= cut},
+                   "cap: the %s flows whose records are before the cut (%d exported)" % (cat, len(got)))
+        expect(all(len(v.get("s", [])) == 1 and len(v.get("f", [])) == 1 for v in got_flows.values()), "cap: every flow has both ends")
+        left = (len(slices) - len(got_slices), flows_total - sum(1 for k in got_flows))
+        expect((o["after_cut_slices"], o["after_cut_flows"]) == left and o["outside_window_slices"] == 0,
+               "cap: otherData counts what it left out %s: %s" % (left, o))
+        line = "left out %d slices, %d flows from " % left
+        expect(line in err and "past the cap of %d trace events (--max-events)" % cap in err,
+               "cap: stderr says what was left out: %s" % err)
+    print("perfetto: %d slices, %d flows; window %d..%d ns: %d slices; cap %d: %d trace events, cut at %s ns"
+          % (len(slices), flows_total, t0, t1, len(want), cap, len(doc["traceEvents"]), cut))
 
 
 # What ViTE 1.2 prints on every export: its progress, and its closing count.
@@ -664,7 +848,9 @@ def case_errors():
     expect("htrace-report: error:" in p.stderr and missing in p.stderr, "missing archive named: " + p.stderr)
     expect(not os.path.exists(os.path.join(WORK, "x.html")), "no output for a missing archive")
     for args, text in ((["--format", "svg"], "--format"), (["--window", "2:1"], "--window"), ([], "-o"),
-                       (["--format", "perfetto", "--before", missing], "--before")):
+                       (["--format", "perfetto", "--before", missing], "--before"), (["--max-events", "5"], "--max-events"),
+                       (["--format", "perfetto", "--max-events", "-1"], "--max-events"),
+                       (["--format", "perfetto", "--window", "1min:2min"], "--window")):
         p = run([REPORT, missing] + (["-o", "x"] if args else []) + args, ok=(2,))
         expect(text in p.stderr and "--help" in p.stderr, "usage error for %s: %s" % (args, p.stderr))
     not_archive = os.path.join(WORK, "empty")
@@ -689,7 +875,8 @@ def case_errors():
     expect(not glob.glob(os.path.join(WORK, "*.tmp.*")), "no temporary left")
 
 
-{"html": case_html, "perfetto": case_perfetto, "vite": case_vite, "errors": case_errors,
+{"html": case_html, "html_scale": case_html_scale, "perfetto": case_perfetto, "perfetto_limits": case_perfetto_limits, "vite": case_vite,
+ "errors": case_errors,
  "conditions": case_conditions, "scorep": case_scorep}[case]()
 if failures:
     sys.exit("%d failure(s)" % len(failures))

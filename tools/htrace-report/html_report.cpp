@@ -1,6 +1,7 @@
 #include "html_report.h"
 
 #include "json_text.h"
+#include "rank_summary.h"
 #include "report_assets.h"
 #include "wait_states_json.h"
 
@@ -70,9 +71,13 @@ void summary(std::ostream& o, const ArchiveDefs& defs, const Profile& p, const H
   o << "]}";
 }
 
+/// Bins of the per-rank histograms on a summarized page.
+constexpr std::size_t kHistogramBins = 20;
+
 void profile(std::ostream& o, const ArchiveDefs& defs, const Profile& p) {
   // Region -> per-rank sums.
   const std::size_t np = defs.processes.size();
+  const ReportScale& scale = p.scale;
   std::map<std::uint32_t, std::vector<RegionStats>> by_region;
   for (std::size_t li = 0; li < p.per_location.size(); ++li)
     for (const auto& [region, s] : p.per_location[li]) {
@@ -91,65 +96,132 @@ void profile(std::ostream& o, const ArchiveDefs& defs, const Profile& p) {
     const std::string name =
         rd == defs.regions.end() ? "region " + std::to_string(region) : rd->second.name;
     RegionStats total;
-    for (const auto& s : v) {
+    std::vector<std::uint64_t> time(np);
+    for (std::size_t r = 0; r < np; ++r) {
+      const RegionStats& s = v[r];
       total.calls += s.calls;
       total.time_ns += s.time_ns;
       total.bytes_sent += s.bytes_sent;
       total.bytes_received += s.bytes_received;
+      time[r] = s.time_ns;
     }
     o << (first ? "" : ",") << "\n{\"name\":" << json_string(name) << ",\"kind\":\""
       << kind_name(defs, region) << "\",\"total_calls\":" << total.calls
       << ",\"total_time_ns\":" << total.time_ns << ",\"total_bytes_sent\":" << total.bytes_sent
-      << ",\"total_bytes_received\":" << total.bytes_received << ",\"calls\":[";
-    for (std::size_t r = 0; r < np; ++r)
-      o << (r ? "," : "") << v[r].calls;
-    o << "],\"time_ns\":[";
-    for (std::size_t r = 0; r < np; ++r)
-      o << (r ? "," : "") << v[r].time_ns;
-    o << "]}";
+      << ",\"total_bytes_received\":" << total.bytes_received << ",\"per_rank\":";
+    write_rank_summary(o, time, ReportScale::kExtremes, kHistogramBins);
+    if (scale.summarized) {
+      // The mean time per rank of each block of ranks (the heat map's rows).
+      o << ",\"blocks\":[";
+      for (std::size_t b = 0; b < scale.matrix_side(); ++b) {
+        const std::size_t lo = b * scale.rank_block, hi = std::min(np, lo + scale.rank_block);
+        std::uint64_t sum = 0;
+        for (std::size_t r = lo; r < hi; ++r)
+          sum += time[r];
+        o << (b ? "," : "") << sum / (hi - lo);
+      }
+      o << "]}";
+    } else {
+      o << ",\"calls\":[";
+      for (std::size_t r = 0; r < np; ++r)
+        o << (r ? "," : "") << v[r].calls;
+      o << "],\"time_ns\":[";
+      for (std::size_t r = 0; r < np; ++r)
+        o << (r ? "," : "") << v[r].time_ns;
+      o << "]}";
+    }
     first = false;
   }
   o << "]";
 }
 
 void matrix(std::ostream& o, const ArchiveDefs& defs, const Profile& p) {
-  const std::size_t np = defs.processes.size();
+  const ReportScale& scale = p.scale;
+  const std::size_t side = scale.matrix_side();
   for (const char* what : {"messages", "bytes"}) {
     const auto& m = what[0] == 'm' ? p.matrix_messages : p.matrix_bytes;
     o << (what[0] == 'm' ? "" : ",") << "\"" << what << "\":[";
-    for (std::size_t s = 0; s < np; ++s) {
+    for (std::size_t s = 0; s < side; ++s) {
       o << (s ? "," : "") << "[";
-      for (std::size_t d = 0; d < np; ++d)
-        o << (d ? "," : "") << m[s * np + d];
+      for (std::size_t d = 0; d < side; ++d)
+        o << (d ? "," : "") << m[s * side + d];
       o << "]";
     }
     o << "]";
   }
+  o << ",\"block\":" << scale.rank_block << ",\"labels\":[";
+  for (std::size_t b = 0; b < side; ++b)
+    o << (b ? "," : "")
+      << json_string(scale.summarized
+                         ? block_label(b, scale.rank_block, defs.processes.size(), "ranks")
+                         : defs.processes[b].name);
+  o << "]";
 }
 
-void clocks(std::ostream& o, const ArchiveDefs& defs) {
-  o << "\"clocks\":[";
-  for (std::size_t li = 0; li < defs.locations.size(); ++li) {
-    const Location& l = defs.locations[li];
-    std::string drift = "null";
-    auto io = l.properties.find("HTRACE::CLOCK::INIT_OFFSET");
-    auto fo = l.properties.find("HTRACE::CLOCK::FINAL_OFFSET");
-    auto it = l.properties.find("HTRACE::CLOCK::INIT_TIME");
-    auto ft = l.properties.find("HTRACE::CLOCK::FINAL_TIME");
-    if (io != l.properties.end() && fo != l.properties.end() && it != l.properties.end() &&
-        ft != l.properties.end() && ft->second != it->second) {
-      std::ostringstream s;
-      s.precision(6);
-      s << static_cast<double>(fo->second - io->second) /
-               static_cast<double>(ft->second - it->second) * 1e6;
-      drift = s.str();
+void clock_row(std::ostream& o, const ArchiveDefs& defs, std::size_t li) {
+  const Location& l = defs.locations[li];
+  std::string drift = "null";
+  auto io = l.properties.find("HTRACE::CLOCK::INIT_OFFSET");
+  auto fo = l.properties.find("HTRACE::CLOCK::FINAL_OFFSET");
+  auto it = l.properties.find("HTRACE::CLOCK::INIT_TIME");
+  auto ft = l.properties.find("HTRACE::CLOCK::FINAL_TIME");
+  if (io != l.properties.end() && fo != l.properties.end() && it != l.properties.end() &&
+      ft != l.properties.end() && ft->second != it->second) {
+    std::ostringstream s;
+    s.precision(6);
+    s << static_cast<double>(fo->second - io->second) /
+             static_cast<double>(ft->second - it->second) * 1e6;
+    drift = s.str();
+  }
+  o << "\n{\"label\":" << json_string(location_label(defs, li))
+    << ",\"init_offset\":" << prop_or_null(l, "HTRACE::CLOCK::INIT_OFFSET")
+    << ",\"init_uncertainty\":" << prop_or_null(l, "HTRACE::CLOCK::INIT_UNCERTAINTY")
+    << ",\"final_offset\":" << prop_or_null(l, "HTRACE::CLOCK::FINAL_OFFSET")
+    << ",\"final_uncertainty\":" << prop_or_null(l, "HTRACE::CLOCK::FINAL_UNCERTAINTY")
+    << ",\"drift_ppm\":" << drift << "}";
+}
+
+/// Every location's clock measurements; on a summarized page those of the locations whose offset
+/// at MPI_Finalize (else at MPI_Init) is largest and smallest, with the distribution of both.
+void clocks(std::ostream& o, const ArchiveDefs& defs, const ReportScale& scale) {
+  std::vector<std::uint32_t> rows;
+  if (scale.summarized) {
+    std::vector<std::int64_t> offset(defs.locations.size());
+    for (std::size_t li = 0; li < offset.size(); ++li) {
+      const auto& props = defs.locations[li].properties;
+      auto f = props.find("HTRACE::CLOCK::FINAL_OFFSET");
+      auto i = props.find("HTRACE::CLOCK::INIT_OFFSET");
+      offset[li] = f != props.end() ? f->second : i != props.end() ? i->second : 0;
     }
-    o << (li ? "," : "") << "\n{\"label\":" << json_string(location_label(defs, li))
-      << ",\"init_offset\":" << prop_or_null(l, "HTRACE::CLOCK::INIT_OFFSET")
-      << ",\"init_uncertainty\":" << prop_or_null(l, "HTRACE::CLOCK::INIT_UNCERTAINTY")
-      << ",\"final_offset\":" << prop_or_null(l, "HTRACE::CLOCK::FINAL_OFFSET")
-      << ",\"final_uncertainty\":" << prop_or_null(l, "HTRACE::CLOCK::FINAL_UNCERTAINTY")
-      << ",\"drift_ppm\":" << drift << "}";
+    rows = largest(offset, ReportScale::kExtremes);
+    o << "\"clock_summary\":{\"locations\":" << defs.locations.size();
+    for (const char* key : {"INIT_OFFSET", "FINAL_OFFSET"}) {
+      std::vector<std::int64_t> v;
+      for (const Location& l : defs.locations)
+        if (auto it = l.properties.find(std::string("HTRACE::CLOCK::") + key);
+            it != l.properties.end())
+          v.push_back(it->second);
+      std::sort(v.begin(), v.end());
+      o << ",\"" << (key[0] == 'I' ? "init" : "final") << "\":";
+      if (v.empty()) {
+        o << "null";
+        continue;
+      }
+      const auto q = [&](double f) {
+        return v[static_cast<std::size_t>(f * (v.size() - 1) + 0.5)];
+      };
+      o << "[" << q(0) << "," << q(0.25) << "," << q(0.5) << "," << q(0.75) << "," << q(1) << "]";
+    }
+    o << "},\n";
+  } else {
+    o << "\"clock_summary\":null,\n";
+    for (std::uint32_t li = 0; li < defs.locations.size(); ++li)
+      rows.push_back(li);
+  }
+  o << "\"clocks\":[";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    o << (i ? "," : "");
+    clock_row(o, defs, rows[i]);
   }
   o << "]";
 }
@@ -221,22 +293,32 @@ std::string script_safe(const std::string& json) {
 
 void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
                 const HtmlInputs& in) {
+  const ReportScale& scale = p.scale;
+  // A summarized page names only the locations it shows (detail rows, extremes, waits).
+  std::set<std::uint32_t> named(scale.detail_locations.begin(), scale.detail_locations.end());
+  const PerLocation per{scale.summarized ? ReportScale::kExtremes : 0, &named};
   std::ostringstream o;
   o << "{";
   summary(o, defs, p, in);
+  o << ",\n\"scale\":{\"summarized\":" << (scale.summarized ? "true" : "false")
+    << ",\"ranks\":" << scale.ranks << ",\"locations\":" << scale.locations
+    << ",\"rank_block\":" << scale.rank_block << ",\"location_block\":" << scale.location_block
+    << ",\"full_detail\":" << ReportScale::kFullDetail << "}";
   o << ",\n\"ranks\":[";
-  for (std::size_t i = 0; i < defs.processes.size(); ++i)
+  for (std::size_t i = 0; i < (scale.summarized ? 0 : defs.processes.size()); ++i)
     o << (i ? "," : "") << "{\"name\":" << json_string(defs.processes[i].name)
       << ",\"host\":" << json_string(defs.processes[i].host) << "}";
-  o << "],\n\"locations\":[";
-  for (std::size_t i = 0; i < defs.locations.size(); ++i)
-    o << (i ? "," : "") << "{\"label\":" << json_string(location_label(defs, i))
-      << ",\"id\":" << defs.locations[i].id << "}";
   o << "],\n";
   profile(o, defs, p);
   o << ",\n\"matrix\":{";
   matrix(o, defs, p);
-  o << "},\n\"timeline\":{\"bin_ns\":" << p.bin_ns << ",\"share\":[";
+  o << "},\n\"timeline\":{\"bin_ns\":" << p.bin_ns << ",\"labels\":[";
+  for (std::size_t l = 0; l < p.mpi_share.size(); ++l)
+    o << (l ? "," : "")
+      << json_string(scale.summarized
+                         ? block_label(l, scale.location_block, defs.locations.size(), "locations")
+                         : location_label(defs, l));
+  o << "],\"share\":[";
   for (std::size_t l = 0; l < p.mpi_share.size(); ++l) {
     o << (l ? ",\n" : "") << "[";
     for (std::size_t b = 0; b < p.mpi_share[l].size(); ++b)
@@ -260,13 +342,21 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
   for (std::size_t i = 0; i < region_list.size(); ++i) {
     o << (i ? "," : "") << "\"" << kind_name(defs, region_list[i]) << "\"";
   }
+  // The detail's rows are locations (all, or a sample on a summarized page); slices and messages
+  // name their row.
+  std::vector<std::size_t> row_of(defs.locations.size());
+  for (std::size_t r = 0; r < scale.detail_locations.size(); ++r)
+    row_of[scale.detail_locations[r]] = r;
   o << "],\n\"detail\":{\"window\":[" << p.window_begin_ns << "," << p.window_end_ns
-    << "],\"total_slices\":" << p.detail_total_slices
+    << "],\"rows\":[";
+  for (std::size_t r = 0; r < scale.detail_locations.size(); ++r)
+    o << (r ? "," : "") << scale.detail_locations[r];
+  o << "],\"total_slices\":" << p.detail_total_slices
     << ",\"total_messages\":" << p.detail_total_messages << ",\"slices\":[";
   for (std::size_t i = 0; i < p.detail.size(); ++i) {
     const auto& s = p.detail[i];
-    o << (i ? "," : "") << "[" << s.loc << "," << region_index[s.region] << "," << s.start_ns << ","
-      << s.dur_ns << "]";
+    o << (i ? "," : "") << "[" << row_of[s.loc] << "," << region_index[s.region] << ","
+      << s.start_ns << "," << s.dur_ns << "]";
   }
   // The waits of the drawn slices: [slice, pattern, wait_ns, location waited for].
   o << "],\"waits\":[";
@@ -279,6 +369,7 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
       for (const WaitMark& m : *marks) {
         o << (first_wait ? "" : ",") << "[" << i << "," << static_cast<int>(m.pattern) << ","
           << m.wait_ns << "," << m.cause << "]";
+        named.insert(m.cause);
         first_wait = false;
       }
   o << "],\"wait_patterns\":[";
@@ -288,11 +379,11 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
   o << "],\"messages\":[";
   for (std::size_t i = 0; i < p.detail_messages.size(); ++i) {
     const auto& m = p.detail_messages[i];
-    o << (i ? "," : "") << "[" << m.src_loc << "," << m.dst_loc << "," << m.send_ns << ","
-      << m.recv_ns << "," << m.bytes << "]";
+    o << (i ? "," : "") << "[" << row_of[m.src_loc] << "," << row_of[m.dst_loc] << "," << m.send_ns
+      << "," << m.recv_ns << "," << m.bytes << "]";
   }
   o << "]},\n";
-  clocks(o, defs);
+  clocks(o, defs, scale);
   o << ",\n\"clock_note\":"
     << json_string("Offsets each location's clock had to the reference clock as htrace measured "
                    "them in MPI_Init and MPI_Finalize (HTRACE::CLOCK::* location properties), with "
@@ -302,6 +393,7 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
   o << ",\n\"violations\":{\"messages\":" << p.messages << ",\"matched\":" << p.matched
     << ",\"violations\":" << p.violations << ",\"unmatched\":" << p.unmatched
     << ",\"worst_ns\":" << p.worst_violation_ns << ",\"worst\":";
+  if (p.violations) named.insert({p.worst.src_loc, p.worst.dst_loc});
   if (p.violations)
     o << "{\"src\":" << p.worst.src_loc << ",\"dst\":" << p.worst.dst_loc
       << ",\"send_ns\":" << p.worst.send_ns << ",\"recv_ns\":" << p.worst.recv_ns << "}";
@@ -316,29 +408,42 @@ void write_html(std::ostream& out, const ArchiveDefs& defs, const Profile& p,
     o << "null";
   o << ",\n\"wait_states\":";
   if (in.analysis)
-    write_wait_states(o, defs, in.analysis->waits);
+    write_wait_states(o, defs, in.analysis->waits, per);
   else
     o << "null";
   o << ",\n\"efficiency\":";
   if (in.analysis)
-    write_efficiency(o, *in.analysis);
+    write_efficiency(o, *in.analysis, per);
   else
     o << "null";
   o << ",\n\"before_analysis\":";
   if (in.before_analysis) {
     const BeforeAnalysis& b = *in.before_analysis;
     o << "{\"archive\":" << json_string(b.archive) << ",\"wait_states\":";
-    write_wait_states(o, *b.defs, b.analysis->waits);
+    write_wait_states(o, *b.defs, b.analysis->waits, per);
     o << ",\"efficiency\":";
-    write_efficiency(o, *b.analysis);
+    write_efficiency(o, *b.analysis, per);
     o << ",\"comparison\":";
-    write_comparison(o, *b.comparison);
+    write_comparison(o, *b.comparison, per);
     o << '}';
   } else {
     o << "null";
   }
   o << ",\n\"correction\":"
-    << (in.correction_json.empty() ? "null" : script_safe(in.correction_json)) << "}";
+    << (in.correction_json.empty() ? "null" : script_safe(in.correction_json));
+  // Every location on a page that shows each (an array by index); else those it names (an object
+  // by index).
+  o << ",\n\"locations\":" << (scale.summarized ? '{' : '[');
+  bool first_location = true;
+  for (std::uint32_t i = 0; i < defs.locations.size(); ++i) {
+    if (scale.summarized && !named.count(i)) continue;
+    o << (first_location ? "" : ",");
+    if (scale.summarized) o << '"' << i << "\":";
+    o << "{\"label\":" << json_string(location_label(defs, i)) << ",\"id\":" << defs.locations[i].id
+      << "}";
+    first_location = false;
+  }
+  o << (scale.summarized ? '}' : ']') << "}";
 
   // The library first: the data mark is then searched after it, so no text inside the library
   // can be taken for the mark.

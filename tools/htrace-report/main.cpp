@@ -3,10 +3,11 @@
 // driver over report_run.h.
 #include "cli.h"
 #include "format/error.h"
+#include "format/otf2_library.h"
 #include "report_run.h"
+#include "time_window.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <string>
 #include <unistd.h>
@@ -26,22 +27,11 @@ const char* const kExitCodes =
     "read, or --before is not the archive ARCHIVE was corrected from; 4 OUT cannot be written;\n"
     "5 internal error. Nothing is left behind on failure.";
 
-/// "T0:T1" in seconds, T0 < T1; false if malformed.
-bool parse_window(const std::string& s, double& t0, double& t1) {
-  const auto colon = s.find(':');
-  if (colon == std::string::npos) return false;
-  char* end = nullptr;
-  const std::string a = s.substr(0, colon), b = s.substr(colon + 1);
-  t0 = std::strtod(a.c_str(), &end);
-  if (a.empty() || *end) return false;
-  t1 = std::strtod(b.c_str(), &end);
-  if (b.empty() || *end) return false;
-  return t0 >= 0 && t1 > t0;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
+  // OTF2's diagnostics become the causes in the tool's own messages instead of being printed.
+  htrace::format::quiet_otf2_errors();
   CLI::App app(kDescription, "htrace-report");
   htrace::cli::configure(app);
   app.footer(kExitCodes);
@@ -71,10 +61,20 @@ int main(int argc, char** argv) {
           "", "format"))
       ->type_name("FORMAT");
   app.add_option("--window", window,
-                 "the phase, in seconds from the trace start, that the efficiency metrics are "
-                 "computed for besides the whole run and the HTML detail timeline shows "
-                 "(default: from the end of MPI_Init to MPI_Finalize, else the whole run)")
+                 "a phase of the run, from the trace start, in seconds or with a unit (0.5:0.6, "
+                 "500ms:600ms; s, ms, us, ns): html, json and csv compute the efficiency metrics "
+                 "for it besides the whole run and the HTML detail timeline shows it (default: "
+                 "from the end of MPI_Init to MPI_Finalize, else the whole run); perfetto exports "
+                 "only the slices that overlap it, whole, and the flows and counter values in it")
       ->type_name("T0:T1");
+  app.add_option("--max-events", o.max_events,
+                 "perfetto: the most trace events (JSON records) written, 0 for no cap (default " +
+                     std::to_string(o.max_events) +
+                     ", about 200 MB, which the Perfetto UI opens in a browser tab). The export "
+                     "stops at the time the cap is reached: slices open then are kept whole, "
+                     "nothing later is written, and stderr and otherData say what was left out")
+      ->check(htrace::cli::integer(0, 1000000000000))
+      ->type_name("N");
   app.add_option("--correction", o.correction_report,
                  "the JSON report of htrace-correct --json for this archive, shown beside the "
                  "clocks")
@@ -94,12 +94,17 @@ int main(int argc, char** argv) {
     o.format = formats.at(format);
     if (o.archive.empty()) return "expected ARCHIVE";
     if (o.output.empty()) return "expected -o OUT";
-    if (!window.empty() && !parse_window(window, o.window_begin_s, o.window_end_s))
-      return "--window: '" + window + "' is not T0:T1 with 0 <= T0 < T1 (seconds)";
+    if (!window.empty() &&
+        !htrace::report::parse_window(window, o.window_begin_ns, o.window_end_ns))
+      return "--window: '" + window +
+             "' is not T0:T1 with 0 <= T0 < T1 (seconds, or with a unit: s, ms, us, ns)";
     const bool analysis = o.format == htrace::report::Format::Html ||
                           o.format == htrace::report::Format::Json ||
                           o.format == htrace::report::Format::Csv;
-    if (!window.empty() && !analysis) return "--window applies to html, json and csv only";
+    if (!window.empty() && !analysis && o.format != htrace::report::Format::Perfetto)
+      return "--window applies to html, json, csv and perfetto only";
+    if (app.count("--max-events") && o.format != htrace::report::Format::Perfetto)
+      return "--max-events applies to perfetto only";
     if (!o.before.empty() && !analysis) return "--before applies to html, json and csv only";
     return "";
   });
@@ -136,6 +141,8 @@ int main(int argc, char** argv) {
                      static_cast<unsigned long long>(c.values_not_finite + c.values_undefined),
                      static_cast<unsigned long long>(c.values_not_finite),
                      static_cast<unsigned long long>(c.values_undefined));
+      if (!c.left_out.empty())
+        std::fprintf(stderr, "htrace-report: %s: %s\n", o.output.c_str(), c.left_out.c_str());
     } else {
       std::fprintf(stderr, "htrace-report: %s: %llu events\n", o.output.c_str(),
                    static_cast<unsigned long long>(r.events));

@@ -4,11 +4,14 @@
 // of rootless collectives, -> every other member), counter events ("C") = Metric records' values,
 // one counter track per metric member and location (metric_value.h converts the values).
 // Timestamps are microseconds from the trace start with three decimals, so nanoseconds are kept
-// exactly (see json_text.h).
+// exactly (see json_text.h). An ExportSelection (export_selection.h) limits the output to a window
+// and a cap: slices are kept or left out whole, and a flow is written only with both its ends, so
+// message and collective flow ends wait for their partner (one entry per message in flight).
 #pragma once
 
 #include "archive_defs.h"
 #include "event_scan.h"
+#include "export_selection.h"
 #include "message_ends.h"
 #include "metric_defs.h"
 #include "relations/collective_bounds.h"
@@ -16,6 +19,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace htrace::report {
@@ -24,15 +28,19 @@ namespace htrace::report {
 struct FlowEnd {
   std::uint32_t loc = 0;
   std::uint64_t anchor = 0;
+  Verdict verdict = Verdict::Kept; ///< of the record, decided when it was read
 };
 
 /// What an export drew, and what it could not.
 struct PerfettoCounts {
   std::uint64_t slices = 0, flows = 0, counter_values = 0;
-  /// Records drawn: Enter/Leave pairs as slices, message ends and collective ends as flows, Metric
+  /// Records the export has a picture for (drawn unless --window or --max-events leave them out):
+  /// Enter/Leave pairs as slices, matched message ends and collective ends as flows, Metric
   /// records as counter values. The others (request records, unmatched ends, kinds the export has
   /// no picture for) are not.
   std::uint64_t records_drawn = 0;
+  std::uint64_t trace_events = 0; ///< JSON records written, metadata included
+  std::string left_out;           ///< left_out_line() of the selection, "" if nothing
   /// Metric values left out: NaN or infinite (JSON has no such numbers), or of a metric the
   /// definitions lack.
   std::uint64_t values_not_finite = 0, values_undefined = 0;
@@ -40,7 +48,8 @@ struct PerfettoCounts {
 
 class PerfettoExport final : public MatchingSink<FlowEnd> {
 public:
-  PerfettoExport(const ArchiveDefs& defs, const MetricDefs& metrics, std::ostream& out);
+  PerfettoExport(const ArchiveDefs& defs, const MetricDefs& metrics, std::ostream& out,
+                 const ExportLimits& limits = {});
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
@@ -59,13 +68,26 @@ private:
   struct Open {
     std::uint32_t region;
     std::uint64_t start;
+    Verdict verdict;
+  };
+  /// A flow end waiting for its partner.
+  struct PendingFlow {
+    char phase;
+    const char* cat;
+    FlowEnd end;
   };
   void begin_record();
+  /// The time of the event being handled, in ns from the start; decides open slices' fate when the
+  /// window begins.
+  std::int64_t advance(std::uint64_t t);
+  /// One end of flow `id`: both are written once both are here and kept.
+  void offer(std::uint64_t id, char phase, const char* cat, const FlowEnd& end);
   void ids(std::uint32_t loc);
   /// Where a flow end attaches: the start of the innermost open slice (or `t` outside slices).
   std::uint64_t anchor_time(std::uint32_t loc, std::uint64_t t) const;
-  /// A flow end at `anchor` (anchor_time() when its record was read).
+  /// Writes a flow end at `anchor` (anchor_time() when its record was read).
   void flow(char phase, std::uint32_t loc, std::uint64_t anchor, std::uint64_t id, const char* cat);
+  void other_data();
   /// The counter track of `member` on location `loc`, as a JSON string: "<location>: <member>
   /// [<unit>]" (Perfetto keys JSON counter tracks by process and name).
   const std::string& counter_name(std::uint32_t loc, OTF2_MetricMemberRef member);
@@ -87,7 +109,9 @@ private:
   std::vector<relations::CollectiveNumbering> coll_count_; // per location: its calls per comm
   std::uint64_t next_instance_ = 0;
   std::map<std::pair<std::uint32_t, OTF2_MetricMemberRef>, std::string> counter_names_;
+  std::unordered_map<std::uint64_t, PendingFlow> pending_flows_; ///< by flow id
   PerfettoCounts counts_;
+  ExportSelection selection_;
 };
 
 } // namespace htrace::report

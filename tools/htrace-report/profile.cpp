@@ -5,10 +5,10 @@
 namespace htrace::report {
 
 Profile::Profile(const ArchiveDefs& defs, const ProfileOptions& options)
-    : MatchingSink(defs), per_location(defs.locations.size()),
-      matrix_messages(defs.processes.size() * defs.processes.size()),
-      matrix_bytes(defs.processes.size() * defs.processes.size()),
-      mpi_share(defs.locations.size(), std::vector<double>(std::max<std::size_t>(options.bins, 1))),
+    : MatchingSink(defs), scale(report_scale(defs)), per_location(defs.locations.size()),
+      matrix_messages(scale.matrix_side() * scale.matrix_side()),
+      matrix_bytes(scale.matrix_side() * scale.matrix_side()),
+      mpi_share(scale.overview_rows(), std::vector<double>(std::max<std::size_t>(options.bins, 1))),
       defs_(defs), options_(options), stacks_(defs.locations.size()),
       p2p_records_(defs.locations.size()) {
   const auto length = static_cast<std::int64_t>(
@@ -63,7 +63,7 @@ void Profile::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
 }
 
 void Profile::add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to) {
-  auto& bins = mpi_share[loc];
+  auto& bins = mpi_share[loc / scale.location_block];
   const auto n = static_cast<std::int64_t>(bins.size());
   from = std::max<std::int64_t>(from, 0);
   while (from < to) {
@@ -88,7 +88,7 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   auto r = defs_.regions.find(open.region);
   const bool mpi = r != defs_.regions.end() && r->second.cls.mpi();
   if (mpi) add_mpi_time(loc, start, ns);
-  if (ns >= window_begin_ns && start <= window_end_ns) {
+  if (ns >= window_begin_ns && start <= window_end_ns && scale.in_detail[loc]) {
     ++detail_total_slices;
     longest_.push({loc, open.region, start, ns - start});
     Kept& k = kept_[{loc, start, open.region}];
@@ -144,7 +144,8 @@ void Profile::pair(const P2pChannel& channel, const ProfiledEnd& s, const Profil
       worst_recv = r.record;
     }
   }
-  if (r.t >= window_begin_ns && s.t <= window_end_ns) {
+  if (r.t >= window_begin_ns && s.t <= window_end_ns && scale.in_detail[s.record.loc] &&
+      scale.in_detail[r.record.loc]) {
     ++detail_total_messages;
     first_details_.push({seen, {s.record.loc, r.record.loc, s.t, r.t, s.bytes}});
     if (first_details_.size() > options_.max_messages) first_details_.pop();
@@ -177,9 +178,10 @@ void Profile::matched_end(const relations::MessageEnd<ProfiledEnd>& end) {
   Queues& q = channels_[channel];
   if (end.side == P2pSide::Send) {
     ++messages;
-    const std::size_t np = defs_.processes.size();
-    ++matrix_messages[channel.src * np + channel.dst];
-    matrix_bytes[channel.src * np + channel.dst] += end.what.bytes;
+    const std::size_t cell =
+        channel.src / scale.rank_block * scale.matrix_side() + channel.dst / scale.rank_block;
+    ++matrix_messages[cell];
+    matrix_bytes[cell] += end.what.bytes;
     ProfiledEnd mine = end.what;
     mine.index = q.sent++;
     if (!q.recvs.empty()) { // its receive was recorded earlier: a violation
@@ -212,9 +214,12 @@ void Profile::finish() {
     detail_messages[i] = first_details_.top().message;
   for (const auto& [key, q] : channels_)
     unmatched += q.sends.size() + q.recvs.size();
-  for (auto& bins : mpi_share)
-    for (double& b : bins)
-      b /= static_cast<double>(bin_ns);
+  for (std::size_t row = 0; row < mpi_share.size(); ++row) {
+    const std::size_t first = row * scale.location_block;
+    const auto n = std::min(scale.location_block, defs_.locations.size() - first);
+    for (double& b : mpi_share[row])
+      b /= static_cast<double>(bin_ns) * static_cast<double>(n);
+  }
   detail.reserve(longest_.size());
   while (!longest_.empty()) {
     detail.push_back(longest_.top());

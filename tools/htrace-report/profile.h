@@ -3,14 +3,16 @@
 // location's share of time in MPI per time bin; point-to-point clock-condition violations (a
 // receive recorded before its send); and the detail timeline of one window, capped at a fixed
 // number of slices (the longest are kept) and message lines, with the waits of the kept slices.
-// Memory grows with locations, regions, channels, messages in flight and the caps, not with the
-// number of events.
+// Beyond a screenful of ranks (report_scale.h) the matrix is kept by blocks of ranks, the overview
+// by blocks of locations and the detail for a sample of locations. Memory grows with locations,
+// regions, channels, messages in flight and the caps, not with the number of events.
 #pragma once
 
 #include "analysis/wait_states.h"
 #include "archive_defs.h"
 #include "event_scan.h"
 #include "message_ends.h"
+#include "report_scale.h"
 
 #include <deque>
 #include <map>
@@ -90,10 +92,13 @@ public:
   /// The waits of a slice of `detail`; null for none. Complete once the analysis has finished.
   const std::vector<WaitMark>* marks_of(const DetailSlice& s) const;
 
+  const ReportScale scale; ///< what is kept one by one, what by blocks
+
   // Results (valid after finish()).
   std::vector<std::map<std::uint32_t, RegionStats>> per_location; ///< location -> region -> stats
-  std::vector<std::uint64_t> matrix_messages, matrix_bytes;       ///< [src * P + dst], processes
-  std::vector<std::vector<double>> mpi_share;                     ///< [location][bin] in 0..1
+  /// [src * side + dst], rank blocks (ranks when the scale is not summarized)
+  std::vector<std::uint64_t> matrix_messages, matrix_bytes;
+  std::vector<std::vector<double>> mpi_share; ///< [location block][bin] in 0..1, the block's mean
   std::int64_t bin_ns = 1, first_ns = 0, last_ns = 0;
   std::uint64_t messages = 0, matched = 0, violations = 0, unmatched = 0;
   /// Of matched and violations: messages between threads of one process (htrace-correct relates
@@ -104,7 +109,7 @@ public:
   P2pChannel worst_channel{}; ///< its channel, and its number there (from 0)
   std::uint64_t worst_index = 0;
   MessageRecord worst_send{}, worst_recv{}; ///< its records (MessageProbe finds them again)
-  std::vector<DetailSlice> detail;          ///< sorted by start
+  std::vector<DetailSlice> detail;          ///< sorted by start; locations of scale.in_detail
   std::vector<DetailMessage> detail_messages;
   std::uint64_t detail_total_slices = 0, detail_total_messages = 0;
   std::int64_t window_begin_ns = 0, window_end_ns = 0;

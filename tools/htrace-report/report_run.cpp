@@ -114,14 +114,8 @@ void check_same_run(const ArchiveDefs& before, const ArchiveDefs& after, const R
                       "' was corrected from (its locations or event counts differ)");
 }
 
-/// --window's seconds as ns, rounded to nearest: "0.0003" is 300000 ns, not 299999.
-std::int64_t seconds_to_ns(double s) {
-  return std::llround(s * 1e9);
-}
-
 EfficiencyWindow efficiency_window_of(const ArchiveDefs& defs, const RunOptions& o) {
-  if (o.window_begin_s < 0) return efficiency_window(defs, -1, -1);
-  return efficiency_window(defs, seconds_to_ns(o.window_begin_s), seconds_to_ns(o.window_end_s));
+  return efficiency_window(defs, o.window_begin_ns, o.window_end_ns);
 }
 
 ViolationCounts counts_of(const Profile& p, const ClockConditions& c) {
@@ -149,7 +143,13 @@ RunResult run(const RunOptions& o) {
   if (o.format == Format::Perfetto) {
     ProgressLine progress(o.progress, defs.total_events());
     const MetricDefs metrics = read_metric_defs(o.archive);
-    PerfettoExport exporter(defs, metrics, out.stream());
+    ExportLimits limits;
+    if (o.window_begin_ns >= 0) {
+      limits.begin_ns = o.window_begin_ns;
+      limits.end_ns = o.window_end_ns;
+    }
+    limits.max_events = o.max_events;
+    PerfettoExport exporter(defs, metrics, out.stream(), limits);
     result.events =
         scan_events(o.archive, defs, {&exporter}, [&progress](std::uint64_t n) { progress(n); });
     result.perfetto = exporter.counts();
@@ -184,9 +184,9 @@ RunResult run(const RunOptions& o) {
   } else {
     ProfileOptions po;
     po.max_slices = o.detail_slices;
-    if (o.window_begin_s >= 0) {
-      po.window_begin_ns = seconds_to_ns(o.window_begin_s);
-      po.window_end_ns = seconds_to_ns(o.window_end_s);
+    if (o.window_begin_ns >= 0) {
+      po.window_begin_ns = o.window_begin_ns;
+      po.window_end_ns = o.window_end_ns;
     }
     // With --before, the archive before correction is read twice (its violations, then its most
     // violated message once that is known) and this one once; progress counts all three.

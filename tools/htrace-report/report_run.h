@@ -17,11 +17,15 @@ struct RunOptions {
   std::string archive;
   std::string output;
   Format format = Format::Html;
-  double window_begin_s = -1, window_end_s = -1; ///< detail and efficiency window, s from start
-  std::string correction_report;                 ///< htrace-correct --json output, optional
-  std::string before;                            ///< the archive `archive` was corrected from
-  bool progress = false;                         ///< progress line on stderr
-  std::size_t detail_slices = 20000;             ///< HTML: the detail timeline's longest slices
+  std::int64_t window_begin_ns = -1, window_end_ns = -1; ///< --window, ns from the start; -1 none
+  std::string correction_report;                         ///< htrace-correct --json output, optional
+  std::string before;                ///< the archive `archive` was corrected from
+  bool progress = false;             ///< progress line on stderr
+  std::size_t detail_slices = 20000; ///< HTML: the detail timeline's longest slices
+  /// Perfetto: the most trace events written (0: no cap). 2 M records are about 200 MB of JSON,
+  /// which the Perfetto UI loads within a browser tab's memory.
+  std::uint64_t max_events = kDefaultMaxEvents;
+  static constexpr std::uint64_t kDefaultMaxEvents = 2000000;
 };
 
 struct RunResult {

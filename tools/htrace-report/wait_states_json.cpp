@@ -1,6 +1,7 @@
 #include "wait_states_json.h"
 
 #include "json_text.h"
+#include "rank_summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,14 +24,29 @@ void named_split(std::ostream& o, const std::map<std::uint32_t, std::int64_t>& s
   o << ']';
 }
 
-void by_location(std::ostream& o, const std::vector<std::int64_t>& v) {
-  o << '[';
-  for (std::size_t i = 0; i < v.size(); ++i)
-    o << (i ? "," : "") << v[i];
-  o << ']';
+void by_location(std::ostream& o, const std::vector<std::int64_t>& v, const PerLocation& per) {
+  if (!per.top) {
+    o << '[';
+    for (std::size_t i = 0; i < v.size(); ++i)
+      o << (i ? "," : "") << v[i];
+    o << ']';
+    return;
+  }
+  std::vector<std::uint32_t> order = largest(v, per.top);
+  order.resize(std::min(order.size(), per.top));
+  o << '{';
+  bool first = true;
+  for (std::uint32_t i : order) {
+    if (v[i] <= 0) break;
+    o << (first ? "" : ",") << '"' << i << "\":" << v[i];
+    first = false;
+    if (per.referenced) per.referenced->insert(i);
+  }
+  o << '}';
 }
 
-void efficiency(std::ostream& o, const analysis::Efficiency& e, const std::string* from = nullptr) {
+void efficiency(std::ostream& o, const analysis::Efficiency& e, const PerLocation& per,
+                const std::string* from = nullptr) {
   o << "{\"begin_ns\":" << e.window.begin_ns << ",\"end_ns\":" << e.window.end_ns
     << ",\"runtime_ns\":" << e.runtime_ns << ",\"ideal_runtime_ns\":" << e.ideal_runtime_ns
     << ",\"max_useful_ns\":" << e.max_useful_ns << ",\"avg_useful_ns\":";
@@ -41,7 +57,7 @@ void efficiency(std::ostream& o, const analysis::Efficiency& e, const std::strin
     write_number(o, value);
   }
   o << ",\"locations\":[";
-  for (std::size_t i = 0; i < e.locations.size(); ++i) {
+  for (std::size_t i = 0; i < (per.top ? 0 : e.locations.size()); ++i) {
     const analysis::LocationTimes& l = e.locations[i];
     o << (i ? "," : "") << "{\"rank\":" << (l.calls_mpi ? "true" : "false")
       << ",\"useful_ns\":" << l.useful_ns << ",\"mpi_ns\":" << l.mpi_ns
@@ -67,8 +83,8 @@ void write_number(std::ostream& o, double v) {
   o << buf;
 }
 
-void write_wait_states(std::ostream& o, const ArchiveDefs& defs,
-                       const analysis::WaitStates& waits) {
+void write_wait_states(std::ostream& o, const ArchiveDefs& defs, const analysis::WaitStates& waits,
+                       const PerLocation& per) {
   auto region = [&](std::uint32_t r) { return region_name(defs, r); };
   auto comm = [&](std::uint32_t c) { return comm_name(defs, c); };
   o << '{';
@@ -78,9 +94,9 @@ void write_wait_states(std::ostream& o, const ArchiveDefs& defs,
     o << (i ? "," : "") << '"' << analysis::pattern_key(p)
       << "\":{\"name\":" << json_string(analysis::pattern_name(p)) << ",\"total_ns\":" << t.total_ns
       << ",\"calls\":" << t.calls << ",\"longest_ns\":" << t.longest_ns << ",\"by_location\":";
-    by_location(o, t.by_location);
+    by_location(o, t.by_location, per);
     o << ",\"caused_by\":";
-    by_location(o, t.caused_by);
+    by_location(o, t.caused_by, per);
     o << ",\"by_region\":";
     named_split(o, t.by_region, "region", region);
     o << ",\"by_comm\":";
@@ -90,19 +106,19 @@ void write_wait_states(std::ostream& o, const ArchiveDefs& defs,
   o << '}';
 }
 
-void write_efficiency(std::ostream& o, const RunAnalysis& a) {
+void write_efficiency(std::ostream& o, const RunAnalysis& a, const PerLocation& per) {
   o << "{\"run\":";
-  efficiency(o, a.efficiency.run);
+  efficiency(o, a.efficiency.run, per);
   o << ",\"window\":";
   if (a.efficiency.window) {
-    efficiency(o, *a.efficiency.window, &a.window_from);
+    efficiency(o, *a.efficiency.window, per, &a.window_from);
   } else {
     o << "null";
   }
   o << '}';
 }
 
-void write_comparison(std::ostream& o, const Comparison& c) {
+void write_comparison(std::ostream& o, const Comparison& c, const PerLocation& per) {
   o << "{\"headline\":[";
   for (std::size_t i = 0; i < c.headline.size(); ++i) {
     const HeadlineFigure& h = c.headline[i];
@@ -113,9 +129,14 @@ void write_comparison(std::ostream& o, const Comparison& c) {
     write_number(o, h.after);
     o << ",\"material\":" << (h.material ? "true" : "false") << '}';
   }
-  o << "],\"wait_states\":[";
-  for (std::size_t i = 0; i < c.waits.size(); ++i) {
+  const std::size_t shown = per.top ? std::min(c.waits.size(), 10 * per.top) : c.waits.size();
+  o << ']';
+  if (per.top) o << ",\"wait_states_total\":" << c.waits.size();
+  o << ",\"wait_states\":[";
+  for (std::size_t i = 0; i < shown; ++i) {
     const WaitChange& w = c.waits[i];
+    if (per.referenced && (w.split == "by_location" || w.split == "caused_by"))
+      per.referenced->insert(static_cast<std::uint32_t>(std::stoul(w.item)));
     o << (i ? "," : "") << "{\"pattern\":" << json_string(w.pattern)
       << ",\"split\":" << json_string(w.split) << ",\"item\":" << json_string(w.item)
       << ",\"before_ns\":" << w.before << ",\"after_ns\":" << w.after
