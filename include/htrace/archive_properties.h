@@ -29,6 +29,12 @@
 #define HTRACE_PROP_SALVAGE_VERSION "HTRACE::SALVAGE::VERSION"
 #define HTRACE_PROP_CLOCK_FINAL "HTRACE::CLOCK::FINAL"
 
+/* Event attributes (OTF2 Attribute definitions, in attribute lists of events). */
+/* On the Leave of a run of unsuccessful MPI_Test, MPI_Testany, MPI_Testsome, MPI_Testall,
+ * MPI_Iprobe or MPI_Improbe calls on the same arguments, recorded as one call from the first
+ * call's Enter to the last one's Leave: the number of calls (uint64). */
+#define HTRACE_ATTR_POLLS "HTRACE::POLLS"
+
 /* Location properties (OTF2 LocationProperty definitions), one set per location; thread locations
  * carry their process's values. Times are in trace ticks (ns, same time base as the events).
  * OFFSET is this location's clock minus the reference clock (world rank 0) at TIME, in ns, signed:

@@ -41,6 +41,7 @@ SKELETONS = {
     "recv_init": ("", "if (rc == MPI_SUCCESS) {ns}on_irecv(L, T, source, comm, *request, true);\n"),
     "mprobe": ("", "if (rc == MPI_SUCCESS) {ns}on_message(*message, comm);\n"),
     "improbe": ("", "if (rc == MPI_SUCCESS && *flag) {ns}on_message(*message, comm);\n"),
+    "iprobe": ("", ""),  # Enter/Leave only, as a poll (POLLS)
     "mrecv": (LOCAL_STATUS + "  const MPI_Message htrace_message = *message;\n",
               "if (rc == MPI_SUCCESS) {ns}on_mrecv(L, T, htrace_message, status);\n"),
     "imrecv": ("const MPI_Message htrace_message = *message;\n",
@@ -148,6 +149,17 @@ REVEAL = {
     "testsome": "*outcount != MPI_UNDEFINED && *outcount > 0",
     "improbe": "rc == MPI_SUCCESS && *flag",
 }
+# Polls: a missed one (it succeeded and found nothing) right after a missed one of the same
+# function and key only extends that one's run (Call::record_poll, HTRACE_POLL_RUNS): skeleton ->
+# (missed, key of its arguments). Request arrays are keyed by the copy taken before the call.
+POLLS = {
+    "test": ("rc == MPI_SUCCESS && *flag == 0", "{ns}poll_key(htrace_request)"),
+    "testany": ("rc == MPI_SUCCESS && *flag == 0", "{ns}poll_key(count, htrace_saved)"),
+    "testall": ("rc == MPI_SUCCESS && *flag == 0", "{ns}poll_key(count, htrace_saved)"),
+    "testsome": ("rc == MPI_SUCCESS && *outcount == 0", "{ns}poll_key(incount, htrace_saved)"),
+    "iprobe": ("rc == MPI_SUCCESS && *flag == 0", "{ns}poll_key(source, tag, comm)"),
+    "improbe": ("rc == MPI_SUCCESS && *flag == 0", "{ns}poll_key(source, tag, comm)"),
+}
 # Skeletons of calls that may wait for another rank: their wrappers let the recorder convert its
 # buffer ahead just before the PMPI call, where the conversion overlaps the wait
 # (Call::convert_while_waiting), or, at blocking collectives, where every rank converts in the
@@ -219,6 +231,8 @@ def wrapper(family, skeleton, p):
     fid = p.name[4:]
     args = ", ".join(x.name for x in p.params)
     reveal = ", true" if skeleton in REVEAL else ""
+    if skeleton in POLLS:
+        reveal = (", true" if skeleton in REVEAL else ", false") + ", true"
     comms = [x.name for x in p.params if x.type == "MPI_Comm"]
     # Blocking collectives may host a clock measurement, after their Leave: constructed first.
     checkpoint = f"  {NS}ClockCheckpoint checkpoint({comms[-1]});\n" if skeleton in COLLECTIVE_WAIT else ""
@@ -237,7 +251,13 @@ def wrapper(family, skeleton, p):
     if skeleton in MAY_WAIT | COLLECTIVE_WAIT:
         before += ("  " if before else "") + ("call.convert_at_collective();\n" if skeleton in COLLECTIVE_WAIT
                                               else "call.convert_while_waiting();\n")
-    if skeleton in REVEAL:
+    if skeleton in POLLS:
+        missed, key = (s.format(**fill) for s in POLLS[skeleton])
+        record = (f"call.record_poll({REVEAL.get(skeleton, 'false')}, htrace_missed, "
+                  f"htrace_missed ? {key} : 0)")
+        after = (f"const bool htrace_missed = {missed};\n  "
+                 + (f"if ({record}) {{\n    {after}  }}\n" if after else f"{record};\n"))
+    elif skeleton in REVEAL:
         after = f"if (call.record_if({REVEAL[skeleton]})) {{\n    {after}  }}\n"
     # The completion time ends the region (Leave) whether or not the snippet needs it as T.
     completed = ("const htrace::record::LocalTime T = call.completed();" if re.search(r"\bT\b", after)

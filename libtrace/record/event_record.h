@@ -54,12 +54,14 @@ enum class EventKind : std::uint8_t {
   ThreadTaskSwitch,
   ThreadTaskComplete,
   MeasurementOnOff,
+  PollRunLeave,
 };
 
 /// Field use by kind: u32[0] region / peer rank / root / lock / creating thread / thread count,
 /// u32[1] communicator or team (always this slot, so ids are mapped in one place), u32[2] tag /
 /// acquisition order / generation, u64[0] bytes (sent), u64[1] request, u64[2] bytes received;
-/// MeasurementOnOff: op = 1 (on) or 0 (off).
+/// MeasurementOnOff: op = 1 (on) or 0 (off). PollRunLeave: u32[0] region, u64[0] the run's polls,
+/// u64[1] the key of the polls' arguments.
 /// RMA and I/O kinds: u32[2] window / I/O handle, u32[0] remote rank / root / group / I/O
 /// operation or creation flags / file, u64[1] matching id / lock id / sync level, op the OTF2 enum
 /// (collective op, sync level or type, lock type, atomic type, access or operation mode, whence).

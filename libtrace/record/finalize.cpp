@@ -2,6 +2,7 @@
 // flush. Both run once; whichever comes first wins.
 #include "common/host_name.h"
 #include "common/log.h"
+#include "common/traffic.h"
 #include "record/archive.h"
 #include "record/global_defs.h"
 #include "record/location_writer.h"
@@ -51,6 +52,10 @@ void report(const std::string& step, const std::string& error) {
   if (!error.empty() && !state().failed.load()) log::error("%s: %s", step.c_str(), error.c_str());
 }
 
+/// This rank's messages and collectives in MPI_Finalize (the debug log; bench/scale counts them).
+/// OTF2's own collective calls (opening and closing files) are not in it.
+TrafficCount g_traffic;
+
 // ---- the merge tree: binomial over ranks, log2(p) rounds up and as many down ----
 constexpr int kTagSet = 0x4855; // a subtree's merged definitions, child -> parent
 constexpr int kTagMap = 0x4856; // the subtree's translation to global ids, parent -> child
@@ -60,6 +65,8 @@ void send_bytes(const std::string& bytes, int to, int tag, MPI_Comm comm) {
   int length = static_cast<int>(bytes.size());
   PMPI_Send(&length, 1, MPI_INT, to, tag, comm);
   PMPI_Send(bytes.data(), length, MPI_BYTE, to, tag, comm);
+  g_traffic.sent(nullptr, to, sizeof length);
+  g_traffic.sent(nullptr, to, bytes.size());
 }
 
 /// Where ranks outnumber cores, a waiting rank must not take the core from the ranks still
@@ -93,6 +100,7 @@ void polite_barrier(MPI_Comm comm) {
   MPI_Request request;
   PMPI_Ibarrier(comm, &request);
   wait_politely(request);
+  g_traffic.collective();
 }
 
 /// Receives a message of any length, waiting politely.
@@ -103,6 +111,8 @@ std::string recv_bytes(int from, int tag, MPI_Comm comm) {
   wait_politely(request);
   std::string bytes(static_cast<std::size_t>(length), '\0');
   PMPI_Recv(bytes.data(), length, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+  g_traffic.received(nullptr, from, sizeof length);
+  g_traffic.received(nullptr, from, bytes.size());
   return bytes;
 }
 
@@ -226,6 +236,7 @@ void finalize() {
   MPI_Request agree;
   PMPI_Iallreduce(&failed_here, &failed_ranks, 1, MPI_INT, MPI_SUM, s.comm, &agree);
   wait_politely(agree); // ranks finish writing their buffers at different times
+  g_traffic.collective();
   if (failed_ranks > 0) {
     snapshot::mark_end(snapshot::kFinished); // a rank whose writing failed keeps that cause
     // What the files hold is known, what of it is whole only to htrace-salvage: say both sizes.
@@ -263,6 +274,7 @@ void finalize() {
   RmaIoMaps rma_io_maps;
   RmaIoGlobal rma_io_global;
   polite_barrier(s.comm); // the exchange's collectives spin while they wait
+  g_traffic.collective(); // the exchange's agreement (more where windows or files exist)
   report("window and file definitions",
          exchange_rma_io(rma_io_mine, tree.maps.comms,
                          static_cast<std::uint32_t>(unified.groups.size()), s.comm, s.rank, s.size,
@@ -317,6 +329,9 @@ void finalize() {
   if (!g_finalize_error) snapshot::remove_files(s); // a complete archive: nothing to salvage
   PMPI_Reduce(in, out, 4, MPI_UINT64_T, MPI_SUM, 0, s.comm);
   PMPI_Reduce(&local.largest_clamp_ns, &largest_clamp, 1, MPI_INT64_T, MPI_MAX, 0, s.comm);
+  g_traffic.collective();
+  g_traffic.collective();
+  log::debug("finalize: traffic of this rank: %s", g_traffic.summary().c_str());
   if (s.rank == 0) snapshot::remove_directory(s); // every rank removed its files before
   std::lock_guard<std::mutex> lock(s.mutex);
   s.totals.archive_complete = !g_finalize_error;

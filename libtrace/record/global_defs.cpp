@@ -1,5 +1,7 @@
 #include "record/global_defs.h"
 
+#include "htrace/archive_properties.h"
+
 #include <map>
 #include <otf2/otf2.h>
 
@@ -158,6 +160,12 @@ std::string write_global_definitions(OTF2_Archive_struct* archive_handle,
                                                   str(source_file(r.paradigm)), 0, 0),
                  "writing a region");
   }
+
+  HTRACE_CHECK(OTF2_GlobalDefWriter_WriteAttribute(
+                   w, kPollsAttribute, str(HTRACE_ATTR_POLLS),
+                   str("unsuccessful tests or probes on the same arguments this call stands for"),
+                   OTF2_TYPE_UINT64),
+               "writing an attribute");
 
   for (std::size_t i = 0; i < u.groups.size(); ++i) {
     const GlobalGroup& g = u.groups[i];

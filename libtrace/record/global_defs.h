@@ -13,6 +13,10 @@ struct OTF2_Archive_struct;
 
 namespace htrace::record {
 
+/// The attributes events carry, defined globally with these ids: every location uses the same
+/// ids, so no mapping table is needed.
+constexpr std::uint32_t kPollsAttribute = 0; ///< HTRACE_ATTR_POLLS, on a poll run's Leave
+
 struct ClockInfo {
   std::uint64_t global_offset = 0; ///< smallest timestamp of any event (ns)
   std::uint64_t trace_length = 0;

@@ -16,6 +16,25 @@ inline void Location::leave(LocalTime t, RegionId region) {
   put(t, EventKind::Leave).u32[0] = region;
   publish();
 }
+inline void Location::poll_run_leave(LocalTime t, RegionId region, std::uint64_t key) {
+  EventRecord& r = put(t, EventKind::PollRunLeave);
+  r.u32[0] = region, r.u64[0] = 1, r.u64[1] = key;
+  publish();
+}
+// The run's Leave is already published: a thread writing this buffer now (an emergency flush, a
+// finalize on another thread) writes the run as far as it had come, and a signal handler on this
+// thread sees the count before the time moves. Either way every poll before it is counted.
+inline bool Location::extend_poll_run(LocalTime t, RegionId region, std::uint64_t key) {
+  EventRecord* const cursor = cursor_.load(std::memory_order_relaxed);
+  if (cursor == begin_) return false;
+  EventRecord& last = cursor[-1];
+  if (last.kind != EventKind::PollRunLeave || last.u32[0] != region || last.u64[1] != key)
+    return false;
+  ++last.u64[0];
+  std::atomic_signal_fence(std::memory_order_release);
+  last.time = t;
+  return true;
+}
 inline void Location::mpi_send(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
                                std::uint64_t bytes) {
   EventRecord& r = put(t, EventKind::MpiSend);

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "format/event_file_encoder.h"
 #include "record/archive.h"
+#include "record/global_defs.h"
 #include "record/snapshot.h"
 
 #include <algorithm>
@@ -149,6 +150,8 @@ bool write_one(format::EventFileEncoder& w, const EventRecord& r, OTF2_TimeStamp
     return encode_ThreadTaskComplete(w, t, r.u32[1], r.u32[0], r.u32[2]);
   case EventKind::MeasurementOnOff:
     return encode_MeasurementOnOff(w, t, r.op != 0 ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
+  case EventKind::PollRunLeave:
+    return w.attribute_uint64(t, kPollsAttribute, r.u64[0]) && encode_Leave(w, t, r.u32[0]);
   }
   return false;
 }

@@ -107,6 +107,16 @@ public:
   void enter(LocalTime t, RegionId region);
   void leave(LocalTime t, RegionId region);
 
+  // Runs of unsuccessful polls (MPI_Test*, MPI_Iprobe, MPI_Improbe): one call from the first
+  // poll's Enter to the last one's Leave, which carries the number of polls. `key` stands for the
+  // polls' arguments (request handles, or source, tag and communicator).
+  /// Leave of the first poll of a run (count 1).
+  void poll_run_leave(LocalTime t, RegionId region, std::uint64_t key);
+  /// Counts one more poll into the run whose Leave is the thread's last record and moves that
+  /// Leave to `t`; false, recording nothing, when the last record is anything else (another
+  /// event came in between, or a conversion emptied the buffer): a new run begins.
+  bool extend_poll_run(LocalTime t, RegionId region, std::uint64_t key);
+
   // MPI point-to-point. Ranks are ranks in `comm`.
   void mpi_send(LocalTime t, std::uint32_t receiver, CommId comm, std::uint32_t tag,
                 std::uint64_t bytes);

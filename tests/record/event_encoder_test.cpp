@@ -173,3 +173,47 @@ TEST(EventEncoder, ReportsAnUncreatableFile) {
   EXPECT_FALSE(htrace::format::encode_Enter(encoder, 1, 1));
   EXPECT_FALSE(encoder.finish());
 }
+
+// A poll run's Leave: an attribute list of one uint64 value before the event, as OTF2's writer
+// encodes it (small, large and all-ones values; a new time and the same time).
+TEST(EventEncoder, Uint64AttributeListMatchesOtf2ByteForByte) {
+  TempDir dir;
+  OTF2_Archive* archive = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
+                                            4 << 20, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(archive, nullptr);
+  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(archive), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(archive), OTF2_SUCCESS);
+  OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, 0);
+  ASSERT_NE(writer, nullptr);
+  OTF2_AttributeList* list = OTF2_AttributeList_New();
+  htrace::format::EventFileEncoder encoder;
+  const std::string mine = dir.path + "/mine.evt";
+  ASSERT_TRUE(encoder.open(mine, kChunk));
+
+  const std::uint64_t values[] = {1, 240955, 0x123456789abcdefull, UINT64_MAX};
+  const std::uint32_t attributes[] = {0, 7, 300, 0};
+  for (int i = 0; i < 4; ++i) {
+    // Odd i: at the time of the Enter before (no timestamp record of its own).
+    const OTF2_TimeStamp t = 0x1000 + static_cast<OTF2_TimeStamp>(i / 2) * 10 + i % 2;
+    ASSERT_EQ(OTF2_AttributeList_AddUint64(list, attributes[i], values[i]), OTF2_SUCCESS);
+    ASSERT_EQ(OTF2_EvtWriter_Leave(writer, list, t, 42 + i), OTF2_SUCCESS);
+    ASSERT_EQ(OTF2_AttributeList_RemoveAllAttributes(list), OTF2_SUCCESS);
+    ASSERT_TRUE(encoder.attribute_uint64(t, attributes[i], values[i]));
+    ASSERT_TRUE(htrace::format::encode_Leave(encoder, t, 42 + i));
+    ASSERT_TRUE(htrace::format::encode_Enter(encoder, t + 1, 5)); // and an event without a list
+    ASSERT_EQ(OTF2_EvtWriter_Enter(writer, nullptr, t + 1, 5), OTF2_SUCCESS);
+  }
+  OTF2_AttributeList_Delete(list);
+  ASSERT_EQ(OTF2_Archive_CloseEvtWriter(archive, writer), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(archive), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_Close(archive), OTF2_SUCCESS);
+  ASSERT_TRUE(encoder.finish());
+
+  const std::vector<char> expected = read_all(dir.path + "/traces/0.evt");
+  const std::vector<char> got = read_all(mine);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t k = 0; k < got.size(); ++k)
+    ASSERT_EQ(static_cast<int>(got[k]) & 0xff, static_cast<int>(expected[k]) & 0xff)
+        << "first difference at byte " << k;
+}
