@@ -5,6 +5,7 @@
 #include "common/host_name.h"
 #include "common/log.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <hwloc.h>
 #include <string>
@@ -12,23 +13,71 @@
 
 namespace htrace::clock {
 
-bool check_shared_clock(Transport& group, const GlobalClock& base, int pingpongs,
-                        std::int64_t tolerance_ns, SyncContext& ctx, OffsetMeasurement* measured,
-                        bool usable) {
-  // SKaMPI bounds the true offset rigorously, so a shared clock always has 0 inside the bounds;
-  // a different clock passes only if it happens to lie within the bound's width of the leader's.
-  const OffsetMeasurement m =
-      measure_offset_client(group, 0, base, OffsetMethod::Skampi, pingpongs);
-  ctx.note_rtt(m.min_rtt_ns);
-  const bool shared = usable && std::llabs(m.offset_ns) <= m.uncertainty_ns + tolerance_ns;
-  group.send_i64(0, shared ? 1 : 0);
-  if (measured) *measured = m;
+const char* verdict_name(ClockVerdict verdict) {
+  switch (verdict) {
+  case ClockVerdict::NotRun:
+    return "";
+  case ClockVerdict::Shared:
+    return "shared";
+  case ClockVerdict::Differs:
+    return "differs";
+  case ClockVerdict::Undecided:
+    return "undecided";
+  }
+  return "?";
+}
+
+namespace {
+// What the member sends the rank serving its check after each batch.
+enum CheckReply : std::int64_t { kNotShared = 0, kShared = 1, kAnotherBatch = 2 };
+
+/// The member's side of one shared-clock check against `server` (the leader or a member that
+/// reads its clock): batches until the verdict is decided or kClockCheckBatches ran out.
+bool check_clock_against(Transport& t, int server, const GlobalClock& base, const SyncConfig& c,
+                         SyncContext& ctx, bool usable) {
+  // A member that fails over the tree is checked again by the leader: the record keeps the last
+  // check's verdict and bounds, and the batches of both.
+  ClockCheck& check = ctx.stats.clock_check;
+  check.verdict = ClockVerdict::NotRun;
+  for (int batch = 1;; ++batch) {
+    const OffsetMeasurement m =
+        measure_offset_client(t, server, base, OffsetMethod::Skampi, c.check_pingpongs);
+    ctx.note_rtt(m.min_rtt_ns);
+    ++check.batches;
+    if (batch == 1 || m.uncertainty_ns < check.measurement.uncertainty_ns) check.measurement = m;
+    if (std::llabs(m.offset_ns) > m.uncertainty_ns + c.tolerance_ns) {
+      check.measurement = m;
+      check.verdict = ClockVerdict::Differs;
+    } else if (m.uncertainty_ns <= c.resolution_ns) {
+      check.verdict = ClockVerdict::Shared;
+    } else if (batch == kClockCheckBatches) {
+      check.verdict = ClockVerdict::Undecided;
+    } else {
+      t.send_i64(server, kAnotherBatch);
+      // Off the core for a moment: the next batch starts on a fresh time slice, and a partner
+      // waiting for this core runs meanwhile.
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    break;
+  }
+  const bool shared = usable && check.verdict == ClockVerdict::Shared;
+  t.send_i64(server, shared ? kShared : kNotShared);
   return shared;
+}
+} // namespace
+
+bool check_shared_clock(Transport& group, const GlobalClock& base, const SyncConfig& c,
+                        SyncContext& ctx, bool usable) {
+  return check_clock_against(group, 0, base, c, ctx, usable);
 }
 
 bool serve_shared_clock_check(Transport& group, int member, const GlobalClock& base) {
-  serve_offset(group, member, base);
-  return group.recv_i64(member) != 0;
+  for (;;) {
+    serve_offset(group, member, base);
+    const std::int64_t reply = group.recv_i64(member);
+    if (reply != kAnotherBatch) return reply == kShared;
+  }
 }
 
 namespace {
@@ -49,23 +98,16 @@ bool ranks_outnumber_cores() {
 }
 } // namespace
 
-std::vector<int> check_members_over_tree(Transport& t, const GlobalClock& base, int pingpongs,
-                                         std::int64_t tolerance_ns, SyncContext& ctx,
-                                         OffsetMeasurement* measured, bool usable, bool& shared) {
+std::vector<int> check_members_over_tree(Transport& t, const GlobalClock& base, const SyncConfig& c,
+                                         SyncContext& ctx, bool usable, bool& shared) {
   const int me = t.rank(), n = t.size();
   // Where ranks outnumber cores, every member's parent is the leader (the checks in turn).
   const bool in_turn = ranks_outnumber_cores();
   shared = me == 0;
   if (me > 0) {
     const int parent = in_turn ? 0 : me - highest_bit(me);
-    if (t.recv_i64(parent) != 0) { // the parent reads the leader's clock and serves the check
-      const OffsetMeasurement m =
-          measure_offset_client(t, parent, base, OffsetMethod::Skampi, pingpongs);
-      ctx.note_rtt(m.min_rtt_ns);
-      shared = usable && std::llabs(m.offset_ns) <= m.uncertainty_ns + tolerance_ns;
-      t.send_i64(parent, shared ? 1 : 0);
-      if (measured) *measured = m;
-    }
+    // The parent reads the leader's clock and serves the check.
+    if (t.recv_i64(parent) != 0) shared = check_clock_against(t, parent, base, c, ctx, usable);
   }
   for (int step = me == 0 ? 1 : 2 * highest_bit(me); me + step < n && (me == 0 || !in_turn);
        step = in_turn ? step + 1 : 2 * step) {
@@ -117,28 +159,33 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
   // failed) is checked by the leader afterwards, in turn, and synchronized individually if it
   // fails again.
   bool shared = false;
-  OffsetMeasurement m;
-  const std::vector<int> deferred = check_members_over_tree(t, leader_base, c.check_pingpongs,
-                                                            c.tolerance_ns, ctx, &m, ok, shared);
+  const std::vector<int> deferred = check_members_over_tree(t, leader_base, c, ctx, ok, shared);
   if (t.rank() == 0) {
     for (int member : deferred)
       if (!serve_shared_clock_check(t, member, leader_base))
         learn_clock_model(t, 0, member, input, fallback, ctx);
     return input;
   }
-  if (!shared)
-    shared = check_shared_clock(t, leader_base, c.check_pingpongs, c.tolerance_ns, ctx, &m, ok);
+  if (!shared) shared = check_shared_clock(t, leader_base, c, ctx, ok);
   if (shared) {
     ctx.stats.domain = static_cast<int>(header[1]);
     return result;
   }
   ctx.stats.clockprop_fallback = true;
-  if (ok) {
-    log::warning(
-        "clock: this rank's clock differs from its node leader's by %lld ns (+-%lld ns): it "
-        "does not share that time source, so it is synchronized individually instead of by "
-        "ClockPropSync",
-        static_cast<long long>(m.offset_ns), static_cast<long long>(m.uncertainty_ns));
+  const ClockCheck& check = ctx.stats.clock_check;
+  const auto offset = static_cast<long long>(check.measurement.offset_ns);
+  const auto bound = static_cast<long long>(check.measurement.uncertainty_ns);
+  if (ok && check.verdict == ClockVerdict::Differs) {
+    log::warning("clock: this rank's clock differs from its node leader's by %lld ns (+-%lld ns): "
+                 "it does not share that time source, so it is synchronized individually "
+                 "instead of by ClockPropSync",
+                 offset, bound);
+  } else if (ok) {
+    log::warning("clock: %d batches of ping-pongs could not tell whether this rank reads its node "
+                 "leader's clock (narrowest bounds %lld +-%lld ns, wider than the check's "
+                 "resolution of %lld ns: a busy machine), so it is synchronized individually "
+                 "instead of by ClockPropSync",
+                 check.batches, offset, bound, static_cast<long long>(c.resolution_ns));
   }
   return input.with(learn_clock_model(t, 0, t.rank(), input, fallback, ctx));
 }
@@ -183,13 +230,11 @@ void find_clock_domain(Transport& t, const GlobalClock& input, const SyncConfig&
   ctx.level = Level::Intra;
   const GlobalClock base(input.base());
   bool shared = false;
-  const std::vector<int> deferred = check_members_over_tree(
-      *host, base, c.check_pingpongs, c.tolerance_ns, ctx, nullptr, true, shared);
+  const std::vector<int> deferred = check_members_over_tree(*host, base, c, ctx, true, shared);
   if (host->rank() == 0) {
     for (int member : deferred)
       (void)serve_shared_clock_check(*host, member, base);
-  } else if (shared ||
-             check_shared_clock(*host, base, c.check_pingpongs, c.tolerance_ns, ctx, nullptr)) {
+  } else if (shared || check_shared_clock(*host, base, c, ctx)) {
     ctx.stats.domain = static_cast<int>(leader_domain);
   }
   ctx.level = outer;

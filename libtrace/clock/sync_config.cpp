@@ -221,12 +221,15 @@ private:
     } else if (c.algorithm == Algorithm::ClockProp && key == "tolerance") {
       if (!parse_int(value, n) || n < 0) return bad("a non-negative number of ns");
       c.tolerance_ns = n;
+    } else if (c.algorithm == Algorithm::ClockProp && key == "resolution") {
+      if (!parse_int(value, n) || n < 1) return bad("a positive number of ns");
+      c.resolution_ns = n;
     } else {
       pos_ = at;
       skip_ws();
       const char* expected = pairwise ? "fitpoints, pingpongs, offset, recompute, slope, window"
                              : c.algorithm == Algorithm::ClockProp
-                                 ? "check, pingpongs, tolerance, fallback"
+                                 ? "check, pingpongs, tolerance, resolution, fallback"
                              : c.algorithm == Algorithm::H2hca ? "inter, intra, nodes"
                              : c.algorithm == Algorithm::H3hca ? "inter, socket, intra, nodes"
                                                                : "no parameters";
@@ -275,7 +278,8 @@ std::string to_string(const SyncConfig& c) {
         << ",window=" << format_ms(p.window_ns) << ")";
   } else if (c.algorithm == Algorithm::ClockProp) {
     out << "(check=" << (c.check ? 1 : 0) << ",pingpongs=" << c.check_pingpongs
-        << ",tolerance=" << c.tolerance_ns << ",fallback=" << to_string(*c.fallback) << ")";
+        << ",tolerance=" << c.tolerance_ns << ",resolution=" << c.resolution_ns
+        << ",fallback=" << to_string(*c.fallback) << ")";
   } else if (c.algorithm == Algorithm::H2hca) {
     out << "(inter=" << to_string(*c.inter) << ",intra=" << to_string(*c.intra)
         << ",nodes=" << (c.nodes_by_hostname ? "hostname" : "shared") << ")";

@@ -36,7 +36,10 @@ struct SyncConfig {
   // clockprop
   bool check = true; ///< verify that members read the leader's base clock
   int check_pingpongs = 5;
-  std::int64_t tolerance_ns = 100;      ///< slack on the check's bound (clock read granularity)
+  std::int64_t tolerance_ns = 100; ///< slack on the check's bound (clock read granularity)
+  /// The check decides "one clock" only from bounds at most this wide (half width): another time
+  /// source is ms to s away, an exchange delayed by a preemption widens the bounds as much.
+  std::int64_t resolution_ns = 50'000;
   std::shared_ptr<SyncConfig> fallback; ///< pairwise sync of members that fail the check
   // h2hca / h3hca
   /// nodes=hostname (default): ranks grouped by host name (one allgather); nodes=shared: by

@@ -21,13 +21,22 @@ void Transport::broadcast(void* data, std::size_t bytes, int root) {
 }
 
 std::vector<std::int64_t> Transport::allgather(std::int64_t value) {
-  std::vector<std::int64_t> all(static_cast<std::size_t>(size()));
-  if (rank() == 0) {
-    all[0] = value;
-    for (int r = 1; r < size(); ++r)
-      all[static_cast<std::size_t>(r)] = recv_i64(r);
-  } else {
-    send_i64(0, value);
+  // Gathered up a binomial tree (in the round of `step`, rank r + step sends r the values of its
+  // subtree, ranks r + step .. r + 2 step - 1), then broadcast: ceil(log2 n) rounds each way, no
+  // rank receiving from more than that many ranks.
+  const int n = size(), me = rank();
+  std::vector<std::int64_t> all(static_cast<std::size_t>(n));
+  all[static_cast<std::size_t>(me)] = value;
+  for (int step = 1; step < n; step *= 2) {
+    if (me % (2 * step) == step) {
+      const int count = std::min(step, n - me);
+      send(me - step, &all[static_cast<std::size_t>(me)], sizeof(std::int64_t) * count);
+      break;
+    }
+    if (me + step < n) {
+      const int count = std::min(step, n - me - step);
+      recv(me + step, &all[static_cast<std::size_t>(me + step)], sizeof(std::int64_t) * count);
+    }
   }
   broadcast(all.data(), all.size() * sizeof(std::int64_t), 0);
   return all;

@@ -48,6 +48,8 @@ def clockcheck(offsets, per_node, algorithms, extra_env=None, extra_args=()):
         fail(f"htrace-clockcheck exited with {run.returncode}")
     with open(per_rank) as f:
         rows = list(csv.DictReader(f))
+    with open(os.path.join(out, "summary.csv")) as f:
+        run.summary = list(csv.DictReader(f))
     shutil.rmtree(out, ignore_errors=True)
     return rows, run
 
@@ -77,7 +79,9 @@ def drift():
     rate = 1e-4
     env = {"HTRACE_TEST_CLOCK_RATES": f"0,{rate}",
            "MPIRUN_EXTRA": f"-x LD_PRELOAD={SHIM} -x HTRACE_TEST_CLOCK_RATES"}
-    rows, _ = clockcheck("0,0.5", 1, "hca3(fitpoints=16,pingpongs=5,window=500,slope=fit)", env)
+    # Fit points 2 s apart: on a busy machine a point's offset is off by tens of us (a preempted
+    # exchange), which over 0.5 s was a slope error of 9e-5 (seen beside a parallel build).
+    rows, _ = clockcheck("0,0.5", 1, "hca3(fitpoints=16,pingpongs=5,window=2000,slope=fit)", env)
     expected = rate / (1 + rate)
     row = next(r for r in rows if r["rank"] == "1")
     slope = float(row["slope"])
@@ -92,17 +96,27 @@ def drift():
 
 def clockprop():
     # Rank 3 shares node 1 with rank 2 but reads a clock 1 ms ahead (per-process clock origins):
-    # the check must notice, say so, and synchronize rank 3 individually.
+    # the check must notice and synchronize rank 3 individually. The verdicts come from the
+    # per-rank file rank 0 writes, not from the ranks' stderr, which a launcher may drop.
     env = {"HTRACE_TEST_CLOCK_RANK_OFFSETS": "0,0,0,1000000",
            "MPIRUN_EXTRA": f"-x LD_PRELOAD={SHIM} -x HTRACE_TEST_CLOCK_RANK_OFFSETS"}
     rows, run = clockcheck("0,2.5", 2, "h2hca;h2hca(intra=clockprop(check=0))", env)
     truth = {0: 0, 1: 0, 2: 2_500_000_000, 3: 2_501_000_000}
-    if "does not share that time source" not in run.stderr:
-        fail("no warning about the rank that does not share its leader's clock")
     for row in rows:
         rank = int(row["rank"])
         error = int(row["model_offset_ns"]) - truth[rank]
-        print(f"{row['config']}: rank {rank} error {error} ns")
+        print(f"{row['config']}: rank {rank} error {error} ns, shared-clock check "
+              f"'{row['clock_check']}' in {row['check_batches']} batches: "
+              f"{row['check_offset_ns']} +-{row['check_uncertainty_ns']} ns")
+        if row["config"] == "h2hca" and rank in (1, 3):
+            verdict = row["clock_check"]
+            if rank == 3 and verdict == "shared":
+                seen = int(row["check_offset_ns"])
+                cause = ("the shim's 1 ms was not applied" if abs(seen) < 500_000 else
+                         "the check accepted bounds too wide to exclude 1 ms")
+                fail(f"the check passed rank 3 ({seen} +-{row['check_uncertainty_ns']} ns): {cause}")
+            if rank == 1 and verdict not in ("shared", "undecided"):
+                fail(f"rank 1 shares rank 0's clock, but its check says '{verdict}'")
         if row["config"] == "h2hca" and abs(error) > BOUND_NS:
             fail(f"h2hca with the check: rank {rank} off by {error} ns")
         if row["config"] != "h2hca" and rank == 3 and abs(error) < 900_000:
@@ -118,8 +132,8 @@ def tsc():
         print("SKIP: no invariant TSC")
         sys.exit(77)
     rows, run = clockcheck("0,2.5", 2, "h2hca;hca3", extra_args=("--clock", "tsc"))
-    if "base clock tsc" not in run.stdout:
-        fail("htrace-clockcheck did not report the TSC base clock")
+    if {row["base_clock"] for row in run.summary} != {"tsc"}:
+        fail(f"htrace-clockcheck did not use the TSC base clock: {run.summary}")
     for row in rows:
         error = int(row["truth_error_ns"])
         print(f"{row['config']}: rank {row['rank']} error {error} ns")

@@ -104,9 +104,26 @@ SimulatedCluster::get_group(int parent, int sequence, int color, const std::vect
   return groups_[id];
 }
 
+void SimulatedCluster::delay_messages(int from, int to, int count, std::int64_t delay_ns) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  delays_[{from, to}] = Delay{count, delay_ns};
+}
+
 void SimulatedCluster::post(int group, int src, int dst, const void* data, std::size_t bytes) {
   std::vector<std::uint8_t> message(bytes);
   if (bytes) std::memcpy(message.data(), data, bytes);
+  std::int64_t delay_ns = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto& members = groups_.at(group)->members;
+    auto it = delays_.find(
+        {members[static_cast<std::size_t>(src)], members[static_cast<std::size_t>(dst)]});
+    if (it != delays_.end() && it->second.count > 0) {
+      --it->second.count;
+      delay_ns = it->second.ns;
+    }
+  }
+  if (delay_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(delay_ns));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     mail_[std::make_tuple(group, src, dst)].push_back(std::move(message));

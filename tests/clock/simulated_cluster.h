@@ -40,6 +40,10 @@ public:
     return local_at(0, true_at(rank, local));
   }
 
+  /// The next `count` messages world rank `from` sends to world rank `to` leave `delay_ns` late,
+  /// as if the sender were preempted between reading its clock and sending.
+  void delay_messages(int from, int to, int count, std::int64_t delay_ns);
+
   /// Runs `body(transport)` on one thread per rank and joins them.
   void run(const std::function<void(Transport&)>& body);
 
@@ -63,6 +67,11 @@ private:
   std::shared_ptr<Group> world_;
   std::map<int, std::shared_ptr<Group>> groups_;
   std::map<std::tuple<int, int, int>, int> group_ids_;
+  struct Delay {
+    int count = 0;
+    std::int64_t ns = 0;
+  };
+  std::map<std::pair<int, int>, Delay> delays_; // (from, to) world ranks
 };
 
 } // namespace htrace::clock::testing

@@ -8,6 +8,7 @@
 #include "clock/base_clock.h"
 #include "clock/mpi_transport.h"
 #include "common/atomic_file.h"
+#include "common/log.h"
 #include "common/median.h"
 #include "ground_truth.h"
 
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  htrace::log::set_rank(rank); // the clock code's warnings name the rank, as in the tracer
   std::unique_ptr<MpiTransport> transport; // must go before MPI_Finalize (it owns communicators)
   auto finish = [&](int code) {
     transport.reset();
@@ -170,7 +172,8 @@ int main(int argc, char** argv) {
   csv << "config,canonical,ranks,measured,base_clock,sync_ms,check_after_s,max_abs_offset_ns,"
          "median_abs_offset_ns,max_abs_truth_error_ns,median_abs_truth_error_ns\n";
   per_rank << "config,rank,node_truth_offset_ns,check_after_s,measured_offset_ns,uncertainty_ns,"
-              "model_offset_ns,truth_error_ns,slope\n";
+              "model_offset_ns,truth_error_ns,slope,clock_check,check_offset_ns,"
+              "check_uncertainty_ns,check_batches\n";
   if (rank == 0) {
     std::printf("# htrace-clockcheck: %d ranks, %zu measured, base clock %s, ground truth: %s\n",
                 size, ranks.size(), args.clock.c_str(), truth ? "HTRACE_CLUSTER_OFFSETS" : "none");
@@ -200,12 +203,15 @@ int main(int argc, char** argv) {
       const std::int64_t model_offset = local - check.run.clock.to_global(local);
       const auto truth_errors = world.allgather(model_offset - true_offset);
       const double after_s = phase ? args.wait_s : 0.0;
+      const htrace::clock::ClockCheck& clock_check = check.run.stats.clock_check;
       {
         std::ostringstream line;
         line << '"' << args.configs[c] << "\"," << rank << ',' << true_offset << ',' << after_s
              << ',' << mine.offset_ns << ',' << mine.uncertainty_ns << ',' << model_offset << ','
              << (truth ? std::to_string(model_offset - true_offset) : "") << ','
-             << check.run.clock.to_time_map(local).slope << '\n';
+             << check.run.clock.to_time_map(local).slope << ',' << verdict_name(clock_check.verdict)
+             << ',' << clock_check.measurement.offset_ns << ','
+             << clock_check.measurement.uncertainty_ns << ',' << clock_check.batches << '\n';
         // Gather the per-rank lines at rank 0 in rank order.
         const std::string text = line.str();
         int len = static_cast<int>(text.size());
