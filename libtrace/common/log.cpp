@@ -1,8 +1,11 @@
 #include "common/log.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace htrace::log {
@@ -10,6 +13,7 @@ namespace {
 
 std::atomic<int> g_verbosity{1};
 std::atomic<int> g_rank{-1};
+std::atomic<int> g_file{-1};
 
 void emit(const char* level, const char* format, va_list args) {
   char line[1024];
@@ -24,6 +28,8 @@ void emit(const char* level, const char* format, va_list args) {
   line[len++] = '\n';
   // One write(2) so lines from different ranks and threads do not interleave.
   ssize_t ignored = ::write(STDERR_FILENO, line, len);
+  const int file = g_file.load();
+  if (file >= 0) ignored = ::write(file, line, len);
   (void)ignored;
 }
 
@@ -34,6 +40,16 @@ void configure(int verbosity) {
 }
 void set_rank(int world_rank) {
   g_rank = world_rank;
+}
+void set_file(const char* path) {
+  if (!path || !*path) return;
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error("HTRACE_LOG_FILE '%s': %s; diagnostics go to stderr only", path, std::strerror(errno));
+    return;
+  }
+  const int old = g_file.exchange(fd);
+  if (old >= 0) ::close(old);
 }
 bool enabled(Level level) {
   return static_cast<int>(level) <= g_verbosity.load();

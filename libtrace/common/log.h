@@ -1,4 +1,5 @@
-// The one diagnostic path of libhtrace: rank-prefixed, verbosity-gated lines on stderr.
+// The one diagnostic path of libhtrace: rank-prefixed, verbosity-gated lines on stderr, and
+// appended to a file too where the user names one (a launcher may drop ranks' output).
 // The preload library never exits or throws across PMPI; it reports and carries on.
 #pragma once
 
@@ -9,6 +10,9 @@ enum class Level { Error = 0, Warning = 1, Info = 1, Debug = 2 };
 /// Set once the options are known (verbosity) and once MPI is up (world rank, -1 before).
 void configure(int verbosity);
 void set_rank(int world_rank);
+/// Also append every line to `path` (empty: stderr only). Ranks may share the file: each line is
+/// one write(2) with O_APPEND. A file that cannot be opened is reported and ignored.
+void set_file(const char* path);
 bool enabled(Level level);
 
 /// printf-style; prints "htrace[<rank>]: <level>: <message>\n" as one write(2).

@@ -210,8 +210,11 @@ OptionsResult parse_options(const Environment& env) {
   OptionsResult result = parse_rows(env);
   result.warnings = unknown_variable_warnings(env.names);
   if (!result.ok()) { // the one policy for a bad value (see options.h)
+    // The log file stays: it is where the run says why it is untraced.
+    const std::string log_file = result.options.log_file;
     result.options = default_options();
     result.options.enable = false;
+    result.options.log_file = log_file;
   }
   return result;
 }

@@ -47,7 +47,8 @@ Environment process_environment();
 
 /// Result of parsing. The one policy for a bad value lives here, so every consumer agrees on it:
 /// a malformed or out-of-range value makes `options` the defaults with `enable` false (tracing off
-/// for the whole run, MPIX_Harmonize on its defaults) and `error` says why.
+/// for the whole run, MPIX_Harmonize on its defaults) but `log_file` as given (the error is
+/// reported there too), and `error` says why.
 struct OptionsResult {
   Options options;
   std::string error;                 ///< the first bad value: variable, value, accepted form

@@ -100,6 +100,7 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   log::set_rank(rank);
   l.options = run.options;
   log::configure(static_cast<int>(l.options.verbose));
+  log::set_file(l.options.log_file.c_str());
   if (!agree_to_trace(run, rank)) {
     l.options.enable = false;
     record::configure(l.options); // events buffered before MPI_Init (OMPT) are dropped now
@@ -113,6 +114,7 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   l.recorder_started = true;
   record::set_archive_property(HTRACE_PROP_MPI_LIBRARY, program_mpi_library());
   register_function_regions();
+  g_wrappers.poll_runs.store(l.options.poll_runs, std::memory_order_relaxed);
   const std::string exclusion_warnings = apply_exclusions(l.options.mpi_exclude);
   if (!exclusion_warnings.empty() && rank == 0) log::warning("%s", exclusion_warnings.c_str());
   register_predefined_comms();

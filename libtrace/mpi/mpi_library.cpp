@@ -1,5 +1,8 @@
 #include "mpi/mpi_library.h"
 
+#include "common/log.h"
+#include "common/options.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -95,12 +98,13 @@ __attribute__((constructor)) void check_program_mpi() {
   g_matches = !provider.open_mpi;
 #endif
   if (g_matches) return;
-  if (launched_as_rank_zero())
-    std::fprintf(stderr,
-                 "htrace: this libhtrace is built for %s, but the program runs on %s (%s); "
-                 "running it untraced: preload the libhtrace built for that MPI\n",
-                 built_for(), provider.open_mpi ? "Open MPI" : "another MPI",
-                 provider.file.c_str());
+  if (launched_as_rank_zero()) {
+    // This process never reaches a traced MPI_Init, which names the log file otherwise.
+    log::set_file(run_options().options.log_file.c_str());
+    log::error("this libhtrace is built for %s, but the program runs on %s (%s); running it "
+               "untraced: preload the libhtrace built for that MPI",
+               built_for(), provider.open_mpi ? "Open MPI" : "another MPI", provider.file.c_str());
+  }
   std::fflush(stderr);
   run_again_untraced();
 }

@@ -52,6 +52,7 @@ from htrace_test import hpcc, pwscf
 from htrace_test.archive import events_in_ns
 from htrace_test.build import tool
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 from htrace_test.check import Expectations, run_or_exit
 from htrace_test.report_page import html_data
 
@@ -192,20 +193,23 @@ def check_bounded(archive, waits, label):
 
 def trace(name, offsets="0,0.002", per_node=2, program=PROGRAM, args=("3",), cwd=None, forward=()):
     """The program traced on emulated nodes (one node where the emulation is unavailable); its
-    archive, and the run's standard output."""
+    archive, and the program's standard output (all ranks', from the files they write)."""
     adir = os.path.join(WORK, "traces")
     os.makedirs(adir, exist_ok=True)
     env = ["LD_PRELOAD=" + os.environ["HTRACE_LIB"], "HTRACE_SYNC=none", "HTRACE_ARCHIVE_DIR=" + adir,
            "HTRACE_ARCHIVE_NAME=" + name] + list(forward)
     extra = " ".join("-x " + e for e in env)
+    output = RankOutput(os.path.join(WORK, "output", name))
     p = subprocess.run([os.environ["HTRACE_CLUSTER_RUN"], "--offsets", offsets, "--ranks-per-node", str(per_node),
-                        "--", program] + list(args), capture_output=True, text=True, timeout=300, cwd=cwd,
+                        "--"] + output.program([program] + list(args)), capture_output=True, text=True,
+                       timeout=300, cwd=cwd,
                        env=dict(os.environ, MPIRUN_EXTRA=extra, **dict(e.split("=", 1) for e in forward)))
     if p.returncode != 0:
         print("emulated cluster unavailable (%d); tracing on one node" % p.returncode)
-        p = run(mpirun_command(len(offsets.split(",")) * per_node, [program] + list(args), options=extra.split()),
-                cwd=cwd)
-    return os.path.join(adir, name), p.stdout
+        output = RankOutput(os.path.join(WORK, "output", name + "-one-node"))
+        run(mpirun_command(len(offsets.split(",")) * per_node, [program] + list(args), options=extra.split(),
+                           output=output), cwd=cwd)
+    return os.path.join(adir, name), output.stdout()
 
 
 def check_oracle(archive, waits, label):

@@ -2,7 +2,9 @@
 # The command-line convention every tool shares (tools/common/cli.h):
 #   --help / -h: usage on stdout, exit 0      --version: "<tool> <HTRACE_VERSION_STRING>", exit 0
 #   usage error: "<tool>: error: ..." and a hint to --help on stderr, exit 2
-# An MPI tool runs on 2 ranks and must say each thing once (rank 0 only).
+# An MPI tool runs on 2 ranks and must say each thing once (rank 0 only). Each rank writes its
+# stdout and stderr into files itself (tests/lib/htrace_test/rank_files.sh): what the launcher
+# forwards may miss lines, so the checks read the files.
 #
 # usage: tool_conventions.sh NAME TOOL serial|mpi [CASES]
 #   CASES: lines "MESSAGE<TAB>ARG ARG ...": a bad command line (split at blanks) and the exact
@@ -14,14 +16,19 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-run() { # run ARG...: stdout, stderr and exit code into $work
+run() { # run ARG...: stdout, stderr (of all ranks, in rank order) and exit code into $work
   if [[ $mode == mpi ]]; then
+    rm -rf "$work/ranks" && mkdir "$work/ranks"
     # shellcheck disable=SC2086
-    timeout 60 ${MPIRUN:-mpirun} -np 2 "$tool" "$@" >"$work/out" 2>"$work/err"
+    timeout 60 ${MPIRUN:-mpirun} -np 2 sh "${HTRACE_SOURCE_DIR:?}/tests/lib/htrace_test/rank_files.sh" \
+      "$work/ranks" "$tool" "$@" >"$work/launcher" 2>&1
+    rc=$?
+    cat "$work/ranks"/*.out >"$work/out" 2>/dev/null
+    cat "$work/ranks"/*.err >"$work/err" 2>/dev/null
   else
     timeout 60 "$tool" "$@" >"$work/out" 2>"$work/err"
+    rc=$?
   fi
-  rc=$?
 }
 count() { grep -c -- "$1" "$2"; }
 

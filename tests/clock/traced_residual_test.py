@@ -2,7 +2,8 @@
 """The clock domains and residual offsets libhtrace stores, against the truth of the emulated
 cluster: 2 nodes x 2 ranks whose node clocks differ by 1.5 ms, traced with HTRACE_SYNC=none (the
 offsets are the whole namespace difference) and with the default sync (the offsets are what the
-sync left, known from the model each rank logs at HTRACE_VERBOSE=2). Checked on every location:
+sync left, known from the model each rank logs at HTRACE_VERBOSE=2, read from HTRACE_LOG_FILE).
+Checked on every location:
   - HTRACE::CLOCK::DOMAIN is the rank's node leader (ranks of a node read one CLOCK_MONOTONIC);
   - INIT_* and FINAL_* (TIME, OFFSET, UNCERTAINTY) are identical within a domain;
   - |OFFSET - truth| <= UNCERTAINTY (an honest bound) and <= ERROR_NS (accurate);
@@ -22,6 +23,7 @@ from collections import defaultdict
 import otf2
 from clock_archive import clock_properties
 from htrace_test.check import fail
+from htrace_test.rank_output import RankOutput
 
 BUILD = os.environ["HTRACE_BUILD_DIR"]
 CLUSTER = os.environ["HTRACE_CLUSTER_RUN"]
@@ -40,10 +42,12 @@ UNCERTAINTY_NS = 40_000
 def traced_run(sync):
     """Returns (archive anchor, {rank: (offset_at_origin, slope, origin)}) of one traced run."""
     out = tempfile.mkdtemp(prefix="htrace-residual-")
+    # Each rank's model is read from the log file: the launcher may drop lines of a rank's stderr.
+    output = RankOutput(os.path.join(out, "output"))
     env = dict(os.environ, HTRACE_SYNC=sync, HTRACE_ARCHIVE_DIR=out, HTRACE_ARCHIVE_NAME="trace",
                HTRACE_VERBOSE="2",
                MPIRUN_EXTRA=f"-x LD_PRELOAD={LIB} -x HTRACE_SYNC -x HTRACE_ARCHIVE_DIR "
-                            "-x HTRACE_ARCHIVE_NAME -x HTRACE_VERBOSE")
+                            f"-x HTRACE_ARCHIVE_NAME -x HTRACE_VERBOSE -x {output.log_variable()}")
     cmd = [CLUSTER, "--offsets", OFFSETS, "--ranks-per-node", str(PER_NODE), "--", PROGRAM]
     print("+ HTRACE_SYNC=" + sync + " " + " ".join(cmd), flush=True)
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
@@ -54,7 +58,7 @@ def traced_run(sync):
         print(run.stdout, run.stderr)
         fail(f"traced run exited with {run.returncode}")
     maps = {}
-    for line in run.stderr.splitlines():
+    for line in output.log():
         m = re.match(r"htrace\[(\d+)\]: debug: clock: global = local - \((-?\d+) ns \+ (\S+) \* \(local - (-?\d+)\)\)", line)
         if m:
             maps[int(m.group(1))] = (int(m.group(2)), float(m.group(3)), int(m.group(4)))

@@ -138,6 +138,15 @@ TEST(Options, BadValueTurnsTracingOffAndKeepsDefaults) {
   EXPECT_TRUE(result.options.ompt);
 }
 
+// The file named for the run's diagnostics is where the bad value gets reported.
+TEST(Options, BadValueKeepsTheLogFile) {
+  const auto result = parse({{"HTRACE_LOG_FILE", "/tmp/run.log"}, {"HTRACE_VERBOSE", "9"}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_FALSE(result.options.enable);
+  EXPECT_EQ(result.options.verbose, 1);
+  EXPECT_EQ(result.options.log_file, "/tmp/run.log");
+}
+
 TEST(Options, FirstBadValueIsReported) {
   const auto result = parse({{"HTRACE_ENABLE", "x"}, {"HTRACE_VERBOSE", "y"}});
   EXPECT_TRUE(contains(result.error, "HTRACE_ENABLE='x'")) << result.error;

@@ -6,6 +6,8 @@ no signal ended a process, the one error line and its text, that IN is byte-iden
 that OUT is absent (or the previous OUT intact) and that no temporary is left next to it.
 Cases that need a mount (a full or read-only file system) use a small tmpfs when run as root, and
 exit 77 (skipped) where mounting is not allowed (a read-only directory serves a non-root user).
+Under mpirun, the ranks' stdout and stderr are read from the files they write (htrace_test.
+rank_output), not from what mpirun forwards.
 Needs HTRACE_BUILD_DIR and MPIRUN; runs under /usr/bin/python3."""
 import contextlib
 import os
@@ -17,6 +19,7 @@ import tempfile
 
 from htrace_test.check import require as expect
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 from htrace_test.tree import tree_state
 from htrace_test.build import tool
 
@@ -43,8 +46,9 @@ def build_special(name, kind):
     return path
 
 
-def command(args, ranks):
-    return ([TOOL] if ranks == 1 else mpirun_command(ranks, [TOOL])) + args
+def command(args, ranks, output=None):
+    """htrace-correct ARGS alone or on `ranks` ranks (each writing its output into `output`)."""
+    return [TOOL] + args if ranks == 1 else mpirun_command(ranks, [TOOL] + args, output=output)
 
 
 def leftovers(out):
@@ -62,14 +66,18 @@ def must_fail(args, code, text, ranks=(1, 2), inp=None, out=None):
     for p in ranks:
         before_in = tree_state(inp) if inp else None
         before_out = tree_state(out) if out else None
-        proc = subprocess.run(command(args, p), capture_output=True, text=True, timeout=120)
+        output = RankOutput(tempfile.mkdtemp(dir=work, prefix="output-")) if p > 1 else None
+        proc = subprocess.run(command(args, p, output), capture_output=True, text=True, timeout=120)
         what = "%s at P=%d" % (args, p)
+        stderr = proc.stderr if output is None else output.stderr()  # every rank's
         detail = "\nstdout:\n%s\nstderr:\n%s" % (proc.stdout[-3000:], proc.stderr[-3000:])
+        if output is not None:
+            detail = "\n%s--- mpirun%s" % (output.describe()[-3000:], detail)
         # A signal shows as a negative code (serial), as 128+n from a shell, or in mpirun's words.
         expect(proc.returncode >= 0, "%s: killed by signal %d%s" % (what, -proc.returncode, detail))
-        expect("signal" not in proc.stderr.lower(), "%s: a process ended on a signal%s" % (what, detail))
+        expect("signal" not in (proc.stderr + stderr).lower(), "%s: a process ended on a signal%s" % (what, detail))
         expect(proc.returncode == code, "%s: exit %d, expected %d%s" % (what, proc.returncode, code, detail))
-        errors = [l for l in proc.stderr.splitlines() if l.startswith("htrace-correct: error:")]
+        errors = [l for l in stderr.splitlines() if l.startswith("htrace-correct: error:")]
         expect(len(errors) == 1, "%s: one error line (rank 0's), got %s%s" % (what, errors, detail))
         expect(text in errors[0], "%s: message %r not in %r" % (what, text, errors[0]))
         if inp:

@@ -20,6 +20,7 @@ import otf2
 import trace_check
 from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 correct, *programs = sys.argv[1:]
 
@@ -58,14 +59,16 @@ with tempfile.TemporaryDirectory() as tmp:
     for name, program in zip(NAMES, programs):
         env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME=name,
                    HTRACE_VERBOSE="1", HTRACE_MPI_EXCLUDE="MPI_Iprobe,MPI_Test")
+        output = RankOutput(os.path.join(tmp, "output-" + name))
         cmd = mpirun_command(NP, [program], forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME",
                                                      "HTRACE_VERBOSE", "HTRACE_MPI_EXCLUDE"],
-                             preload=os.environ["HTRACE_LIB"])
+                             preload=os.environ["HTRACE_LIB"], output=output)
         run = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=120)
         if run.returncode != 0:
-            fail(f"{name}: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
-        if f"window {NP - 1} {NP - 1}" not in run.stdout or "sum 3" not in run.stdout:
-            fail(f"{name}: wrong results under the tracer: {run.stdout!r}")
+            fail(f"{name}: exit {run.returncode}\n{output.describe()}{run.stdout}\n{run.stderr}")
+        said = output.stdout()
+        if f"window {NP - 1} {NP - 1}" not in said or "sum 3" not in said:
+            fail(f"{name}: wrong results under the tracer: {said!r}")
         archive = os.path.join(tmp, name)
         report = trace_check.check(archive, expect_locations=NP, expect_messages=3 * NP)
         if report.violations:

@@ -27,6 +27,7 @@ import otf2
 import trace_check
 from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 correct = sys.argv[1]
 programs = dict(arg.split("=", 1) for arg in sys.argv[2:])
@@ -54,25 +55,29 @@ EXPECT = {
 
 
 def run(program, tmp, traced):
+    """(exit status, the ranks' stdout lines sorted, libhtrace's log, everything said for a failure
+    message) of one run."""
     env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME="legacy", HTRACE_VERBOSE="1")
+    output = RankOutput(os.path.join(tmp, "output-traced" if traced else "output-untraced"))
     if traced:
         cmd = mpirun_command(2, [program], forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME", "HTRACE_VERBOSE"],
-                             preload=os.environ["HTRACE_LIB"])
+                             preload=os.environ["HTRACE_LIB"], output=output)
     else:
-        cmd = mpirun_command(2, [program])
+        cmd = mpirun_command(2, [program], output=output)
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-    return done.returncode, sorted(done.stdout.splitlines()), done.stderr
+    said = f"{output.describe()}--- mpirun\n{done.stdout}{done.stderr}"
+    return done.returncode, sorted(output.stdout().splitlines()), output.log(), said
 
 
 def check(name, program, tmp):
-    plain_rc, plain_out, plain_err = run(program, tmp, traced=False)
-    rc, out, err = run(program, tmp, traced=True)
+    plain_rc, plain_out, _, plain_said = run(program, tmp, traced=False)
+    rc, out, log, said = run(program, tmp, traced=True)
     if plain_rc != 0 or rc != 0:
-        fail(f"{name}: exit {plain_rc} untraced, {rc} traced\n{plain_err}\n{err}")
+        fail(f"{name}: exit {plain_rc} untraced, {rc} traced\n{plain_said}\n{said}")
     if out != plain_out or sum(line.endswith(" OK") for line in out) != 2:
         fail(f"{name}: output differs or lacks OK\nuntraced: {plain_out}\ntraced:   {out}")
-    if "untraced:" in err:
-        fail(f"{name}: the summary reports untraced calls: {err}")
+    if any("untraced:" in line for line in log):
+        fail(f"{name}: the summary reports untraced calls: {log}")
     regions, records, messages = EXPECT[name]
     archive = os.path.join(tmp, "legacy")
     enters = {0: Counter(), 1: Counter()}

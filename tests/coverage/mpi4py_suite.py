@@ -22,7 +22,7 @@ from htrace_test import mpi4py_suite
 
 
 def run(args, ranks, work, traced):
-    """(exit status, verdict per rank, seconds, stderr) of one run."""
+    """(exit status, verdict per rank, seconds, libhtrace's log lines) of one run."""
     output = os.path.join(work, "output-%s" % ("traced" if traced else "untraced"))
     r = mpi4py_suite.run(ranks, work, output, suite=args.suite, lib=args.lib if traced else None,
                          archive_name="trace", exclude=args.exclude, timeout=args.timeout)
@@ -30,7 +30,7 @@ def run(args, ranks, work, traced):
         sys.exit(f"mpi4py_suite.py: error: np={ranks} {'traced' if traced else 'untraced'} run "
                  f"hung for {args.timeout} s")
     by_rank = r["verdicts"]
-    return r["status"], [by_rank[k] for k in sorted(by_rank)] or ["no verdict"], r["seconds"], r["stderr"]
+    return r["status"], [by_rank[k] for k in sorted(by_rank)] or ["no verdict"], r["seconds"], r["log"]
 
 
 def main():
@@ -47,12 +47,12 @@ def main():
     for ranks in args.ranks:
         work = tempfile.mkdtemp(prefix="htrace-mpi4py-")
         u_rc, u_verdict, u_s, _ = run(args, ranks, work, False)
-        t_rc, t_verdict, t_s, t_err = run(args, ranks, work, True)
+        t_rc, t_verdict, t_s, t_log = run(args, ranks, work, True)
         archive = os.path.join(work, "trace")
         report = trace_check.check(archive)
         corrected = os.path.join(work, "corrected")
         corr = subprocess.run([args.correct, archive, corrected], capture_output=True, text=True)
-        summary = [l for l in t_err.splitlines() if "htrace[0]: info" in l]
+        summary = [l for l in t_log if "htrace[0]: info" in l]
         same = u_rc == t_rc and u_verdict == t_verdict
         ok &= same and not report.violations and corr.returncode == 0
         rows.append((ranks, f"exit {u_rc}, {' / '.join(u_verdict)}, {u_s:.0f} s",

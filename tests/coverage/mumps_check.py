@@ -30,6 +30,7 @@ import otf2
 import trace_check
 from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 correct = sys.argv[1]
 program = sys.argv[2] if len(sys.argv) > 2 else "/usr/lib/mumps/dsimpletest"
@@ -83,23 +84,33 @@ def check_solution(solution, label):
 
 
 def mpirun(tmp, stdin, traced, counted=False, cluster=None):
+    """Runs dsimpletest on 2 ranks; returns (exit status, its output: a RankOutput, what mpirun
+    printed)."""
     env = dict(os.environ, HTRACE_ARCHIVE_DIR=os.path.join(tmp, "archives"), HTRACE_VERBOSE="1")
+    output = RankOutput(os.path.join(tmp, "output-traced" if traced else "output-untraced"))
     if cluster:  # 2 nodes of 1 rank each
         cmd = [cluster, "--offsets", "0,2.5", "--ranks-per-node", "1", "--"]
     else:
         cmd = mpirun_command(2)
     if traced:
-        cmd += ["-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_VERBOSE", "-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"]]
+        cmd += ["-x", "HTRACE_ARCHIVE_DIR", "-x", "HTRACE_VERBOSE", "-x", "LD_PRELOAD=" + os.environ["HTRACE_LIB"],
+                "-x", output.log_variable()]
+    # The input from a file: mpirun stops passing its stdin on to a rank that has closed the
+    # stdout and stderr it was started with (rank_files.sh puts them in files).
+    input_file = os.path.join(tmp, "input")
+    with open(input_file, "w") as f:
+        f.write(stdin)
+    rank_command = ["/bin/sh", "-c", 'exec "$@" <"$0"', input_file, program]
     if counted:  # each rank under ltrace, its counts in ltrace.<world rank>
         wrapper = os.path.join(tmp, "ltrace-rank")
         with open(wrapper, "w") as f:
             f.write("#!/bin/sh\nexec ltrace -c -o %s/ltrace.$OMPI_COMM_WORLD_RANK -e '%s' \"$@\"\n"
                     % (tmp, "+".join(f"{p}@{c}" for c in CALLERS for p in ("mpi_*", "MPI_*"))))
         os.chmod(wrapper, 0o755)
-        cmd.append(wrapper)
-    done = subprocess.run(cmd + [program], env=env, input=stdin, capture_output=True, text=True,
-                          timeout=150)
-    return done
+        rank_command[-1:] = [wrapper, program]
+    done = subprocess.run(cmd + output.program(rank_command), env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=150)
+    return done.returncode, output, done.stdout + done.stderr
 
 
 def ltrace_counts(path):
@@ -121,11 +132,14 @@ def archive_of(tmp):
 
 
 def regions_per_rank(archive):
+    """Calls per region and rank: one per Leave, or as many as the HTRACE::POLLS attribute of a
+    run of unsuccessful polls recorded as one call says."""
     enters = {}
     with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
         for location, event in trace.events:
-            if isinstance(event, otf2.events.Enter):
-                enters.setdefault(location._ref, Counter())[event.region.name] += 1
+            if isinstance(event, otf2.events.Leave):
+                polls = [v for a, v in (event.attributes or {}).items() if a.name == "HTRACE::POLLS"]
+                enters.setdefault(location._ref, Counter())[event.region.name] += (polls or [1])[0]
     return enters
 
 
@@ -139,18 +153,19 @@ def corrected(archive):
 
 with tempfile.TemporaryDirectory() as tmp:
     stdin = system_input()
-    plain = mpirun(tmp, stdin, traced=False)
-    traced = mpirun(tmp, stdin, traced=True, counted=True)
-    if plain.returncode != 0 or traced.returncode != 0:
-        fail(f"exit {plain.returncode} untraced, {traced.returncode} traced\n{plain.stderr}\n{traced.stderr}")
-    plain_lines, plain_solution = split_output(plain.stdout)
-    traced_lines, traced_solution = split_output(traced.stdout)
+    plain_status, plain, plain_launcher = mpirun(tmp, stdin, traced=False)
+    traced_status, traced, traced_launcher = mpirun(tmp, stdin, traced=True, counted=True)
+    if plain_status != 0 or traced_status != 0:
+        fail(f"exit {plain_status} untraced, {traced_status} traced\n{plain.describe()}{plain_launcher}\n"
+             f"{traced.describe()}{traced_launcher}")
+    plain_lines, plain_solution = split_output(plain.stdout())
+    traced_lines, traced_solution = split_output(traced.stdout())
     if plain_lines != traced_lines:
         diff = [(a, b) for a, b in zip(plain_lines, traced_lines) if a != b][:5]
         fail(f"output differs ({len(plain_lines)} vs {len(traced_lines)} lines): {diff}")
     errors = (check_solution(plain_solution, "untraced"), check_solution(traced_solution, "traced"))
-    if "untraced:" in traced.stderr:
-        fail(f"the summary reports untraced calls:\n{traced.stderr}")
+    if any("untraced:" in line for line in traced.log()):
+        fail("the summary reports untraced calls:\n" + "\n".join(traced.log()))
 
     archive = archive_of(tmp)
     enters = regions_per_rank(archive)
@@ -179,12 +194,12 @@ with tempfile.TemporaryDirectory() as tmp:
     if cluster and os.access(cluster, os.X_OK):
         with tempfile.TemporaryDirectory() as ctmp:
             # MUMPS adds per-node memory statistics when its ranks are on several nodes.
-            plain = mpirun(ctmp, stdin, traced=False, cluster=cluster)
-            run = mpirun(ctmp, stdin, traced=True, cluster=cluster)
-            if run.returncode != 0 or plain.returncode != 0:
-                fail(f"2 emulated nodes: exit {plain.returncode} untraced, {run.returncode} traced\n{run.stderr}")
-            lines, solution = split_output(run.stdout)
-            if lines != split_output(plain.stdout)[0]:
+            plain_status, plain, _ = mpirun(ctmp, stdin, traced=False, cluster=cluster)
+            status, run, launcher = mpirun(ctmp, stdin, traced=True, cluster=cluster)
+            if status != 0 or plain_status != 0:
+                fail(f"2 emulated nodes: exit {plain_status} untraced, {status} traced\n{run.describe()}{launcher}")
+            lines, solution = split_output(run.stdout())
+            if lines != split_output(plain.stdout())[0]:
                 fail("2 emulated nodes: output differs from the untraced run")
             check_solution(solution, "2 emulated nodes")
             archive = archive_of(ctmp)

@@ -43,10 +43,10 @@ for driver, data in DRIVERS.items():
     require(plain.returncode == 0, f"{driver} fails untraced:\n{plain.describe()}")
     require(traced.returncode == plain.returncode,
             f"{driver}: exit {traced.returncode} traced, {plain.returncode} untraced:\n{traced.describe()}")
-    passed, failed = verdicts(plain.stdout)
+    passed, failed = verdicts(plain.output.stdout())
     require(passed > 0 and failed == 0, f"{driver} untraced: {passed} passed, {failed} failed")
-    require(verdicts(traced.stdout) == (passed, 0),
-            f"{driver} traced: {verdicts(traced.stdout)} (passed, failed), untraced {passed} passed")
+    require(verdicts(traced.output.stdout()) == (passed, 0),
+            f"{driver} traced: {verdicts(traced.output.stdout())} (passed, failed), untraced {passed} passed")
     report = check_clean(traced.archive(), expect_locations=2, expect_processes=2)
     done = subprocess.run([correct, "--check", "--json", traced.archive()], capture_output=True, text=True,
                           timeout=120)

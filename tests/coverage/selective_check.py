@@ -23,6 +23,7 @@ import otf2
 import trace_check
 from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 program, correct = sys.argv[1:3]
 
@@ -31,18 +32,20 @@ program, correct = sys.argv[1:3]
 with tempfile.TemporaryDirectory() as tmp:
     env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME="sel", HTRACE_VERBOSE="1",
                HTRACE_MPI_EXCLUDE="MPI_Iprobe, MPI_Test*")
+    output = RankOutput(os.path.join(tmp, "output"))
     cmd = mpirun_command(2, [program], forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME", "HTRACE_VERBOSE",
-                                                "HTRACE_MPI_EXCLUDE"], preload=os.environ["HTRACE_LIB"])
+                                                "HTRACE_MPI_EXCLUDE"], preload=os.environ["HTRACE_LIB"],
+                         output=output)
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     if run.returncode != 0:
-        fail(f"exit {run.returncode}\n{run.stdout}\n{run.stderr}")
+        fail(f"exit {run.returncode}\n{output.describe()}{run.stdout}\n{run.stderr}")
     truth = {}
     for m in re.finditer(r"rank (\d): iprobe (\d+) test (\d+) test_found (\d+) off_sends (\d+)",
-                         run.stdout):
+                         output.stdout()):
         truth[int(m.group(1))] = dict(zip(("iprobe", "test", "found", "off"),
                                           map(int, m.groups()[1:])))
     if sorted(truth) != [0, 1]:
-        fail(f"program output:\n{run.stdout}")
+        fail(f"program output:\n{output.describe()}")
 
     archive = os.path.join(tmp, "sel")
     with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
@@ -83,15 +86,16 @@ with tempfile.TemporaryDirectory() as tmp:
     iprobes = sum(t["iprobe"] for t in truth.values())
     want_excluded = (f"untraced: {excluded + iprobes} calls excluded by HTRACE_MPI_EXCLUDE "
                      f"(all ranks): ")
-    line = next((l for l in run.stderr.splitlines() if "excluded by HTRACE_MPI_EXCLUDE" in l), "")
+    log = output.log()
+    line = next((l for l in log if "excluded by HTRACE_MPI_EXCLUDE" in l), "")
     if want_excluded not in line or f"MPI_Iprobe {iprobes}" not in line or \
             f"MPI_Test {excluded}" not in line:
         fail(f"summary line {line!r}, expected MPI_Iprobe {iprobes}, MPI_Test {excluded}")
     paused = sum(t["off"] for t in truth.values())
-    line = next((l for l in run.stderr.splitlines() if "MPI_Pcontrol(0)" in l), "")
+    line = next((l for l in log if "MPI_Pcontrol(0)" in l), "")
     if f"MPI_Sendrecv {paused}" not in line or "MPI_Barrier 2" not in line:
         fail(f"summary line {line!r}, expected MPI_Sendrecv {paused}, MPI_Barrier 2")
-    print("summary:", "\n".join(l for l in run.stderr.splitlines() if "untraced" in l))
+    print("summary:", "\n".join(l for l in log if "untraced" in l))
 
     out = os.path.join(tmp, "corrected")
     corr = subprocess.run(mpirun_command(2, [correct, archive, out]),

@@ -20,6 +20,7 @@ from otf2.events import Enter
 
 from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 ITERS = 20000
 
@@ -29,11 +30,12 @@ def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="htrace-collectives-") as work:
         env = dict(os.environ, HTRACE_ARCHIVE_DIR=work, HTRACE_ARCHIVE_NAME="coll")
+        output = RankOutput(os.path.join(work, "output"))
         cmd = mpirun_command(2, [binary, ITERS], bind_none=True, preload=os.environ["HTRACE_LIB"],
-                             forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME"])
+                             forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME"], output=output)
         run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
-        if run.returncode != 0 or run.stdout.count(f"allreduces={ITERS}") != 2:
-            fail(f"exit {run.returncode}\n{run.stdout}\n{run.stderr}")
+        if run.returncode != 0 or output.stdout().count(f"allreduces={ITERS}") != 2:
+            fail(f"exit {run.returncode}\n{output.describe()}{run.stdout}\n{run.stderr}")
         archive = os.path.join(work, "coll")
         counts = collections.defaultdict(collections.Counter)
         with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:

@@ -26,6 +26,7 @@ from otf2.events import BufferFlush, Enter, Leave, MpiIsend, MpiIsendComplete, M
 
 from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 THREADS, ITERS, PER_ITER = 3, 3000, 9
 
@@ -37,17 +38,20 @@ def main():
     with tempfile.TemporaryDirectory(prefix="htrace-flush-") as work:
         env = dict(os.environ, HTRACE_BUFFER_SIZE=buffer, HTRACE_ARCHIVE_DIR=work,
                    HTRACE_ARCHIVE_NAME="flush", HTRACE_TSC_STAMPS=stamps, HTRACE_VERBOSE="1")
+        output = RankOutput(os.path.join(work, "output"))
         cmd = mpirun_command(2, [binary, THREADS, ITERS], bind_none=True, preload=os.environ["HTRACE_LIB"],
                              forward=["HTRACE_BUFFER_SIZE", "HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME",
-                                      "HTRACE_TSC_STAMPS", "HTRACE_VERBOSE"])
+                                      "HTRACE_TSC_STAMPS", "HTRACE_VERBOSE"], output=output)
         run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
         if run.returncode != 0:
-            fail(f"exit {run.returncode}\n{run.stdout}\n{run.stderr}")
-        did = re.findall(r"THREAD rank=(\d) thread=(\d+) sends=(\d+) recvs=(\d+)", run.stdout)
+            fail(f"exit {run.returncode}\n{output.describe()}{run.stdout}\n{run.stderr}")
+        did = re.findall(r"THREAD rank=(\d) thread=(\d+) sends=(\d+) recvs=(\d+)", output.stdout())
         if len(did) != 2 * THREADS or any(int(s) != ITERS or int(r) != ITERS for _, _, s, r in did):
             fail(f"the program did not report {ITERS} sends and receives per thread: {did}")
-        if re.search(r"[1-9]\d* dropped", run.stderr) or re.search(r"warning|error|recording stopped", run.stderr):
-            fail(f"the tracer reports lost events or trouble:\n{run.stderr}")
+        # libhtrace's lines (the summary's "N dropped" among them) and the program's own stderr.
+        said = "\n".join(output.log()) + "\n" + output.stderr()
+        if re.search(r"[1-9]\d* dropped", said) or re.search(r"warning|error|recording stopped", said):
+            fail(f"the tracer reports lost events or trouble:\n{said}")
 
         per_location = collections.defaultdict(list)
         with otf2.reader.open(os.path.join(work, "flush", "traces.otf2")) as trace:

@@ -45,6 +45,7 @@ import tempfile
 import time
 
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 from htrace_test.tree import file_digests
 from htrace_test.build import tool
 
@@ -81,9 +82,10 @@ FAILURE_EXIT = {"htrace-correct": (3, 4), "htrace-salvage": (3, 4), "htrace-repo
 
 class Run:
     """One process (and its children), with its wall time and the peak resident set size of the
-    largest of them (wait4's rusage)."""
+    largest of them (wait4's rusage). ranks: the RankOutput of an mpirun: its ranks' stderr, from
+    the files they write, counts as the run's (what mpirun forwards may miss lines)."""
 
-    def __init__(self, cmd, timeout, work):
+    def __init__(self, cmd, timeout, work, ranks=None):
         err_path = os.path.join(work, "stderr")
         start = time.monotonic()
         with open(err_path, "wb") as err:
@@ -105,6 +107,8 @@ class Run:
         self.peak_mb = usage.ru_maxrss / 1024
         self.status = os.waitstatus_to_exitcode(status)
         self.stderr = open(err_path, "rb").read().decode(errors="replace")
+        if ranks is not None:
+            self.stderr += ranks.stderr()
 
 
 def otf2_print(path):
@@ -186,31 +190,33 @@ def read_back_html(path):
     return None if text.rstrip().endswith("</html>") else "not a whole HTML page"
 
 
-# The tool runs of one mutant: (tool, command, output path, how the output is read back). Their
-# outputs are all a mutant's output directory may hold after them (no temporary left).
+# The tool runs of one mutant: (tool, command, output path, how the output is read back, the
+# RankOutput of an MPI run or None). Their outputs are all a mutant's output directory may hold
+# after them (no temporary left).
 OUTPUT_NAMES = {"result", "result-np2", "result.html", "result.json", "result.waits.json",
                 "result.vite"}
 
-def correct_runs(mutant, out, ranks):
-    cmd = [CORRECT, mutant, out]
+def correct_runs(mutant, out, ranks, work):
+    cmd, said = [CORRECT, mutant, out], None
     if ranks > 1:
-        cmd = mpirun_command(ranks, cmd)
-    return [("htrace-correct", cmd, out, lambda p: read_back(p, mutant))]
+        said = RankOutput(os.path.join(work, "ranks"))
+        cmd = mpirun_command(ranks, cmd, output=said)
+    return [("htrace-correct", cmd, out, lambda p: read_back(p, mutant), said)]
 
 
 def report_runs(mutant, out):
-    return [("htrace-report", [REPORT, mutant, "-o", out + ".html"], out + ".html", read_back_html),
+    return [("htrace-report", [REPORT, mutant, "-o", out + ".html"], out + ".html", read_back_html, None),
             ("htrace-report", [REPORT, "--format", "perfetto", mutant, "-o", out + ".json"],
-             out + ".json", read_back_json),
+             out + ".json", read_back_json, None),
             ("htrace-report", [REPORT, "--format", "json", mutant, "-o", out + ".waits.json"],
-             out + ".waits.json", read_back_json),
+             out + ".waits.json", read_back_json, None),
             ("htrace-report", [REPORT, "--format", "vite", mutant, "-o", out + ".vite"],
-             out + ".vite", lambda p: read_back(p, mutant, VITE_WARNINGS))]
+             out + ".vite", lambda p: read_back(p, mutant, VITE_WARNINGS), None)]
 
 
 def salvage_runs(mutant, out):
     # (The input has no global definitions: whatever otf2-print says of the output counts.)
-    return [("htrace-salvage", [SALVAGE, mutant, out], out, lambda p: read_back(p, mutant))]
+    return [("htrace-salvage", [SALVAGE, mutant, out], out, lambda p: read_back(p, mutant), None)]
 
 
 # --- mutations ------------------------------------------------------------------------------
@@ -407,15 +413,16 @@ def main():
             os.makedirs(outdir)
             out = os.path.join(outdir, "result")
             if kind == "ring":
-                runs = correct_runs(mutant, out, 1) + report_runs(mutant, out)
+                runs = correct_runs(mutant, out, 1, work) + report_runs(mutant, out)
                 if parallel_every and ring_number % parallel_every == 0:
-                    runs += [("htrace-correct -np 2",) + r[1:] for r in correct_runs(mutant, out + "-np2", 2)]
+                    runs += [("htrace-correct -np 2",) + r[1:]
+                             for r in correct_runs(mutant, out + "-np2", 2, work)]
                 ring_number += 1
             else:
                 runs = salvage_runs(mutant, out)
-            for label, cmd, output, read in runs:
+            for label, cmd, output, read, said in runs:
                 tool = label.split()[0]
-                r = Run(cmd, SECONDS * 3, work)
+                r = Run(cmd, SECONDS * 3, work, said)
                 cls, problem = judge(tool, r, mutant, before, output, read)
                 outcomes[label][cls] += 1
                 w = worst[label]

@@ -5,7 +5,8 @@ archives back with tests/lib/trace_check.py (an independent reader). One test pe
     e2e.py TEST_NAME
 
 Every assertion is on a real outcome: the program's own result line (messages it sent, OK) against
-what the archive holds.
+what the archive holds. What the ranks said is read from files (htrace_test.rank_output), never
+from what mpirun forwarded.
 """
 import glob
 import json
@@ -18,6 +19,7 @@ import time
 
 from htrace_test.harness import check_clean, example, main, mpirun, require
 from htrace_test.hpcc import HPCC, hpcc_input, succeeded as hpcc_succeeded
+from htrace_test.rank_output import RankOutput
 
 STANDARD_OPS = {"BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER",
                 "ALLGATHERV", "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "REDUCE", "ALLREDUCE",
@@ -27,7 +29,7 @@ STANDARD_OPS = {"BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", 
 def traced_ok(program, args=(), np=2, env=None, preload="x", **expect):
     """Runs a traced program that must succeed; returns (run, report of its one clean archive)."""
     run = mpirun(program, args, np=np, env=env, preload=preload)
-    require(run.returncode == 0 and " OK" in run.stdout, f"traced program failed:\n{run.describe()}")
+    require(run.returncode == 0 and " OK" in run.output.stdout(), f"traced program failed:\n{run.describe()}")
     report = check_clean(run.archive(), **expect)
     return run, report
 
@@ -210,10 +212,10 @@ def unwritable_dir():
     with tempfile.NamedTemporaryFile() as not_a_directory:
         target = os.path.join(not_a_directory.name, "sub")  # a path below a regular file
         run = mpirun(example("pingpong-ring/pingpong-ring"), np=2, archive_dir=target)
-        require(run.returncode == 0 and " OK" in run.stdout,
+        require(run.returncode == 0 and " OK" in run.output.stdout(),
                 f"an unwritable archive directory must not break the program:\n{run.describe()}")
-        lines = [l for l in run.stderr.splitlines() if "htrace" in l.lower()]
-        require(len(lines) == 1, f"expected a one-line reason on stderr, got:\n{run.stderr}")
+        lines = run.output.log()
+        require(len(lines) == 1, f"expected a one-line reason, got:\n{run.describe()}")
 
 
 def tiny_buffer():
@@ -248,8 +250,8 @@ def abnormal_end(mode):
         require(run.seconds < 45, f"took {run.seconds:.1f} s to end after {mode}")
         # The victim says why tracing stopped, in one line, and what it kept.
         reason = "MPI_Abort" if mode == "abort" else "SIGSEGV"
-        lines = [l for l in run.stderr.splitlines() if l.startswith("htrace[1]") and reason in l]
-        require(len(lines) == 1, f"expected one htrace line from rank 1 naming {reason}:\n{run.stderr}")
+        lines = [l for l in run.output.log() if l.startswith("htrace[1]") and reason in l]
+        require(len(lines) == 1, f"expected one htrace line from rank 1 naming {reason}:\n{run.describe()}")
         kept = os.listdir(run.archive_dir)
         require(len(kept) == 1, f"expected the partial archive directory to be kept: {kept}")
         for path in run.archives():  # a complete anchor file would have to be readable
@@ -259,7 +261,7 @@ def abnormal_end(mode):
 
 def disabled():
     run = mpirun(example("pingpong-ring/pingpong-ring"), np=2, env={"HTRACE_ENABLE": "0"})
-    require(run.returncode == 0 and " OK" in run.stdout, run.describe())
+    require(run.returncode == 0 and " OK" in run.output.stdout(), run.describe())
     require(not os.listdir(run.archive_dir), f"HTRACE_ENABLE=0 wrote {os.listdir(run.archive_dir)}")
 
 
@@ -308,8 +310,9 @@ int main(int argc, char** argv) {
 
 
 def wrong_mpi():
-    """A program of the other MPI with this build's libhtrace preloaded: one line on stderr, the
-    run untraced and complete, the program's own exit status, no archive."""
+    """A program of the other MPI with this build's libhtrace preloaded: one line from rank 0 on
+    its stderr and in HTRACE_LOG_FILE, the run untraced and complete, the program's own exit
+    status, no archive."""
     from htrace_test.mpi import flavor
     compiler, launcher = OTHER_MPI[flavor()]
     if shutil.which(compiler) is None:
@@ -320,15 +323,23 @@ def wrong_mpi():
         f.write(EXIT_STATUS_PROGRAM)
     subprocess.run([compiler, "-o", os.path.join(work, "exit3"), os.path.join(work, "exit3.c")], check=True)
     lib = os.environ["HTRACE_LIB"]
+    output = RankOutput(os.path.join(work, "output"))
     command = [a.format(lib) for a in launcher] + ([lib] if launcher[-1] == "LD_PRELOAD" else [])
-    done = subprocess.run(command + [os.path.join(work, "exit3")], cwd=work, capture_output=True, text=True,
-                          timeout=120, env=dict(os.environ, HTRACE_ARCHIVE_DIR=work))
-    require(done.returncode == 3, f"exit status {done.returncode}, the program's is 3:\n{done.stdout}\n{done.stderr}")
-    require(done.stdout.count("sum 2") == 1, f"the program did not run to its end:\n{done.stdout}")
-    said = [line for line in done.stderr.splitlines() if line.startswith("htrace")]
-    require(len(said) == 1 and "built for" in said[0] and "running it untraced" in said[0],
-            f"expected one line from htrace on stderr, got:\n{done.stderr}")
-    require(sorted(os.listdir(work)) == ["exit3", "exit3.c"], f"an untraced run wrote {os.listdir(work)}")
+    if launcher[0] == "mpirun.openmpi":  # hydra passes the whole environment on by itself
+        command += ["-x", "HTRACE_LOG_FILE"]
+    done = subprocess.run(command + output.program([os.path.join(work, "exit3")]), cwd=work,
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, HTRACE_ARCHIVE_DIR=work, HTRACE_LOG_FILE=output.log_file))
+    detail = f"{output.describe()}--- launcher\n{done.stdout}{done.stderr}"
+    require(done.returncode == 3, f"exit status {done.returncode}, the program's is 3:\n{detail}")
+    require(output.stdout().count("sum 2") == 1, f"the program did not run to its end:\n{detail}")
+    said = output.log()
+    require(len(said) == 1 and said[0].startswith("htrace") and "built for" in said[0]
+            and "running it untraced" in said[0], f"expected one line from htrace, got:\n{detail}")
+    # What the user sees: the same line, from rank 0 alone, on the ranks' stderr.
+    require([line for line in output.stderr().splitlines() if line.startswith("htrace")] == said
+            and said[0] in output.stderr(0), f"expected the line on rank 0's stderr only:\n{detail}")
+    require(sorted(os.listdir(work)) == ["exit3", "exit3.c", "output"], f"an untraced run wrote {os.listdir(work)}")
     print(said[0])
     shutil.rmtree(work, ignore_errors=True)
 

@@ -27,7 +27,7 @@ def traced_run(program, threads=THREADS, env=None, np=2):
     variables.update(env or {})
     run = harness.mpirun(program, [ITERATIONS, 32, 128], np=np, env=variables)
     require(run.returncode == 0, "traced run failed\n" + run.describe())
-    require("hybrid-jacobi:" in run.stdout, "no result line\n" + run.describe())
+    require("hybrid-jacobi:" in run.output.stdout(), "no result line\n" + run.describe())
     return run
 
 

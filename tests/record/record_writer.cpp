@@ -13,6 +13,7 @@
 //                            the main thread runs emergency_flush(): what reaches the file must be
 //                            whole records (tag = bytes = number), numbered 0, 1, 2, ... in order
 #include "clock/base_clock.h"
+#include "common/log.h"
 #include "common/options.h"
 #include "record/recorder.h"
 #include "record/snapshot.h"
@@ -87,6 +88,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   rec::configure(options.options);
+  // As libhtrace's MPI_Init does: the recorder's diagnostics go to HTRACE_LOG_FILE too.
+  htrace::log::set_file(options.options.log_file.c_str());
 
   // Regions registered in a different order on each rank: ids must be unified.
   rec::RegionId compute, send, recv, allreduce;

@@ -1,6 +1,9 @@
 #!/bin/bash
 # usage: run_record_test.sh CASE RECORD_WRITER CHECK_ARCHIVE_PY [HTRACE_SALVAGE]
 # Runs record_writer with 2 ranks under $MPIRUN in a scratch directory and checks the outcome.
+# What the ranks say is read from files, never from what the launcher forwards (it may drop lines):
+# each rank writes its own stdout and stderr (tests/lib/htrace_test/rank_files.sh), the recorder
+# its diagnostics into HTRACE_LOG_FILE.
 set -u
 case_name=$1 writer=$2 checker=$3 salvage=${4:-}
 python=${HTRACE_PYTHON:-/usr/bin/python3}
@@ -8,9 +11,26 @@ mpirun_cmd=${MPIRUN:-mpirun --allow-run-as-root --oversubscribe}
 work=$(mktemp -d "${TMPDIR:-/tmp}/htrace-record-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-export HTRACE_BUFFER_SIZE=4k HTRACE_SYNC=none
-fail() { echo "FAIL ($case_name): $*"; for f in out err; do [ -s $f ] && sed 's/^/  | /' $f; done; exit 1; }
-run() { $mpirun_cmd -np 2 "$writer" "$@" >out 2>err; }
+rank_files=${HTRACE_SOURCE_DIR:?}/tests/lib/htrace_test/rank_files.sh
+export HTRACE_BUFFER_SIZE=4k HTRACE_SYNC=none HTRACE_LOG_FILE=$work/log
+fail() {
+  echo "FAIL ($case_name): $*"
+  for f in out err log launcher; do [ -s $f ] && echo "  $f:" && sed 's/^/  | /' $f; done
+  exit 1
+}
+# run [-np N] ARG...: record_writer ARG... on 2 (or N) ranks; afterwards out and err hold the
+# ranks' stdout and stderr in rank order, log the recorder's diagnostic lines.
+run() {
+  np=2
+  if [ "$1" = -np ]; then np=$2; shift 2; fi
+  rm -rf ranks log && mkdir ranks
+  $mpirun_cmd -np "$np" sh "$rank_files" "$work/ranks" "$writer" "$@" >launcher 2>&1
+  status=$?
+  cat ranks/*.out >out 2>/dev/null
+  cat ranks/*.err >err 2>/dev/null
+  touch log
+  return $status
+}
 
 case $case_name in
 archive)
@@ -21,8 +41,8 @@ unwritable_dir)
   # A directory below a regular file cannot be created, even by root.
   touch plainfile
   HTRACE_ARCHIVE_DIR=$work/plainfile/sub run write || fail "exit code $? (must run untraced)"
-  grep -q "plainfile/sub' is not usable: Not a directory" err || fail "no one-line reason on stderr"
-  [ "$(grep -c 'is not usable' err)" = 1 ] || fail "reason printed more than once"
+  grep -q "plainfile/sub' is not usable: Not a directory" log || fail "no one-line reason"
+  [ "$(grep -c 'is not usable' log)" = 1 ] || fail "reason printed more than once"
   [ "$(grep -c "tracing disabled" err)" = 2 ] || fail "start() did not return false"
   ;;
 no_overwrite)
@@ -45,7 +65,7 @@ no_overwrite)
   mkdir mine && echo keep >mine/sentinel
   HTRACE_ARCHIVE_NAME=mine run write || fail "exit code $?"
   [ "$(ls mine)" = sentinel ] || fail "explicit existing archive was modified"
-  grep -q "'mine' exists; tracing into" err || fail "no message about the existing name"
+  grep -q "'mine' exists; tracing into" log || fail "no message about the existing name"
   ;;
 volume)
   # 64 KiB buffers (1365 records) and 2 MiB of OTF2 chunks: both levels of flushing happen.
@@ -65,11 +85,11 @@ full_disk)
   trap 'umount "$work/small"; rm -rf "$work"' EXIT
   HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_DIR=small HTRACE_ARCHIVE_NAME=full run volume 200000 ||
     fail "exit code $?"
-  n=$(grep -c "recording stopped: writing the trace archive failed (No space left on device" err)
+  n=$(grep -c "recording stopped: writing the trace archive failed (No space left on device" log)
   [ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "expected one line per failing rank, got $n"
-  grep -q "archive 'small/full' is incomplete (writing failed on $n rank(s))" err ||
+  grep -q "archive 'small/full' is incomplete (writing failed on $n rank(s))" log ||
     fail "rank 0 did not say the archive is incomplete"
-  [ "$(grep -c htrace err)" = "$((n + 1))" ] || fail "more diagnostics than one line per rank"
+  [ "$(grep -c htrace log)" = "$((n + 1))" ] || fail "more diagnostics than one line per rank"
   [ "$(grep -c '^RANK .*recorded=' out)" = 2 ] || fail "application did not finish on both ranks"
   ;;
 exit_without_finalize)
@@ -79,11 +99,11 @@ exit_without_finalize)
   # before that rank's own exit handler ran: there, each rank that got to say so kept its events.
   HTRACE_ARCHIVE_NAME=gone run exit
   note="exit without MPI_Finalize: wrote 312 events of this process to 'gone'"
-  n=$(grep -c "$note" err)
+  n=$(grep -c "$note" log)
   if [ "${HTRACE_MPI_FLAVOR:-openmpi}" = mpich ]; then
     [ "$n" -ge 1 ] || fail "expected the one-line note from at least one rank, got $n"
     for loc in 0 1; do
-      if grep -q "htrace\[$loc\]: error: $note" err; then
+      if grep -q "htrace\[$loc\]: error: $note" log; then
         [ -s gone/traces/$loc.evt ] || fail "event file of location $loc missing"
       fi
     done
@@ -94,7 +114,7 @@ exit_without_finalize)
   ;;
 emergency)
   HTRACE_ARCHIVE_NAME=crash run emergency || fail "exit code $?"
-  grep -q "record_writer emergency test: wrote .* lacks its global definitions" err ||
+  grep -q "record_writer emergency test: wrote .* lacks its global definitions" log ||
     fail "no emergency message"
   for loc in 0 1; do [ -s crash/traces/$loc.evt ] || fail "event file of location $loc missing"; done
   ;;
@@ -105,9 +125,8 @@ emergency_race)
   # while stopped (a gap followed by later events) would fail most attempts.
   for attempt in 1 2 3 4 5; do
     rm -rf race salvaged
-    HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_NAME=race $mpirun_cmd -np 1 "$writer" emergency-race \
-      >out 2>err || fail "exit code $?"
-    grep -q "record_writer emergency race: wrote" err || fail "no emergency message"
+    HTRACE_BUFFER_SIZE=64k HTRACE_ARCHIVE_NAME=race run -np 1 emergency-race || fail "exit code $?"
+    grep -q "record_writer emergency race: wrote" log || fail "no emergency message"
     "$salvage" race salvaged >salvage.out 2>&1 || fail "htrace-salvage: $(cat salvage.out)"
     "$python" "$checker" race salvaged || fail "attempt $attempt: records torn or out of order"
   done

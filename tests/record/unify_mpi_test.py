@@ -15,6 +15,7 @@ from otf2.definitions import InterComm
 import htrace_test.archive  # noqa: F401  (fixes python3-otf2's InterComm binding when imported)
 from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 NP = 5
 OPS = {"BARRIER": otf2.CollectiveOp.BARRIER, "ALLREDUCE": otf2.CollectiveOp.ALLREDUCE}
@@ -24,16 +25,17 @@ OPS = {"BARRIER": otf2.CollectiveOp.BARRIER, "ALLREDUCE": otf2.CollectiveOp.ALLR
 def run(program, workdir):
     archive_dir = os.path.join(workdir, "archives")
     os.makedirs(archive_dir)
+    output = RankOutput(os.path.join(workdir, "output"))
     command = mpirun_command(NP, [program], forward=["HTRACE_ARCHIVE_DIR=" + archive_dir],
-                             preload=os.environ["HTRACE_LIB"])
+                             preload=os.environ["HTRACE_LIB"], output=output)
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
-        fail(f"exit code {done.returncode}\n{done.stdout}\n{done.stderr}")
+        fail(f"exit code {done.returncode}\n{output.describe()}{done.stdout}\n{done.stderr}")
     archives = [os.path.join(archive_dir, d) for d in os.listdir(archive_dir)]
     if len(archives) != 1:
-        fail(f"expected one archive, found {archives}\n{done.stderr}")
+        fail(f"expected one archive, found {archives}\n{output.describe()}")
     calls = {}  # rank -> [(label, op, local, remote)]
-    for line in done.stdout.splitlines():
+    for line in output.stdout().splitlines():
         words = line.split()
         if not words or words[0] != "call":
             continue
@@ -42,7 +44,7 @@ def run(program, workdir):
         parse = lambda key: [int(r) for r in lists[key].split(",")] if key in lists else None
         calls.setdefault(rank, []).append((seq, label, op, parse("local"), parse("remote")))
     if sorted(calls) != list(range(NP)):
-        fail(f"program output of ranks {sorted(calls)}:\n{done.stdout}")
+        fail(f"program output of ranks {sorted(calls)}:\n{output.describe()}")
     return os.path.join(archives[0], "traces.otf2"), calls
 
 

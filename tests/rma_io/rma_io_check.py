@@ -311,7 +311,7 @@ def main():
     def test():
         run = harness.mpirun(program, np=size)
         require(run.returncode == 0, f"traced run failed\n{run.describe()}")
-        require(f"ok ranks={size}" in run.stdout, f"the example reports wrong results\n{run.describe()}")
+        require(f"ok ranks={size}" in run.output.stdout(), f"the example reports wrong results\n{run.describe()}")
         archive = run.archive()
         harness.check_clean(archive)
         anchor = anchor_path(archive)

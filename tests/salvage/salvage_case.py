@@ -1,6 +1,8 @@
 """One way for a run to end badly, end to end: the program runs untraced and traced (exit status
-and output must be byte-identical), htrace-salvage rebuilds the archive, and an independent
-reader (python3-otf2, otf2-print) checks it against the counts the program kept in mapped files.
+and each rank's output must be byte-identical), htrace-salvage rebuilds the archive, and an
+independent reader (python3-otf2, otf2-print) checks it against the counts the program kept in
+mapped files. What the ranks say, and libhtrace's own lines, are read from files they write
+(htrace_test.rank_output): a launcher may drop an aborting rank's last line.
 
 usage: salvage_case.py CASE FAIL_APP HTRACE_SALVAGE HTRACE_CORRECT [HTRACE_REPORT]
 CASE: abort | segv | term | term_ranks | term_twice | kill_all | kill_one | omp_abort | full_disk | rma_io
@@ -20,6 +22,7 @@ import otf2
 
 from htrace_test.check import fail, require
 from htrace_test.mpi import flavor, mpirun_command
+from htrace_test.rank_output import RankOutput
 from htrace_test.salvage import MARKER, check_location, counts
 from htrace_test.tree import tree_hash
 
@@ -28,24 +31,26 @@ REPORT = sys.argv[5] if len(sys.argv) > 5 else ""  # with it, ViTE opens the sal
 
 
 def run(work, mode, n, traced, env_extra, kill=None):
-    """Runs fail_app under mpirun; returns (status, stdout bytes, stderr text, count dir)."""
+    """Runs fail_app under mpirun; returns (status, {rank: its stdout}, what the ranks said: a
+    RankOutput, count dir)."""
     count_dir = tempfile.mkdtemp(dir=work, prefix="counts-")
+    output = RankOutput(tempfile.mkdtemp(dir=work, prefix="output-"))
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     env.update(env_extra)
     if traced:
         env["LD_PRELOAD"] = os.environ["HTRACE_LIB"]
-    cmd = mpirun_command(2, [APP, mode, n, count_dir], bind_none=True)
+    cmd = mpirun_command(2, [APP, mode, n, count_dir], bind_none=True, output=output)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=work,
                          start_new_session=True)
     if kill:
         kill(p, count_dir)
     try:
-        out, err = p.communicate(timeout=120)
+        p.communicate(timeout=120)  # mpirun's own output: the ranks' is in their files
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
-        fail("%s run of '%s' hung" % ("traced" if traced else "untraced", mode))
-    return p.returncode, out, err.decode(errors="replace"), count_dir
+        fail("%s run of '%s' hung:\n%s" % ("traced" if traced else "untraced", mode, output.describe()))
+    return p.returncode, {r: output.stdout(r) for r in output.ranks()}, output, count_dir
 
 
 def wait_for_barriers(count_dir, minimum, timeout=150):
@@ -263,16 +268,6 @@ SURVIVOR_CAUSE = "SIGTERM" if flavor() == "openmpi" else "killed (no end recorde
 SURVIVOR_EXACT = flavor() == "openmpi"
 
 
-def launcher_output(out):
-    """The program's output as the comparison sees it, without what the launcher changes by its
-    own timing, untraced too: the last line of a rank that aborts or dies, which either launcher
-    may drop or cut when it kills the job, and hydra's report of a bad termination (whether it
-    prints one when it is itself terminated is a race)."""
-    if flavor() == "mpich":
-        out = re.sub(rb"\n=+\n=   BAD TERMINATION.*debugging suggestions\n", b"", out, flags=re.S)
-    return re.sub(rb"(?m)^rank 1: (MPI_Abort|SIGSEGV)[^\n]*\n?", b"", out)
-
-
 def body(work):
     env = {"HTRACE_ARCHIVE_DIR": work, "HTRACE_ARCHIVE_NAME": "trace", "HTRACE_BUFFER_SIZE": "64k",
            "OMP_NUM_THREADS": "2"}
@@ -343,23 +338,22 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
         require({traced[0], plain[0]} <= {1, 15}, "exit status %d traced, %d untraced" % (traced[0], plain[0]))
     else:
         require(traced[0] == plain[0], "exit status %d traced, %d untraced" % (traced[0], plain[0]))
-    require(launcher_output(traced[1]) == launcher_output(plain[1]),
-            "output differs:\n%r\n%r" % (traced[1], plain[1]))
-    err = traced[2]
+    # Each rank's own output, every line of it: the program flushes each line before it fails.
+    require(traced[1] == plain[1], "output differs:\n%r\n%r" % (traced[1], plain[1]))
+    log = "\n".join(traced[2].log())  # libhtrace's lines of every rank
     count_dir = traced[3]
-    for line in err.splitlines():  # the tracer's own account, for a failure's diagnosis
-        if line.startswith("htrace["):
-            print("stderr: " + line)
+    for line in log.splitlines():  # the tracer's own account, for a failure's diagnosis
+        print("log: " + line)
     program = [counts(count_dir, r) for r in (0, 1)]
 
     if mode == "finish":
         # Full disk: one line per failing rank when it happens, one summary, nothing contradicting.
         failing = len(re.findall(r"recording stopped: writing the trace archive failed \(No space "
-                                 r"left on device", err))
-        require(failing in (1, 2), "expected one line per failing rank:\n" + err)
-        require(len(re.findall("is incomplete", err)) == 1, "expected one summary:\n" + err)
-        require("htrace-salvage" in err and "trace written" not in err,
-                "summary must say what to do, and nothing contradict it:\n" + err)
+                                 r"left on device", log))
+        require(failing in (1, 2), "expected one line per failing rank:\n" + log)
+        require(len(re.findall("is incomplete", log)) == 1, "expected one summary:\n" + log)
+        require("htrace-salvage" in log and "trace written" not in log,
+                "summary must say what to do, and nothing contradict it:\n" + log)
         require(not os.path.exists(os.path.join(archive_dir, "traces.otf2")), "anchor on full disk")
         ends = [open(os.path.join(archive_dir, "salvage", "%d.end" % r)).read().strip()
                 for r in (0, 1)]
@@ -412,20 +406,20 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
         evs = events.get(rank, [])
         # A signal that lands while the thread converts its own buffer finds it busy: that buffer
         # is lost, and the tracer says so. The rest is then a prefix, as after SIGKILL.
-        if re.search(r"htrace\[%d\]: error: .*some threads were busy" % rank, err):
+        if re.search(r"htrace\[%d\]: error: .*some threads were busy" % rank, log):
             print("rank %d: the signal interrupted the thread's own flush" % rank)
             exact[rank] = False
         # A SIGTERM landing there waits for the conversion instead; only the event whose record
         # found the buffer full is missing, and the tracer says so.
         one_missing = re.search(r"htrace\[%d\]: error: .*the one event it was recording then is "
-                                r"missing" % rank, err) is not None
+                                r"missing" % rank, log) is not None
         if one_missing:
             print("rank %d: the signal waited for the thread's own flush" % rank)
         got = check_location(evs, causes[rank], entered, returned, exact[rank], rank,
                              may_be_empty=mode == "finish" or (rank in killed_early and not evs),
                              one_missing=one_missing)
         # The tracer's own figure at its emergency flush agrees with the archive.
-        m = re.search(r"htrace\[%d\]: error: [^:]+: wrote (\d+) events of this process" % rank, err)
+        m = re.search(r"htrace\[%d\]: error: [^:]+: wrote (\d+) events of this process" % rank, log)
         if m and exact[rank] and mode != "omp-abort":
             marker = [i for i, e in enumerate(evs) if e[1] and e[1].startswith(MARKER)]
             copied = marker[0] if marker else len(evs)  # what precedes the marker
@@ -441,8 +435,8 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
         check_truncations(work, archive_dir, whole[:marker[0]])
     if CASE == "term_ranks":
         # The signal waits for the thread's own conversion: no buffer is lost.
-        require("some threads were busy" not in err, "a rank lost the buffer its thread was "
-                "converting when the signal came:\n" + err)
+        require("some threads were busy" not in log, "a rank lost the buffer its thread was "
+                "converting when the signal came:\n" + log)
     if mode == "omp-abort" and SURVIVOR_EXACT:
         # Rank 0's worker thread is inside the parallel region when rank 0's SIGTERM flush runs;
         # rank 1's may not have started when its master aborts.

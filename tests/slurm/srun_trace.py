@@ -11,6 +11,8 @@ clean for the independent checker (trace_check: every send matched, one location
 id = rank, ...), holds the messages the program says it sent and every rank; otf2-print reads it;
 htrace-correct leaves 0 clock-condition violations; and per rank it holds the same events as the
 archive of the same program under mpirun, but for polling calls, whose number depends on timing.
+The result lines are read from the files the ranks write (htrace_test.rank_output), not from what
+srun forwards.
 """
 import collections
 import json
@@ -24,6 +26,7 @@ from htrace_test import harness
 from htrace_test.archive import Topology, archive_properties, events_by_location
 from htrace_test.check import TestFailure, require
 from htrace_test.harness import check_clean
+from htrace_test.rank_output import RankOutput
 
 import slurm_cluster
 from slurm_launch import srun_command
@@ -97,33 +100,39 @@ def check_archive(archive, result, correct, work):
 
 def test(plugin, program, correct, work):
     reference = harness.mpirun(program, [ITERATIONS], np=NP)
-    require(reference.returncode == 0 and " OK" in reference.stdout,
+    require(reference.returncode == 0 and " OK" in reference.output.stdout(),
             f"the mpirun reference run failed:\n{reference.describe()}")
     check_clean(reference.archive(), expect_locations=NP, expect_processes=NP)
     archive_dir = os.path.join(work, "archives")
     os.mkdir(archive_dir)
+    plain_output = RankOutput(os.path.join(work, "output-untraced"))
+    traced_output = RankOutput(os.path.join(work, "output-traced"))
     with slurm_cluster.SlurmCluster() as cluster:
         try:
-            plain, plain_s = cluster.run(srun_command(plugin, NP, [program, ITERATIONS]))
+            plain, plain_s = cluster.run(
+                srun_command(plugin, NP, plain_output.program([program, ITERATIONS])))
             traced, traced_s = cluster.run(
-                srun_command(plugin, NP, [program, ITERATIONS], preload=os.environ["HTRACE_LIB"]),
-                env={"HTRACE_ARCHIVE_DIR": archive_dir, "HTRACE_ARCHIVE_NAME": "srun"})
+                srun_command(plugin, NP, traced_output.program([program, ITERATIONS]),
+                             preload=os.environ["HTRACE_LIB"]),
+                env={"HTRACE_ARCHIVE_DIR": archive_dir, "HTRACE_ARCHIVE_NAME": "srun",
+                     "HTRACE_LOG_FILE": traced_output.log_file})
         except TestFailure:
             cluster.keep = True
             raise
     print(f"srun untraced: exit {plain.returncode} in {plain_s:.1f} s; traced: exit "
           f"{traced.returncode} in {traced_s:.1f} s")
-    for line in traced.stderr.splitlines():
-        print("traced stderr: " + line)
-    require(plain.returncode == 0 and " OK" in plain.stdout,
-            f"untraced srun: exit {plain.returncode}\n{plain.stdout}{plain.stderr}")
-    require(traced.returncode == plain.returncode and traced.stdout == plain.stdout,
+    for line in traced_output.log():
+        print("traced log: " + line)
+    plain_result, traced_result = plain_output.stdout(), traced_output.stdout()
+    require(plain.returncode == 0 and " OK" in plain_result,
+            f"untraced srun: exit {plain.returncode}\n{plain_output.describe()}{plain.stdout}{plain.stderr}")
+    require(traced.returncode == plain.returncode and traced_result == plain_result,
             f"traced srun: exit {traced.returncode}, untraced {plain.returncode}\n--- traced\n"
-            f"{traced.stdout}{traced.stderr}--- untraced\n{plain.stdout}")
+            f"{traced_output.describe()}{traced.stdout}{traced.stderr}--- untraced\n{plain_result}")
     archive = os.path.join(archive_dir, "srun")
     require(os.path.isfile(os.path.join(archive, "traces.otf2")),
             f"no archive at {archive}: {os.listdir(archive_dir)}")
-    check_archive(archive, traced.stdout, correct, work)
+    check_archive(archive, traced_result, correct, work)
     compare_structure(archive, reference.archive())
 
 

@@ -19,6 +19,8 @@ archive without changing it; every rank's salvaged barriers agree with the progr
 (htrace_test.salvage: all of them for a rank that flushed at SIGTERM, a prefix for one that
 SIGKILL reached first) and end at a cut-off marker naming the cause; otf2-print reads it; the
 archive properties say how each rank ended; htrace-correct leaves 0 clock-condition violations.
+The program's output and libhtrace's lines are read from the files the ranks write
+(htrace_test.rank_output), not from what srun forwards (which may lose lines at the SIGTERM).
 """
 import json
 import os
@@ -31,6 +33,7 @@ import time
 
 from htrace_test.archive import archive_properties
 from htrace_test.check import TestFailure, fail, require
+from htrace_test.rank_output import RankOutput
 from htrace_test.salvage import MARKER, check_location, counts, located_events
 from htrace_test.tree import tree_hash
 
@@ -47,54 +50,59 @@ PACE_US = "1000"
 
 def run_jobs(cluster, plugin, app, work):
     """Starts the untraced and the traced job together and waits for both to end: {name: (srun
-    exit status, stdout, stderr, count directory, seconds)}."""
+    exit status, what the ranks said: a RankOutput, srun's own output, count directory,
+    seconds)}."""
     jobs = {}
     for name in ("plain", "traced"):
         count_dir = os.path.join(work, "counts-" + name)
         os.mkdir(count_dir)
+        output = RankOutput(os.path.join(work, "output-" + name))
         env = {"FAIL_APP_PACE_US": PACE_US}
         preload = None
         if name == "traced":
-            env.update(HTRACE_ARCHIVE_DIR=work, HTRACE_ARCHIVE_NAME="trace")
+            env.update(HTRACE_ARCHIVE_DIR=work, HTRACE_ARCHIVE_NAME="trace", HTRACE_LOG_FILE=output.log_file)
             preload = os.environ["HTRACE_LIB"]
-        command = srun_command(plugin, NP, [app, "loop", "0", count_dir], preload=preload,
+        command = srun_command(plugin, NP, output.program([app, "loop", "0", count_dir]), preload=preload,
                                options=["--time=" + TIME_LIMIT, "--job-name=time-limit-" + name])
-        jobs[name] = (cluster.start(command, env=env), count_dir, time.monotonic())
+        jobs[name] = (cluster.start(command, env=env), output, count_dir, time.monotonic())
     results = {}
-    for name, (proc, count_dir, start) in jobs.items():
+    for name, (proc, output, count_dir, start) in jobs.items():
         try:
             out, err = proc.communicate(timeout=max(1, JOB_TIMEOUT - (time.monotonic() - start)))
         except subprocess.TimeoutExpired:
             proc.kill()
             out, err = proc.communicate()
-            fail(f"the {name} job did not end within {JOB_TIMEOUT} s\n{out}{err}\n" +
+            fail(f"the {name} job did not end within {JOB_TIMEOUT} s\n{output.describe()}{out}{err}\n" +
                     cluster.logs())
-        results[name] = (proc.returncode, out, err, count_dir, time.monotonic() - start)
+        results[name] = (proc.returncode, output, out + err, count_dir, time.monotonic() - start)
     return results
 
 
 def check_jobs(cluster, results):
-    for name, (status, out, err, count_dir, seconds) in results.items():
+    for name, (status, output, srun_said, count_dir, seconds) in results.items():
         job = cluster.job("time-limit-" + name)
         print(f"{name} job: srun exit {status} after {seconds:.1f} s; JobState "
               f"{job.get('JobState')}, Reason {job.get('Reason')}, "
               f"TimeLimit {job.get('TimeLimit')}, RunTime {job.get('RunTime')}, "
               f"ExitCode {job.get('ExitCode')}")
-        for line in err.splitlines():
-            print(f"{name} stderr: {line}")
+        # srun's account (slurmstepd's banner "... DUE TO TIME LIMIT" among it) for diagnosis
+        # only: srun may lose it at the SIGTERM; the job state is Slurm's own record.
+        for line in srun_said.splitlines():
+            print(f"{name} srun: {line}")
         require(job.get("JobState") == "TIMEOUT", f"the {name} job did not end for its time "
                 f"limit: {job}\n" + cluster.logs())
-        require("DUE TO TIME LIMIT" in err, f"srun of the {name} job does not say the time limit "
-                f"ended it:\n{err}")
         entered = [counts(count_dir, r)[0] for r in range(NP)]
         require(all(n > 0 for n in entered), f"the {name} job's ranks made no barrier: {entered}")
     plain, traced = results["plain"], results["traced"]
     require(traced[0] == plain[0], f"srun exit status {traced[0]} traced, {plain[0]} untraced")
-    require(traced[1] == plain[1], f"output differs:\n{traced[1]!r}\n{plain[1]!r}")
+    plain_out, traced_out = (
+        {r: output.stdout(r) for r in output.ranks()} for output in (plain[1], traced[1]))
+    require(traced_out == plain_out, f"output differs:\n{traced_out!r}\n{plain_out!r}")
 
 
-def salvage(work, archive_dir, salvage_tool, err, count_dir):
-    """htrace-salvage, then the salvaged archive against the program's counts; returns its path."""
+def salvage(work, archive_dir, salvage_tool, log, count_dir):
+    """htrace-salvage, then the salvaged archive against the program's counts (log: libhtrace's
+    lines of the traced run); returns its path."""
     before = tree_hash(archive_dir)
     out_dir = os.path.join(work, "salvaged")
     s = subprocess.run([salvage_tool, archive_dir, out_dir], capture_output=True, text=True)
@@ -114,18 +122,18 @@ def salvage(work, archive_dir, salvage_tool, err, count_dir):
         killed = re.search(rf"^rank {rank}: killed \(no end recorded\)", s.stdout, re.M)
         cause = "killed (no end recorded)" if killed else "SIGTERM"
         exact = not killed
-        if re.search(rf"htrace\[{rank}\]: error: .*some threads were busy", err):
+        if re.search(rf"htrace\[{rank}\]: error: .*some threads were busy", log):
             print(f"rank {rank}: the signal interrupted the thread's own flush")
             exact = False
         one_missing = re.search(rf"htrace\[{rank}\]: error: .*the one event it was recording "
-                                r"then is missing", err) is not None
+                                r"then is missing", log) is not None
         entered, returned = counts(count_dir, rank)[:2]
         got = check_location(events.get(rank, []), cause, entered, returned, exact, rank,
                              may_be_empty=bool(killed), one_missing=one_missing)
         print(f"rank {rank} ({cause}): {got} barriers in the archive, the program entered "
               f"{entered}, returned {returned}")
         # The tracer's own figure at its flush agrees with what the archive holds before the marker.
-        m = re.search(rf"htrace\[{rank}\]: error: [^:]+: wrote (\d+) events of this process", err)
+        m = re.search(rf"htrace\[{rank}\]: error: [^:]+: wrote (\d+) events of this process", log)
         if m and exact:
             evs = events.get(rank, [])
             marker = [i for i, e in enumerate(evs) if e[1] and e[1].startswith(MARKER)]
@@ -160,7 +168,7 @@ def test(plugin, app, salvage_tool, correct_tool, work):
     traced = results["traced"]
     archive_dir = os.path.join(work, "trace")
     require(os.path.isdir(os.path.join(archive_dir, "traces")), f"no archive in {work}")
-    salvaged = salvage(work, archive_dir, salvage_tool, traced[2], traced[3])
+    salvaged = salvage(work, archive_dir, salvage_tool, "\n".join(traced[1].log()), traced[3])
     correct(work, salvaged, correct_tool)
 
 

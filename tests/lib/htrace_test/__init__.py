@@ -2,6 +2,8 @@
 
   check      fail(message) and require(condition, message): end the test with a message
   mpi        the mpirun command line of a test run
+  rank_output  what the ranks said, from files (HTRACE_LOG_FILE, each rank's own stdout and
+             stderr): no verdict rests on what a launcher forwards
   harness    run a program traced under mpirun and find its archive (tests/mpi, ompt, rma_io)
   archive    read an archive back with the independent reader (python3-otf2, otf2-print)
   messages   the message matcher of the Python oracles (point-to-point and collectives)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from htrace_test import hpcc
 from htrace_test import pwscf
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 SKIP = 77  # the ctest skip code: time namespaces or hpcc unavailable
 
@@ -90,12 +91,14 @@ class Result:
     intervals: float = 0.0
 
 
-def run(cmd, *, env=None, cwd=None, timeout=300, what="command"):
+def run(cmd, *, env=None, cwd=None, timeout=300, what="command", output=None):
+    """Runs cmd to its end; output: the RankOutput of an MPI run, shown with a failure."""
     done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     if done.returncode == SKIP:
         raise Skip(f"{what}: {done.stderr.strip()[-300:]}")
     if done.returncode != 0:
-        raise CaseError(f"{what} failed ({done.returncode}): {' '.join(map(str, cmd))}\n"
+        said = output.describe()[-3000:] if output else ""
+        raise CaseError(f"{what} failed ({done.returncode}): {' '.join(map(str, cmd))}\n{said}"
                         f"{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
     return done
 
@@ -117,26 +120,31 @@ FORWARDED = ["LD_PRELOAD", "HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME", "HTRACE_
              "HTRACE_TEST_CLOCK_RATE_STEPS", "OMPI_MCA_mpi_yield_when_idle"]
 
 
-def traced(done):
+def traced(output):
     """A traced run whose timestamps the tracer did not have to clamp by more than rounding:
-    libhtrace's summary says how far the farthest clamped one went back, and a conversion that
-    goes wrong (a stamp extrapolated at a rate of 0/0, say) shows there first."""
-    m = re.search(r"(\d+) timestamps clamped \(up to (\d+) ns back\)", done.stdout + done.stderr)
+    libhtrace's summary (rank 0's, in its log file) says how far the farthest clamped one went
+    back, and a conversion that goes wrong (a stamp extrapolated at a rate of 0/0, say) shows there
+    first. Returns `output`, what the run's ranks said (a RankOutput)."""
+    log = "\n".join(output.log())
+    m = re.search(r"(\d+) timestamps clamped \(up to (\d+) ns back\)", log)
     if m is None:
-        raise CaseError("no run summary from libhtrace: " + (done.stdout + done.stderr)[-2000:])
+        raise CaseError("no run summary from libhtrace: " + output.describe()[-2000:])
     if int(m.group(2)) > 1000:
         raise CaseError(f"libhtrace clamped {m.group(1)} timestamps, one by {m.group(2)} ns: "
                         "its clock conversion went wrong")
-    return done
+    return output
 
 
 def trace_one_host(build, archive, np, program, sync=None, cwd=None, timeout=300):
-    """np ranks on this host (one shared clock)."""
+    """np ranks on this host (one shared clock). Returns what the ranks said (a RankOutput)."""
     env = trace_env(build, archive, sync)
+    output = RankOutput(archive + "-output")
     # LD_PRELOAD reaches the ranks only (-x NAME=VALUE), not mpirun itself.
     preload = env.pop("LD_PRELOAD")
-    cmd = mpirun_command(np, program, preload=preload, forward=[n for n in FORWARDED if n in env])
-    return traced(run(cmd, env=env, cwd=cwd, timeout=timeout, what="traced run"))
+    cmd = mpirun_command(np, program, preload=preload, forward=[n for n in FORWARDED if n in env],
+                         output=output)
+    run(cmd, env=env, cwd=cwd, timeout=timeout, what="traced run", output=output)
+    return traced(output)
 
 
 def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=None, cwd=None,
@@ -144,7 +152,7 @@ def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=N
     """The emulated cluster: node i's CLOCK_MONOTONIC is offsets[i] s ahead of node 0's; with rates,
     the clock-rate shim (loaded before libhtrace) makes node i's clock run rates[i] fast, and with
     steps (per node None or (T, R[, D]): namespace clock ns, new rate, ramp ns) R fast once it
-    passes T, or T + D when the rate ramps."""
+    passes T, or T + D when the rate ramps. Returns what the ranks said (a RankOutput)."""
     preload = [build.shim] if rates else []
     env = trace_env(build, archive, sync, preload)
     env.update(env_extra or {})
@@ -154,14 +162,15 @@ def trace_cluster(build, archive, offsets, per_node, program, sync=None, rates=N
         env["HTRACE_TEST_CLOCK_RATE_STEPS"] = ",".join(
             ":".join(repr(v) if isinstance(v, float) else str(v) for v in step) if step else ""
             for step in steps)
+    output = RankOutput(archive + "-output")
     # The forwarded LD_PRELOAD only reaches the ranks, not the runner's own mpirun and daemons.
     preloads = env.pop("LD_PRELOAD")
-    env["MPIRUN_EXTRA"] = f"-x LD_PRELOAD={preloads} " + " ".join(
+    env["MPIRUN_EXTRA"] = f"-x LD_PRELOAD={preloads} -x {output.log_variable()} " + " ".join(
         f"-x {n}" for n in FORWARDED if n in env)
     cmd = [build.cluster_run, "--offsets", ",".join(repr(o) for o in offsets),
-           "--ranks-per-node", str(per_node), "--"] + program
-    return traced(run(cmd, env=env, cwd=cwd, timeout=timeout,
-                      what="traced run on the emulated cluster"))
+           "--ranks-per-node", str(per_node), "--"] + output.program(program)
+    run(cmd, env=env, cwd=cwd, timeout=timeout, what="traced run on the emulated cluster", output=output)
+    return traced(output)
 
 
 def correct(build, archive, out, options=()):
@@ -338,11 +347,11 @@ def pwscf_case(build, work, name, description, offsets, per_node):
     t0 = time.monotonic()
     # Four ranks that spin while they wait take turns on two cores by the scheduler's quantum in
     # each of pw.x's thousands of collectives (2 min instead of 4 s): waiting ranks yield.
-    done = trace_cluster(build, archive, offsets, per_node, program, sync="none", cwd=run_dir,
-                         env_extra={"OMPI_MCA_mpi_yield_when_idle": "1"})
+    output = trace_cluster(build, archive, offsets, per_node, program, sync="none", cwd=run_dir,
+                           env_extra={"OMPI_MCA_mpi_yield_when_idle": "1"})
     result.trace_seconds = time.monotonic() - t0
-    if not pwscf.converged(done.stdout):
-        raise CaseError("pw.x did not converge under the tracer:\n" + done.stdout[-2000:])
+    if not pwscf.converged(output.stdout()):
+        raise CaseError("pw.x did not converge under the tracer:\n" + output.stdout()[-2000:])
     ranks = per_node * len(offsets)
     return finish(result, build, archive, work,
                   truth_offsets=node_offsets_ns(offsets, per_node, ranks))

@@ -2,6 +2,8 @@
 
 Used by tests/mpi, tests/ompt and tests/rma_io. Environment (set by ctest, see
 tests/HtraceTesting.cmake): HTRACE_LIB, HTRACE_BUILD_DIR, MPIRUN, HTRACE_SOURCE_DIR. Every run gets a fresh archive directory under a temporary directory.
+What the ranks said is read from files (Run.output, htrace_test.rank_output), never from what
+mpirun forwarded: that is kept for failure messages only.
 """
 import os
 import shutil
@@ -13,6 +15,7 @@ import time
 import trace_check
 from htrace_test.check import TestFailure, fail, require  # noqa: F401  (re-exported for the tests)
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 _workdirs = []  # removed when the test passes, kept for inspection when it fails
 
@@ -27,13 +30,16 @@ def example(name):
 
 
 class Run:
-    """The outcome of one mpirun: exit code, output, seconds, the archive directory used."""
+    """The outcome of one mpirun: exit code, what the ranks said (output: a RankOutput), seconds,
+    the archive directory used; launcher_stdout and launcher_stderr for diagnosis only."""
 
-    def __init__(self, returncode, stdout, stderr, seconds, archive_dir, workdir):
+    def __init__(self, returncode, output, launcher_stdout, launcher_stderr, seconds, archive_dir,
+                 workdir):
         self.workdir = workdir
         self.returncode = returncode
-        self.stdout = stdout
-        self.stderr = stderr
+        self.output = output
+        self.launcher_stdout = launcher_stdout
+        self.launcher_stderr = launcher_stderr
         self.seconds = seconds
         self.archive_dir = archive_dir
 
@@ -54,21 +60,22 @@ class Run:
 
     def output_field(self, name):
         """The integer value of `name=` in the program's result line."""
-        for word in self.stdout.split():
+        for word in self.output.stdout().split():
             if word.startswith(name + "="):
                 return int(word.split("=", 1)[1])
         fail(f"no '{name}=' in the program output:\n{self.describe()}")
 
     def describe(self):
-        return (f"exit code {self.returncode} after {self.seconds:.1f} s\n--- stdout\n{self.stdout}"
-                f"--- stderr\n{self.stderr}")
+        return (f"exit code {self.returncode} after {self.seconds:.1f} s\n{self.output.describe()}"
+                f"--- mpirun stdout\n{self.launcher_stdout}--- mpirun stderr\n{self.launcher_stderr}")
 
 
 def mpirun(program, args=(), np=2, env=None, archive_dir=None, preload="x", timeout=RUN_TIMEOUT,
            mpirun_options=(), files=None):
     """Runs `program` on `np` ranks. preload: "x" passes LD_PRELOAD with mpirun -x, "env" sets it
     in mpirun's own environment, None runs untraced. `env` adds HTRACE_* variables (forwarded with -x).
-    `files` ({name: text}) are written into the working directory first."""
+    `files` ({name: text}) are written into the working directory first. Each rank's stdout and
+    stderr, and libhtrace's log (HTRACE_LOG_FILE), go to files under the working directory."""
     workdir = tempfile.mkdtemp(prefix="htrace-e2e-")
     _workdirs.append(workdir)
     for name, text in (files or {}).items():
@@ -81,10 +88,11 @@ def mpirun(program, args=(), np=2, env=None, archive_dir=None, preload="x", time
     variables.update(env or {})
     child_env = dict(os.environ)
     child_env.update(variables)
+    output = RankOutput(os.path.join(workdir, "output"))
     # preload "x": only the ranks load the tracer, mpirun itself does not
     command = mpirun_command(np, [program, *args], forward=variables,
                              preload=os.environ["HTRACE_LIB"] if preload == "x" else None,
-                             options=mpirun_options)
+                             options=mpirun_options, output=output)
     if preload == "env":
         child_env["LD_PRELOAD"] = os.environ["HTRACE_LIB"]
     start = time.monotonic()
@@ -92,9 +100,10 @@ def mpirun(program, args=(), np=2, env=None, archive_dir=None, preload="x", time
         done = subprocess.run(command, env=child_env, cwd=workdir, capture_output=True, text=True,
                               timeout=timeout, start_new_session=True)
     except subprocess.TimeoutExpired as expired:
-        fail(f"mpirun did not finish within {timeout} s: {' '.join(command)}\n"
-             f"stdout: {expired.stdout}\nstderr: {expired.stderr}")
-    return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - start, archive_dir, workdir)
+        fail(f"mpirun did not finish within {timeout} s: {' '.join(command)}\n{output.describe()}"
+             f"--- mpirun stdout\n{expired.stdout}\n--- mpirun stderr\n{expired.stderr}")
+    return Run(done.returncode, output, done.stdout, done.stderr, time.monotonic() - start, archive_dir,
+               workdir)
 
 
 def check_clean(path, **expect):

@@ -18,11 +18,16 @@ def flavor():
     return os.environ.get("HTRACE_MPI_FLAVOR", "openmpi")
 
 
-def mpirun_command(np, program=(), *, bind_none=False, forward=(), preload=None, options=()):
+def mpirun_command(np, program=(), *, bind_none=False, forward=(), preload=None, options=(),
+                   output=None):
     """The launcher, NP ranks, then OPTIONS and PROGRAM. forward: names (or NAME=VALUE) passed to
     the ranks; preload: a library the ranks load (only the ranks: the launcher and its daemons do
     not). bind_none keeps the ranks of an oversubscribed 2-core machine from being pinned to one
-    core each."""
+    core each. output: a RankOutput (htrace_test.rank_output) into which each rank writes its
+    stdout and stderr, and libhtrace its diagnostic lines."""
+    if output is not None:
+        program = output.program(program)
+        forward = [*forward, output.log_variable()]
     if flavor() == "mpich":
         return _hydra(np, program, bind_none, forward, preload, options)
     command = shlex.split(os.environ.get("MPIRUN", DEFAULT_MPIRUN["openmpi"])) + ["-np", str(np)]

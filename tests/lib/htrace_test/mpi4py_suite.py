@@ -1,7 +1,7 @@
 """mpi4py's own test suite (../shared/third-party/mpi4py-3.1.4/test, run with Debian's
 python3-mpi4py) under mpirun, traced or not: the one runner of tests/coverage/mpi4py_suite.py and
-of the mpi4py benchmark. Each rank's output goes to its own file (mpirun --output-filename): in a
-shared stream the ranks' partial lines interleave."""
+of the mpi4py benchmark. Each rank writes its output into its own file (htrace_test.rank_output):
+in a shared stream the ranks' partial lines interleave, and a launcher may drop some."""
 import os
 import re
 import signal
@@ -9,33 +9,32 @@ import subprocess
 import time
 
 from htrace_test.mpi import mpirun_command
+from htrace_test.rank_output import RankOutput
 
 DEFAULT_SUITE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                               "..", "..", "shared", "third-party", "mpi4py-3.1.4",
                                               "test"))
 
 
-def verdicts(output_dir):
-    """{rank: 'Ran N OK (skipped=S)'} from each rank's own output files."""
+def verdicts(output):
+    """{rank: 'Ran N OK (skipped=S)'} from each rank's own output files (a RankOutput)."""
     out = {}
-    for root, _, files in os.walk(output_dir):
-        rank = re.search(r"rank\.(\d+)", root)
-        if not rank or not files:
-            continue
-        text = "".join(open(os.path.join(root, f), errors="replace").read() for f in sorted(files))
+    for rank in output.ranks():
+        text = output.stdout(rank) + output.stderr(rank)
         ran = re.findall(r"^Ran (\d+) tests? in", text, re.M)
         result = re.findall(r"^(OK|FAILED)\b(.*)$", text, re.M)
         if ran and result:
-            out[int(rank.group(1))] = f"Ran {ran[-1]} {result[-1][0]}{result[-1][1].rstrip()}"
+            out[rank] = f"Ran {ran[-1]} {result[-1][0]}{result[-1][1].rstrip()}"
     return out
 
 
 def run(ranks, work, output_dir, suite=DEFAULT_SUITE, lib=None, archive_name=None, only=None,
         exclude=None, timeout=600):
     """Runs runtests.py on `ranks` ranks in `work`; traced when `lib` is given (archives into
-    work, named archive_name if given). only/exclude: runtests.py -i/-e patterns. Returns dict:
-    hung, status (None if hung), verdicts ({rank: verdict}), seconds, stdout, stderr. A hung run
-    is killed with everything mpirun started (its own session) after `timeout` s."""
+    work, named archive_name if given); the ranks' output goes into output_dir. only/exclude:
+    runtests.py -i/-e patterns. Returns dict: hung, status (None if hung), verdicts ({rank:
+    verdict}), seconds, log (libhtrace's lines), stdout and stderr (mpirun's own). A hung run is
+    killed with everything mpirun started (its own session) after `timeout` s."""
     forward = []
     if lib:
         forward = ["HTRACE_ARCHIVE_DIR=" + work]
@@ -46,8 +45,9 @@ def run(ranks, work, output_dir, suite=DEFAULT_SUITE, lib=None, archive_name=Non
         program += ["-i", only]
     if exclude:
         program += ["-e", exclude]
+    output = RankOutput(output_dir)
     cmd = mpirun_command(ranks, program, forward=forward, preload=os.path.abspath(lib) if lib else None,
-                         options=["--output-filename", output_dir])
+                         output=output)
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work,
                             start_new_session=True)
@@ -58,6 +58,6 @@ def run(ranks, work, output_dir, suite=DEFAULT_SUITE, lib=None, archive_name=Non
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
         hung = True
-    return {"hung": hung, "status": None if hung else proc.returncode, "verdicts": verdicts(output_dir),
-            "seconds": timeout if hung else time.monotonic() - start, "stdout": out or "",
-            "stderr": err or ""}
+    return {"hung": hung, "status": None if hung else proc.returncode, "verdicts": verdicts(output),
+            "seconds": timeout if hung else time.monotonic() - start, "log": output.log(),
+            "stdout": out or "", "stderr": err or ""}
