@@ -19,6 +19,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "initfinal"))
+from measure import fit_line  # noqa: E402  (least squares, shared with bench/initfinal)
+
 TRAFFIC = re.compile(
     r"htrace\[(\d+)\]: debug: (clock: MPI_Init|finalize:) traffic of this rank: sent (\d+) "
     r"\((\d+) B\), received (\d+) \((\d+) B\), partner changes (\d+), collectives (\d+)")
@@ -84,14 +87,6 @@ def rounds(counts):
     """Partner changes + collectives x ceil(log2 P) would count MPI's inner rounds too; here a
     collective is one step of this rank (its depth is MPI's), so rounds = changes + collectives."""
     return counts[4] + counts[5]
-
-
-def fit_line(xs, ys):
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
-    return my - b * mx, b
 
 
 def main():
