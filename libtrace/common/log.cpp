@@ -43,10 +43,17 @@ void set_rank(int world_rank) {
 }
 void set_file(const char* path) {
   if (!path || !*path) return;
-  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     error("HTRACE_LOG_FILE '%s': %s; diagnostics go to stderr only", path, std::strerror(errno));
     return;
+  }
+  // Far from the low numbers an application reuses after closing descriptors it did not open, so
+  // that htrace's lines never land in the application's own file (kept low if the limit is low).
+  const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 512);
+  if (high >= 0) {
+    ::close(fd);
+    fd = high;
   }
   const int old = g_file.exchange(fd);
   if (old >= 0) ::close(old);

@@ -176,7 +176,6 @@ def main():
     waits = {name: wait_states(anchor, os.path.join(workdir, f"report-{name}.json"))
              for name, anchor in (("runs", runs), ("full", full))}
     print(f"wait states (ns): runs {waits['runs']}, full {waits['full']}")
-    expect(set(waits["runs"]) == set(waits["full"]), f"the same wait-state patterns: {waits}")
     # Two runs of the program differ by timing noise: on a shared machine a rank descheduled in a
     # call moves a wait by a time slice (milliseconds). A run taken for a wait would add up to the
     # polling time, MESSAGES x GAP_MS, to Late Sender.
