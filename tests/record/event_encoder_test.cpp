@@ -58,6 +58,18 @@ OTF2_TimeStamp time_of(int i) {
 
 } // namespace
 
+// OTF2's own writer for location 0 of an archive in `dir`: the reference the encoder must match.
+void open_otf2_writer(const std::string& dir, OTF2_Archive*& archive, OTF2_EvtWriter*& writer) {
+  archive = OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk, 4 << 20,
+                              OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(archive, nullptr);
+  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(archive), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(archive), OTF2_SUCCESS);
+  writer = OTF2_Archive_GetEvtWriter(archive, 0);
+  ASSERT_NE(writer, nullptr);
+}
+
 TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
   TempDir dir;
   const int types_known = htrace::format::event_record_type_count();
@@ -102,14 +114,9 @@ TEST(EventEncoder, EveryEncodableTypeMatchesOtf2ByteForByte) {
     EXPECT_NE(std::find(types.begin(), types.end(), type), types.end()) << name;
   }
 
-  OTF2_Archive* archive = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
-                                            4 << 20, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  ASSERT_NE(archive, nullptr);
-  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(archive), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(archive), OTF2_SUCCESS);
-  OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, 0);
-  ASSERT_NE(writer, nullptr);
+  OTF2_Archive* archive = nullptr;
+  OTF2_EvtWriter* writer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(open_otf2_writer(dir.path, archive, writer));
   htrace::format::EventFileEncoder encoder;
   const std::string mine = dir.path + "/mine.evt";
   ASSERT_TRUE(encoder.open(mine, kChunk));
@@ -178,14 +185,9 @@ TEST(EventEncoder, ReportsAnUncreatableFile) {
 // encodes it (small, large and all-ones values; a new time and the same time).
 TEST(EventEncoder, Uint64AttributeListMatchesOtf2ByteForByte) {
   TempDir dir;
-  OTF2_Archive* archive = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
-                                            4 << 20, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  ASSERT_NE(archive, nullptr);
-  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(archive), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(archive), OTF2_SUCCESS);
-  OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, 0);
-  ASSERT_NE(writer, nullptr);
+  OTF2_Archive* archive = nullptr;
+  OTF2_EvtWriter* writer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(open_otf2_writer(dir.path, archive, writer));
   OTF2_AttributeList* list = OTF2_AttributeList_New();
   htrace::format::EventFileEncoder encoder;
   const std::string mine = dir.path + "/mine.evt";
