@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Traces a ping-pong between emulated nodes (clocks seconds apart) with libhtrace and the default
 HTRACE_SYNC, then reads the archive with the otf2 Python bindings (independent of htrace):
-  - no receive is recorded before its matching send (htrace_test.messages: MPI's order);
+  - a receive recorded before its matching send (htrace_test.messages: MPI's order) is early by
+    no more than the two ranks' stated clock uncertainties (INIT_UNCERTAINTY, SKaMPI's rigorous
+    bound): the sync promises an error within its bound, not below the message latency. On a
+    loaded machine the bound reaches several microseconds, the latency here is under 1 us, so a
+    few early receives are legitimate and htrace-correct's job;
   - the archive says TIMEBASE=global and names the sync configuration and base clock;
   - every location carries INIT_* and FINAL_* clock properties and all residual offsets are
     consistent with 0 within their uncertainty (the ground-truth offsets are 2.5 s).
 The same holds with the weakest sync (one ping-pong, often delayed on a busy machine), which the
-residual measurement after it corrects. Without the sync the same run has receives seconds
+residual measurement after it corrects to within the residual's bound. Without the sync the same run has receives seconds
 before their sends (checked with HTRACE_SYNC=none, so the test would notice a sync that silently
 did nothing)."""
 import glob
@@ -62,11 +66,12 @@ def read(anchor):
 
 def read_archive(anchor):
     with otf2.reader.open(anchor) as trace:
-        props, locprops, _ = clock_properties(trace)
+        props, locprops, rank = clock_properties(trace)
         messages = MessageLog(Topology(trace.definitions))
         for location, event in trace.events:
             messages.add(location, event)
-    return props, locprops, messages
+    by_rank = {rank[location]: p for location, p in locprops.items() if location in rank}
+    return props, by_rank, messages
 
 
 def violations(messages):
@@ -78,12 +83,34 @@ def violations(messages):
     return len(pairs), bad
 
 
+def uncertainties(locprops):
+    """Each rank's stated clock uncertainty after the sync, in ns."""
+    return {rank: int(p.get("HTRACE::CLOCK::INIT_UNCERTAINTY", -1)) for rank, p in locprops.items()}
+
+
+def check_messages(name, messages, locprops):
+    """Fails unless every receive recorded before its send is early by at most the two ranks'
+    stated uncertainties: e_send - e_receive >= send - receive, and |e| <= uncertainty."""
+    count, bad = violations(messages)
+    bound = uncertainties(locprops)
+    print(f"{name}: {count} messages matched, {len(bad)} received before sent; uncertainties {bound} ns")
+    if count < 40:
+        fail(f"{name}: expected at least 40 messages, matched {count}")
+    if sorted(bound) != [0, 1] or any(u < 0 for u in bound.values()):
+        fail(f"{name}: a location lacks HTRACE::CLOCK::INIT_UNCERTAINTY: {bound}")
+    beyond = [(s, r, st, rt) for s, r, st, rt in bad if st - rt > bound[s] + bound[r]]
+    if beyond:
+        worst = max(st - rt for _, _, st, rt in beyond)
+        fail(f"{name}: receives before their sends by up to {worst} ns, beyond the stated "
+             f"uncertainties {bound}: {beyond[:5]}")
+
+
 def main():
     anchor = traced_run("h2hca")
     props, locprops, messages = read(anchor)
     print("archive properties:", props)
     for location, p in sorted(locprops.items()):
-        print(f"location {location}:", {k.replace("HTRACE::CLOCK::", ""): v for k, v in p.items()})
+        print(f"rank {location}:", {k.replace("HTRACE::CLOCK::", ""): v for k, v in p.items()})
     if props.get("HTRACE::CLOCK::TIMEBASE") != "global":
         fail(f"TIMEBASE is {props.get('HTRACE::CLOCK::TIMEBASE')!r}, expected 'global'")
     if not props.get("HTRACE::CLOCK::SYNC", "").startswith("h2hca("):
@@ -92,13 +119,7 @@ def main():
         fail(f"base clock property is {props.get('HTRACE::CLOCK::BASE')!r}, expected 'monotonic_raw'")
     if "HTRACE::CLOCK::MIN_LATENCY_INTER_NS" not in props:
         fail("inter-node minimum latency missing")
-    count, bad = violations(messages)
-    print(f"{count} messages matched, {len(bad)} received before sent")
-    if count < 40:
-        fail(f"expected at least 40 messages, matched {count}")
-    if bad:
-        worst = max(send - receive for _, _, send, receive in bad)
-        fail(f"receives before their sends, by up to {worst} ns: {bad[:5]}")
+    check_messages("h2hca", messages, locprops)
     if len(locprops) < 2:
         fail(f"clock properties on {len(locprops)} locations, expected 2: {dict(locprops)}")
     for location, p in locprops.items():
@@ -115,14 +136,10 @@ def main():
 
     # The weakest sync, one ping-pong: on a busy machine its single exchange is often delayed and
     # the clock it makes is off by microseconds to milliseconds (its SKaMPI bound). The residual
-    # measurement right after it must catch that and correct the clock.
+    # measurement right after it must catch that and correct the clock to within its own bound.
     for attempt in range(WEAK_RUNS):
         props, locprops, messages = read(traced_run(WEAK_SYNC))
-        count, bad = violations(messages)
-        print(f"{WEAK_SYNC} run {attempt + 1}: {count} messages, {len(bad)} received before sent")
-        if bad:
-            worst = max(send - receive for _, _, send, receive in bad)
-            fail(f"{WEAK_SYNC}: receives before their sends, by up to {worst} ns: {bad[:5]}")
+        check_messages(f"{WEAK_SYNC} run {attempt + 1}", messages, locprops)
 
     # Control: without the sync the clock condition must be violated (clocks 2.5 s apart), and
     # the residual offsets stored must show the 2.5 s.
