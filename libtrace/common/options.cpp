@@ -209,6 +209,13 @@ OptionsResult parse_rows(const Environment& env) {
 OptionsResult parse_options(const Environment& env) {
   OptionsResult result = parse_rows(env);
   result.warnings = unknown_variable_warnings(env.names);
+  if (result.ok() && !result.options.filter_file.empty()) {
+    RegionFilterResult filter = read_region_filter(result.options.filter_file);
+    if (filter.ok())
+      result.mpi_filter = std::move(filter.filter);
+    else
+      result.error = "HTRACE_FILTER_FILE='" + result.options.filter_file + "': " + filter.error;
+  }
   if (!result.ok()) { // the one policy for a bad value (see options.h)
     // The log file stays: it is where the run says why it is untraced.
     const std::string log_file = result.options.log_file;

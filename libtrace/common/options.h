@@ -2,6 +2,8 @@
 // (options.def), parsed once per process by run_options() and handed to every module.
 #pragma once
 
+#include "common/region_filter.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -51,12 +53,14 @@ Environment process_environment();
 /// reported there too), and `error` says why.
 struct OptionsResult {
   Options options;
+  RegionFilter mpi_filter;           ///< the rules of HTRACE_FILTER_FILE (none when unset)
   std::string error;                 ///< the first bad value: variable, value, accepted form
   std::vector<std::string> warnings; ///< one per unknown HTRACE_* variable, with a suggestion
   bool ok() const { return error.empty(); }
 };
 
-/// Parses every option of the table from `env`. Pure: no caching, no output.
+/// Parses every option of the table from `env`, and the filter file HTRACE_FILTER_FILE names.
+/// No caching, no output.
 OptionsResult parse_options(const Environment& env);
 /// parse_options(process_environment()): for htrace-config and tests; libhtrace uses run_options().
 OptionsResult parse_options_from_environment();

@@ -117,6 +117,14 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   g_wrappers.poll_runs.store(l.options.poll_runs, std::memory_order_relaxed);
   const std::string exclusion_warnings = apply_exclusions(l.options.mpi_exclude);
   if (!exclusion_warnings.empty() && rank == 0) log::warning("%s", exclusion_warnings.c_str());
+  if (!l.options.filter_file.empty()) {
+    const int filtered = apply_filter(run.mpi_filter);
+    if (rank == 0)
+      log::info("HTRACE_FILTER_FILE '%s': %d MPI functions excluded%s",
+                l.options.filter_file.c_str(), filtered,
+                run.mpi_filter.file_rules() > 0 ? " (its file-name rules match no MPI function)"
+                                                : "");
+  }
   register_predefined_comms();
   phases.mark("opening the archive");
   if (!sync_at_init(l.private_comm, l.options))

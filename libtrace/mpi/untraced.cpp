@@ -40,7 +40,7 @@ bool matches(const std::string& pattern, const char* name, const char* family) {
 const char* reason_text(Untraced why) {
   switch (why) {
   case Untraced::Excluded:
-    return "excluded by HTRACE_MPI_EXCLUDE";
+    return "excluded by HTRACE_MPI_EXCLUDE or HTRACE_FILTER_FILE";
   case Untraced::Paused:
     return "made while MPI_Pcontrol(0) had recording off";
   }
@@ -77,6 +77,16 @@ std::string apply_exclusions(const std::string& spec) {
                   "' matches no MPI function or family";
   }
   return warnings;
+}
+
+int apply_filter(const RegionFilter& filter) {
+  int excluded = 0;
+  for (std::size_t i = 0; i < kFunctionCount; ++i)
+    if (kFunctions[i].excludable && filter.excludes(kFunctions[i].name)) {
+      g_wrappers.regions[i] |= kExcludedRegionBit;
+      ++excluded;
+    }
+  return excluded;
 }
 
 void report_untraced(MPI_Comm comm, int rank) {

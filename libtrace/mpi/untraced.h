@@ -3,6 +3,7 @@
 // none is only counted, README.) Counting is off the hot path: only skipped calls count.
 #pragma once
 
+#include "common/region_filter.h"
 #include "mpi/function_ids.gen.h"
 
 #include <cstdint>
@@ -23,6 +24,9 @@ std::uint64_t untraced_calls(FunctionId fn, Untraced why) noexcept;
 /// register_function_regions()). Returns one warning per pattern that matched nothing (empty if
 /// none).
 std::string apply_exclusions(const std::string& spec);
+/// Applies the rules of HTRACE_FILTER_FILE to the region table, as apply_exclusions. Returns the
+/// number of functions it excludes.
+int apply_filter(const RegionFilter& filter);
 /// True when `name` (MPI_X) or `family` matches one pattern of `spec` (exposed for the tests).
 bool excluded_by(const std::string& spec, const char* name, const char* family);
 

@@ -10,6 +10,12 @@ out=$(HTRACE_HARMONIZE_SHRINK_PERCENT=150 "$config" --check 2>&1); rc=$?
 [[ $rc -eq 1 && $out == *"HTRACE_HARMONIZE_SHRINK_PERCENT='150' is not an integer in 1..100"* ]] ||
   { echo "out-of-range value: exit $rc: $out"; exit 1; }
 HTRACE_BUFFER_SIZE=64k "$config" --check >/dev/null || { echo "valid value rejected"; exit 1; }
+filter=$(mktemp)
+printf 'SCOREP_REGION_NAMES_BEGIN\n EXCLUDE MPI_Test*\n' >"$filter"
+out=$(HTRACE_FILTER_FILE=$filter "$config" --check 2>&1); rc=$?
+rm -f "$filter"
+[[ $rc -eq 1 && $out == *"HTRACE_FILTER_FILE='$filter': line 1: SCOREP_REGION_NAMES_BEGIN without its END"* ]] ||
+  { echo "malformed filter file: exit $rc: $out"; exit 1; }
 out=$(HTRACE_OVERWRTE=1 "$config" --check 2>&1); rc=$?
 [[ $rc -eq 0 ]] || { echo "unknown variable: exit $rc: $out"; exit 1; }
 [[ $out == *"htrace-config: warning: HTRACE_OVERWRTE: unknown option; did you mean HTRACE_OVERWRITE?"* ]] ||

@@ -58,6 +58,17 @@ traced status -np 2 $(preload status) $(env_of HTRACE_BUFFER_SIZE=12x) $(ranks s
 [[ $rc -eq 2 ]] || fail "the program's exit status 2 became $rc"
 grep -q "usage: failures" "$work/status.ranks/rank-0.err" || fail "the program's own message is missing: $(said status)"
 
+# A malformed Score-P filter file is a bad value too, named with its line.
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE MPI_Test*\n  INCLUDE\nSCOREP_REGION_NAMES_END\n' >"$work/bad.filter"
+traced filter -np 2 $(preload filter) $(env_of HTRACE_FILTER_FILE="$work/bad.filter") $(ranks filter) "$ring"
+[[ $rc -eq 0 ]] || fail "bad filter file: the program's exit status became $rc"
+grep -qF "htrace[0]: error: HTRACE_FILTER_FILE='$work/bad.filter': line 3: INCLUDE without a name pattern; tracing is off for this run" \
+  "$work/filter.log" || fail "bad filter file: message: $(said filter)"
+[[ $(grep -c "error:" "$work/filter.log") -eq 1 ]] || fail "bad filter file: not one error line: $(said filter)"
+[[ $(archives filter) -eq 0 ]] || fail "bad filter file: an archive was written"
+grep -q "pingpong-ring: ranks=2" "$work/filter.ranks/rank-0.out" ||
+  fail "bad filter file: the program's result is missing: $(said filter)"
+
 # Different environments per rank (MPMD): rank 1's bad value turns tracing off on both, no hang.
 traced mpmd -np 1 $(preload mpmd) $(ranks mpmd) "$ring" : -np 1 $(preload mpmd) $(env_of HTRACE_VERBOSE=9) $(ranks mpmd) "$ring"
 [[ $rc -eq 0 ]] || fail "MPMD: exit $rc"

@@ -1,12 +1,15 @@
 #include "common/options.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -219,3 +222,32 @@ TEST(Options, RunOptionsAreParsedOnce) {
 }
 
 } // namespace
+
+// A filter file is part of the options: unreadable or malformed is a bad value (tracing off,
+// the line named), well-formed gives its rules.
+TEST(Options, FilterFileIsReadWithTheOptions) {
+  char path[] = "/tmp/htrace-options-filter-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string good =
+      "SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE MPI_Test*\nSCOREP_REGION_NAMES_END\n";
+  ASSERT_EQ(write(fd, good.data(), good.size()), static_cast<ssize_t>(good.size()));
+  close(fd);
+  auto result = parse({{"HTRACE_FILTER_FILE", path}});
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_TRUE(result.mpi_filter.excludes("MPI_Testany"));
+  EXPECT_FALSE(result.mpi_filter.excludes("MPI_Send"));
+
+  std::ofstream(path) << "SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE MPI_Test*\n  MPI_X\n";
+  result = parse({{"HTRACE_FILTER_FILE", path}, {"HTRACE_LOG_FILE", "/tmp/x.log"}});
+  std::remove(path);
+  EXPECT_EQ(result.error, std::string("HTRACE_FILTER_FILE='") + path +
+                              "': line 1: SCOREP_REGION_NAMES_BEGIN without its END");
+  EXPECT_FALSE(result.options.enable);
+  EXPECT_EQ(result.options.log_file, "/tmp/x.log");
+  EXPECT_TRUE(result.mpi_filter.rules().empty());
+
+  result = parse({{"HTRACE_FILTER_FILE", "/nonexistent/f"}});
+  EXPECT_EQ(result.error,
+            "HTRACE_FILTER_FILE='/nonexistent/f': cannot be read: No such file or directory");
+}

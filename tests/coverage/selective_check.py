@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Runs tests/coverage/selective.c on 2 ranks under the tracer with
-HTRACE_MPI_EXCLUDE=MPI_Iprobe,MPI_Test* and checks, against the counts the program prints:
+HTRACE_MPI_EXCLUDE=MPI_Iprobe,MPI_Test* (mode `exclude`) or with a Score-P filter file that selects
+the same functions through wildcards, INCLUDE over EXCLUDE, MANGLED and file-name rules (mode
+`filter`), and checks, against the counts the program prints:
   - each rank's location has one MeasurementOnOff OFF then one ON, nothing but the MPI_Pcontrol
     regions between them, and no MPI_Sendrecv/MPI_Barrier of the paused phase;
   - no MPI_Iprobe region, and exactly one MPI_Test region per test that completed its request
@@ -10,7 +12,7 @@ HTRACE_MPI_EXCLUDE=MPI_Iprobe,MPI_Test* and checks, against the counts the progr
     communicator (the reader would fail on it);
   - the summary names every skipped call with its count, per reason;
   - htrace-correct reads and corrects the archive (exit 0).
-usage: selective_check.py PROGRAM HTRACE_CORRECT"""
+usage: selective_check.py PROGRAM HTRACE_CORRECT exclude|filter"""
 import os
 import re
 import subprocess
@@ -25,16 +27,38 @@ from htrace_test.check import fail
 from htrace_test.mpi import mpirun_command
 from htrace_test.rank_output import RankOutput
 
-program, correct = sys.argv[1:3]
+program, correct, mode = sys.argv[1:4]
+
+# Every MPI function but those the program needs (a rule runs on over lines; the last matching
+# rule wins), then MPI_Test by a MANGLED rule: what HTRACE_MPI_EXCLUDE=MPI_Iprobe,MPI_Test* does
+# to this program. Dropping either INCLUDE or the MANGLED rule changes the regions checked below.
+FILTER = """# Score-P filter file
+SCOREP_REGION_NAMES_BEGIN
+  EXCLUDE MPI_*
+  INCLUDE MPI_S?nd* MPI_Isend MPI_*recv MPI_Recv   # MPI_*recv: MPI_Irecv, MPI_Sendrecv
+          MPI_Barrier MPI_Comm_* MPI_Pcontrol MPI_Test*
+  EXCLUDE MANGLED MPI_Test
+SCOREP_REGION_NAMES_END
+SCOREP_FILE_NAMES_BEGIN
+  EXCLUDE */selective.c
+SCOREP_FILE_NAMES_END
+"""
 
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME="sel", HTRACE_VERBOSE="1",
-               HTRACE_MPI_EXCLUDE="MPI_Iprobe, MPI_Test*")
+    env = dict(os.environ, HTRACE_ARCHIVE_DIR=tmp, HTRACE_ARCHIVE_NAME="sel", HTRACE_VERBOSE="1")
+    if mode == "exclude":
+        selection = "HTRACE_MPI_EXCLUDE"
+        env[selection] = "MPI_Iprobe, MPI_Test*"
+    else:
+        selection = "HTRACE_FILTER_FILE"
+        env[selection] = os.path.join(tmp, "mpi.filter")
+        with open(env[selection], "w") as f:
+            f.write(FILTER)
     output = RankOutput(os.path.join(tmp, "output"))
     cmd = mpirun_command(2, [program], forward=["HTRACE_ARCHIVE_DIR", "HTRACE_ARCHIVE_NAME", "HTRACE_VERBOSE",
-                                                "HTRACE_MPI_EXCLUDE"], preload=os.environ["HTRACE_LIB"],
+                                                selection], preload=os.environ["HTRACE_LIB"],
                          output=output)
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     if run.returncode != 0:
@@ -85,7 +109,7 @@ with tempfile.TemporaryDirectory() as tmp:
     excluded = sum(t["test"] - t["found"] for t in truth.values())
     iprobes = sum(t["iprobe"] for t in truth.values())
     want_excluded = (f"untraced: {excluded + iprobes} calls excluded by HTRACE_MPI_EXCLUDE "
-                     f"(all ranks): ")
+                     f"or HTRACE_FILTER_FILE (all ranks): ")
     log = output.log()
     line = next((l for l in log if "excluded by HTRACE_MPI_EXCLUDE" in l), "")
     if want_excluded not in line or f"MPI_Iprobe {iprobes}" not in line or \
@@ -96,6 +120,13 @@ with tempfile.TemporaryDirectory() as tmp:
     if f"MPI_Sendrecv {paused}" not in line or "MPI_Barrier 2" not in line:
         fail(f"summary line {line!r}, expected MPI_Sendrecv {paused}, MPI_Barrier 2")
     print("summary:", "\n".join(l for l in log if "untraced" in l))
+    if mode == "filter":
+        line = next((l for l in log if "HTRACE_FILTER_FILE" in l and "info" in l), "")
+        m = re.search(r"'(.*)': (\d+) MPI functions excluded \(its file-name rules match no MPI "
+                      r"function\)$", line)
+        if not m or m.group(1) != env[selection] or int(m.group(2)) < 100:
+            fail(f"filter summary line {line!r}")
+        print(line)
 
     out = os.path.join(tmp, "corrected")
     corr = subprocess.run(mpirun_command(2, [correct, archive, out]),
