@@ -16,9 +16,9 @@
 
 #include "mpi_calls.h"
 #include "pattern_rules.h"
+#include "relations/fifo.h"
 #include "relations/p2p_messages.h"
 
-#include <deque>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -56,7 +56,7 @@ private:
   /// A send in flight: its call's enter, a number that tells equal enters apart.
   using Flight = std::pair<std::int64_t, std::uint64_t>;
   struct Queues {
-    std::deque<End> sends, receives;
+    relations::Fifo<End> sends, receives;
   };
   auto matched() {
     return [this](const relations::MessageEnd<End>& e) { queue(e); };

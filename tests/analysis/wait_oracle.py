@@ -11,6 +11,7 @@ time in the barrier; a thread acquiring a lock (in omp_set_lock, omp_set_nest_lo
 construct) waits from that region's enter until the previous holder released it, bounded by the
 acquisition. Times are in ns, as htrace-report gives them."""
 import collections
+import functools
 import os
 
 import otf2
@@ -40,6 +41,9 @@ class Call:
             self.partners[pattern] = (partner_enter, cause, comm, only_if_blocked)
 
 
+# Each archive is read once for all the checks of a case (the readers are slow, the results
+# read-only).
+@functools.lru_cache(maxsize=1)
 def read(archive):
     """[Call] with their partners, the location keys (group name, name) by ref, comm names."""
     calls = []
@@ -140,6 +144,7 @@ SPAN_RECORDS = {"Enter", "Leave", "ThreadFork", "ThreadJoin", "ThreadTeamBegin",
                 "ThreadAcquireLock", "ThreadReleaseLock"}
 
 
+@functools.lru_cache(maxsize=1)
 def omp_waits(archive):
     """[(pattern, waiting location ref, location ref waited for, region name, team name, ns,
     the waiting construct's enter, None for Idle Threads)].

@@ -38,6 +38,7 @@ CASE):
   scorep    the archive in Score-P's layout that tests/report writes (a 2 GHz timer): the same
             checks; it has no MPI_Init..MPI_Finalize window"""
 import collections
+import functools
 import csv
 import json
 import os
@@ -137,10 +138,12 @@ def check_exports(archive, waits, label):
         expect(entry in text, "%s: the HTML report lacks %s" % (label, entry))
 
 
-def mpi_times(archive, paradigm=otf2.Paradigm.MPI):
-    """Per location name: time in MPI (or in another paradigm's regions, the outermost where
-    they nest); per region name: total time and the longest call."""
-    per_location, per_region, longest = collections.Counter(), collections.Counter(), collections.Counter()
+@functools.lru_cache(maxsize=1)
+def mpi_times(archive):
+    """For MPI and for OpenMP, in one pass (once per archive: the checks only read them): per location name, time in the paradigm's regions (the
+    outermost where they nest); per region name, total time and the longest call."""
+    times = {p: (collections.Counter(), collections.Counter(), collections.Counter())
+             for p in (otf2.Paradigm.MPI, otf2.Paradigm.OPENMP)}
     with otf2.reader.open(os.path.join(archive, "traces.otf2")) as trace:
         stacks = collections.defaultdict(list)
         for loc, ev in events_in_ns(trace):
@@ -149,12 +152,14 @@ def mpi_times(archive, paradigm=otf2.Paradigm.MPI):
                 stacks[loc._ref].append((ev.time, ev.region.paradigm))
             elif kind == "Leave" and stacks[loc._ref]:
                 d = ev.time - stacks[loc._ref].pop()[0]
-                if ev.region.paradigm == paradigm:
+                paradigm = ev.region.paradigm
+                if paradigm in times:
+                    per_location, per_region, longest = times[paradigm]
                     if not any(p == paradigm for _, p in stacks[loc._ref]):
                         per_location[(loc.group.name, loc.name)] += d
                     per_region[ev.region.name] += d
                     longest[ev.region.name] = max(longest[ev.region.name], d)
-    return per_location, per_region, longest
+    return times
 
 
 def location_spans(archive):
@@ -169,7 +174,7 @@ def location_spans(archive):
 
 
 def check_bounded(archive, waits, label):
-    times = [mpi_times(archive), mpi_times(archive, otf2.Paradigm.OPENMP)]
+    times = mpi_times(archive)
     names = [(l["process"], l["name"]) for l in waits["locations"]]
     for key, p in waits["wait_states"].items():
         if key == "omp_idle_threads":  # outside any construct: within its process's run
@@ -179,7 +184,8 @@ def check_bounded(archive, waits, label):
                 expect(ns <= run_ns, "%s %s: %s idles %d ns, its process runs %d ns"
                        % (label, key, names[i], ns, run_ns))
             continue
-        per_location, per_region, longest = times[key.startswith("omp_")]
+        per_location, per_region, longest = times[otf2.Paradigm.OPENMP if key.startswith("omp_")
+                                                   else otf2.Paradigm.MPI]
         for i, ns in enumerate(p["by_location"]):
             expect(ns <= per_location[names[i]], "%s %s: %s waits %d ns, in MPI for %d ns"
                    % (label, key, names[i], ns, per_location[names[i]]))
@@ -391,7 +397,7 @@ def check_efficiency(archive, waits, label, window=True):
     MPI time the oracle's, the window htrace's MPI_Init..MPI_Finalize (none without `window`:
     the archive lacks those calls); the CSV the same figures."""
     eff = waits["efficiency"]
-    per_location, _, _ = mpi_times(archive)
+    per_location, _, _ = mpi_times(archive)[otf2.Paradigm.MPI]
     names = [(l["process"], l["name"]) for l in waits["locations"]]
     expect((eff["window"] is not None) == window, "%s: window %s" % (label, eff["window"]))
     for scope in ("run", "window")[:1 + window]:

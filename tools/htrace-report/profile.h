@@ -12,9 +12,9 @@
 #include "archive_defs.h"
 #include "event_scan.h"
 #include "message_ends.h"
+#include "relations/fifo.h"
 #include "report_scale.h"
 
-#include <deque>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -128,7 +128,7 @@ private:
     std::vector<WaitMark> marks;
   };
   struct Queues {
-    std::deque<ProfiledEnd> sends, recvs;
+    relations::Fifo<ProfiledEnd> sends, recvs;
     std::uint64_t sent = 0;
   };
   /// A detail message line and where the message counts.

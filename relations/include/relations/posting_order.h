@@ -8,8 +8,9 @@
 #ifndef HTRACE_RELATIONS_POSTING_ORDER_H
 #define HTRACE_RELATIONS_POSTING_ORDER_H
 
+#include "relations/fifo.h"
+
 #include <cstdint>
-#include <deque>
 
 namespace htrace::relations {
 
@@ -65,8 +66,8 @@ private:
     }
   }
 
-  std::deque<Pending> pending_; ///< from the earliest unresolved operation on, in posting order
-  Ticket first_ = 0;            ///< ticket of pending_.front()
+  Fifo<Pending> pending_; ///< from the earliest unresolved operation on, in posting order
+  Ticket first_ = 0;      ///< ticket of pending_.front()
 };
 
 } // namespace htrace::relations
