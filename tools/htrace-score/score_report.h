@@ -1,0 +1,33 @@
+// htrace-score's output: the text report (scorep-score's layout: the model, the projection, then
+// families, functions and ranks with their shares) and the same figures as JSON.
+#pragma once
+
+#include "exclusion_plan.h"
+#include "projection.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace htrace::score {
+
+struct ScoreResult {
+  const ArchiveScore* archive;
+  SizeModel model;
+  Projection projection;
+  Scale scale;
+  std::optional<ExclusionPlan> plan;
+};
+
+/// `top`: the most functions and ranks the text lists (the JSON lists every function, and every
+/// rank up to `kRanksListed`).
+std::string text_report(const ScoreResult& r, std::size_t top);
+std::string json_report(const ScoreResult& r);
+
+/// Ranks listed one by one up to this many; beyond, their distribution and the top ones.
+constexpr std::size_t kRanksListed = 16;
+
+/// The model in words, as the reports' headers state it.
+std::string model_statement();
+
+} // namespace htrace::score
