@@ -150,6 +150,11 @@ def check_projection(archive, report, what):
     for key, want in (("run_bytes", run), ("fixed_bytes", fixed_part),
                       ("definition_bytes", definitions), ("total_bytes", run + fixed_part + definitions)):
         expect(abs(q[key] - want) <= 1e-6 * max(want, 1), f"{what}: projected {key} {q[key]}, expected {want}")
+    # --work-factor K: K times this run's window, the run bytes K times.
+    w = score(archive, "--work-factor", "4")["projection"]
+    expect(abs(w["run_bytes"] - 4 * m["run_bytes"]) <= 1e-6 * max(m["run_bytes"], 1) and
+           abs(w["seconds"] - 4 * m["seconds"]) <= 1e-9 * max(m["seconds"], 1),
+           f"{what}: --work-factor 4: {w}")
     expect(m["definitions_fixed_bytes"] + m["definitions_rank_bytes"] ==
            size - report["files"]["event_bytes"], f"{what}: definitions {m} of {size} bytes")
 

@@ -40,6 +40,16 @@ TEST(ScoreValues, Durations) {
     EXPECT_FALSE(parse_duration(bad, s)) << bad;
 }
 
+TEST(ScoreValues, Factors) {
+  double k = 0;
+  EXPECT_TRUE(parse_factor("10", k));
+  EXPECT_DOUBLE_EQ(k, 10);
+  EXPECT_TRUE(parse_factor("0.5", k));
+  EXPECT_DOUBLE_EQ(k, 0.5);
+  for (const char* bad : {"", "0", "-2", "2x", "inf", "nan", "x"})
+    EXPECT_FALSE(parse_factor(bad, k)) << bad;
+}
+
 TEST(ScoreFunctions, FollowTheWrappers) {
   const MpiFunction* send = find_mpi_function("MPI_Send");
   ASSERT_NE(send, nullptr);

@@ -40,6 +40,17 @@ bool parse_byte_count(const std::string& text, std::uint64_t& bytes) {
   return true;
 }
 
+bool parse_factor(const std::string& text, double& factor) {
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
+    return false;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v) || v <= 0) return false;
+  factor = v;
+  return true;
+}
+
 bool parse_duration(const std::string& text, double& seconds) {
   if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
     return false;

@@ -15,4 +15,7 @@ bool parse_byte_count(const std::string& text, std::uint64_t& bytes);
 /// 30min). False for anything else.
 bool parse_duration(const std::string& text, double& seconds);
 
+/// A positive decimal number (2, 0.5, 12.5). False for anything else.
+bool parse_factor(const std::string& text, double& factor);
+
 } // namespace htrace::score

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   CLI::App app(kDescription, "htrace-score");
   htrace::cli::configure(app);
   app.footer(kExitCodes);
-  std::string archive, output, filter_file, seconds_text, limit_text;
+  std::string archive, output, filter_file, seconds_text, work_text, limit_text;
   long ranks = 0, top = 25;
   bool json = false;
   app.add_option("ARCHIVE", archive, "OTF2 archive directory or its .otf2 anchor file (read only)");
@@ -50,6 +50,12 @@ int main(int argc, char** argv) {
                  "MPI_Finalize, in seconds or with a unit (s, min, h) (default: the archive's "
                  "mean)")
       ->type_name("T");
+  app.add_option("--work-factor", work_text,
+                 "K: instead of --seconds, project to a run doing K times this one's work between "
+                 "MPI_Init and MPI_Finalize (K times the steps or iterations): T is then K times "
+                 "the archive's mean, so that the speed of a run, which varies from run to run "
+                 "(the machine's load, the input), does not enter")
+      ->type_name("K");
   app.add_option("--limit", limit_text,
                  "a size (k, M, G, T: powers of 1024): the functions to exclude so that the "
                  "projection stays under it, greedily by the bytes their exclusion removes")
@@ -65,13 +71,17 @@ int main(int argc, char** argv) {
   app.add_option("--top", top, "the most regions and ranks the text report lists (default 25)")
       ->check(htrace::cli::integer(1, 1000000))
       ->type_name("N");
-  double seconds = 0;
+  double seconds = 0, work_factor = 0;
   std::uint64_t limit = 0;
   const htrace::cli::Outcome outcome = htrace::cli::parse(app, argc, argv, [&]() -> std::string {
     if (archive.empty()) return "expected ARCHIVE";
     if (!seconds_text.empty() && !htrace::score::parse_duration(seconds_text, seconds))
       return "--seconds: '" + seconds_text +
              "' is not a positive duration (seconds, or with a unit: s, min, h)";
+    if (!work_text.empty() && !seconds_text.empty())
+      return "--seconds and --work-factor exclude each other";
+    if (!work_text.empty() && !htrace::score::parse_factor(work_text, work_factor))
+      return "--work-factor: '" + work_text + "' is not a positive number";
     if (!limit_text.empty() && !htrace::score::parse_byte_count(limit_text, limit))
       return "--limit: '" + limit_text + "' is not a byte count such as 500M, 2G or 1T";
     if (!filter_file.empty() && limit_text.empty()) return "--filter-file needs --limit";
@@ -85,9 +95,14 @@ int main(int argc, char** argv) {
     if (!filter_file.empty()) filter = std::make_unique<htrace::score::OutputFile>(filter_file);
 
     const htrace::score::ArchiveScore score = htrace::score::score_archive(archive);
-    htrace::score::ScoreResult result{&score, htrace::score::size_model(score), {}, {}, {}};
+    htrace::score::ScoreResult result;
+    result.archive = &score;
+    result.model = htrace::score::size_model(score);
     const std::uint64_t n = ranks > 0 ? std::uint64_t(ranks) : result.model.ranks;
-    const double t = seconds > 0 ? seconds : result.model.seconds();
+    const double t = seconds > 0       ? seconds
+                     : work_factor > 0 ? work_factor * result.model.seconds()
+                                       : result.model.seconds();
+    result.work_factor = work_factor;
     result.scale = htrace::score::scale_for(result.model, n, t);
     result.projection = htrace::score::project(result.model, n, t);
     if (limit > 0)

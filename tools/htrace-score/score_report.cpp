@@ -208,10 +208,14 @@ std::string text_report(const ScoreResult& r, std::size_t top) {
   out += format("  d1 = %s per rank\n", human(m.definitions_rank()).c_str());
   if (m.rank_seconds <= 0)
     out += "  (no window: every rank's events lie at one instant; run bytes scale with N only)\n";
+  const std::string t_text =
+      seconds_text(p.seconds) +
+      (r.work_factor > 0
+           ? format(" (--work-factor %g: this run's window times %g)", r.work_factor, r.work_factor)
+           : std::string());
   out += "\n" + wrapped(format("Projection for N = %s ranks, T = %s: %s (%s bytes): events %s "
                                "(run %s, fixed %s), definitions %s",
-                               grouped(p.ranks).c_str(), seconds_text(p.seconds).c_str(),
-                               human(p.total()).c_str(),
+                               grouped(p.ranks).c_str(), t_text.c_str(), human(p.total()).c_str(),
                                grouped(std::uint64_t(std::llround(p.total()))).c_str(),
                                human(p.event_bytes()).c_str(), human(p.run_bytes).c_str(),
                                human(p.fixed_bytes).c_str(), human(p.definition_bytes).c_str()),
@@ -233,16 +237,18 @@ std::string text_report(const ScoreResult& r, std::size_t top) {
                         "calls ('-': never excluded)",
                         grouped(std::min(top, rows.size())).c_str(), grouped(rows.size()).c_str()),
                  "");
-  out += format("  %-24s %-8s %11s %11s %13s %7s %13s %11s\n", "region", "family", "calls",
-                "records", "bytes", "share", "removable", "projected");
+  // The name last, as scorep-score has it: OpenMP regions' names are long.
+  out += format("  %-8s %11s %11s %13s %7s %13s %11s  %s\n", "family", "calls", "records", "bytes",
+                "share", "removable", "projected", "region");
   for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
     const RegionRow& row = *rows[i];
     const std::string removable =
         row.mpi && row.mpi->excludable ? grouped(row.removable_bytes) : std::string("-");
-    out += format("  %-24s %-8s %11s %11s %13s %7s %13s %11s\n", row.name.c_str(),
-                  row.family.c_str(), grouped(row.calls).c_str(), grouped(row.records).c_str(),
-                  grouped(row.bytes).c_str(), share(double(row.bytes), double(event_bytes)).c_str(),
-                  removable.c_str(), human(scaled(row, row.bytes, r.scale)).c_str());
+    out +=
+        format("  %-8s %11s %11s %13s %7s %13s %11s  %s\n", row.family.c_str(),
+               grouped(row.calls).c_str(), grouped(row.records).c_str(), grouped(row.bytes).c_str(),
+               share(double(row.bytes), double(event_bytes)).c_str(), removable.c_str(),
+               human(scaled(row, row.bytes, r.scale)).c_str(), row.name.c_str());
   }
 
   const RankSummary ranks = rank_summary(a);
@@ -274,7 +280,7 @@ std::string text_report(const ScoreResult& r, std::size_t top) {
 
   std::uint64_t poll_records = 0;
   const std::uint64_t poll_calls = polls_folded_calls(a, &poll_records);
-  if (a.polls_folded)
+  if (a.polls_folded && poll_records > 0)
     out += "\n" + wrapped(format("Polls: runs of unsuccessful polls are already folded in this "
                                  "archive (HTRACE::POLLS): %s polling calls are %s records.",
                                  grouped(poll_calls).c_str(), grouped(poll_records).c_str()),
@@ -356,6 +362,7 @@ std::string json_report(const ScoreResult& r) {
        ", \"definitions_bytes_per_rank\": " + number(m.definitions_rank()) +
        ", \"seconds\": " + number(m.seconds()) + "},\n";
   j += "  \"projection\": {\"ranks\": " + number(p.ranks) + ", \"seconds\": " + number(p.seconds) +
+       ", \"work_factor\": " + (r.work_factor > 0 ? number(r.work_factor) : "null") +
        ", \"run_scale\": " + number(r.scale.run) + ", \"rank_scale\": " + number(r.scale.rank) +
        ", \"run_bytes\": " + number(p.run_bytes) + ", \"fixed_bytes\": " + number(p.fixed_bytes) +
        ", \"event_bytes\": " + number(p.event_bytes()) +

@@ -12,10 +12,11 @@
 namespace htrace::score {
 
 struct ScoreResult {
-  const ArchiveScore* archive;
+  const ArchiveScore* archive = nullptr;
   SizeModel model;
   Projection projection;
   Scale scale;
+  double work_factor = 0; ///< --work-factor: T is this many times the archive's mean window
   std::optional<ExclusionPlan> plan;
 };
 
