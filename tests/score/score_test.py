@@ -7,8 +7,10 @@ invocation:
                                           peak memory
     score_test.py scorep                  an archive in Score-P's layout (another tool's writer)
     score_test.py traced PROGRAM          tests/score/score_steady traced under MPIRUN; --limit's
-                                          exclusion applied to a second run, whose projection for
-                                          the same ranks and seconds must be under the limit
+                                          exclusion applied to a second run (HTRACE_MPI_EXCLUDE)
+                                          and a third (its filter file, HTRACE_FILTER_FILE), whose
+                                          projections for the same ranks and seconds must be under
+                                          the limit
     score_test.py errors                  unreadable archives (exit 3), unwritable outputs (exit 4)
 
 Every case checks, from the archive itself: the records of each region (each event counted for
@@ -209,13 +211,11 @@ def scorep():
     return work
 
 
-def trace(program, seconds, workdir, name, exclude=None):
-    """One traced run of PROGRAM on 2 ranks: its archive's path."""
+def trace(program, seconds, workdir, name, settings=()):
+    """One traced run of PROGRAM on 2 ranks with HTRACE_* `settings`: its archive's path."""
     archive_dir = os.path.join(workdir, name)
     output = RankOutput(os.path.join(workdir, name + "-output"))
-    forward = ["HTRACE_ARCHIVE_DIR=" + workdir, "HTRACE_ARCHIVE_NAME=" + name]
-    if exclude is not None:
-        forward.append("HTRACE_MPI_EXCLUDE=" + exclude)
+    forward = ["HTRACE_ARCHIVE_DIR=" + workdir, "HTRACE_ARCHIVE_NAME=" + name, *settings]
     command = mpirun_command(2, [program, str(seconds)], bind_none=True,
                              preload=os.environ["HTRACE_LIB"], output=output, forward=forward)
     done = subprocess.run(command, capture_output=True, text=True, timeout=240)
@@ -267,19 +267,22 @@ def traced(program):
         expect(all(r["projected_removable_bytes"] <= smallest for r in others),
                f"greedy by removable bytes: {plan['exclude']}")
 
-    # Applied: the second run's projection for the same ranks and seconds is under the limit.
-    second, output = trace(program, 2, work, "second", exclude=plan["htrace_mpi_exclude"])
-    after = score(second, "--ranks", str(ranks), "--seconds", repr(seconds))
-    print(f"with HTRACE_MPI_EXCLUDE={plan['htrace_mpi_exclude']}: {archive_bytes(second)} bytes, "
-          f"projected {after['projection']['total_bytes']:.0f} for {ranks} ranks, {seconds:.3f} s")
-    expect(after["projection"]["total_bytes"] <= limit,
-           f"the excluded run projects to {after['projection']['total_bytes']} > {limit}")
-    left = {r["name"]: r for r in after["regions"]}
-    for n in names:
-        expect(left.get(n, {}).get("removable_bytes", 0) == 0,
-               f"{n}: excluded, still {left.get(n)} removable bytes")
-    expect(any("excluded by HTRACE_MPI_EXCLUDE" in line for line in output.log()),
-           f"the run says what it left out: {output.log()}")
+    # Applied: the second run's projection for the same ranks and seconds is under the limit; so is
+    # a third run's that reads the filter file instead (HTRACE_FILTER_FILE).
+    for name, setting in (("second", "HTRACE_MPI_EXCLUDE=" + plan["htrace_mpi_exclude"]),
+                          ("third", "HTRACE_FILTER_FILE=" + filter_file)):
+        archive, output = trace(program, 2, work, name, [setting])
+        after = score(archive, "--ranks", str(ranks), "--seconds", repr(seconds))
+        print(f"with {setting}: {archive_bytes(archive)} bytes, projected "
+              f"{after['projection']['total_bytes']:.0f} for {ranks} ranks, {seconds:.3f} s")
+        expect(after["projection"]["total_bytes"] <= limit,
+               f"{setting}: the run projects to {after['projection']['total_bytes']} > {limit}")
+        left = {r["name"]: r for r in after["regions"]}
+        for n in names:
+            expect(left.get(n, {}).get("removable_bytes", 0) == 0,
+                   f"{setting}: {n}: excluded, still {left.get(n)} removable bytes")
+        expect(any("calls excluded by HTRACE_MPI_EXCLUDE" in line for line in output.log()),
+               f"{setting}: the run says what it left out: {output.log()}")
 
     # A limit no exclusion reaches: said so, the best there is, exit 0.
     tiny = score(first, "--limit", "1k")["limit"]

@@ -100,6 +100,47 @@ void merge_rows_by_name(std::vector<RegionRow>& rows) {
   rows = std::move(merged);
 }
 
+// One row per region (definition order), then the rows of events outside any region and of
+// undefined regions; their refs in row order, and the region definitions' estimated bytes.
+std::vector<OTF2_RegionRef> add_region_rows(const format::GlobalDefs& defs, ArchiveScore& score) {
+  std::vector<OTF2_RegionRef> refs;
+  for (const auto& [ref, r] : defs.regions) {
+    refs.push_back(ref);
+    score.rows.push_back(region_row(r));
+    score.region_definition_bytes += kRegionRecordBytes + r.name.size() + 1;
+  }
+  score.rows.push_back(pseudo_row("(outside any region)"));
+  score.rows.push_back(pseudo_row("(undefined region)"));
+  return refs;
+}
+
+// The ranks: the processes' location groups; a group another one created (Score-P's CUDA
+// contexts) belongs to its creator's rank, since every rank of a larger run has one too; a group
+// only a location names is a rank of its own. Location group -> index into `ranks`.
+std::map<OTF2_LocationGroupRef, std::size_t> add_ranks(const format::GlobalDefs& defs,
+                                                       std::vector<RankTally>& ranks) {
+  std::map<OTF2_LocationGroupRef, std::size_t> rank_of;
+  const auto add = [&](OTF2_LocationGroupRef group) {
+    rank_of.emplace(group, ranks.size());
+    ranks.push_back({});
+    ranks.back().id = group;
+  };
+  for (const format::LocationGroupDef& g : defs.location_groups)
+    if (g.creator == OTF2_UNDEFINED_LOCATION_GROUP || g.type == OTF2_LOCATION_GROUP_TYPE_PROCESS)
+      add(g.id);
+  for (const format::LocationGroupDef& g : defs.location_groups) {
+    if (rank_of.count(g.id)) continue;
+    auto creator = rank_of.find(g.creator);
+    if (creator != rank_of.end())
+      rank_of.emplace(g.id, creator->second);
+    else
+      add(g.id);
+  }
+  for (const format::LocationDef& l : defs.locations)
+    if (!rank_of.count(l.group)) add(l.group);
+  return rank_of;
+}
+
 } // namespace
 
 std::uint64_t ArchiveScore::records() const {
@@ -147,66 +188,30 @@ ArchiveScore score_archive(const std::string& archive) {
   for (const auto& [ref, a] : defs.attributes)
     if (a.name == HTRACE_ATTR_POLLS && a.type == OTF2_TYPE_UINT64) polls = {true, ref};
   score.polls_folded = polls.defined;
+  const RowIndex index(add_region_rows(defs, score));
+  const std::map<OTF2_LocationGroupRef, std::size_t> rank_of = add_ranks(defs, score.ranks);
 
-  std::vector<OTF2_RegionRef> refs;
-  for (const auto& [ref, r] : defs.regions) {
-    refs.push_back(ref);
-    score.rows.push_back(region_row(r));
-    score.region_definition_bytes += kRegionRecordBytes + r.name.size() + 1;
-  }
-  score.rows.push_back(pseudo_row("(outside any region)"));
-  score.rows.push_back(pseudo_row("(undefined region)"));
-  const RowIndex index(refs);
-
-  // Ranks are the processes; a group another one created (Score-P's CUDA contexts) belongs to
-  // its creator's rank, since every rank of a larger run has one too.
-  std::map<OTF2_LocationGroupRef, std::size_t> rank_of;
-  for (const format::LocationGroupDef& g : defs.location_groups) {
-    if (g.creator != OTF2_UNDEFINED_LOCATION_GROUP && g.type != OTF2_LOCATION_GROUP_TYPE_PROCESS)
-      continue;
-    rank_of.emplace(g.id, score.ranks.size());
-    score.ranks.push_back({});
-    score.ranks.back().id = g.id;
-  }
-  for (const format::LocationGroupDef& g : defs.location_groups) {
-    if (rank_of.count(g.id)) continue;
-    auto creator = rank_of.find(g.creator);
-    if (creator != rank_of.end()) {
-      rank_of.emplace(g.id, creator->second);
-    } else {
-      rank_of.emplace(g.id, score.ranks.size());
-      score.ranks.push_back({});
-      score.ranks.back().id = g.id;
-    }
-  }
   LocationScan scan(index, score.rows, polls);
   std::uint64_t scanned_bytes = 0;
-  {
-    format::LocalDefinitionReader local_defs(reader, layout);
-    for (const format::LocationDef& l : defs.locations) {
-      auto [it, added] = rank_of.emplace(l.group, score.ranks.size());
-      if (added) {
-        score.ranks.push_back({});
-        score.ranks.back().id = l.group;
-      }
-      RankTally& rank = score.ranks[it->second];
-      const format::LocalDefinitions local = local_defs.read(l.id, l.name, format::Otf2Events::No);
-      if (!local.error.empty()) throw input_error("'" + archive + "': " + local.error);
-      const std::string path = format::event_file_path(layout.event_dir, l.id);
-      struct stat st {};
-      if (::stat(path.c_str(), &st) != 0) {
-        if (l.events == 0)
-          continue; // (writers may leave out the file of a location without events)
-        throw input_error("'" + path + "': missing event file of location " + std::to_string(l.id) +
-                          " (" + l.name + ")");
-      }
-      format::MappedFile file(path, format::MappedFile::kSmallFile);
-      scanned_bytes += file.size();
-      if (file.size() == 0) continue;
-      file.advise_sequential();
-      scan.scan(file, static_cast<std::size_t>(event_chunk), l.id,
-                local.maps.empty() ? nullptr : &local.maps, rank, path);
+  format::LocalDefinitionReader local_defs(reader, layout);
+  for (const format::LocationDef& l : defs.locations) {
+    // Only the mapping tables matter here: clock offsets move times by the clocks' offsets, and
+    // the times serve only for the ranks' windows, their lengths.
+    const format::LocalDefinitions local = local_defs.read(l.id, l.name, format::Otf2Events::No);
+    if (!local.error.empty()) throw input_error("'" + archive + "': " + local.error);
+    const std::string path = format::event_file_path(layout.event_dir, l.id);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      if (l.events == 0) continue; // (writers may leave out the file of a location without events)
+      throw input_error("'" + path + "': missing event file of location " + std::to_string(l.id) +
+                        " (" + l.name + ")");
     }
+    format::MappedFile file(path, format::MappedFile::kSmallFile);
+    scanned_bytes += file.size();
+    if (file.size() == 0) continue;
+    file.advise_sequential();
+    scan.scan(file, static_cast<std::size_t>(event_chunk), l.id,
+              local.maps.empty() ? nullptr : &local.maps, score.ranks[rank_of.at(l.group)], path);
   }
   score.mismatched_leaves = scan.mismatched_leaves();
   // Event files no defined location names: counted, so that the rows add up to the files.

@@ -197,19 +197,21 @@ void LocationScan::scan(format::MappedFile& file, std::size_t chunk_size, OTF2_L
   // their completions of others' requests count for the posters.
   for (const FollowOn& f : follow_on_)
     add_follow_on(f);
-  attribute(last_row_, static_cast<std::uint64_t>(data + size - previous_end), rank);
-  rows_[last_row_].records -= 1; // (attribute() counts an event; this is none)
-  rank.records -= 1;
+  add_bytes(last_row_, static_cast<std::uint64_t>(data + size - previous_end), rank);
 }
 
 void LocationScan::attribute(std::uint32_t row, std::uint64_t bytes, RankTally& rank) {
-  RegionRow& r = rows_[row];
-  ++r.records;
-  r.bytes += bytes;
+  ++rows_[row].records;
   ++rank.records;
+  add_bytes(row, bytes, rank);
+  last_row_ = row;
+}
+
+void LocationScan::add_bytes(std::uint32_t row, std::uint64_t bytes, RankTally& rank) {
+  RegionRow& r = rows_[row];
+  r.bytes += bytes;
   rank.bytes += bytes;
   if (r.fixed()) rank.fixed_bytes += bytes;
-  last_row_ = row;
 }
 
 void LocationScan::on_event(const format::RawEvent& e, std::uint64_t bytes, RankTally& rank,

@@ -35,7 +35,7 @@ struct RawEvent;
 
 namespace htrace::score {
 
-/// Region refs of the archive -> rows, and the row kinds the scan needs.
+/// Region refs of the archive -> rows of the score.
 class RowIndex {
 public:
   /// `rows`: one per region in `refs`' order; two more rows follow, outside() and undefined().
@@ -99,8 +99,9 @@ private:
   };
   void on_event(const format::RawEvent& e, std::uint64_t bytes, RankTally& rank,
                 const format::IdMaps* maps);
-  /// One event's bytes to `row` (and the rank); it becomes the last row.
+  /// One event and its bytes to `row` (and the rank); it becomes the last row.
   void attribute(std::uint32_t row, std::uint64_t bytes, RankTally& rank);
+  void add_bytes(std::uint32_t row, std::uint64_t bytes, RankTally& rank);
   void close_call(const Frame& f, std::uint64_t polls);
   /// Whether excluding its function removes the call (the wrapper would not record it).
   bool call_removable(const RegionRow& r, const Frame& f, std::uint64_t polls) const;

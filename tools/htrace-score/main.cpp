@@ -22,7 +22,7 @@ const char* const kDescription =
     "Estimates the size of a trace before the long run, from any OTF2 archive (a short run of the\n"
     "same program, or a previous one): records and bytes of the event files per function, per\n"
     "family, per rank and in total; their projection to N ranks and T seconds; with --limit, the\n"
-    "HTRACE_MPI_EXCLUDE value (and Score-P filter file) that keeps the projection under a size,\n"
+    "HTRACE_MPI_EXCLUDE value (and filter file) that keeps the projection under a size,\n"
     "and what the analysis loses by it. Reads the archive once, one location at a time.";
 
 const char* const kExitCodes =
@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
                  "default: stdout)")
       ->type_name("FILE");
   app.add_option("--filter-file", filter_file,
-                 "with --limit: also write the exclusion as a Score-P filter file")
+                 "with --limit: also write the exclusion as a Score-P filter file (libhtrace "
+                 "reads it as HTRACE_FILTER_FILE, Score-P as SCOREP_FILTERING_FILE)")
       ->type_name("FILE");
   app.add_option("--top", top, "the most regions and ranks the text report lists (default 25)")
       ->check(htrace::cli::integer(1, 1000000))

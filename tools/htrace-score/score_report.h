@@ -1,5 +1,6 @@
 // htrace-score's output: the text report (scorep-score's layout: the model, the projection, then
-// families, functions and ranks with their shares) and the same figures as JSON.
+// families, functions and ranks with their shares; text_report.cpp) and the same figures as JSON
+// (json_report.cpp).
 #pragma once
 
 #include "exclusion_plan.h"
@@ -27,8 +28,5 @@ std::string json_report(const ScoreResult& r);
 
 /// Ranks listed one by one up to this many; beyond, their distribution and the top ones.
 constexpr std::size_t kRanksListed = 16;
-
-/// The model in words, as the reports' headers state it.
-std::string model_statement();
 
 } // namespace htrace::score
