@@ -112,9 +112,11 @@ int main(int argc, char** argv) {
 
     const std::string text = json ? htrace::score::json_report(result)
                                   : htrace::score::text_report(result, std::size_t(top));
-    if (filter) filter->commit(result.plan->scorep_filter());
+    if (filter) filter->write(result.plan->scorep_filter());
+    if (report_file) report_file->write(text);
+    if (filter) filter->publish();
     if (report_file) {
-      report_file->commit(text);
+      report_file->publish();
     } else if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
                std::fflush(stdout) != 0) {
       throw htrace::output_error("standard output: write failed");

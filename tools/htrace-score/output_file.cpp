@@ -16,28 +16,26 @@ OutputFile::OutputFile(std::string path)
 }
 
 OutputFile::~OutputFile() {
-  if (file_) {
-    std::fclose(file_);
-    std::remove(tmp_.c_str());
-  }
+  if (file_) std::fclose(file_);
+  if (!published_) std::remove(tmp_.c_str());
 }
 
-void OutputFile::commit(const std::string& text) {
+void OutputFile::write(const std::string& text) {
   const bool written = std::fwrite(text.data(), 1, text.size(), file_) == text.size() &&
                        std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
   const int error = errno;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
-  if (!written || !closed) {
-    std::remove(tmp_.c_str());
+  if (!written || !closed)
     throw output_error("'" + path_ + "': write failed (" + std::strerror(written ? errno : error) +
                        ")");
-  }
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    const int rename_error = errno;
-    std::remove(tmp_.c_str());
-    throw output_error("'" + path_ + "': cannot be written (" + std::strerror(rename_error) + ")");
-  }
+  written_ = true;
+}
+
+void OutputFile::publish() {
+  if (!written_ || std::rename(tmp_.c_str(), path_.c_str()) != 0)
+    throw output_error("'" + path_ + "': cannot be written (" + std::strerror(errno) + ")");
+  published_ = true;
 }
 
 } // namespace htrace::score

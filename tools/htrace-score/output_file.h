@@ -15,12 +15,16 @@ public:
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
-  /// Writes `text`, syncs and renames the file into place; throws an output Error on failure.
-  void commit(const std::string& text);
+  /// Writes `text` to the temporary file and syncs it; throws an output Error on failure.
+  void write(const std::string& text);
+  /// Renames the written file into place (after write(): every output is whole before any
+  /// appears); throws an output Error on failure.
+  void publish();
 
 private:
   std::string path_, tmp_;
   std::FILE* file_ = nullptr;
+  bool written_ = false, published_ = false;
 };
 
 } // namespace htrace::score
