@@ -18,9 +18,9 @@
 include(CMakePackageConfigHelpers)
 
 set(HTRACE_TOOLS htrace-correct htrace-salvage htrace-clockcheck htrace-bench htrace-config
-                 htrace-report)
+                 htrace-report htrace-score)
 # Built for one MPI (htrace-config reports it): the suffix keeps the builds for several MPIs apart.
-# htrace-report reads archives only and is the same for every MPI.
+# htrace-report and htrace-score read archives only and are the same for every MPI.
 set(HTRACE_MPI_TARGETS htrace htrace-correct htrace-salvage htrace-clockcheck htrace-bench htrace-config)
 set(HTRACE_PACKAGE htrace${HTRACE_MPI_SUFFIX})
 foreach(target IN LISTS HTRACE_MPI_TARGETS)
@@ -69,6 +69,10 @@ set(HTRACE_MAN_htrace-report_SUMMARY "HTML report, Perfetto export and ViTE copy
 set(HTRACE_MAN_htrace-report_SYNOPSIS "htrace-report [--format html|perfetto|vite] [options] ARCHIVE -o OUT")
 set(HTRACE_MAN_htrace-report_TEXT
     "reads the OTF2 archive ARCHIVE once, streaming, and writes one self-contained HTML file (summary, profile with imbalance, communication matrix, timeline overview and detail, clock quality, clock-condition violations and the htrace-correct report given with --correction), or a Chrome/Perfetto JSON trace (--format perfetto; exact nanoseconds), or a copy of the archive in the communicator layout ViTE 1.2 reads without warnings (--format vite). ARCHIVE is never modified; OUT is written atomically.")
+set(HTRACE_MAN_htrace-score_SUMMARY "estimate a trace's size before the long run")
+set(HTRACE_MAN_htrace-score_SYNOPSIS "htrace-score [--ranks N] [--seconds T] [--limit SIZE] [--json] [-o FILE] ARCHIVE")
+set(HTRACE_MAN_htrace-score_TEXT
+    "reads any OTF2 archive ARCHIVE (a short run of the program, or a previous one) once and reports the records and bytes of its event files per MPI function, family, rank and in total, projects them to N ranks and T seconds, and with --limit names the HTRACE_MPI_EXCLUDE value (and Score-P filter file) that keeps the projection under SIZE, with what the analysis loses by it. ARCHIVE is never modified.")
 set(HTRACE_MAN_htrace-clockcheck_SUMMARY "measure the accuracy of htrace's clock synchronization")
 set(HTRACE_MAN_htrace-clockcheck_SYNOPSIS "mpirun -np P htrace-clockcheck [options]")
 set(HTRACE_MAN_htrace-clockcheck_TEXT

@@ -24,7 +24,7 @@ endif()
 set(HTRACE_PER_MPI_AREAS mpi coverage wrappers salvage rma_io ompt spawn harmonize clock fidelity
                          record flush)
 set(HTRACE_PER_MPI_TESTS correct_parallel correct_e2e cli_tracer_bad_option
-                         cli_htrace_correct_conventions release_exported_symbols
+                         cli_htrace_correct_conventions score_traced release_exported_symbols
                          release_install_and_consume)
 set(HTRACE_DEFAULT_MPI_ONLY mpi_hpcc mpi_demo fidelity_hpcc_none fidelity_hpcc_1host coverage_mumps)
 

@@ -49,9 +49,9 @@ OTF2_CallbackCode on_system_tree_node(void* u, OTF2_SystemTreeNodeRef self, OTF2
 
 OTF2_CallbackCode on_location_group(void* u, OTF2_LocationGroupRef self, OTF2_StringRef name,
                                     OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
-                                    OTF2_LocationGroupRef) {
+                                    OTF2_LocationGroupRef creator) {
   Collector& c = of(u);
-  c.defs->location_groups.push_back({self, c.str(name), type, parent});
+  c.defs->location_groups.push_back({self, c.str(name), type, parent, creator});
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -82,6 +82,13 @@ OTF2_CallbackCode on_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2_
                           OTF2_CommRef, OTF2_CommFlag) {
   Collector& c = of(u);
   c.comms[self] = {c.str(name), group};
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_attribute(void* u, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef,
+                               OTF2_Type type) {
+  Collector& c = of(u);
+  c.defs->attributes[self] = {c.str(name), type};
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -215,6 +222,7 @@ GlobalDefs read_global_defs(OTF2_Reader* reader) {
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cbs, on_group);
   OTF2_GlobalDefReaderCallbacks_SetCommCallback(cbs, on_comm);
   OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cbs, on_location_property);
+  OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cbs, on_attribute);
   const OTF2_ErrorCode registered = OTF2_Reader_RegisterGlobalDefCallbacks(reader, dr, cbs, &c);
   OTF2_GlobalDefReaderCallbacks_Delete(cbs);
   // The cause is taken before the definition reader is closed (closing may say more).

@@ -44,7 +44,7 @@ grep -q '^ Redistribution and use in source and binary forms' "$prefix/share/doc
 
 version=$(sed -n 's/^#define HTRACE_VERSION_STRING "\(.*\)"$/\1/p' "$prefix/include/htrace/version.h")
 [[ -n $version ]] || fail "no HTRACE_VERSION_STRING in the installed version.h"
-for tool in htrace-correct htrace-config htrace-clockcheck htrace-bench; do
+for tool in htrace-correct htrace-config htrace-clockcheck htrace-bench htrace-score; do
   [[ -x $prefix/bin/$tool ]] || fail "$tool is not installed"
   # Resolved from the prefix; RPATH/RUNPATH must not point into the build tree.
   if readelf -d "$prefix/bin/$tool" | grep -E 'R(UN)?PATH' | grep -qF "$build"; then

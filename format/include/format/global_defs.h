@@ -1,9 +1,10 @@
 // The global definitions of an OTF2 archive as every htrace tool reads them: locations, location
 // groups, the system tree, communicators resolved to member locations, regions with what they
-// stand for, clock properties, location properties, the anchor file's properties and creator.
+// stand for, attributes, clock properties, location properties, the anchor file's properties and
+// creator.
 // Kept in definition order with references resolved to names; each tool derives its own view
 // (htrace-correct's processes sorted by id, htrace-report's in definition order). Small: grows
-// with locations, regions and communicators, never with events.
+// with locations, regions, communicators and attributes, never with events.
 #ifndef HTRACE_FORMAT_GLOBAL_DEFS_H
 #define HTRACE_FORMAT_GLOBAL_DEFS_H
 
@@ -52,6 +53,8 @@ struct LocationGroupDef {
   std::string name;
   OTF2_LocationGroupType type = OTF2_LOCATION_GROUP_TYPE_UNKNOWN;
   OTF2_SystemTreeNodeRef parent = OTF2_UNDEFINED_SYSTEM_TREE_NODE;
+  /// The group that created it (an accelerator context's process), if any.
+  OTF2_LocationGroupRef creator = OTF2_UNDEFINED_LOCATION_GROUP;
 };
 
 struct LocationDef {
@@ -81,6 +84,11 @@ struct CommDef {
   std::vector<OTF2_LocationRef> members;
 };
 
+struct AttributeDef {
+  std::string name;
+  OTF2_Type type = OTF2_TYPE_NONE;
+};
+
 struct ClockDef {
   bool defined = false; ///< the archive has clock properties
   std::uint64_t resolution = 0, global_offset = 0, trace_length = 0;
@@ -95,6 +103,7 @@ struct GlobalDefs {
   std::vector<LocationPropertyDef> location_properties; ///< definition order
   std::map<OTF2_RegionRef, RegionDef> regions;
   std::map<OTF2_CommRef, CommDef> comms;
+  std::map<OTF2_AttributeRef, AttributeDef> attributes;
   std::map<std::string, std::string> archive_properties; ///< the anchor file's
   std::string creator;
 
