@@ -125,6 +125,8 @@ bool parse_size(const std::string& text, std::uint64_t& out) {
     scale = 1ull << 20;
   else if (suffix == "g")
     scale = 1ull << 30;
+  else if (suffix == "t")
+    scale = 1ull << 40;
   else if (!suffix.empty())
     return false;
   if (v > UINT64_MAX / scale) return false;

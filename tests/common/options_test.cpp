@@ -72,6 +72,8 @@ TEST(Options, SizesAcceptBinarySuffixes) {
   EXPECT_EQ(v, 2u << 20);
   EXPECT_TRUE(htrace::parse_size("1g", v));
   EXPECT_EQ(v, 1u << 30);
+  EXPECT_TRUE(htrace::parse_size("3T", v));
+  EXPECT_EQ(v, 3ull << 40);
   EXPECT_FALSE(htrace::parse_size("", v));
   EXPECT_FALSE(htrace::parse_size("-1", v));
   EXPECT_FALSE(htrace::parse_size("12x", v));

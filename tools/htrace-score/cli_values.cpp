@@ -1,5 +1,7 @@
 #include "cli_values.h"
 
+#include "common/options.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -17,26 +19,9 @@ std::string lower(std::string s) {
 } // namespace
 
 bool parse_byte_count(const std::string& text, std::uint64_t& bytes) {
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno != 0) return false;
-  std::string suffix = lower(end);
-  if (!suffix.empty() && suffix.back() == 'b') suffix.pop_back();
-  unsigned shift = 0;
-  if (suffix == "k")
-    shift = 10;
-  else if (suffix == "m")
-    shift = 20;
-  else if (suffix == "g")
-    shift = 30;
-  else if (suffix == "t")
-    shift = 40;
-  else if (!suffix.empty())
-    return false;
-  if (v == 0 || v > (UINT64_MAX >> shift)) return false;
-  bytes = static_cast<std::uint64_t>(v) << shift;
+  std::uint64_t v = 0;
+  if (!parse_size(text, v) || v == 0) return false;
+  bytes = v;
   return true;
 }
 
