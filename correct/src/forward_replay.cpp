@@ -394,8 +394,11 @@ private:
     // An archive rebuilt by htrace-salvage ends where each rank was cut off: a message to a rank
     // that died before receiving it, a receive whose sender lost its unwritten buffer (SIGKILL),
     // or a collective not every member reached, is what happened, not damage. Such a relation
-    // has only one side and constrains nothing.
-    if (s_.ctx.defs->archive_properties.count(HTRACE_PROP_RUN_END) != 0) {
+    // has only one side and constrains nothing. The same holds where HTRACE_BUDGET stopped
+    // recording on some ranks: what each rank recorded is a prefix of what it did.
+    const auto& properties = s_.ctx.defs->archive_properties;
+    if (properties.count(HTRACE_PROP_RUN_END) != 0 ||
+        properties.count(HTRACE_PROP_RUN_BUDGET_RANKS) != 0) {
       check_together(s_.ranks, "", 0);
       return;
     }

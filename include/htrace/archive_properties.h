@@ -29,6 +29,11 @@
 #define HTRACE_PROP_SALVAGE_VERSION "HTRACE::SALVAGE::VERSION"
 #define HTRACE_PROP_CLOCK_FINAL "HTRACE::CLOCK::FINAL"
 
+/* Written by libhtrace when HTRACE_BUDGET stopped recording on some ranks: how many (decimal).
+ * Each of their locations ends with a MeasurementOnOff (off) record; messages and collectives
+ * whose other side was not recorded after that cut have one side only, as in a salvaged archive. */
+#define HTRACE_PROP_RUN_BUDGET_RANKS "HTRACE::RUN::BUDGET_RANKS"
+
 /* Event attributes (OTF2 Attribute definitions, in attribute lists of events). */
 /* On the Leave of a run of unsuccessful MPI_Test, MPI_Testany, MPI_Testsome, MPI_Testall,
  * MPI_Iprobe or MPI_Improbe calls on the same arguments, recorded as one call from the first

@@ -36,7 +36,8 @@ static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arguments are pa
 /// Fortran entry points hand their arguments, unconverted, to the program's MPI library.
 inline bool fortran_passes_through() {
   return !g_wrappers.tracing.load(std::memory_order_relaxed) &&
-         !g_wrappers.paused.load(std::memory_order_relaxed);
+         !g_wrappers.paused.load(std::memory_order_relaxed) &&
+         !g_wrappers.budget_spent.load(std::memory_order_relaxed);
 }
 
 /// The definition of `symbol` after libhtrace's in the lookup order: the program's MPI library's.

@@ -112,6 +112,7 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   PMPI_Comm_set_name(l.private_comm, "htrace private");
   if (!record::start(&l.private_comm, l.options)) return; // the recorder said why
   l.recorder_started = true;
+  record::add_budget_hook(&stop_tracing_at_budget);
   record::set_archive_property(HTRACE_PROP_MPI_LIBRARY, program_mpi_library());
   register_function_regions();
   g_wrappers.poll_runs.store(l.options.poll_runs, std::memory_order_relaxed);
@@ -144,20 +145,30 @@ void start_tracing(FunctionId init_function, std::int64_t init_began) {
   loc->enter(clock::stamp_before(end, monotonic_ns() - init_began), region);
   loc->leave(end, region);
   l.traced = true;
-  g_wrappers.tracing.store(true, std::memory_order_release);
+  resume_tracing(); // (a budget reached already, by events buffered before MPI_Init, stays)
+}
+
+int world_size() {
+  int size = 1;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
 }
 
 void print_summary() {
   const record::Summary s = record::summary();
   // An incomplete archive was already reported once, with what was lost.
   if (record::world_rank() != 0 || !s.archive_complete || !log::enabled(log::Level::Info)) return;
+  char budget[96] = "";
+  if (s.global_ranks_over_budget != 0)
+    std::snprintf(budget, sizeof budget, "; HTRACE_BUDGET stopped recording on %llu of %d ranks",
+                  static_cast<unsigned long long>(s.global_ranks_over_budget), world_size());
   log::info("trace written to '%s': %llu events, %llu bytes, %llu dropped, %llu timestamps "
-            "clamped (up to %lld ns back)",
+            "clamped (up to %lld ns back)%s",
             s.archive_path.c_str(), static_cast<unsigned long long>(s.global_events_written),
             static_cast<unsigned long long>(s.global_bytes_written),
             static_cast<unsigned long long>(s.global_events_dropped),
             static_cast<unsigned long long>(s.global_timestamps_clamped),
-            static_cast<long long>(s.global_largest_clamp_ns));
+            static_cast<long long>(s.global_largest_clamp_ns), budget);
 }
 
 } // namespace
@@ -207,6 +218,7 @@ HTRACE_ENTRY_POINT int MPI_Finalize(void) {
     if (loc != nullptr) loc->leave(clock::stamp(), region);
     mpi::g_wrappers.tracing.store(false, std::memory_order_release);
     mpi::g_wrappers.paused.store(false, std::memory_order_relaxed);
+    mpi::g_wrappers.budget_spent.store(false, std::memory_order_relaxed);
     mpi::remove_fatal_signal_handlers();
     record::finalize();
     if (l.traced) mpi::print_summary();

@@ -2,7 +2,8 @@
 // off for the calling process, any other level back on; each switch is an OTF2 MeasurementOnOff
 // record inside the MPI_Pcontrol region on the calling thread's location, so readers and
 // htrace-correct see the gap. While off, the wrappers count the calls they pass through (summary
-// at MPI_Finalize).
+// at MPI_Finalize). HTRACE_BUDGET switches recording off for good through the same flag: no level
+// switches it back on.
 #include "mpi/entry_point.h"
 #include "mpi/wrapper_call.h"
 
@@ -21,7 +22,7 @@ void pcontrol(int level) {
   const bool paused = g_wrappers.paused.load(std::memory_order_relaxed);
   if (level != 0 && !on && paused) { // back on: the region is recorded again from its Enter
     g_wrappers.paused.store(false, std::memory_order_relaxed);
-    g_wrappers.tracing.store(true, std::memory_order_release);
+    resume_tracing();
   }
   Call call(FunctionId::Pcontrol);
   if (!call.traced()) return; // tracing off for the run, or still paused (counted)
@@ -36,6 +37,24 @@ void pcontrol(int level) {
 }
 
 } // namespace
+
+// The budget hook runs inside a buffer conversion, possibly on a thread inside MPI_Pcontrol
+// (holding g_switch): it takes no lock. It stores budget_spent before tracing and resume_tracing()
+// the other way round, sequentially consistent, so a resume racing with it either sees
+// budget_spent or has its tracing = true overwritten by the hook's false. (Between resume's two
+// stores another thread may begin one recorded call: within the documented overshoot.)
+void stop_tracing_at_budget() {
+  g_wrappers.budget_spent.store(true, std::memory_order_seq_cst);
+  g_wrappers.tracing.store(false, std::memory_order_seq_cst);
+}
+
+void resume_tracing() {
+  if (g_wrappers.budget_spent.load(std::memory_order_seq_cst)) return;
+  g_wrappers.tracing.store(true, std::memory_order_seq_cst);
+  if (g_wrappers.budget_spent.load(std::memory_order_seq_cst))
+    g_wrappers.tracing.store(false, std::memory_order_seq_cst);
+}
+
 } // namespace htrace::mpi
 
 // Only the level has a meaning in MPI; further (implementation-specific) arguments are ignored,

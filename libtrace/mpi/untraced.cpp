@@ -43,6 +43,8 @@ const char* reason_text(Untraced why) {
     return "excluded by HTRACE_MPI_EXCLUDE or HTRACE_FILTER_FILE";
   case Untraced::Paused:
     return "made while MPI_Pcontrol(0) had recording off";
+  case Untraced::Budget:
+    return "made after HTRACE_BUDGET stopped recording";
   }
   return "";
 }

@@ -1,6 +1,7 @@
-// What went unrecorded, per MPI function: calls excluded by HTRACE_MPI_EXCLUDE and calls made while
-// MPI_Pcontrol(0) had recording off. (Every entry point of the MPI and Fortran libraries records:
-// none is only counted, README.) Counting is off the hot path: only skipped calls count.
+// What went unrecorded, per MPI function: calls excluded by HTRACE_MPI_EXCLUDE, calls made while
+// MPI_Pcontrol(0) had recording off, and calls made after the rank's trace reached HTRACE_BUDGET.
+// (Every entry point of the MPI and Fortran libraries records: none is only counted, README.)
+// Counting is off the hot path: only skipped calls count.
 #pragma once
 
 #include "common/region_filter.h"
@@ -12,8 +13,8 @@
 
 namespace htrace::mpi {
 
-enum class Untraced : std::uint8_t { Excluded, Paused };
-constexpr std::size_t kUntracedReasons = 2;
+enum class Untraced : std::uint8_t { Excluded, Paused, Budget };
+constexpr std::size_t kUntracedReasons = 3;
 
 /// One skipped call of `fn` (thread-safe, relaxed atomics).
 void note_untraced(FunctionId fn, Untraced why) noexcept;

@@ -19,7 +19,9 @@ namespace htrace::mpi {
 /// (registered once in MPI_Init).
 struct WrapperState {
   std::atomic<bool> tracing{false};
-  std::atomic<bool> paused{false};   ///< MPI_Pcontrol(0): calls are counted, not recorded
+  std::atomic<bool> paused{false}; ///< MPI_Pcontrol(0): calls are counted, not recorded
+  /// HTRACE_BUDGET reached: calls are counted, not recorded, for the rest of the run.
+  std::atomic<bool> budget_spent{false};
   std::atomic<bool> poll_runs{true}; ///< HTRACE_POLL_RUNS: unsuccessful polls fold into runs
   record::RegionId regions[kFunctionCount] = {};
 };
@@ -39,7 +41,10 @@ public:
   explicit Call(FunctionId fn, bool may_reveal = false, bool poll = false) noexcept {
     if (t_inside_mpi) return;
     if (!g_wrappers.tracing.load(std::memory_order_relaxed)) {
-      if (g_wrappers.paused.load(std::memory_order_relaxed)) note_untraced(fn, Untraced::Paused);
+      if (g_wrappers.budget_spent.load(std::memory_order_relaxed))
+        note_untraced(fn, Untraced::Budget);
+      else if (g_wrappers.paused.load(std::memory_order_relaxed))
+        note_untraced(fn, Untraced::Paused);
       return;
     }
     region_ = g_wrappers.regions[static_cast<unsigned>(fn)];
@@ -184,5 +189,12 @@ inline std::uint64_t poll_key(int source, int tag, MPI_Comm comm) {
 
 /// Registers one region per wrapped function (source "MPI", names MPI_*). Called once in MPI_Init.
 void register_function_regions();
+
+/// Recording on (end of MPI_Init, MPI_Pcontrol(1)), unless HTRACE_BUDGET stopped it for good
+/// (pcontrol.cpp).
+void resume_tracing();
+/// The recorder's budget hook (record::add_budget_hook): recording off for the rest of the run,
+/// calls counted as Untraced::Budget. Calls in progress end as recorded calls.
+void stop_tracing_at_budget();
 
 } // namespace htrace::mpi

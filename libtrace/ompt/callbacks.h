@@ -41,5 +41,8 @@ void on_task_schedule(ompt_data_t* prior_task, ompt_task_status_t prior_status,
 // closing.cpp: ends every construct still open (libomp never reports the end of a worker's last
 // implicit task). Runs in the recorder's finalize, before events are written.
 void close_open_constructs();
+// closing.cpp: the recorder's HTRACE_BUDGET hook. Callbacks record nothing from then on; the
+// constructs open at the cut are ended there by close_open_constructs().
+void stop_at_budget();
 
 } // namespace htrace::ompt

@@ -47,8 +47,19 @@ void close_thread(ThreadState& s, record::LocalTime now) {
 void close_open_constructs() {
   // Stop recording first: from here on callbacks of other threads write nothing.
   g_tracing_closed.store(true, std::memory_order_seq_cst);
-  record::LocalTime now = ThreadState::clock_now();
-  for_each_thread([now](ThreadState& s) { close_thread(s, now); });
+  // After HTRACE_BUDGET stopped recording, constructs still open end at the cut, not here.
+  const bool cut = record::budget_reached();
+  const record::LocalTime now = cut ? record::budget_cut() : ThreadState::clock_now();
+  for_each_thread([now](ThreadState& s) {
+    // Never before the location's newest event: an MPI call that was in progress at the cut, or
+    // a worker's MPI call after its last OpenMP event, ends later than these constructs began.
+    if (s.location != nullptr) s.advance_to(s.location->newest_stamp());
+    close_thread(s, now);
+  });
+}
+
+void stop_at_budget() {
+  g_tracing_closed.store(true, std::memory_order_seq_cst);
 }
 
 } // namespace htrace::ompt

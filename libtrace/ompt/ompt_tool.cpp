@@ -53,6 +53,7 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
                  r.name, static_cast<int>(result));
   }
   record::add_finalize_hook(&close_open_constructs);
+  record::add_budget_hook(&stop_at_budget);
   return 1; // keep the tool active
 }
 

@@ -3,6 +3,7 @@
 #include "common/host_name.h"
 #include "common/log.h"
 #include "common/traffic.h"
+#include "htrace/archive_properties.h"
 #include "record/archive.h"
 #include "record/global_defs.h"
 #include "record/location_writer.h"
@@ -20,11 +21,14 @@
 namespace htrace::record {
 namespace {
 
-/// Writes every location's buffer and closes its event writer. Caller holds s.mutex.
+/// Writes every location's buffer (after HTRACE_BUDGET stopped recording: and the
+/// MeasurementOnOff that ends it) and closes its event writer. Caller holds s.mutex.
 void write_all_locations(State& s) {
+  const bool budget_reached = s.budget.reached();
   for (auto& loc : s.locations) {
     std::lock_guard<std::mutex> lock(LocationAccess::write_mutex(*loc));
     LocationAccess::write_out(*loc, s, LocationAccess::FlushMark::None);
+    if (budget_reached) LocationAccess::end_at_budget(*loc, s);
     LocationAccess::close_writer(*loc, s);
   }
 }
@@ -232,11 +236,19 @@ void finalize() {
   }
   // A rank whose writing failed cannot take part in OTF2's collective close; every rank learns
   // it and the archive is abandoned (event files of healthy ranks stay on disk).
-  int failed_here = s.failed.load() ? 1 : 0, failed_ranks = 0;
+  // The same reduction counts the ranks HTRACE_BUDGET stopped (an archive property).
+  int here[2] = {s.failed.load() ? 1 : 0, s.budget.reached() ? 1 : 0}, ranks[2] = {0, 0};
   MPI_Request agree;
-  PMPI_Iallreduce(&failed_here, &failed_ranks, 1, MPI_INT, MPI_SUM, s.comm, &agree);
+  PMPI_Iallreduce(here, ranks, 2, MPI_INT, MPI_SUM, s.comm, &agree);
   wait_politely(agree); // ranks finish writing their buffers at different times
   g_traffic.collective();
+  const int failed_ranks = ranks[0], ranks_over_budget = ranks[1];
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.totals.global_ranks_over_budget = static_cast<std::uint64_t>(ranks_over_budget);
+  }
+  if (ranks_over_budget > 0 && s.rank == 0)
+    set_archive_property(HTRACE_PROP_RUN_BUDGET_RANKS, std::to_string(ranks_over_budget));
   if (failed_ranks > 0) {
     snapshot::mark_end(snapshot::kFinished); // a rank whose writing failed keeps that cause
     // What the files hold is known, what of it is whole only to htrace-salvage: say both sizes.
@@ -387,6 +399,7 @@ void emergency_flush(const char* reason) {
     }
     std::unique_lock<std::mutex> wl(m, std::adopt_lock);
     LocationAccess::write_out(*loc, s, LocationAccess::FlushMark::None);
+    if (s.budget.reached()) LocationAccess::end_at_budget(*loc, s);
     LocationAccess::close_writer(*loc, s);
     written += LocationAccess::stats(*loc).events_written;
   }
@@ -406,6 +419,7 @@ Summary summary() {
   std::lock_guard<std::mutex> lock(s.mutex);
   Summary out = s.totals;
   out.archive_path = s.archive_path;
+  out.budget_reached = s.budget.reached();
   out.events_dropped = s.dropped_elsewhere.load();
   for (auto& loc : s.locations) {
     std::lock_guard<std::mutex> wl(LocationAccess::write_mutex(*loc));

@@ -65,6 +65,11 @@ LocationId Location::id() const {
   return LocationAccess::id(impl(*this));
 }
 
+LocalTime Location::newest_stamp() const {
+  const EventRecord* cursor = cursor_.load(std::memory_order_acquire);
+  return cursor != begin_ ? cursor[-1].time : LocationAccess::newest_written(impl(*this));
+}
+
 EventRecord* Location::overflow() {
   LocationAccess::on_full(impl(*this));
   return cursor_.load(std::memory_order_relaxed);

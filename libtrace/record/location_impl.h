@@ -7,6 +7,7 @@
 #include "clock/base_clock.h"
 #include "record/recorder.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -55,10 +56,13 @@ private:
   std::uint64_t clamped_ = 0;
   std::int64_t largest_clamp_ = 0; ///< ns the farthest clamped timestamp went back
   std::uint64_t flushes_ = 0;
+  std::uint64_t budget_counted_ = 0; ///< bytes of the event file counted toward HTRACE_BUDGET
+  std::atomic<LocalTime> newest_written_{0}; ///< stamp of the newest event written out
   /// Local [begin, end] of the last flush, written as a BufferFlush record right after the event
   /// whose append triggered it (that event's timestamp precedes the flush); -1 when none.
   std::int64_t flush_mark_begin_ = -1;
   std::int64_t flush_mark_end_ = -1;
+  std::int64_t flush_end_global_ = INT64_MIN; ///< end of the last BufferFlush written (global ns)
 };
 
 inline LocationImpl& impl(Location& loc) {

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "format/event_file_encoder.h"
 #include "record/archive.h"
+#include "record/budget.h"
 #include "record/global_defs.h"
 #include "record/snapshot.h"
 
@@ -315,7 +316,9 @@ void LocationAccess::write_out(LocationImpl& loc, State& s, FlushMark mark) {
   // So that these stamps lie between anchors, not beyond the last one; the newest record's stamp
   // stands for now.
   const EventRecord* newest = loc.cursor_.load(std::memory_order_acquire);
-  clock::maybe_anchor(newest != loc.begin_ ? newest[-1].time : clock::stamp());
+  const clock::Stamp newest_stamp = newest != loc.begin_ ? newest[-1].time : clock::stamp();
+  if (newest != loc.begin_) loc.newest_written_.store(newest_stamp, std::memory_order_relaxed);
+  clock::maybe_anchor(newest_stamp);
   TimeClamp to_global{LocationAccess::converter(loc, s), loc.last_global_, loc.clamped_,
                       loc.largest_clamp_};
   const std::uint64_t chunks_before = file->chunks_written();
@@ -354,6 +357,7 @@ void LocationAccess::write_out(LocationImpl& loc, State& s, FlushMark mark) {
     ++loc.events_written_;
     ++loc.flushes_;
     loc.min_global_ = std::min<std::int64_t>(loc.min_global_, static_cast<std::int64_t>(t0));
+    loc.flush_end_global_ = static_cast<std::int64_t>(t1);
     return t1;
   };
   // `after_trigger`: right after the event whose append found the buffer full. The record then
@@ -407,6 +411,34 @@ void LocationAccess::write_out(LocationImpl& loc, State& s, FlushMark mark) {
     // stamp nanoseconds before the end computed here: no event may precede the flush's end.
     to_global.last = std::max(to_global.last, static_cast<std::int64_t>(end));
   }
+  // HTRACE_BUDGET: what this conversion added to the file. The newest event converted is where
+  // recording stops; the producers finish the calls in progress.
+  const std::uint64_t file_size = file->file_size();
+  const bool reached = s.budget.add(file_size - loc.budget_counted_, mark != FlushMark::None);
+  loc.budget_counted_ = file_size;
+  if (reached) reach_budget(s, newest_stamp);
+}
+
+void LocationAccess::end_at_budget(LocationImpl& loc, State& s) {
+  if (s.failed.load() || !s.archive) return;
+  format::EventFileEncoder* file = event_file(s, loc.id_, loc.evt_file_);
+  if (!file) return;
+  // At the cut, or right after the location's last event when that came later (a call that was
+  // in progress at the cut), and never inside the BufferFlush before it: not a clamp, so not
+  // counted as one.
+  const std::int64_t t =
+      std::max({converter(loc, s)(s.budget.cut()), loc.last_global_, loc.flush_end_global_});
+  if (!encode_MeasurementOnOff(*file, static_cast<OTF2_TimeStamp>(t), OTF2_MEASUREMENT_OFF)) {
+    fail_writing(s, *file);
+    return;
+  }
+  ++loc.events_written_;
+  loc.last_global_ = t;
+  loc.min_global_ = std::min(loc.min_global_, t);
+  loc.max_global_ = std::max(loc.max_global_, t);
+  const std::uint64_t file_size = file->file_size();
+  s.budget.add(file_size - loc.budget_counted_, /*may_reach=*/false);
+  loc.budget_counted_ = file_size;
 }
 
 void LocationAccess::close_writer(LocationImpl& loc, State& s) {

@@ -30,6 +30,9 @@ struct LocationAccess {
   /// the global time map stay the same: a new one costs the map's lock, a search over the anchors
   /// and a division, as much as converting a few records. Caller holds loc's write mutex.
   static clock::StampConverter& converter(LocationImpl& loc, State& s);
+  /// After HTRACE_BUDGET was reached, following the final write_out(): ends the location's events
+  /// with a MeasurementOnOff (off) record at the cut. Caller holds loc's write mutex.
+  static void end_at_budget(LocationImpl& loc, State& s);
   /// Ends the location's event file (complete and closed afterwards).
   static void close_writer(LocationImpl& loc, State& s);
   /// Drops everything buffered (tracing disabled), counting it.
@@ -43,6 +46,9 @@ struct LocationAccess {
   static std::uint32_t index(const LocationImpl& loc) { return loc.index_; }
   static LocationId id(const LocationImpl& loc) { return loc.id_; }
   static std::uint64_t buffered(const LocationImpl& loc);
+  static LocalTime newest_written(const LocationImpl& loc) {
+    return loc.newest_written_.load(std::memory_order_relaxed);
+  }
 
   struct Stats {
     std::uint64_t events_written, events_recorded, events_dropped, clamped, flushes;

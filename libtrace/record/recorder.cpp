@@ -108,6 +108,7 @@ bool start(void* mpi_comm_handle, const Options& options) {
   log::set_rank(s.rank);
   s.start_base_ns = clock::now();
   s.start_realtime_ns = clock::posix_now(CLOCK_REALTIME);
+  s.start_monotonic_ns = clock::posix_now(CLOCK_MONOTONIC);
 
   const std::string path = agree_on_path(s);
   int ok = path.empty() ? 0 : 1;
@@ -130,6 +131,7 @@ bool start(void* mpi_comm_handle, const Options& options) {
     return false;
   }
   s.archive_path = path;
+  s.budget.set_limit(options.budget);
   set_archive_property(HTRACE_PROP_VERSION, HTRACE_VERSION_STRING);
 
   if (!existing_thread_location()) thread(); // the caller becomes thread 0 even without events

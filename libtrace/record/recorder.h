@@ -103,6 +103,9 @@ IoHandleId register_io_handle(const std::string& name, IoFileId file, CommId com
 class Location {
 public:
   LocationId id() const;
+  /// The stamp of the newest event this location holds, buffered or written (0: none). For the
+  /// owning thread, or for another one while the owner records nothing (finalize hooks).
+  LocalTime newest_stamp() const;
 
   void enter(LocalTime t, RegionId region);
   void leave(LocalTime t, RegionId region);
@@ -291,6 +294,17 @@ void finalize();
 /// Registers `hook` to run first in finalize(), on the finalizing thread, before anything is
 /// written (the OMPT tool ends the constructs libomp never reports as ended). Not thread-hot.
 void add_finalize_hook(void (*hook)());
+/// HTRACE_BUDGET: `hook` runs once when this rank's event files reach the budget, on the thread
+/// whose buffer conversion reached it and inside that conversion, so it may only switch its
+/// producer off (store flags); the events that producer still records (the rest of a call in
+/// progress) are written. Registered after the budget was reached, it runs at once; a
+/// registration racing with the cut may run it twice. At most 4 hooks.
+void add_budget_hook(void (*hook)());
+/// True once this rank's event files reached HTRACE_BUDGET (recording stopped for good).
+bool budget_reached();
+/// The stamp of the newest event converted when the budget was reached (0 before): finalize ends
+/// every location with a MeasurementOnOff (off) record there (or at its last event, if later).
+LocalTime budget_cut();
 /// Emergency path (MPI_Abort, fatal signal): write what can be written, never block on other ranks.
 void emergency_flush(const char* reason);
 /// For a handler of a signal that comes from outside (SIGTERM, SIGINT): true when the calling
@@ -313,13 +327,15 @@ struct Summary {
   std::int64_t largest_clamp_ns = 0;    ///< how far the farthest of them went back
   std::uint64_t buffer_flushes = 0;
   std::uint64_t bytes_written = 0; ///< size of this process's event files (after finalize)
+  bool budget_reached = false;     ///< HTRACE_BUDGET stopped recording on this process
   std::uint64_t global_events_written = 0;
   std::uint64_t global_bytes_written = 0;
   std::uint64_t global_events_dropped = 0;
   std::uint64_t global_timestamps_clamped = 0;
   std::int64_t global_largest_clamp_ns = 0;
-  std::string archive_path;      ///< directory of the archive ("" when not recording)
-  bool archive_complete = false; ///< finalize() wrote a readable archive
+  std::uint64_t global_ranks_over_budget = 0; ///< ranks HTRACE_BUDGET stopped
+  std::string archive_path;                   ///< directory of the archive ("" when not recording)
+  bool archive_complete = false;              ///< finalize() wrote a readable archive
 };
 Summary summary();
 

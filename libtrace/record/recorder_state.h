@@ -5,6 +5,7 @@
 
 #include "clock/global_time_map.h"
 #include "common/options.h"
+#include "record/budget.h"
 #include "record/location_impl.h"
 #include "record/recorder.h"
 #include "record/rma_io_defs.h"
@@ -78,6 +79,8 @@ struct State {
   std::string archive_path;
   std::int64_t start_realtime_ns = 0; ///< CLOCK_REALTIME at start_base_ns
   std::int64_t start_base_ns = 0;
+  /// CLOCK_MONOTONIC at start(), for durations in messages (the base clock may change in MPI_Init).
+  std::int64_t start_monotonic_ns = 0;
 
   std::mutex map_mutex;
   clock::GlobalTimeMap map;
@@ -91,6 +94,7 @@ struct State {
   /// was not stored (see defer_signal_during_own_flush).
   std::atomic<bool> deferred_signal_event_lost{false};
   std::atomic<std::uint64_t> dropped_elsewhere{0}; ///< drops not attributable to a location
+  TraceBudget budget;                              ///< HTRACE_BUDGET, limit set by start()
   Summary totals;                                  ///< global_* fields after finalize()
 
   clock::GlobalTimeMap current_map() {

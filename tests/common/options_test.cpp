@@ -64,6 +64,17 @@ TEST(Options, EveryKindReachesItsField) {
   EXPECT_EQ(result.options.harmonize_spin_us, 0);
 }
 
+// HTRACE_BUDGET: no limit by default, sizes with suffixes, and a bad one like any bad value.
+TEST(Options, BudgetIsASizeWithNoLimitByDefault) {
+  EXPECT_EQ(parse({}).options.budget, 0u);
+  EXPECT_EQ(parse({{"HTRACE_BUDGET", "256M"}}).options.budget, 256u << 20);
+  const auto result = parse({{"HTRACE_BUDGET", "abc"}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error, "HTRACE_BUDGET='abc' is not a byte count such as 4096, 64k, 16M or 1G");
+  EXPECT_FALSE(result.options.enable);
+  EXPECT_EQ(result.options.budget, 0u);
+}
+
 TEST(Options, SizesAcceptBinarySuffixes) {
   std::uint64_t v = 0;
   EXPECT_TRUE(htrace::parse_size("64k", v));

@@ -152,10 +152,15 @@ TEST(EventEncoder, FullChunksAreWrittenWholeAndNumbered) {
   const std::string path = dir.path + "/0.evt";
   ASSERT_TRUE(encoder.open(path, kChunk));
   const int n = 100000; // Enter records of 2 to 5 bytes after a 9-byte timestamp: ~5 chunks
+  EXPECT_EQ(encoder.file_size(), 18u + 2u); // a chunk header and the end mark
   for (int k = 0; k < n; ++k)
     ASSERT_TRUE(htrace::format::encode_Enter(encoder, 10 + k, static_cast<uint32_t>(k)));
+  // What HTRACE_BUDGET counts: the size the file will have, before it is finished.
+  const std::uint64_t predicted = encoder.file_size();
   ASSERT_TRUE(encoder.finish());
+  EXPECT_EQ(encoder.file_size(), 0u);
   const std::vector<char> bytes = read_all(path);
+  EXPECT_EQ(bytes.size(), predicted);
   const std::size_t chunks = (bytes.size() + kChunk - 1) / kChunk;
   ASSERT_GE(chunks, 4u);
   uint64_t expect_first = 1;

@@ -78,6 +78,11 @@ public:
   int error() const { return error_; }
   /// Full chunks written to the file so far.
   std::uint64_t chunks_written() const { return chunks_written_; }
+  /// The size the file has once finish()ed now: the chunks written, the current one up to its
+  /// last event, and the end mark. 0 before open() and after finish().
+  std::uint64_t file_size() const {
+    return size_ == 0 ? 0 : chunks_written_ * size_ + pos_ + kEndOfFileSize;
+  }
   const std::string& path() const { return path_; }
 
 private:
