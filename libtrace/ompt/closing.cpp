@@ -1,9 +1,13 @@
 // Balancing the trace at the end: libomp never reports the end of a worker's implicit task (and
 // implicit barrier) for the last parallel region before MPI_Finalize, and a thread may still hold
 // a lock. Open constructs are ended at the master's end of their parallel region when known.
+// After HTRACE_BUDGET stopped recording, whatever was open at that cut (parallel regions
+// included: the encountering thread's ThreadJoin) ends there.
 #include "ompt/callbacks.h"
 #include "ompt/parallel_instances.h"
 #include "ompt/thread_state.h"
+
+#include <algorithm>
 
 namespace htrace::ompt {
 
@@ -36,20 +40,37 @@ void close_thread(ThreadState& s, record::LocalTime now) {
     }
   }
   while (s.depth > 0) {
-    record::LocalTime t = s.advance_to(closing_time(s, s.depth - 1, now));
+    const record::LocalTime t = s.advance_to(closing_time(s, s.depth - 1, now));
     Frame f;
     s.pop(s.frames[s.depth - 1].kind, f);
     s.location->leave(t, f.region);
-    if (f.kind == FrameKind::ImplicitTask) s.location->thread_team_end(t, f.team);
+    if (f.kind != FrameKind::ImplicitTask) continue;
+    s.location->thread_team_end(t, f.team);
+    // Thread 0 of a team forked it: the region ends here for it too (a cut by HTRACE_BUDGET, or
+    // MPI_Finalize inside a parallel region).
+    if (f.thread_num == 0 && s.open_forks > 0) {
+      s.location->thread_join(t);
+      --s.open_forks;
+    }
   }
+  // A fork whose team this thread never began (the cut came in between).
+  for (; s.open_forks > 0; --s.open_forks)
+    s.location->thread_join(s.advance_to(now));
 }
 
 void close_open_constructs() {
   // Stop recording first: from here on callbacks of other threads write nothing.
   g_tracing_closed.store(true, std::memory_order_seq_cst);
-  // After HTRACE_BUDGET stopped recording, constructs still open end at the cut, not here.
-  const bool cut = record::budget_reached();
-  const record::LocalTime now = cut ? record::budget_cut() : ThreadState::clock_now();
+  record::LocalTime now = ThreadState::clock_now();
+  if (record::budget_reached()) {
+    // Constructs still open end at HTRACE_BUDGET's cut, not here; or right after the newest
+    // event of the process's threads, if a call in progress at the cut ended later, so that every
+    // member of a team ends before its master joins.
+    now = record::budget_cut();
+    for_each_thread([&now](ThreadState& s) {
+      if (s.location != nullptr) now = std::max(now, s.location->newest_stamp());
+    });
+  }
   for_each_thread([now](ThreadState& s) {
     // Never before the location's newest event: an MPI call that was in progress at the cut, or
     // a worker's MPI call after its last OpenMP event, ends later than these constructs began.

@@ -26,6 +26,7 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
   record::RegionId region = s->region(Construct::Parallel, codeptr);
   const Frame* outer = s->team_frame();
   s->location->thread_fork(t, requested_parallelism);
+  ++s->open_forks;
   TeamMembers* members = nullptr;
   record::CommId team = outer ? record::register_thread_team(outer->team, requested_parallelism)
                               : s->teams.team_for(requested_parallelism, members);
@@ -38,6 +39,7 @@ void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*)
   record::LocalTime t = s->stamp();
   set_parallel_master_end(parallel_data->value, t); // if no implicit barrier was reported
   s->location->thread_join(t);
+  if (s->open_forks > 0) --s->open_forks;
 }
 
 namespace {

@@ -46,6 +46,7 @@ struct ThreadState {
   int held = 0;
   HeldLock locks[kMaxHeldLocks];
   std::uint64_t next_task_generation = 1; ///< 0 names the implicit task
+  int open_forks = 0; ///< ThreadFork records of this thread still without their ThreadJoin
   bool overflow_reported = false;
   RegionCache regions;
   TeamCache teams; ///< outermost teams this thread forked

@@ -9,7 +9,11 @@ out=$(HTRACE_BUFFER_SIZE=12x "$config" --check 2>&1); rc=$?
 out=$(HTRACE_HARMONIZE_SHRINK_PERCENT=150 "$config" --check 2>&1); rc=$?
 [[ $rc -eq 1 && $out == *"HTRACE_HARMONIZE_SHRINK_PERCENT='150' is not an integer in 1..100"* ]] ||
   { echo "out-of-range value: exit $rc: $out"; exit 1; }
+out=$(HTRACE_BUDGET=abc "$config" --check 2>&1); rc=$?
+[[ $rc -eq 1 && $out == *"HTRACE_BUDGET='abc' is not a byte count such as 4096, 64k, 16M or 1G"* ]] ||
+  { echo "bad budget: exit $rc: $out"; exit 1; }
 HTRACE_BUFFER_SIZE=64k "$config" --check >/dev/null || { echo "valid value rejected"; exit 1; }
+HTRACE_BUDGET=512M "$config" --check >/dev/null || { echo "valid budget rejected"; exit 1; }
 filter=$(mktemp)
 printf 'SCOREP_REGION_NAMES_BEGIN\n EXCLUDE MPI_Test*\n' >"$filter"
 out=$(HTRACE_FILTER_FILE=$filter "$config" --check 2>&1); rc=$?

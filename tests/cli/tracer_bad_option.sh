@@ -53,6 +53,15 @@ traced bad -np 2 $(preload bad) $(env_of HTRACE_BUFFER_SIZE=12x) $(ranks bad) "$
 grep -qF "htrace[0]: error: $size_error" "$work/bad.log" || fail "bad value: message: $(said bad)"
 [[ $(archives bad) -eq 0 ]] || fail "bad value: an archive was written"
 
+# HTRACE_BUDGET is a Size like HTRACE_BUFFER_SIZE: a bad one turns tracing off the same way.
+traced budget -np 2 $(preload budget) $(env_of HTRACE_BUDGET=abc) $(ranks budget) "$ring"
+[[ $rc -eq 0 ]] || fail "bad budget: the program's exit status became $rc"
+grep -qF "htrace[0]: error: HTRACE_BUDGET='abc' is not a byte count such as 4096, 64k, 16M or 1G; tracing is off for this run" \
+  "$work/budget.log" || fail "bad budget: message: $(said budget)"
+[[ $(grep -c "error:" "$work/budget.log") -eq 1 ]] || fail "bad budget: not one error line: $(said budget)"
+grep -q "pingpong-ring: ranks=2 .* OK" "$work/budget.ranks/rank-0.out" || fail "bad budget: the program's output: $(said budget)"
+[[ $(archives budget) -eq 0 ]] || fail "bad budget: an archive was written"
+
 # The application's own exit status survives (failures without arguments exits 2).
 traced status -np 2 $(preload status) $(env_of HTRACE_BUFFER_SIZE=12x) $(ranks status) "$failures_app"
 [[ $rc -eq 2 ]] || fail "the program's exit status 2 became $rc"

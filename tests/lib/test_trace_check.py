@@ -224,6 +224,23 @@ class TraceCheckTest(unittest.TestCase):
         b.add(0, "mpi_isend_complete", 300, 1234)
         self.assertViolation(self.run_check(b), "unknown request 1234")
 
+    def test_one_sided_covers_a_stopped_recording_only(self):
+        # A rank stops recording while it sends, receives, collects and has a request open: all
+        # one-sided; nesting stays a violation one_sided does not excuse.
+        a = self.good()
+        ping(a, 200, 0, 1, tag=11)
+        pong(a, 210, 1, 0, tag=12)
+        a.add(0, "enter", 220, "REGION").add(0, "mpi_collective_begin", 221)
+        a.add(0, "mpi_collective_end", 222, CollectiveOp.BARRIER, "@world", otf2.Undefined.UINT32, 0, 0)
+        a.add(0, "leave", 223, "REGION")
+        a.add(1, "mpi_isend", 230, 0, "@world", 1, 4, 77)
+        report = self.run_check(a)
+        self.assertGreaterEqual(len(report.violations), 4, report.violations)
+        self.assertTrue(all(trace_check.one_sided(v) for v in report.violations), report.violations)
+        b = self.good()
+        b.add(0, "enter", 500, "REGION")
+        self.assertFalse(any(trace_check.one_sided(v) for v in self.run_check(b).violations))
+
     def test_cancelled_receive_is_complete(self):
         a = self.good()
         a.add(1, "mpi_irecv_request", 200, 50).add(1, "mpi_request_cancelled", 210, 50)

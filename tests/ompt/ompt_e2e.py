@@ -3,7 +3,7 @@
 read back with the otf2 Python bindings (tests/lib/trace_check.py for the generic rules, ompt_check.py
 for the OpenMP ones).
 
-usage: ompt_e2e.py hybrid|gcc_recipe|disabled|corrected
+usage: ompt_e2e.py hybrid|gcc_recipe|disabled|corrected|budget
 """
 import json
 import math
@@ -13,7 +13,10 @@ import subprocess
 import sys
 import tempfile
 
+import otf2
+
 import ompt_check
+import trace_check
 from htrace_test import harness
 from htrace_test.harness import require
 
@@ -22,10 +25,10 @@ THREADS = 3
 NESTED_EVERY = 5  # hybrid_jacobi.c: a nested region of 2 threads every 5th iteration
 
 
-def traced_run(program, threads=THREADS, env=None, np=2):
+def traced_run(program, threads=THREADS, env=None, np=2, iterations=ITERATIONS):
     variables = {"OMP_NUM_THREADS": str(threads), "HTRACE_SYNC": "none"}
     variables.update(env or {})
-    run = harness.mpirun(program, [ITERATIONS, 32, 128], np=np, env=variables)
+    run = harness.mpirun(program, [iterations, 32, 128], np=np, env=variables)
     require(run.returncode == 0, "traced run failed\n" + run.describe())
     require("hybrid-jacobi:" in run.output.stdout(), "no result line\n" + run.describe())
     return run
@@ -162,6 +165,60 @@ def test_corrected():
     check_hybrid_archive(corrected, THREADS)
 
 
+def test_budget():
+    """HTRACE_BUDGET reached in a hybrid run (small buffers, so that threads convert often): every
+    thread of each rank stops; each location ends with a MeasurementOnOff (off) record; the
+    parallel regions, constructs and locks open at the cut end there (OpenMP rules hold but for
+    tasks created and not yet completed, and MPI relations with one side); the program's result is
+    the untraced one; htrace-correct corrects the archive."""
+    program = harness.example("hybrid-jacobi/hybrid-jacobi")
+    budget = 24 << 10
+    run = traced_run(program, iterations=40,
+                     env={"HTRACE_BUDGET": str(budget), "HTRACE_BUFFER_SIZE": "4k"})
+    plain = harness.mpirun(program, [40, 32, 128], env={"OMP_NUM_THREADS": str(THREADS)},
+                           preload=None)
+    result = [l for l in run.output.stdout().splitlines() if l.startswith("hybrid-jacobi:")]
+    require(result and result == [l for l in plain.output.stdout().splitlines()
+                                  if l.startswith("hybrid-jacobi:")],
+            f"result differs from the untraced run's\n{run.describe()}\n{plain.describe()}")
+    reached = [l for l in run.output.log() if "reached HTRACE_BUDGET" in l]
+    require(len(reached) == 2, f"expected both ranks to reach the budget: {reached}\n{run.describe()}")
+    archive = run.archive()
+    report = trace_check.check(archive)
+    other = [v for v in report.violations if not trace_check.one_sided(v)]
+    require(not other, "trace_check:\n  " + "\n  ".join(other[:20]))
+    violations = [v for v in ompt_check.check_openmp(ompt_check.openmp_report(anchor(archive)))
+                  if not (v.startswith("task ") and "'ThreadTaskComplete': 0" in v)]
+    require(not violations, "OpenMP violations:\n  " + "\n  ".join(violations[:20]))
+    last, per_rank = {}, {}
+    with otf2.reader.open(anchor(archive)) as trace:
+        for location, event in trace.events:
+            last[location.name + f" ({location._ref})"] = event
+            per_rank.setdefault(location._ref & 0xffffffff, set()).add(location._ref)
+    ends = {name: type(e).__name__ + " " + str(getattr(e, "measurement_mode", ""))
+            for name, e in last.items()}
+    require(all(end == "MeasurementOnOff MeasurementMode.OFF" for end in ends.values()),
+            f"locations not ending with MeasurementOnOff OFF: {ends}")
+    require(all(len(l) >= THREADS for l in per_rank.values()), f"locations {per_rank}")
+    sizes = {}
+    for name in os.listdir(os.path.join(archive, "traces")):
+        if name.endswith(".evt"):
+            rank = int(name[:-4]) & 0xffffffff
+            sizes[rank] = sizes.get(rank, 0) + os.path.getsize(os.path.join(archive, "traces", name))
+    # The documented overshoot: per thread its buffer (4k / 48 records) and the rest of its call,
+    # at most 50 bytes a record, and a chunk's end.
+    bound = budget + max(len(l) for l in per_rank.values()) * ((85 + 8) * 50 + 512)
+    require(all(budget <= n <= bound for n in sizes.values()),
+            f"event bytes per rank {sizes}, budget {budget}, bound {bound}")
+    done = subprocess.run([os.environ["HTRACE_CORRECT"], "--json", "--no-progress", archive,
+                           os.path.join(run.workdir, "corrected")], capture_output=True, text=True,
+                          timeout=120)
+    require(done.returncode == 0, f"htrace-correct failed ({done.returncode}): {done.stderr}")
+    after = json.loads(done.stdout)["violations_after"]
+    require(all(v == 0 for v in after.values()), f"after: {after}")
+    print(f"budget {budget}: event bytes per rank {sizes}, locations {ends}")
+
+
 if __name__ == "__main__":
     sys.exit(harness.main({"hybrid": test_hybrid, "gcc_recipe": test_gcc_recipe, "disabled": test_disabled,
-                           "corrected": test_corrected}))
+                           "corrected": test_corrected, "budget": test_budget}))
