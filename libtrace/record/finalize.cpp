@@ -419,7 +419,6 @@ Summary summary() {
   std::lock_guard<std::mutex> lock(s.mutex);
   Summary out = s.totals;
   out.archive_path = s.archive_path;
-  out.budget_reached = s.budget.reached();
   out.events_dropped = s.dropped_elsewhere.load();
   for (auto& loc : s.locations) {
     std::lock_guard<std::mutex> wl(LocationAccess::write_mutex(*loc));

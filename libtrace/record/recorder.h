@@ -327,7 +327,6 @@ struct Summary {
   std::int64_t largest_clamp_ns = 0;    ///< how far the farthest of them went back
   std::uint64_t buffer_flushes = 0;
   std::uint64_t bytes_written = 0; ///< size of this process's event files (after finalize)
-  bool budget_reached = false;     ///< HTRACE_BUDGET stopped recording on this process
   std::uint64_t global_events_written = 0;
   std::uint64_t global_bytes_written = 0;
   std::uint64_t global_events_dropped = 0;

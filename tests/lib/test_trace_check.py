@@ -237,9 +237,9 @@ class TraceCheckTest(unittest.TestCase):
         report = self.run_check(a)
         self.assertGreaterEqual(len(report.violations), 4, report.violations)
         self.assertTrue(all(trace_check.one_sided(v) for v in report.violations), report.violations)
-        b = self.good()
-        b.add(0, "enter", 500, "REGION")
-        self.assertFalse(any(trace_check.one_sided(v) for v in self.run_check(b).violations))
+        for other in ("location 0 ends with open regions: ['REGION']",
+                      "Leave REGION without Enter at rank 1", "time goes backwards on Master"):
+            self.assertFalse(trace_check.one_sided(other), other)
 
     def test_cancelled_receive_is_complete(self):
         a = self.good()
