@@ -34,8 +34,13 @@ function(htrace_test_environment name)
      AND NOT name IN_LIST HTRACE_DEFAULT_MPI_ONLY)
     set_property(TEST ${name} APPEND PROPERTY LABELS mpi)
   endif()
+  # Open MPI's mpirun creates and removes one session directory per user and host
+  # (/tmp/ompi.HOST.UID); two tests launching at once race on it ("File exists", open-mpi/ompi
+  # #8510). Each test gets its own base: short, so PMIx's socket paths stay within 108 bytes.
+  string(MD5 session_tag "${PROJECT_BINARY_DIR}/${name}")
+  string(SUBSTRING ${session_tag} 0 10 session_tag)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT
-    "HTRACE_LIB=$<TARGET_FILE:htrace>;HTRACE_BUILD_DIR=${PROJECT_BINARY_DIR};HTRACE_SOURCE_DIR=${PROJECT_SOURCE_DIR};HTRACE_PYTHON=${HTRACE_TEST_PYTHON};HTRACE_CLUSTER_RUN=${HTRACE_CLUSTER_RUN};HTRACE_MPI_FLAVOR=${HTRACE_MPI_FLAVOR};HTRACE_MPI_SUFFIX=${HTRACE_MPI_SUFFIX};MPIRUN=${HTRACE_MPIRUN};OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${PROJECT_SOURCE_DIR}/tests/lib")
+    "OMPI_MCA_orte_tmpdir_base=/tmp/htrace-ompi-${session_tag};HTRACE_LIB=$<TARGET_FILE:htrace>;HTRACE_BUILD_DIR=${PROJECT_BINARY_DIR};HTRACE_SOURCE_DIR=${PROJECT_SOURCE_DIR};HTRACE_PYTHON=${HTRACE_TEST_PYTHON};HTRACE_CLUSTER_RUN=${HTRACE_CLUSTER_RUN};HTRACE_MPI_FLAVOR=${HTRACE_MPI_FLAVOR};HTRACE_MPI_SUFFIX=${HTRACE_MPI_SUFFIX};MPIRUN=${HTRACE_MPIRUN};OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${PROJECT_SOURCE_DIR}/tests/lib")
 endfunction()
 
 function(htrace_add_gtest name)
