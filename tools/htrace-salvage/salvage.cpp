@@ -12,6 +12,7 @@
 //     finished archive is renamed into place. IN is only read.
 #include "salvage.h"
 
+#include "chunk_pool.h"
 #include "event_copy.h"
 #include "event_file_scan.h"
 #include "format/otf2_library.h"
@@ -61,6 +62,7 @@ ArchivePtr open_for_writing(const fs::path& dir, std::uint64_t event_chunk) {
                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
   if (!a) throw output_error("'" + dir.string() + "': cannot create an OTF2 archive");
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a.get(), &format::kFlushAlways, nullptr);
+  if (rc == OTF2_SUCCESS) rc = bound_event_buffers(a.get());
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetSerialCollectiveCallbacks(a.get());
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(a.get(), "htrace-salvage");
   if (rc == OTF2_SUCCESS)
