@@ -54,6 +54,10 @@ def launch(args, work, count_dir, archive_dir, log_file):
     program = [args.app, "ring", "0", count_dir]
     nice = ["nice", "-n", str(args.nice)]
     mpich = os.environ.get("HTRACE_MPI_FLAVOR") == "mpich"
+    # Open MPI's MPI_Iallgather (the tracer's clock set-up in MPI_Init) is linear by default: a
+    # connection between every two ranks, more than loopback's ephemeral ports at 256 ranks on
+    # emulated nodes (tracer_counts.py --mpirun-extra).
+    env.setdefault("OMPI_MCA_coll_libnbc_iallgather_algorithm", "2")
     if args.cluster:
         extra = " ".join(f"-x {k}={v}" for k, v in traced.items())
         if not mpich:
@@ -204,32 +208,42 @@ def main():
                     help="more environment for the ranks (e.g. HTRACE_SYNC=none)")
     ap.add_argument("--tmp", default=tempfile.gettempdir())
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--reuse", metavar="WORK",
+                    help="a work directory kept by --keep: salvage and check its killed run again "
+                         "(no new run)")
     args = ap.parse_args()
 
-    work = tempfile.mkdtemp(prefix="salvage-scale-", dir=args.tmp)
+    work = args.reuse or tempfile.mkdtemp(prefix="salvage-scale-", dir=args.tmp)
     count_dir = os.path.join(work, "counts")
-    os.mkdir(count_dir)
     archive_dir = os.path.join(work, "trace")
+    if args.reuse:
+        for name in ("salvaged", "corrected", "report.json"):
+            shutil.rmtree(os.path.join(work, name), ignore_errors=True)
+            if os.path.isfile(os.path.join(work, name)):
+                os.remove(os.path.join(work, name))
+    else:
+        os.mkdir(count_dir)
     log_file = os.path.join(work, "htrace.log")
     print(f"# salvage at scale: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}, "
           f"{os.cpu_count()} cores, {args.ranks} ranks, work {work}", flush=True)
     ok = False
     try:
         started = time.time()
-        job = launch(args, work, count_dir, archive_dir, log_file)
-        try:
-            pids = wait_for_traffic(args, job, count_dir, archive_dir, started)
-        except BaseException:
-            os.killpg(job.pid, signal.SIGKILL)
-            raise
-        kill_job(job, pids)
-        time.sleep(1)  # the counts are final once the ranks are gone
+        if not args.reuse:
+            job = launch(args, work, count_dir, archive_dir, log_file)
+            try:
+                pids = wait_for_traffic(args, job, count_dir, archive_dir, started)
+            except BaseException:
+                os.killpg(job.pid, signal.SIGKILL)
+                raise
+            kill_job(job, pids)
+            time.sleep(1)  # the counts are final once the ranks are gone
         entered = [counts(count_dir, r)[0] for r in range(args.ranks)]
         evt = [os.path.join(archive_dir, "traces", f"{r}.evt") for r in range(args.ranks)]
         sizes = [os.path.getsize(p) if os.path.exists(p) else 0 for p in evt]
-        print(f"# killed after {time.time() - started:.0f} s: barriers entered per rank "
-              f"{min(entered)}-{max(entered)}, event files {sum(sizes) / 2**20:.1f} MiB, "
-              f"{sum(1 for s in sizes if s)} non-empty", flush=True)
+        when = "the kept run" if args.reuse else f"killed after {time.time() - started:.0f} s"
+        print(f"# {when}: barriers entered per rank {min(entered)}-{max(entered)}, event files "
+              f"{sum(sizes) / 2**20:.1f} MiB, {sum(1 for s in sizes if s)} non-empty", flush=True)
 
         out = os.path.join(work, "salvaged")
         rc, stdout, stderr, wall, rss = timed([args.salvage, archive_dir, out], args.nofile,
@@ -266,7 +280,8 @@ def main():
         rc_c, _, err_c, _, _ = timed([args.correct, out, corrected], args.nofile, "htrace-correct")
         if rc_c != 0:
             failures.append("htrace-correct exit %d: %s" % (rc_c, err_c[-500:]))
-        rc_r, _, err_r, _, _ = timed([args.report, "--format", "json", out], args.nofile,
+        rc_r, _, err_r, _, _ = timed([args.report, "--format", "json", "-o",
+                                      os.path.join(work, "report.json"), out], args.nofile,
                                      "htrace-report")
         if rc_r != 0:
             failures.append("htrace-report exit %d: %s" % (rc_r, err_r[-500:]))
@@ -276,7 +291,7 @@ def main():
         print("PASS" if ok else f"FAILED ({len(failures)} problems)")
         return 0 if ok else 1
     finally:
-        if ok and not args.keep:
+        if ok and not args.keep and not args.reuse:
             shutil.rmtree(work, ignore_errors=True)
         else:
             print(f"# work directory kept: {work}")

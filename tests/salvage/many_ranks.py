@@ -37,7 +37,7 @@ PER_LOCATION_KIB = 64
 BIG_FILE_MIB = 24
 
 
-def killed_run(work, np, enough, timeout=45):
+def killed_run(work, np, enough, timeout=90):
     """fail_app ring on `np` ranks, SIGKILLed once enough(event file sizes) holds; returns the
     archive directory and the program's counts per rank."""
     count_dir = os.path.join(work, "counts")

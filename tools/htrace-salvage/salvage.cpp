@@ -35,6 +35,7 @@
 #include <otf2/otf2.h>
 #include <sstream>
 #include <unistd.h>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -184,8 +185,10 @@ Result salvage_archive(const Options& o) {
 
   std::vector<RankInput> ranks = load_ranks(salvage_dir);
   Result result;
-  // Cut-off ranks get their marker region before unification, like any other region.
+  // Cut-off ranks get their marker region before unification, like any other region. The
+  // definitions move into `all` (held once: most of the memory a location costs here).
   std::vector<RankDefs> all;
+  all.reserve(ranks.size());
   for (auto& r : ranks) {
     if (!r.finished && !r.snap.defs.locations.empty()) {
       r.marker_region = static_cast<std::uint32_t>(r.snap.defs.regions.size());
@@ -193,7 +196,7 @@ Result salvage_archive(const Options& o) {
                                      record::Paradigm::Measurement,
                                      record::RegionRole::Artificial});
     }
-    all.push_back(r.snap.defs);
+    all.push_back(std::move(r.snap.defs));
   }
   const record::Unified unified = record::unify(all);
   std::vector<record::RmaIoMaps> rma_io_maps;
@@ -327,14 +330,15 @@ Result salvage_archive(const Options& o) {
 
   std::vector<int> finished, without_final;
   std::string ends;
-  for (const auto& r : ranks) {
-    if (r.finished) finished.push_back(r.snap.defs.rank);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const RankDefs& defs = all[i];
+    if (ranks[i].finished) finished.push_back(defs.rank);
     bool has_final = false;
-    for (const auto& p : r.snap.defs.process_properties)
+    for (const auto& p : defs.process_properties)
       has_final = has_final || p.first == HTRACE_LPROP_FINAL_TIME;
-    if (!has_final) without_final.push_back(r.snap.defs.rank);
+    if (!has_final) without_final.push_back(defs.rank);
     ends +=
-        (ends.empty() ? "" : "; ") + ("rank " + std::to_string(r.snap.defs.rank) + ": " + r.end);
+        (ends.empty() ? "" : "; ") + ("rank " + std::to_string(defs.rank) + ": " + ranks[i].end);
   }
   auto properties = first.snap.archive_properties;
   properties.emplace_back(HTRACE_PROP_RUN_END, ends);
