@@ -173,9 +173,11 @@ def check_events(anchor, count_dir, ranks):
         elif name.startswith(MARKER):
             s["marker"] += 1
     failures = []
+    lost = []
     for r in range(ranks):
         entered, returned, _ = counts(count_dir, r)
         s = per_loc.get(r, {"n": 0, "enter": 0, "leave": 0, "backwards": 0, "marker": 0})
+        lost.append(entered - s["enter"])
         if s["backwards"]:
             failures.append(f"rank {r}: timestamps decrease")
         if not entered - KILL_LOSS_BARRIERS <= s["enter"] <= entered:
@@ -183,6 +185,8 @@ def check_events(anchor, count_dir, ranks):
                             f"{entered} (at most {KILL_LOSS_BARRIERS} may be lost)")
         if s["n"] and s["marker"] != 2:
             failures.append(f"rank {r}: {s['marker'] // 2} cut-off markers")
+    print(f"# barriers the program entered but the archive lacks (lost in memory at the kill): "
+          f"{min(lost)}-{max(lost)} per rank (at most {KILL_LOSS_BARRIERS} may be)", flush=True)
     return per_loc, failures
 
 
