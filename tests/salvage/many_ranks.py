@@ -2,8 +2,9 @@
 MPI_COMM_SELF, a message to the next rank every 64), SIGKILLed once enough is on disk, salvaged
 under `ulimit -n NOFILE` with the salvage's own peak RSS measured (/usr/bin/time):
 
-  many ranks   NP ranks (one host), each with an event chunk on disk: more locations than NOFILE
-               allows a reader and a writer each at once; peak RSS <= BASE + PER_LOCATION * NP.
+  many ranks   NP ranks (one host), each with an event chunk on disk: NOFILE no more than the
+               locations, so that no file may stay open per location; peak RSS <= BASE +
+               PER_LOCATION * NP.
   long file    one rank with BIG_FILE_MIB of events: peak RSS <= BASE + PER_LOCATION, however
                long the file (the salvage holds a chunk of it, not the whole file).
 
@@ -27,7 +28,7 @@ from htrace_test.salvage import check_location, counts, located_events
 
 APP, SALVAGE = sys.argv[1:3]
 NP = int(sys.argv[3]) if len(sys.argv) > 3 else 32
-NOFILE = int(sys.argv[4]) if len(sys.argv) > 4 else 64
+NOFILE = int(sys.argv[4]) if len(sys.argv) > 4 else 32
 # The process with OTF2, the MPI library it links and one location's reader and writer measured
 # 11-13 MiB; a location's definitions and state ~70 KiB (28 MiB at 256 locations). A writer that
 # kept its location's chunks, or a file read whole, would hold the file's size.
