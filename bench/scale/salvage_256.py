@@ -159,19 +159,20 @@ def check_events(anchor, count_dir, ranks):
     per location and the failures."""
     import otf2
     per_loc = {}
-    for loc, ev in otf2.reader.open(anchor).__enter__().events:
-        region = getattr(ev, "region", None)
-        s = per_loc.setdefault(loc._ref, {"n": 0, "enter": 0, "leave": 0, "last": 0,
-                                          "backwards": 0, "marker": 0})
-        s["n"] += 1
-        if ev.time < s["last"]:
-            s["backwards"] += 1
-        s["last"] = ev.time
-        name = region.name if region is not None else ""
-        if name == "MPI_Barrier":
-            s["enter" if type(ev).__name__ == "Enter" else "leave"] += 1
-        elif name.startswith(MARKER):
-            s["marker"] += 1
+    with otf2.reader.open(anchor) as trace:
+        for loc, ev in trace.events:
+            region = getattr(ev, "region", None)
+            s = per_loc.setdefault(loc._ref, {"n": 0, "enter": 0, "leave": 0, "last": 0,
+                                              "backwards": 0, "marker": 0})
+            s["n"] += 1
+            if ev.time < s["last"]:
+                s["backwards"] += 1
+            s["last"] = ev.time
+            name = region.name if region is not None else ""
+            if name == "MPI_Barrier":
+                s["enter" if type(ev).__name__ == "Enter" else "leave"] += 1
+            elif name.startswith(MARKER):
+                s["marker"] += 1
     failures = []
     lost = []
     for r in range(ranks):

@@ -8,8 +8,8 @@
 
 namespace htrace::salvage {
 
-/// Chunks an event buffer holds before OTF2 writes them to its file (definition buffers are not
-/// bounded: OTF2 writes those at close only).
+/// Chunks an event buffer holds before OTF2 writes them to its file. Definition buffers are not
+/// bounded: a location's mapping tables and the global definitions, each written in one go.
 constexpr unsigned kChunksPerEventBuffer = 4;
 
 /// Installs the callbacks on an archive opened for writing, before any writer is created.

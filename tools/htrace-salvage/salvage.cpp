@@ -186,7 +186,7 @@ Result salvage_archive(const Options& o) {
   std::vector<RankInput> ranks = load_ranks(salvage_dir);
   Result result;
   // Cut-off ranks get their marker region before unification, like any other region. The
-  // definitions move into `all` (held once: most of the memory a location costs here).
+  // definitions move into `all`: held once, they are most of what a location costs here.
   std::vector<RankDefs> all;
   all.reserve(ranks.size());
   for (auto& r : ranks) {
