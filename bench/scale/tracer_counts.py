@@ -47,7 +47,8 @@ def run(args, p):
     env = dict(os.environ)
     # Ranks waiting in MPI yield their core (Open MPI's knob; MPICH's hydra passes it through).
     env["MPIRUN_EXTRA"] = (f"-x LD_PRELOAD={args.lib} -x HTRACE_ARCHIVE_DIR={work} -x HTRACE_VERBOSE=2 "
-                           f"-x HTRACE_LOG_FILE={log_file} --mca mpi_yield_when_idle 1")
+                           f"-x HTRACE_LOG_FILE={log_file} --mca mpi_yield_when_idle 1 "
+                           + args.mpirun_extra).strip()
     cmd = [args.cluster, "--shm", "--offsets", offsets, "--ranks-per-node", str(per_node), "--",
            args.program, str(args.barriers)]
     started = time.time()
@@ -119,6 +120,10 @@ def main():
     ap.add_argument("--barriers", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--tmp", default=tempfile.gettempdir())
+    ap.add_argument("--mpirun-extra", default="", metavar="OPTIONS",
+                    help="more launcher options, e.g. '--mca coll_libnbc_iallgather_algorithm 2' "
+                         "(Open MPI's MPI_Iallgather is linear by default: a connection between "
+                         "every two ranks, more than loopback's ephemeral ports at 256 ranks)")
     ap.add_argument("--root-bench-csv", metavar="FILE",
                     help="CSV of scale_finalize_root_bench --csv: rank 0's O(P) share of "
                          "MPI_Finalize measured in one quiet process, used instead of the growth "

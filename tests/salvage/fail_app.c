@@ -7,6 +7,10 @@
  *   abort      rank 1 calls MPI_Abort(MPI_COMM_WORLD, 7) after N barriers
  *   segv       rank 1 writes through a null pointer after N barriers
  *   loop       barriers until killed from outside (SIGTERM to mpirun, SIGKILL to every rank)
+ *   ring       rounds until killed: 64 barriers on MPI_COMM_SELF, then an MPI_Sendrecv of 8 bytes
+ *              to the next rank from the previous one on MPI_COMM_WORLD. Events reach the disk at
+ *              the pace of one process, not of a barrier of all (hundreds of ranks on a few
+ *              cores), with real traffic between neighbours all along.
  *   kill-one   barriers on MPI_COMM_SELF until killed (the test SIGKILLs rank 1, rank 0 goes on,
  *              one barrier per millisecond; rank 1 pauses 10 us after each)
  *   omp-abort  N barriers, then an OpenMP parallel region in which rank 1's master thread calls
@@ -113,6 +117,18 @@ int main(int argc, char** argv) {
     for (;;) {
       barrier(MPI_COMM_WORLD);
       if (pause) usleep(pause);
+    }
+  }
+  if (!strcmp(mode, "ring")) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long sent = rank, received = 0;
+    for (;;) {
+      for (int i = 0; i < 64; ++i)
+        barrier(MPI_COMM_SELF);
+      MPI_Sendrecv(&sent, 1, MPI_LONG, (rank + 1) % size, 0, &received, 1, MPI_LONG,
+                   (rank + size - 1) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      ++sent;
     }
   }
   if (!strcmp(mode, "rma-io")) {

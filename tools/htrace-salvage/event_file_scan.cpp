@@ -20,14 +20,22 @@ std::uint64_t header_field(const std::uint8_t* chunk, std::size_t offset) {
 EventFileExtent scan_event_file(const std::string& path, std::uint64_t chunk_size) {
   EventFileExtent out;
   try {
-    const format::MappedFile file(path);
+    format::MappedFile file(path);
     if (file.size() == 0) return out;
     format::EventFileParser parser(file.data(), file.size(), chunk_size);
     const std::size_t last_chunk = (file.size() - 1) / chunk_size * chunk_size;
     std::uint64_t in_last_chunk = 0;
+    // The pages read are given back as the scan goes: one chunk resident, not the whole file.
+    file.advise_sequential();
+    std::size_t release_at = chunk_size;
     const bool complete = parser.for_each([&](const format::RawEvent& e) {
       ++out.events;
-      if (static_cast<std::size_t>(e.begin - file.data()) >= last_chunk) ++in_last_chunk;
+      const auto offset = static_cast<std::size_t>(e.begin - file.data());
+      if (offset >= last_chunk) ++in_last_chunk;
+      if (offset >= release_at) {
+        file.release_before(offset);
+        release_at = offset + chunk_size;
+      }
       return true;
     });
     if (complete) return out;

@@ -12,6 +12,7 @@
 //     finished archive is renamed into place. IN is only read.
 #include "salvage.h"
 
+#include "chunk_pool.h"
 #include "event_copy.h"
 #include "event_file_scan.h"
 #include "format/otf2_library.h"
@@ -34,6 +35,7 @@
 #include <otf2/otf2.h>
 #include <sstream>
 #include <unistd.h>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -61,6 +63,7 @@ ArchivePtr open_for_writing(const fs::path& dir, std::uint64_t event_chunk) {
                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
   if (!a) throw output_error("'" + dir.string() + "': cannot create an OTF2 archive");
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a.get(), &format::kFlushAlways, nullptr);
+  if (rc == OTF2_SUCCESS) rc = bound_event_buffers(a.get());
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetSerialCollectiveCallbacks(a.get());
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(a.get(), "htrace-salvage");
   if (rc == OTF2_SUCCESS)
@@ -182,8 +185,10 @@ Result salvage_archive(const Options& o) {
 
   std::vector<RankInput> ranks = load_ranks(salvage_dir);
   Result result;
-  // Cut-off ranks get their marker region before unification, like any other region.
+  // Cut-off ranks get their marker region before unification, like any other region. The
+  // definitions move into `all`: held once, they are most of what a location costs here.
   std::vector<RankDefs> all;
+  all.reserve(ranks.size());
   for (auto& r : ranks) {
     if (!r.finished && !r.snap.defs.locations.empty()) {
       r.marker_region = static_cast<std::uint32_t>(r.snap.defs.regions.size());
@@ -191,7 +196,7 @@ Result salvage_archive(const Options& o) {
                                      record::Paradigm::Measurement,
                                      record::RegionRole::Artificial});
     }
-    all.push_back(r.snap.defs);
+    all.push_back(std::move(r.snap.defs));
   }
   const record::Unified unified = record::unify(all);
   std::vector<record::RmaIoMaps> rma_io_maps;
@@ -325,14 +330,15 @@ Result salvage_archive(const Options& o) {
 
   std::vector<int> finished, without_final;
   std::string ends;
-  for (const auto& r : ranks) {
-    if (r.finished) finished.push_back(r.snap.defs.rank);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const RankDefs& defs = all[i];
+    if (ranks[i].finished) finished.push_back(defs.rank);
     bool has_final = false;
-    for (const auto& p : r.snap.defs.process_properties)
+    for (const auto& p : defs.process_properties)
       has_final = has_final || p.first == HTRACE_LPROP_FINAL_TIME;
-    if (!has_final) without_final.push_back(r.snap.defs.rank);
+    if (!has_final) without_final.push_back(defs.rank);
     ends +=
-        (ends.empty() ? "" : "; ") + ("rank " + std::to_string(r.snap.defs.rank) + ": " + r.end);
+        (ends.empty() ? "" : "; ") + ("rank " + std::to_string(defs.rank) + ": " + ranks[i].end);
   }
   auto properties = first.snap.archive_properties;
   properties.emplace_back(HTRACE_PROP_RUN_END, ends);
