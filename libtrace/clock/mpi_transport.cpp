@@ -87,14 +87,6 @@ void MpiTransport::broadcast(void* data, std::size_t bytes, int root) {
   wait_politely(request);
 }
 
-std::vector<std::int64_t> MpiTransport::allgather(std::int64_t value) {
-  std::vector<std::int64_t> all(static_cast<std::size_t>(size_));
-  MPI_Request request;
-  PMPI_Iallgather(&value, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm_, &request);
-  wait_politely(request);
-  return all;
-}
-
 void MpiTransport::barrier() {
   MPI_Request request;
   PMPI_Ibarrier(comm_, &request);

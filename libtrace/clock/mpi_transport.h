@@ -26,7 +26,6 @@ public:
   /// outlive this transport).
   std::unique_ptr<Transport> split_node() override;
   void broadcast(void* data, std::size_t bytes, int root) override;
-  std::vector<std::int64_t> allgather(std::int64_t value) override;
   void barrier() override;
 
   MPI_Comm comm() const { return comm_; }

@@ -4,20 +4,26 @@
 
 namespace htrace::clock {
 
-void Transport::broadcast(void* data, std::size_t bytes, int root) {
-  // Binomial tree over ranks relative to the root: ceil(log2 n) rounds, the root sending to at most
-  // that many ranks instead of to all of them.
-  const int n = size();
-  const int me = (rank() - root + n) % n;
+namespace {
+/// Binomial tree over ranks relative to the root: ceil(log2 n) rounds, the root sending to at most
+/// that many ranks instead of to all of them.
+void binomial_broadcast(Transport& t, void* data, std::size_t bytes, int root) {
+  const int n = t.size();
+  const int me = (t.rank() - root + n) % n;
   int top = 1; // the lowest power of two above me (1 for the root)
   while (top <= me)
     top *= 2;
-  if (me > 0) recv((me - top / 2 + root) % n, data, bytes);
+  if (me > 0) t.recv((me - top / 2 + root) % n, data, bytes);
   int step = top;
   while (me + step < n)
     step *= 2;
   for (step /= 2; step >= top; step /= 2)
-    if (me + step < n) send((me + step + root) % n, data, bytes);
+    if (me + step < n) t.send((me + step + root) % n, data, bytes);
+}
+} // namespace
+
+void Transport::broadcast(void* data, std::size_t bytes, int root) {
+  binomial_broadcast(*this, data, bytes, root);
 }
 
 std::vector<std::int64_t> Transport::allgather(std::int64_t value) {
@@ -38,7 +44,9 @@ std::vector<std::int64_t> Transport::allgather(std::int64_t value) {
       recv(me + step, &all[static_cast<std::size_t>(me + step)], sizeof(std::int64_t) * count);
     }
   }
-  broadcast(all.data(), all.size() * sizeof(std::int64_t), 0);
+  // The tree's own broadcast, not an override's: an MPI library may pipeline P values along a
+  // chain of all ranks (libnbc does above 64 KiB), P hops before the last rank has them.
+  binomial_broadcast(*this, all.data(), all.size() * sizeof(std::int64_t), 0);
   return all;
 }
 

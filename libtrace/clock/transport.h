@@ -28,7 +28,10 @@ public:
   /// The ranks sharing this rank's node (MPI_COMM_TYPE_SHARED). Collective.
   virtual std::unique_ptr<Transport> split_node() = 0;
 
-  /// Collectives with simple default implementations over send/recv; MPI overrides them.
+  /// Collectives with simple default implementations over send/recv; MPI overrides broadcast
+  /// and barrier. allgather stays on send/recv everywhere: MPI libraries may run a nonblocking
+  /// allgather linearly (Open MPI's libnbc does by default), P - 1 messages per rank and a
+  /// connection between every pair of nodes, where this tree takes 2 ceil(log2 P) rounds.
   virtual void broadcast(void* data, std::size_t bytes, int root);
   virtual std::vector<std::int64_t> allgather(std::int64_t value);
   virtual void barrier();
