@@ -4,9 +4,9 @@ under `ulimit -n 256`, serially or under MPIRUN with 2 correction ranks:
     many_locations.py serial|mpi GEN_ARCHIVE HTRACE_CORRECT
 
 Checks exit 0, the report's (--json) violations before (the skewed clocks' messages) and none
-after, logical messages of all three kinds (the threads' parallel regions processed), the output
-read back by otf2-print with every event of the input, and a bound on each correction process's
-peak memory (its ru_maxrss, taken by a wrapper of its own). Environment from ctest:
+after, point-to-point and OpenMP logical messages (the threads' parallel regions processed), the
+output read back by otf2-print with every event of the input, and a bound on each correction
+process's peak memory (its ru_maxrss, taken by a wrapper of its own). Environment from ctest:
 HTRACE_BUILD_DIR, MPIRUN, HTRACE_MPI_FLAVOR."""
 import collections
 import json
