@@ -24,9 +24,10 @@ MODE, GEN, CORRECT = sys.argv[1], sys.argv[2], sys.argv[3]
 WORK = os.path.join(os.environ["HTRACE_BUILD_DIR"], "tests", "correct", "out-many-locations-" + MODE)
 PROCESSES, THREADS = 512, 4
 FILES_LIMIT = 256
-# Peak RSS allowed per correction process: measured 2026-11-28 at 2,048 locations and 200 k events,
-# serial 20 MB, each of 2 ranks 23 MB (Open MPI) / XX MB (MPICH); OTF2's global reader (otf2-print:
-# a chunk buffer per location) took 543 MB.
+# Peak RSS allowed per correction process: measured 2026-11-28 at 2,048 locations and 100 k events
+# (the wrapper's own Python image included, ~10 MB): serial 15.7 MB (Open MPI build) / 16.8 MB
+# (MPICH), each of 2 ranks 20.8 MB / 26.7 MB. OTF2's global reader (otf2-print: a chunk buffer per
+# location) took 543 MB on the same archive.
 RSS_LIMIT_KB = 80 * 1024
 # The correction process's peak RSS on its stderr's last line, in a wrapper of its own so that the
 # generator's and the launcher's do not count. The launcher's descriptors stay open for it (MPICH's
