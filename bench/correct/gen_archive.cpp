@@ -12,7 +12,8 @@
 // --chunk: the event chunk size (default 1 MiB, OTF2's least 256 KiB; the definition chunk is 4
 // times it). OTF2's writer takes both per location: 2,048 processes take 47 s with the default,
 // 2.7 s with 256 KiB. Locations are written one at a time, each writer closed before the next,
-// so memory does not grow with locations beyond 8 bytes each (their event counts).
+// so memory grows with locations by 16 bytes each only (the event counts, the OpenMP locations'
+// group): 9.5 MB peak at 16,384 locations.
 #include "format/otf2_library.h"
 
 #include <algorithm>
@@ -262,9 +263,9 @@ int main(int argc, char** argv) {
                                                  OTF2_UNDEFINED_LOCATION_GROUP),
          "write location group");
   }
-  // Locations in libhtrace's order: every master thread, then every process's thread 1, ...
-  for (uint32_t t = 0; t < s.threads; ++t)
-    for (uint32_t p = 0; p < s.procs; ++p)
+  // Locations in libhtrace's order: process by process, each's master thread first.
+  for (uint32_t p = 0; p < s.procs; ++p)
+    for (uint32_t t = 0; t < s.threads; ++t)
       must(OTF2_GlobalDefWriter_WriteLocation(g, location_of(p, t), thread_names + t,
                                               OTF2_LOCATION_TYPE_CPU_THREAD,
                                               counts[uint64_t{p} * s.threads + t], p),
