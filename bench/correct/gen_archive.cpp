@@ -9,11 +9,12 @@
 // of all T threads (the master's ThreadFork ... ThreadJoin; on every member ThreadTeamBegin, the
 // parallel region, its implicit barrier, ThreadTeamEnd), the MPI events stay on the master thread.
 // Thread t of process p is location (t << 32) | p, as libhtrace numbers them.
-// --chunk: the event chunk size (default 1 MiB, OTF2's least 256 KiB; the definition chunk is 4
-// times it). OTF2's writer takes both per location: 2,048 processes take 47 s with the default,
-// 2.7 s with 256 KiB. Locations are written one at a time, each writer closed before the next,
-// so memory grows with locations by 16 bytes each only (the event counts, the OpenMP locations'
-// group): 9.5 MB peak at 16,384 locations.
+// --chunk: the event chunk size (the definition chunk is 4 times it). OTF2's writer allocates and
+// clears both for every location it writes: the default is 1 MiB up to 64 locations and OTF2's
+// least, 256 KiB, above (2 M events over 2,048 processes: 129 s with 1 MiB, 46 s of it CPU; 3.9 s
+// with 256 KiB, 1.6 s CPU). Locations are written one at a time, each writer closed before the
+// next, so memory grows with locations by 16 bytes each only (the event counts, the OpenMP
+// locations' group): 9.5 MB peak at 16,384 locations.
 #include "format/otf2_library.h"
 
 #include <algorithm>
@@ -148,7 +149,7 @@ int main(int argc, char** argv) {
   std::string out = argv[1];
   Shape s;
   uint64_t total = 10000000;
-  uint64_t chunk = 1024 * 1024;
+  uint64_t chunk = 0; // the default: from the number of locations
   for (int i = 2; i + 1 < argc; i += 2) {
     uint64_t v = 0;
     bool ok = true;
@@ -175,6 +176,7 @@ int main(int argc, char** argv) {
   // per other thread.
   const uint64_t per50 = s.threads == 1 ? 404 : 704 + 300 * uint64_t{s.threads - 1};
   s.iterations = total / s.procs * 50 / per50;
+  if (chunk == 0) chunk = uint64_t{s.procs} * s.threads <= 64 ? 1024 * 1024 : 256 * 1024;
   OTF2_Archive* ar = OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, chunk, 4 * chunk,
                                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (!ar) return std::fprintf(stderr, "gen_archive: error: '%s': cannot create\n", out.c_str()), 1;
