@@ -23,9 +23,9 @@ endif()
 # MPI only (hpcc, MUMPS) and the demo, which is the default build's.
 set(HTRACE_PER_MPI_AREAS mpi coverage wrappers salvage rma_io ompt spawn harmonize clock fidelity
                          record flush)
-set(HTRACE_PER_MPI_TESTS correct_parallel correct_e2e cli_tracer_bad_option
-                         cli_htrace_correct_conventions score_traced release_exported_symbols
-                         release_install_and_consume)
+set(HTRACE_PER_MPI_TESTS correct_parallel correct_many_locations_mpi correct_e2e
+                         cli_tracer_bad_option cli_htrace_correct_conventions score_traced
+                         release_exported_symbols release_install_and_consume)
 set(HTRACE_DEFAULT_MPI_ONLY mpi_hpcc mpi_demo fidelity_hpcc_none fidelity_hpcc_1host coverage_mumps)
 
 function(htrace_test_environment name)

@@ -1,5 +1,6 @@
 #include "correct/model.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace htrace::correct {
@@ -53,19 +54,43 @@ uint32_t ChannelTable::p2p(P2PStream& s, uint64_t sequence) {
   return id;
 }
 
-uint32_t ChannelTable::get(const ChannelKey& key, MessageKind kind) {
-  // try_emplace: emplace would allocate a node even for a key that is there (most calls).
-  auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(channels.size()));
-  if (inserted) {
-    keys.emplace_back() = key;
-    add(key.type, kind, static_cast<uint32_t>(keys.size() - 1), 0);
+size_t ChannelTable::probe(const ChannelKey& key, uint32_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const IndexSlot& s = slots_[i];
+    if (s.key_index == UINT32_MAX || (s.hash == hash && keys[s.key_index] == key)) return i;
   }
-  return it->second;
+}
+
+void ChannelTable::grow() {
+  std::vector<IndexSlot> old(std::max<size_t>(1024, slots_.size() * 2));
+  old.swap(slots_);
+  const size_t mask = slots_.size() - 1;
+  for (const IndexSlot& s : old) {
+    if (s.key_index == UINT32_MAX) continue;
+    size_t i = s.hash & mask;
+    while (slots_[i].key_index != UINT32_MAX)
+      i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
+uint32_t ChannelTable::get(const ChannelKey& key, MessageKind kind) {
+  const auto hash = static_cast<uint32_t>(ChannelKeyHash{}(key));
+  if (2 * (indexed_ + 1) > slots_.size()) grow();
+  IndexSlot& s = slots_[probe(key, hash)];
+  if (s.key_index != UINT32_MAX) return s.channel;
+  keys.emplace_back() = key;
+  const auto key_index = static_cast<uint32_t>(keys.size() - 1);
+  s = {hash, key_index, add(key.type, kind, key_index, 0)};
+  ++indexed_;
+  return s.channel;
 }
 
 uint32_t ChannelTable::find(const ChannelKey& key) const {
-  auto it = index.find(key);
-  return it == index.end() ? UINT32_MAX : it->second;
+  if (slots_.empty()) return UINT32_MAX;
+  const IndexSlot& s = slots_[probe(key, static_cast<uint32_t>(ChannelKeyHash{}(key)))];
+  return s.key_index == UINT32_MAX ? UINT32_MAX : s.channel;
 }
 
 P2PStream* ChannelTable::find_stream(uint64_t src, uint64_t dst, uint64_t comm_tag) {

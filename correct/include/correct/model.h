@@ -144,8 +144,7 @@ struct P2PStream {
 struct ChannelTable {
   ChunkedVector<Channel> channels;
   ChunkedVector<LocalValues> local_values;
-  ChunkedVector<ChannelKey> keys;                                 // of non-P2P channels
-  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> index; // non-P2P channels
+  ChunkedVector<ChannelKey> keys; // of non-P2P channels
   std::unordered_map<ChannelKey, P2PStream, ChannelKeyHash> streams;
   std::vector<P2PStream*> stream_list; // by P2PStream::id (unordered_map values never move)
 
@@ -179,6 +178,20 @@ private:
     }
     return static_cast<uint32_t>(channels.size() - 1);
   }
+  // The non-P2P channels by key: open addressing, linear probing, at most half full. A slot is 12
+  // bytes and holds no key (ChannelTable::keys has it): an OpenMP program has a few channels per
+  // parallel region, hundreds of thousands, each looked up by every member's events, and a node
+  // of a std::unordered_map cost ~90 bytes and a cache miss more per lookup.
+  struct IndexSlot {
+    uint32_t hash = 0;               // the low bits of ChannelKeyHash: the slot, also when growing
+    uint32_t key_index = UINT32_MAX; // into keys; UINT32_MAX: empty
+    uint32_t channel = 0;
+  };
+  // The slot holding `key`, or the empty one where it goes (slots_ not empty).
+  size_t probe(const ChannelKey& key, uint32_t hash) const;
+  void grow();
+  std::vector<IndexSlot> slots_;
+  size_t indexed_ = 0;
   // Messages alternate between few streams (and values from other ranks arrive stream by
   // stream): a small cache of the latest ones avoids most hash lookups, finds included.
   P2PStream* cached(uint64_t src, uint64_t dst, uint64_t comm_tag);
