@@ -6,30 +6,29 @@
 namespace htrace::correct {
 namespace {
 
-/// The line through a and b, in time relative to `origin`, and the rigorous bound of its value
-/// at t: each point's uncertainty weighted as the point weighs there (extrapolation widens it).
+/// A clock whose midpoints scatter by `expected` is taken to have left a line only when a
+/// measurement lies this many times that far from it: a line through two neighbours extrapolated
+/// one gap on carries their scatter about three times.
+constexpr double kScatterFactor = 4.0;
+/// ... and never for less: clock reading and rounding, a few ns, and the scatter's estimate from a
+/// handful of measurements.
+constexpr double kLeastDeparture = 250.0;
+
+/// The line through a and b, in time relative to `origin`.
 struct Line {
   double t0, o0, slope;
-  double u_a, u_b, t_a, t_b;
 
   Line(const ClockMeasurement& a, const ClockMeasurement& b, int64_t origin)
       : t0(double(a.time - origin)), o0(double(a.offset)),
-        slope(double(b.offset - a.offset) / double(b.time - a.time)), u_a(double(a.uncertainty)),
-        u_b(double(b.uncertainty)), t_a(double(a.time - origin)), t_b(double(b.time - origin)) {}
+        slope(double(b.offset - a.offset) / double(b.time - a.time)) {}
   double at(double t) const { return o0 + slope * (t - t0); }
-  double bound_at(double t) const {
-    const double w_b = (t - t_a) / (t_b - t_a);
-    return std::abs(1.0 - w_b) * u_a + std::abs(w_b) * u_b;
-  }
-  /// Whether measurement m (time relative to the origin: t) lies off this line beyond the bounds.
-  bool misses(const ClockMeasurement& m, double t) const {
-    return std::abs(double(m.offset) - at(t)) > bound_at(t) + double(m.uncertainty);
-  }
 };
 
 } // namespace
 
 std::vector<ClockKnot> knots_of(const std::vector<ClockMeasurement>& m) {
+  const double departure =
+      std::max(kLeastDeparture, kScatterFactor * double(expected_clock_error(m)));
   std::vector<ClockKnot> knots;
   for (size_t i = 0; i < m.size(); ++i) {
     knots.push_back({m[i].time, m[i].offset});
@@ -38,8 +37,9 @@ std::vector<ClockKnot> knots_of(const std::vector<ClockMeasurement>& m) {
     const int64_t origin = m[i].time;
     const Line before(m[i - 1], m[i], origin), after(m[i + 1], m[i + 2], origin);
     const double gap = double(m[i + 1].time - origin);
-    if (!before.misses(m[i + 1], gap) || !after.misses(m[i], 0.0)) continue;
-    if (before.slope == after.slope) continue;
+    if (std::abs(double(m[i + 1].offset) - before.at(gap)) <= departure ||
+        std::abs(double(m[i].offset) - after.at(0.0)) <= departure || before.slope == after.slope)
+      continue;
     const double crossing = (after.at(0.0) - before.at(0.0)) / (before.slope - after.slope);
     if (!(crossing > 0.0 && crossing < gap)) continue;
     knots.push_back({origin + std::llround(crossing), std::llround(before.at(crossing))});

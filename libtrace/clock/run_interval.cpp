@@ -18,8 +18,8 @@ AdaptiveInterval::Verdict AdaptiveInterval::add(const ClockSample& s) {
   const double span = static_cast<double>(last_->time_ns - first_->time_ns);
   const double b = static_cast<double>(s.time_ns - first_->time_ns) / span;
   const double a = 1.0 - b;
-  const double predicted = a * static_cast<double>(first_->offset_ns) +
-                           b * static_cast<double>(last_->offset_ns);
+  const double predicted =
+      a * static_cast<double>(first_->offset_ns) + b * static_cast<double>(last_->offset_ns);
   const double tolerance = std::abs(a) * static_cast<double>(first_->uncertainty_ns) +
                            std::abs(b) * static_cast<double>(last_->uncertainty_ns) +
                            static_cast<double>(s.uncertainty_ns);

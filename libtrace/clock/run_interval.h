@@ -49,7 +49,8 @@ public:
     OnLine,   ///< the prediction held
     OffLine,  ///< the clock left its line
   };
-  explicit AdaptiveInterval(const IntervalRule& rule = {}) : rule_(rule), interval_ns_(rule.first_ns) {}
+  explicit AdaptiveInterval(const IntervalRule& rule = {})
+      : rule_(rule), interval_ns_(rule.first_ns) {}
 
   /// Takes the latest measurement (the first one: MPI_Init's); interval_ns() is then the time
   /// to the next.

@@ -132,9 +132,12 @@ std::int64_t agree_on_interval(Transport& world, const std::string& option) {
 
 const char* verdict_name(AdaptiveInterval::Verdict v) {
   switch (v) {
-  case AdaptiveInterval::Verdict::Learning: return "learning its line";
-  case AdaptiveInterval::Verdict::OnLine: return "on its line";
-  case AdaptiveInterval::Verdict::OffLine: return "off its line";
+  case AdaptiveInterval::Verdict::Learning:
+    return "learning its line";
+  case AdaptiveInterval::Verdict::OnLine:
+    return "on its line";
+  case AdaptiveInterval::Verdict::OffLine:
+    return "off its line";
   }
   return "";
 }

@@ -17,8 +17,9 @@ bool sync_at_init(MPI_Comm comm, const Options& options);
 /// Measures the residual offsets again and stores them with the minimum latencies seen.
 void measure_at_finalize(MPI_Comm comm, const Options& options);
 
-// Measurements during the run (HTRACE_SYNC_INTERVAL_MS: fixed, or adaptive by clock/run_interval.h),
-// taken by every rank together at a world collective (clock_checkpoint.h decides which one).
+// Measurements during the run (HTRACE_SYNC_INTERVAL_MS: fixed, or adaptive by
+// clock/run_interval.h), taken by every rank together at a world collective (clock_checkpoint.h
+// decides which one).
 
 /// Nanoseconds until this rank's interval has passed (0: it has), on the base clock; -1 when
 /// there are no measurements during the run.

@@ -169,7 +169,8 @@ void print_summary() {
     std::snprintf(clocks, sizeof clocks,
                   "; %d clock measurements during the run (%s interval) took %.1f ms, %.4f %% of "
                   "%.1f s",
-                  m.count, m.adaptive ? "adaptive" : "fixed", static_cast<double>(m.spent_ns) * 1e-6,
+                  m.count, m.adaptive ? "adaptive" : "fixed",
+                  static_cast<double>(m.spent_ns) * 1e-6,
                   100.0 * static_cast<double>(m.spent_ns) /
                       static_cast<double>(std::max<std::int64_t>(1, m.run_ns)),
                   static_cast<double>(m.run_ns) * 1e-9);

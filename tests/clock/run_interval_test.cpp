@@ -29,8 +29,8 @@ TEST(AdaptiveInterval, StartsShortAndGrowsToTheCeilingOnASteadyClock) {
   AdaptiveInterval rule;
   EXPECT_EQ(rule.interval_ns(), 2 * kS);
   // 3 ppm of steady drift plus 20 ns of noise: on the line within the bounds throughout.
-  const auto times =
-      schedule(rule, [](std::int64_t t) { return t * 3 / 1'000'000 + (t / kS % 2) * 20; }, 600 * kS);
+  const auto times = schedule(
+      rule, [](std::int64_t t) { return t * 3 / 1'000'000 + (t / kS % 2) * 20; }, 600 * kS);
   EXPECT_EQ(rule.interval_ns(), 60 * kS);
   // 2, 4, then growing by half: about 17 measurements in 10 minutes.
   ASSERT_GE(times.size(), 3u);
@@ -64,10 +64,12 @@ TEST(AdaptiveInterval, ARateStepShortensTheIntervalAndANewLineFollows) {
 
 TEST(AdaptiveInterval, HalvesDownToTheFloorWhileTheClockKeepsChanging) {
   AdaptiveInterval rule;
-  // A clock whose rate grows all the time (a quadratic offset): off the line again and again.
+  // A clock whose rate grows by 40 ppm a second (a quadratic offset): a line through two
+  // measurements 1 s apart misses the next by 40 us, beyond the bounds (26 us): off the line
+  // again and again.
   const auto offset = [](std::int64_t t) {
     const double s = static_cast<double>(t) / kS;
-    return static_cast<std::int64_t>(s * s * 2'000.0);
+    return static_cast<std::int64_t>(s * s * 20'000.0);
   };
   schedule(rule, offset, 120 * kS);
   EXPECT_EQ(rule.interval_ns(), 1 * kS);

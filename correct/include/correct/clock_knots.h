@@ -11,11 +11,13 @@ namespace htrace::correct {
 
 /// One knot per measurement, in time order, plus one where the clock changed its rate between two
 /// measurements: where the line through the two measurements before the gap and the line through
-/// the two after it each miss the other side's nearer measurement by more than their rigorous
-/// bounds allow, and the two lines cross inside the gap, the knot goes at the crossing. A rate
-/// step inside the gap is then followed exactly, where the straight piece across the gap would
-/// be off by up to the step times a quarter of the gap. A clock on one line never gets an extra
-/// knot: its measurements fall within their bounds of each line.
+/// the two after it each miss the other side's nearer measurement by more than 4 times the
+/// midpoints' scatter (expected_clock_error, at least 250 ns), and the two lines cross inside the
+/// gap, the knot goes at the crossing. A rate step inside the gap is then followed exactly, where
+/// the straight piece across the gap would be off by up to the step times a quarter of the gap.
+/// The scatter, not the rigorous bounds, decides: the bounds are half a round trip (6.5 us on
+/// loopback TCP), the midpoints' error tens of ns, and a step that a bound hides still leaves
+/// microseconds. A knot placed where no step was moves the offset by less than that threshold.
 std::vector<ClockKnot> knots_of(const std::vector<ClockMeasurement>& m);
 
 /// The expected error of the model from the measurements' midpoints, not a bound: the median

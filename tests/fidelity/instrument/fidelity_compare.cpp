@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -233,7 +234,7 @@ struct TruthPoint {
   size_t location;
   size_t position;
   int64_t truth;
-  int64_t delay = 0;     // of the Enter after the probe reading, beyond its neighbours' (0: none)
+  int64_t delay = 0;       // of the Enter after the probe reading, beyond its neighbours' (0: none)
   size_t round = kNoRound; // --truth-probes: the k-th probe of every rank is one barrier
 
   static constexpr size_t kNoRound = size_t(-1);
@@ -321,7 +322,9 @@ void round_spreads(const std::vector<TruthPoint>& points, const Trace& out, Trut
   for (const auto& p : points)
     if (!p.delay && p.round != TruthPoint::kNoRound) kept.push_back(&p);
   if (kept.size() < 2) return;
-  const auto time = [&](const TruthPoint& p) { return int64_t(out.locations[p.location].times[p.position]); };
+  const auto time = [&](const TruthPoint& p) {
+    return int64_t(out.locations[p.location].times[p.position]);
+  };
   const int64_t t0 = kept.front()->truth, o0 = time(*kept.front());
   double mx = 0, my = 0;
   for (const TruthPoint* p : kept)
@@ -408,11 +411,11 @@ std::string json(const TruthStats& t, size_t points) {
                 t.worst_location_median, t.worst_location_rank);
   char spread[200];
   std::snprintf(spread, sizeof spread,
-                ", \"round_spread_ns\": {\"rounds\": %zu, \"median\": %" PRId64 ", \"p90\": %" PRId64
-                ", \"max\": %" PRId64 "}",
+                ", \"round_spread_ns\": {\"rounds\": %zu, \"median\": %" PRId64
+                ", \"p90\": %" PRId64 ", \"max\": %" PRId64 "}",
                 t.rounds, t.round_spread_median, t.round_spread_p90, t.round_spread_max);
-  return text + json(t.signed_medians) + ", \"max_by_rank_ns\": " + json(t.max_by_rank) +
-         spread + "}";
+  return text + json(t.signed_medians) + ", \"max_by_rank_ns\": " + json(t.max_by_rank) + spread +
+         "}";
 }
 
 void print_report(const Options& o, const Trace& in, const Trace& out,

@@ -568,11 +568,14 @@ CASES = {
 # The ground-truth bounds, per case: a list of (what, holds). The tests assert them; the bench shows them.
 
 def bound_vs_truth(result):
-    """Per world rank: (htrace-correct's clock error bound, the largest |error| against the
-    truth after correction) for ranks with both; a master thread's location id is its rank."""
-    bounds = {c["location"]: c["clock_error_ns"] for c in result.report.get("location_clocks", [])}
+    """Per world rank: (htrace-correct's clock error bound, its expected clock error (None when
+    unknown), the largest |error| against the truth after correction) for ranks with a bound; a
+    master thread's location id is its rank."""
+    clocks = {c["location"]: c for c in result.report.get("location_clocks", [])}
     errors = result.compare.get("truth", {}).get("max_by_rank_ns", {})
-    return {int(r): (bounds[int(r)], e) for r, e in errors.items() if bounds.get(int(r)) is not None}
+    return {int(r): (clocks[int(r)]["clock_error_ns"], clocks[int(r)].get("expected_clock_error_ns"), e)
+            for r, e in errors.items()
+            if int(r) in clocks and clocks[int(r)]["clock_error_ns"] is not None}
 
 
 def violations(report, key):
