@@ -19,13 +19,16 @@ int highest_bit(int i) {
 /// half a millisecond, less than a scheduler time slice, so a busy core can delay every exchange
 /// of a burst; after a sleep the pair is scheduled promptly again.
 ///
-/// The estimate is the middle of all bursts' bounds intersected: it rests on the fastest exchange
-/// in each direction over all bursts, where the tightest burst's own middle rests on its own two,
-/// and where ranks outnumber cores one direction of a burst can be delayed throughout (the
-/// tightest of 12 bursts left a node 2.2 us off on a loaded machine, within its bound). The bound
-/// stays that of the tightest burst, widened by how far the estimate lies from its middle: it
-/// holds whatever the drift between bursts (the intersection lies inside that bound). Drift that
-/// leaves the bounds without a common point falls back to that burst's middle.
+/// The estimate is the tightest burst's middle, or with `p.intersect` the middle of all bursts'
+/// bounds intersected: that rests on the fastest exchange in each direction over all bursts,
+/// where the tightest burst's own middle rests on its own two, and where ranks outnumber cores
+/// one direction of a burst can be delayed throughout (the tightest of 12 bursts left a node 2.2
+/// us off on a loaded machine, within its bound). The bound stays that of the tightest burst,
+/// widened by how far the estimate lies from its middle: it holds whatever the drift between
+/// bursts (the intersection lies inside that bound). But drift shifts the intersection: bounds
+/// taken at different times of a clock 20 ppm off, 100 ms apart on a busy machine, meet 2 us
+/// off the offset at any one of them; so only the measurement right after the sync intersects.
+/// Bounds without a common point fall back to the tightest burst's middle.
 OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock,
                                  const ResidualParams& p) {
   OffsetMeasurement best;
@@ -45,7 +48,7 @@ OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock
       best.min_rtt_ns = std::min(best.min_rtt_ns, m.min_rtt_ns);
     }
   }
-  if (low > high) return best;
+  if (!p.intersect || low > high) return best;
   const std::int64_t middle = low + (high - low) / 2;
   const std::int64_t moved =
       middle > best.offset_ns ? middle - best.offset_ns : best.offset_ns - middle;

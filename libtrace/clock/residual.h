@@ -51,10 +51,13 @@ struct Residual {
 
 /// One tree edge: the tightest of `bursts` SKaMPI measurements of `pingpongs` exchanges each,
 /// `pause` apart (a burst shorter than a scheduler time slice can be delayed as a whole).
+/// With `intersect`, the estimate is the middle of all bursts' bounds intersected (fit for a
+/// clock without drift between the bursts: right after a sync), else the tightest burst's middle.
 struct ResidualParams {
   int bursts = 4;
   int pingpongs = 32;
   std::chrono::microseconds pause{300};
+  bool intersect = false;
 };
 
 /// Measures the residual of every domain on `clock` and hands each leader's result to its
