@@ -15,6 +15,17 @@ int highest_bit(int i) {
   return b;
 }
 
+/// Whether the client decides how many bursts it takes (both partners know it from the params).
+bool repeats_until_tight(const ResidualParams& p) {
+  return p.intersect && p.max_bursts > p.bursts;
+}
+
+/// The client's burst of 0 exchanges: the partner's serve_offset returns 0 and stops serving.
+void end_bursts(Transport& t, int ref) {
+  t.send_i64(ref, 0);
+  (void)t.recv_i64(ref);
+}
+
 /// `bursts` SKaMPI measurements, both partners sleeping `pause` in between: one burst lasts about
 /// half a millisecond, less than a scheduler time slice, so a busy core can delay every exchange
 /// of a burst; after a sleep the pair is scheduled promptly again.
@@ -29,12 +40,23 @@ int highest_bit(int i) {
 /// taken at different times of a clock 20 ppm off, 100 ms apart on a busy machine, meet 2 us
 /// off the offset at any one of them; so only the measurement right after the sync intersects.
 /// Bounds without a common point fall back to the tightest burst's middle.
+///
+/// `fastest_rtt_ns` (0: unknown) asks for bursts beyond p.bursts until the intersection is that
+/// tight (ResidualParams); the partner serves until a burst of 0 exchanges ends them.
 OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock,
-                                 const ResidualParams& p) {
+                                 const ResidualParams& p, std::int64_t fastest_rtt_ns) {
   OffsetMeasurement best;
   std::int64_t low = std::numeric_limits<std::int64_t>::min();
   std::int64_t high = std::numeric_limits<std::int64_t>::max();
-  for (int b = 0; b < std::max(1, p.bursts); ++b) {
+  const bool until_tight = repeats_until_tight(p);
+  const auto started = std::chrono::steady_clock::now();
+  const auto more = [&](int b) {
+    if (b < std::max(1, p.bursts)) return true;
+    if (!until_tight || fastest_rtt_ns <= 0 || b >= p.max_bursts || low > high) return false;
+    if (std::chrono::steady_clock::now() - started > p.time_limit) return false;
+    return (high - low) / 2 > std::min(fastest_rtt_ns, best.min_rtt_ns) / 2 + p.slack_ns;
+  };
+  for (int b = 0; more(b); ++b) {
     if (b > 0) std::this_thread::sleep_for(p.pause);
     const OffsetMeasurement m =
         measure_offset_client(t, ref, clock, OffsetMethod::Skampi, p.pingpongs);
@@ -48,6 +70,7 @@ OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock
       best.min_rtt_ns = std::min(best.min_rtt_ns, m.min_rtt_ns);
     }
   }
+  if (until_tight) end_bursts(t, ref);
   if (!p.intersect || low > high) return best;
   const std::int64_t middle = low + (high - low) / 2;
   const std::int64_t moved =
@@ -58,6 +81,11 @@ OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock
 }
 
 void serve_bursts(Transport& t, int client, const GlobalClock& clock, const ResidualParams& p) {
+  if (repeats_until_tight(p)) {
+    while (serve_offset(t, client, clock) > 0) {
+    }
+    return;
+  }
   for (int b = 0; b < std::max(1, p.bursts); ++b)
     serve_offset(t, client, clock);
 }
@@ -69,10 +97,11 @@ struct Composed {
 /// A leader below the root: waits (politely) for its parent's offset to rank 0, then measures its
 /// own clock against the parent's and adds the two (uncertainties add too: each bound is rigorous).
 OffsetMeasurement measure_against_parent(Transport& world, int parent, const GlobalClock& clock,
-                                         const ResidualParams& p) {
+                                         const ResidualParams& p, bool intra) {
   Composed up;
   world.recv(parent, &up, sizeof up);
-  OffsetMeasurement m = best_of_bursts(world, parent, clock, p);
+  OffsetMeasurement m = best_of_bursts(world, parent, clock, p,
+                                       intra ? p.fastest_rtt_intra_ns : p.fastest_rtt_inter_ns);
   m.offset_ns += up.offset_ns;
   m.uncertainty_ns += up.uncertainty_ns;
   return m;
@@ -147,9 +176,9 @@ Residual measure_residuals(Transport& world, const GlobalClock& clock, const Dom
     result.m.time_ns = clock.now();
   } else {
     const int parent = leaders[static_cast<std::size_t>(i - highest_bit(i))];
-    result.m = measure_against_parent(world, parent, clock, params);
     result.intra =
         layout.host[static_cast<std::size_t>(parent)] == layout.host[static_cast<std::size_t>(me)];
+    result.m = measure_against_parent(world, parent, clock, params, result.intra);
   }
   // Children in round order: i + 2^k for every 2^k above i's highest bit. Each waits for its
   // parent's go, so a child never spins while its parent serves an earlier child.
