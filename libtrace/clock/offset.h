@@ -27,8 +27,7 @@ struct OffsetMeasurement {
 
 OffsetMeasurement measure_offset_client(Transport& t, int reference, const GlobalClock& clock,
                                         OffsetMethod method, int pingpongs);
-/// The reference's side of one measurement by `client` (answers whatever count it announces, and
-/// returns it: a client may announce 0 to end a series of measurements).
-std::int64_t serve_offset(Transport& t, int client, const GlobalClock& clock);
+/// The reference's side of one measurement by `client` (answers whatever count it announces).
+void serve_offset(Transport& t, int client, const GlobalClock& clock);
 
 } // namespace htrace::clock

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <thread>
 
 namespace htrace::clock {
@@ -15,53 +14,17 @@ int highest_bit(int i) {
   return b;
 }
 
-/// Whether the client decides how many bursts it takes (both partners know it from the params).
-bool repeats_until_tight(const ResidualParams& p) {
-  return p.intersect && p.max_bursts > p.bursts;
-}
-
-/// The client's burst of 0 exchanges: the partner's serve_offset returns 0 and stops serving.
-void end_bursts(Transport& t, int ref) {
-  t.send_i64(ref, 0);
-  (void)t.recv_i64(ref);
-}
-
-/// `bursts` SKaMPI measurements, both partners sleeping `pause` in between: one burst lasts about
-/// half a millisecond, less than a scheduler time slice, so a busy core can delay every exchange
-/// of a burst; after a sleep the pair is scheduled promptly again.
-///
-/// The estimate is the tightest burst's middle, or with `p.intersect` the middle of all bursts'
-/// bounds intersected: that rests on the fastest exchange in each direction over all bursts,
-/// where the tightest burst's own middle rests on its own two, and where ranks outnumber cores
-/// one direction of a burst can be delayed throughout (the tightest of 12 bursts left a node 2.2
-/// us off on a loaded machine, within its bound). The bound stays that of the tightest burst,
-/// widened by how far the estimate lies from its middle: it holds whatever the drift between
-/// bursts (the intersection lies inside that bound). But drift shifts the intersection: bounds
-/// taken at different times of a clock 20 ppm off, 100 ms apart on a busy machine, meet 2 us
-/// off the offset at any one of them; so only the measurement right after the sync intersects.
-/// Bounds without a common point fall back to the tightest burst's middle.
-///
-/// `fastest_rtt_ns` (0: unknown) asks for bursts beyond p.bursts until the intersection is that
-/// tight (ResidualParams); the partner serves until a burst of 0 exchanges ends them.
+/// The tightest of `bursts` SKaMPI measurements, both partners sleeping `pause` in between: one
+/// burst lasts about half a millisecond, less than a scheduler time slice, so a busy core can delay
+/// every exchange of a burst; after a sleep the pair is scheduled promptly again. Taking the best
+/// burst (not intersecting them) keeps the bound rigorous whatever the drift between bursts.
 OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock,
-                                 const ResidualParams& p, std::int64_t fastest_rtt_ns) {
+                                 const ResidualParams& p) {
   OffsetMeasurement best;
-  std::int64_t low = std::numeric_limits<std::int64_t>::min();
-  std::int64_t high = std::numeric_limits<std::int64_t>::max();
-  const bool until_tight = repeats_until_tight(p);
-  const auto started = std::chrono::steady_clock::now();
-  const auto more = [&](int b) {
-    if (b < std::max(1, p.bursts)) return true;
-    if (!until_tight || fastest_rtt_ns <= 0 || b >= p.max_bursts || low > high) return false;
-    if (std::chrono::steady_clock::now() - started > p.time_limit) return false;
-    return (high - low) / 2 > std::min(fastest_rtt_ns, best.min_rtt_ns) / 2 + p.slack_ns;
-  };
-  for (int b = 0; more(b); ++b) {
+  for (int b = 0; b < std::max(1, p.bursts); ++b) {
     if (b > 0) std::this_thread::sleep_for(p.pause);
     const OffsetMeasurement m =
         measure_offset_client(t, ref, clock, OffsetMethod::Skampi, p.pingpongs);
-    low = std::max(low, m.offset_ns - m.uncertainty_ns);
-    high = std::min(high, m.offset_ns + m.uncertainty_ns);
     if (b == 0 || m.uncertainty_ns < best.uncertainty_ns) {
       const std::int64_t fastest = b == 0 ? m.min_rtt_ns : std::min(m.min_rtt_ns, best.min_rtt_ns);
       best = m;
@@ -70,22 +33,10 @@ OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock
       best.min_rtt_ns = std::min(best.min_rtt_ns, m.min_rtt_ns);
     }
   }
-  if (until_tight) end_bursts(t, ref);
-  if (!p.intersect || low > high) return best;
-  const std::int64_t middle = low + (high - low) / 2;
-  const std::int64_t moved =
-      middle > best.offset_ns ? middle - best.offset_ns : best.offset_ns - middle;
-  best.offset_ns = middle;
-  best.uncertainty_ns += moved;
   return best;
 }
 
 void serve_bursts(Transport& t, int client, const GlobalClock& clock, const ResidualParams& p) {
-  if (repeats_until_tight(p)) {
-    while (serve_offset(t, client, clock) > 0) {
-    }
-    return;
-  }
   for (int b = 0; b < std::max(1, p.bursts); ++b)
     serve_offset(t, client, clock);
 }
@@ -97,11 +48,10 @@ struct Composed {
 /// A leader below the root: waits (politely) for its parent's offset to rank 0, then measures its
 /// own clock against the parent's and adds the two (uncertainties add too: each bound is rigorous).
 OffsetMeasurement measure_against_parent(Transport& world, int parent, const GlobalClock& clock,
-                                         const ResidualParams& p, bool intra) {
+                                         const ResidualParams& p) {
   Composed up;
   world.recv(parent, &up, sizeof up);
-  OffsetMeasurement m = best_of_bursts(world, parent, clock, p,
-                                       intra ? p.fastest_rtt_intra_ns : p.fastest_rtt_inter_ns);
+  OffsetMeasurement m = best_of_bursts(world, parent, clock, p);
   m.offset_ns += up.offset_ns;
   m.uncertainty_ns += up.uncertainty_ns;
   return m;
@@ -176,9 +126,9 @@ Residual measure_residuals(Transport& world, const GlobalClock& clock, const Dom
     result.m.time_ns = clock.now();
   } else {
     const int parent = leaders[static_cast<std::size_t>(i - highest_bit(i))];
+    result.m = measure_against_parent(world, parent, clock, params);
     result.intra =
         layout.host[static_cast<std::size_t>(parent)] == layout.host[static_cast<std::size_t>(me)];
-    result.m = measure_against_parent(world, parent, clock, params, result.intra);
   }
   // Children in round order: i + 2^k for every 2^k above i's highest bit. Each waits for its
   // parent's go, so a child never spins while its parent serves an earlier child.

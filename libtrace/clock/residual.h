@@ -51,22 +51,10 @@ struct Residual {
 
 /// One tree edge: the tightest of `bursts` SKaMPI measurements of `pingpongs` exchanges each,
 /// `pause` apart (a burst shorter than a scheduler time slice can be delayed as a whole).
-/// With `intersect`, the estimate is the middle of all bursts' bounds intersected (fit for a
-/// clock without drift between the bursts: right after a sync), else the tightest burst's middle;
-/// and when the fastest round trip of the edge's kind is known (`fastest_rtt_*_ns`, from the
-/// sync), more bursts follow, up to `max_bursts` and `time_limit`, until the intersection's half
-/// width is within `slack_ns` of half that round trip: then both directions have had an exchange
-/// near the fastest, and the middle is off by at most about that slack.
 struct ResidualParams {
   int bursts = 4;
   int pingpongs = 32;
   std::chrono::microseconds pause{300};
-  bool intersect = false;
-  int max_bursts = 0;
-  std::chrono::milliseconds time_limit{0};
-  std::int64_t slack_ns = 0;
-  std::int64_t fastest_rtt_intra_ns = 0; ///< 0: unknown (no further bursts)
-  std::int64_t fastest_rtt_inter_ns = 0;
 };
 
 /// Measures the residual of every domain on `clock` and hands each leader's result to its

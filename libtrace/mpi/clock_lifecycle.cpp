@@ -100,24 +100,8 @@ void store_residual(const Residual& r, const std::string& prefix) {
 /// can be delayed in one direction only, which shifts its midpoint by microseconds inside its
 /// bound. 12 bursts 1 ms apart kept every node within 1 us in 12 runs of 4 nodes x 2 ranks on 2
 /// cores (4 bursts 0.3 ms apart: 3 of 6 runs missed, by up to 2.4 us; 12 bursts 0.3 ms apart: 1 of
-/// 8, 2.9 us), and the middle of all their bounds intersected rather than the tightest burst's:
-/// with the tightest alone, a loaded CI run still left two nodes 2.2 us off. Drift the sync did not
-/// remove shifts the intersection (residual.cpp), within the bound; the measurements during the
-/// run and at MPI_Finalize see it.
-/// Cost: about 20 ms more per tree round (bench/clocksync).
-/// Bursts beyond the 12 until the intersection is within 500 ns of half the fastest round trip the
-/// sync saw on that kind of edge (at most 48 bursts or 150 ms per edge): in the tree's later
-/// rounds pairs measure at once and compete for the cores with each other.
-ResidualParams initial_residual(const SyncStats& sync) {
-  ResidualParams p{12, 32, std::chrono::microseconds(1000), true};
-  p.max_bursts = 48;
-  p.time_limit = std::chrono::milliseconds(150);
-  p.slack_ns = 500;
-  const auto known = [](std::int64_t rtt) { return rtt == SyncStats::kUnknown ? 0 : rtt; };
-  p.fastest_rtt_intra_ns = known(sync.min_rtt_intra_ns);
-  p.fastest_rtt_inter_ns = known(sync.min_rtt_inter_ns);
-  return p;
-}
+/// 8, 2.9 us). Cost: about 20 ms more per tree round (bench/clocksync).
+const ResidualParams kInitialResidual{12, 32, std::chrono::microseconds(1000)};
 
 /// The residual measurement is the last and tightest of the sync: bursts spaced to dodge time
 /// slices, more exchanges than one fit point, along the same kind of tree. So the clock takes the
@@ -198,7 +182,7 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
   }
   s.layout = DomainLayout::gather(world, s.stats.domain, host_name_hash());
   share_domain_map(world, s.layout, s.map);
-  Residual initial = measure_residual(world, s.map, "initial", initial_residual(s.stats));
+  Residual initial = measure_residual(world, s.map, "initial", kInitialResidual);
   if (synced) correct_by_residual(s.map, initial);
   store_residual(initial, HTRACE_LPROP_INIT_PREFIX);
   s.run_interval_ns = agree_on_interval(world, options.sync_interval_ms);
