@@ -4,15 +4,15 @@
 // The adaptive rule. Each measurement is predicted from the line through the first and the latest
 // measurement since the clock last left its line; the prediction's rigorous bound is the two
 // points' uncertainties carried along the line (extrapolation widens them), plus the new
-// measurement's own. A measurement within that bound is on the line: the next one comes half an
-// interval later than this one did (up to the ceiling). One outside it means the clock's rate has
+// measurement's own. A measurement within that bound is on the line: the next interval is 1.5
+// times this one (up to the ceiling). One outside it means the clock's rate has
 // changed: the interval halves (down to the floor) and a new line starts at that measurement;
 // the measurement after it only adds the line's second point. Why these numbers:
 //  - start 2 s: the first slope is known after two short intervals, so a change early in the run
 //    is seen within seconds, and a run of a few seconds already has measurements in it;
 //  - floor 1 s: htrace-correct interpolates linearly between measurements, so a rate change of
-//    R leaves at most R x interval / 4 (20 ppm at 1 s: 5 us) where it cannot find the kink; a
-//    shorter interval costs a measurement (3-15 ms at 2-32 ranks) more than 0.5 % of the time;
+//    R leaves at most R x interval / 4 (20 ppm at 1 s: 5 us) where it cannot find the kink; at
+//    1 s a measurement (3-15 ms at 2-32 ranks) already costs 0.3-1.5 % of the time;
 //  - ceiling 60 s: a steady run then measures about 17 times in 10 minutes (under 0.05 % of its
 //    time at 15 ms each), and a rate change is seen at most a minute late; htrace-correct places
 //    the kink between two measurements where the lines on either side cross;
