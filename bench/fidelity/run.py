@@ -70,22 +70,29 @@ def row(result):
                  if before else "-")
     copy = f"{result.copy['ratio']:.2f}x" if result.copy else "-"
     # The ranks off the reference clock: how far the clock error bound is above the error.
-    measured = {rank: be for rank, be in fc.bound_vs_truth(result).items() if be[0] > 0}
-    bound = " ".join(f"{us(b)}/{us(e)}" for _, (b, e) in sorted(measured.items())) or "-"
+    measured = {rank: bxe for rank, bxe in fc.bound_vs_truth(result).items() if bxe[0] > 0}
+    bound = " ".join(f"{us(b)}/{us(x)}/{us(e)}" for _, (b, x, e) in sorted(measured.items())) or "-"
+    spread = c.get("truth", {}).get("round_spread_ns", {})
+    spread = f"{us(spread['median'])} / {us(spread['p90'])}" if spread.get("rounds") else "-"
+    clocks = (f"{result.clocks['count']} {result.clocks['interval']}, {result.clocks['percent']:.3g} %"
+              if result.clocks else "-")
     checks = fc.bounds(result)
     ok = "-" if not checks else ("pass" if all(h for _, h in checks) else
                                  "FAIL " + str(sum(not h for _, h in checks)))
     return [result.case, f"{c['events']}", f"{c['messages']}",
             f"{c['p2p_in']['receive_before_send']}", f"{r.get('presynced_locations', '-')}", viol, moved,
             f"{us(disp['max'])} / {us(disp['p99'])}", errors_in, errors, deviation_percent(c),
-            f"{c['split_equal_timestamps']}", bound, f"{result.correct_seconds:.2f}", copy, ok]
+            f"{c['split_equal_timestamps']}", spread, clocks, bound, f"{result.correct_seconds:.2f}",
+            copy, ok]
 
 
 HEADER = ["case", "events", "p2p msgs", "recv<send in IN", "presynced", "violations before / after",
           "events moved", "max / p99 abs. displacement us", "IN error vs truth median / p99 / max us",
           "OUT error vs truth median / p99 / max us",
           "interval deviation % of time (0/<1/1-10/10-100/>100 %)", "equal stamps split",
-          "clock error bound / max error us (measured ranks)", "correct s", "correct/copy", "bounds"]
+          "barrier spread median / p90 us", "measurements during the run, share of it",
+          "clock error bound / expected / max error us (measured ranks)", "correct s",
+          "correct/copy", "bounds"]
 
 
 def print_table(rows):
@@ -104,13 +111,17 @@ def main():
     ap.add_argument("--copy", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--drift-seconds", type=float, default=10)
+    ap.add_argument("--steady-seconds", type=float, default=40)
+    ap.add_argument("--sync-interval-ms", type=int,
+                    help="the drift_step_auto* cases with this fixed interval instead of the default")
     args = ap.parse_args()
 
     build = fc.Build(os.path.abspath(args.build), os.path.abspath(args.tools or args.build))
     build.check()
     work = args.work or tempfile.mkdtemp(prefix="htrace-fidelity-")
     os.makedirs(work, exist_ok=True)
-    opts = {"copy": copy_bench if args.copy else None, "drift_seconds": args.drift_seconds}
+    opts = {"copy": copy_bench if args.copy else None, "drift_seconds": args.drift_seconds,
+            "steady_seconds": args.steady_seconds, "sync_interval_ms": args.sync_interval_ms}
     rows, raw = [], []
     for name in args.cases.split(","):
         print(f"fidelity: {name} ...", file=sys.stderr, flush=True)

@@ -99,6 +99,7 @@ public:
       const Presync& ps = model.locations[i].presync;
       clocks_[i].location = defs.locations[model.locations[i].location].id;
       clocks_[i].clock_error = ps.measured ? ps.error : -1;
+      clocks_[i].expected_clock_error = ps.measured ? ps.expected_error : -1;
       clocks_[i].measurements = ps.measurements;
     }
   }

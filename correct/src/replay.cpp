@@ -1,5 +1,6 @@
 #include "correct/replay.h"
 
+#include "correct/clock_knots.h"
 #include "htrace/archive_properties.h"
 #include "replay_state.h"
 
@@ -71,7 +72,8 @@ int64_t ReplayState::receive_bound(const LocationModel& loc, const Channel& ch, 
 namespace {
 
 // The residual offsets htrace measured at MPI_Init, during the run and at MPI_Finalize,
-// interpolated linearly between consecutive measurements. They apply in both time bases: with
+// interpolated linearly between consecutive measurements (with a knot where the clock's rate
+// changed between two of them: clock_knots.h). They apply in both time bases: with
 // `local` they are the whole clock offsets, with `global` what the synchronization left, drift
 // included. Every measurement is used unless the user set a limit on its uncertainty: the
 // midpoint of a SKaMPI bound is far better than the bound's half-width, and the CLC repairs what
@@ -106,9 +108,8 @@ Presync presync_of(const std::vector<ClockMeasurement>& m) {
   p.o0 = m.front().offset;
   if (m.size() == 2)
     p.slope = double(m.back().offset - m.front().offset) / double(m.back().time - m.front().time);
-  if (m.size() > 2)
-    for (const ClockMeasurement& c : m)
-      p.knots.push_back({c.time, c.offset});
+  if (m.size() > 2) p.knots = knots_of(m);
+  p.expected_error = expected_clock_error(m);
   // Between two measurements the interpolation errs by at most the larger of their errors.
   for (const ClockMeasurement& c : m)
     p.error = std::max(p.error, c.uncertainty);

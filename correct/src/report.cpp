@@ -36,7 +36,7 @@ std::string observed(const Report& r, int cls) {
 // The clock measurements' error bound against what the CLC moved, in one line, and the locations
 // moved beyond their bound (the first few).
 void print_clocks(const Report& r, std::ostream& out) {
-  int64_t worst_error = -1;
+  int64_t worst_error = -1, worst_expected = -1;
   uint64_t measured = 0, beyond = 0;
   int fewest = INT_MAX, most = 0;
   for (const LocationClock& c : r.clocks) {
@@ -44,6 +44,7 @@ void print_clocks(const Report& r, std::ostream& out) {
     if (c.clock_error < 0) continue;
     measured++;
     worst_error = std::max(worst_error, c.clock_error);
+    worst_expected = std::max(worst_expected, c.expected_clock_error);
     fewest = std::min(fewest, c.measurements), most = std::max(most, c.measurements);
   }
   out << "  clock measurements: " << measured << " of " << r.clocks.size() << " locations measured";
@@ -53,6 +54,10 @@ void print_clocks(const Report& r, std::ostream& out) {
     out << "    error bound: half the round trip of each measurement's best exchange (it holds "
            "however the round trip splits into one-way latencies), the largest over a location's "
            "measurements\n";
+  if (worst_expected >= 0)
+    out << "    expected clock error (not a bound): " << worst_expected
+        << " ns, the largest over the locations of the median distance of a measurement's "
+           "midpoint from the line through its neighbours\n";
   // A clock whose rate changes is followed only as often as it was measured.
   if (measured && most <= 2)
     out << "    no measurement during the run (MPI_Init and MPI_Finalize only): offsets "
@@ -148,6 +153,8 @@ void print_json(const Report& r, std::ostream& out) {
     const LocationClock& c = r.clocks[i];
     out << (i ? ",\n    " : "\n    ") << "{\"location\": " << c.location
         << ", \"clock_error_ns\": " << (c.clock_error < 0 ? "null" : std::to_string(c.clock_error))
+        << ", \"expected_clock_error_ns\": "
+        << (c.expected_clock_error < 0 ? "null" : std::to_string(c.expected_clock_error))
         << ", \"clock_measurements\": " << c.measurements << ", \"max_clc_move_ns\": " << c.max_move
         << ", \"events_moved\": " << c.moved
         << ", \"events_moved_beyond_error\": " << c.moved_beyond_error << "}";

@@ -1,5 +1,7 @@
 #include "common/options.h"
 
+#include "common/sync_interval.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -218,6 +220,9 @@ OptionsResult parse_options(const Environment& env) {
     else
       result.error = "HTRACE_FILTER_FILE='" + result.options.filter_file + "': " + filter.error;
   }
+  std::string interval_error;
+  if (result.ok() && !parse_sync_interval(result.options.sync_interval_ms, interval_error))
+    result.error = interval_error;
   if (!result.ok()) { // the one policy for a bad value (see options.h)
     // The log file stays: it is where the run says why it is untraced.
     const std::string log_file = result.options.log_file;

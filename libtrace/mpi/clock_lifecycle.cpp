@@ -8,13 +8,16 @@
 #include "clock/counting_transport.h"
 #include "clock/mpi_transport.h"
 #include "clock/residual.h"
+#include "clock/run_interval.h"
 #include "clock/sync.h"
 #include "common/host_name.h"
 #include "common/log.h"
+#include "common/sync_interval.h"
 #include "htrace/archive_properties.h"
 #include "record/recorder.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -31,9 +34,13 @@ struct TracerClockState {
   std::unique_ptr<MpiTransport> world;
   DomainLayout layout;              ///< who measures for whom, in every measurement
   SyncStats stats;                  ///< fastest round trips so far (sync and residual measurements)
-  std::int64_t run_interval_ns = 0; ///< agreed in MPI_Init; 0: no measurement during the run
+  std::int64_t run_interval_ns = 0; ///< the current one; 0: no measurement during the run
+  bool adaptive = false;            ///< run_interval_ns follows the clock (all ranks agreed)
+  AdaptiveInterval interval;
   std::int64_t last_measurement_ns = 0; ///< base clock at the end of the latest measurement
   int run_measurements = 0;             ///< MID_<k> stored so far
+  std::int64_t run_measurement_ns = 0;  ///< time spent in them, this rank's
+  std::int64_t run_started_ns = 0;      ///< base clock at the end of MPI_Init's measurement
 };
 TracerClockState& state() {
   static TracerClockState s;
@@ -107,6 +114,34 @@ void correct_by_residual(GlobalTimeMap& map, Residual& r) {
   r.m.offset_ns = 0;
 }
 
+ClockSample sample_of(const Residual& r) {
+  return {r.m.time_ns, r.m.offset_ns, r.m.uncertainty_ns};
+}
+
+/// Every rank must take part in the same measurements during the run: a fixed interval on any
+/// rank (the smallest) wins over the adaptive rule, which otherwise runs on every rank, each on
+/// its own measurements (the earliest due time wins at each vote). Returns the fixed interval in
+/// ns, or -1 for the adaptive rule. The options were validated when they were read.
+std::int64_t agree_on_interval(Transport& world, const std::string& option) {
+  std::string error;
+  const SyncInterval mine = parse_sync_interval(option, error).value_or(SyncInterval{});
+  constexpr std::int64_t kAdaptive = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t agreed = world.allreduce_min(mine.adaptive ? kAdaptive : mine.fixed_ms);
+  return agreed == kAdaptive ? -1 : agreed * 1'000'000;
+}
+
+const char* verdict_name(AdaptiveInterval::Verdict v) {
+  switch (v) {
+  case AdaptiveInterval::Verdict::Learning:
+    return "learning its line";
+  case AdaptiveInterval::Verdict::OnLine:
+    return "on its line";
+  case AdaptiveInterval::Verdict::OffLine:
+    return "off its line";
+  }
+  return "";
+}
+
 } // namespace
 
 bool sync_at_init(MPI_Comm comm, const Options& options) {
@@ -150,9 +185,13 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
   Residual initial = measure_residual(world, s.map, "initial", kInitialResidual);
   if (synced) correct_by_residual(s.map, initial);
   store_residual(initial, HTRACE_LPROP_INIT_PREFIX);
-  // Every rank must take part in the same measurements during the run: one interval for all.
-  s.run_interval_ns = world.allreduce_min(options.sync_interval_ms) * 1'000'000;
-  s.last_measurement_ns = now();
+  s.run_interval_ns = agree_on_interval(world, options.sync_interval_ms);
+  s.adaptive = s.run_interval_ns < 0;
+  if (s.adaptive) {
+    s.interval.add(sample_of(initial));
+    s.run_interval_ns = s.interval.interval_ns();
+  }
+  s.last_measurement_ns = s.run_started_ns = now();
   record::set_global_time_map(s.map);
   // Tests compare the residual offsets with the namespace truth, which needs the model.
   log::debug("clock: global = local - (%lld ns + %.6e * (local - %lld))",
@@ -194,10 +233,31 @@ std::int64_t vote_on_run_measurement(std::int64_t proposal) {
 
 void measure_during_run() {
   TracerClockState& s = state();
+  const std::int64_t started = now();
   const Residual r = measure_residual(*s.world, s.map, "run");
   ++s.run_measurements;
   store_residual(r, HTRACE_LPROP_MID_PREFIX + std::to_string(s.run_measurements) + "_");
   s.last_measurement_ns = now();
+  s.run_measurement_ns += s.last_measurement_ns - started;
+  if (!s.adaptive) return;
+  const AdaptiveInterval::Verdict verdict = s.interval.add(sample_of(r));
+  s.run_interval_ns = s.interval.interval_ns();
+  log::debug("clock: run measurement %d %s (offset %lld ns, predicted %lld +- %lld ns); next in "
+             "%.1f s",
+             s.run_measurements, verdict_name(verdict), static_cast<long long>(r.m.offset_ns),
+             static_cast<long long>(s.interval.predicted_ns()),
+             static_cast<long long>(s.interval.tolerance_ns()),
+             static_cast<double>(s.run_interval_ns) * 1e-9);
+}
+
+RunMeasurementStats run_measurement_stats() {
+  const TracerClockState& s = state();
+  RunMeasurementStats stats;
+  stats.count = s.run_measurements;
+  stats.spent_ns = s.run_measurement_ns;
+  stats.run_ns = s.active ? now() - s.run_started_ns : 0;
+  stats.adaptive = s.adaptive;
+  return stats;
 }
 
 } // namespace htrace::mpi

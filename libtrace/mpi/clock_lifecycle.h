@@ -17,8 +17,9 @@ bool sync_at_init(MPI_Comm comm, const Options& options);
 /// Measures the residual offsets again and stores them with the minimum latencies seen.
 void measure_at_finalize(MPI_Comm comm, const Options& options);
 
-// Measurements during the run (HTRACE_SYNC_INTERVAL_MS), taken by every rank together at a world
-// collective (clock_checkpoint.h decides which one).
+// Measurements during the run (HTRACE_SYNC_INTERVAL_MS: fixed, or adaptive by
+// clock/run_interval.h), taken by every rank together at a world collective (clock_checkpoint.h
+// decides which one).
 
 /// Nanoseconds until this rank's interval has passed (0: it has), on the base clock; -1 when
 /// there are no measurements during the run.
@@ -28,5 +29,14 @@ std::int64_t vote_on_run_measurement(std::int64_t proposal);
 /// Collective: measures the residual offsets as at MPI_Init and stores them as the next
 /// HTRACE::CLOCK::MID_<k>_*.
 void measure_during_run();
+
+struct RunMeasurementStats {
+  int count = 0;             ///< measurements during the run so far
+  std::int64_t spent_ns = 0; ///< this rank's time in them
+  std::int64_t run_ns = 0;   ///< base clock since MPI_Init's measurement
+  bool adaptive = false;     ///< the interval followed the clock
+};
+/// What the run summary reports (rank 0's figures: it takes part in every measurement).
+RunMeasurementStats run_measurement_stats();
 
 } // namespace htrace::mpi

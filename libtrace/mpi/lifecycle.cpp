@@ -162,13 +162,25 @@ void print_summary() {
   if (s.global_ranks_over_budget != 0)
     std::snprintf(budget, sizeof budget, "; HTRACE_BUDGET stopped recording on %llu of %d ranks",
                   static_cast<unsigned long long>(s.global_ranks_over_budget), world_size());
+  // Rank 0 takes part in every clock measurement: its time in them is the run's cost.
+  const RunMeasurementStats m = run_measurement_stats();
+  char clocks[160] = "";
+  if (m.count > 0)
+    std::snprintf(clocks, sizeof clocks,
+                  "; %d clock measurements during the run (%s interval) took %.1f ms, %.4f %% of "
+                  "%.1f s",
+                  m.count, m.adaptive ? "adaptive" : "fixed",
+                  static_cast<double>(m.spent_ns) * 1e-6,
+                  100.0 * static_cast<double>(m.spent_ns) /
+                      static_cast<double>(std::max<std::int64_t>(1, m.run_ns)),
+                  static_cast<double>(m.run_ns) * 1e-9);
   log::info("trace written to '%s': %llu events, %llu bytes, %llu dropped, %llu timestamps "
-            "clamped (up to %lld ns back)%s",
+            "clamped (up to %lld ns back)%s%s",
             s.archive_path.c_str(), static_cast<unsigned long long>(s.global_events_written),
             static_cast<unsigned long long>(s.global_bytes_written),
             static_cast<unsigned long long>(s.global_events_dropped),
             static_cast<unsigned long long>(s.global_timestamps_clamped),
-            static_cast<long long>(s.global_largest_clamp_ns), budget);
+            static_cast<long long>(s.global_largest_clamp_ns), budget, clocks);
 }
 
 } // namespace

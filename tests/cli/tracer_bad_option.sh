@@ -62,6 +62,14 @@ grep -qF "htrace[0]: error: HTRACE_BUDGET='abc' is not a byte count such as 4096
 grep -q "pingpong-ring: ranks=2 .* OK" "$work/budget.ranks/rank-0.out" || fail "bad budget: the program's output: $(said budget)"
 [[ $(archives budget) -eq 0 ]] || fail "bad budget: an archive was written"
 
+# HTRACE_SYNC_INTERVAL_MS is auto or milliseconds, checked when the options are read.
+traced interval -np 2 $(preload interval) $(env_of HTRACE_SYNC_INTERVAL_MS=5s) $(ranks interval) "$ring"
+[[ $rc -eq 0 ]] || fail "bad interval: the program's exit status became $rc"
+grep -qF "htrace[0]: error: HTRACE_SYNC_INTERVAL_MS='5s' is not auto or an integer in 0..86400000; tracing is off for this run" \
+  "$work/interval.log" || fail "bad interval: message: $(said interval)"
+grep -q "pingpong-ring: ranks=2 .* OK" "$work/interval.ranks/rank-0.out" || fail "bad interval: the program's output: $(said interval)"
+[[ $(archives interval) -eq 0 ]] || fail "bad interval: an archive was written"
+
 # The application's own exit status survives (failures without arguments exits 2).
 traced status -np 2 $(preload status) $(env_of HTRACE_BUFFER_SIZE=12x) $(ranks status) "$failures_app"
 [[ $rc -eq 2 ]] || fail "the program's exit status 2 became $rc"

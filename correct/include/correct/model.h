@@ -223,8 +223,9 @@ struct Presync {
   int64_t t0 = 0, o0 = 0;
   double slope = 0;
   std::vector<ClockKnot> knots; // ascending time, at least 3, or empty
-  int64_t error = 0;    // bound of the model's error (the measurements' uncertainty), if measured
-  int measurements = 0; // used: at MPI_Init, during the run and at MPI_Finalize
+  int64_t error = 0; // bound of the model's error (the measurements' uncertainty), if measured
+  int64_t expected_error = -1; // from the midpoints, not a bound (clock_knots.h); -1: unknown
+  int measurements = 0;        // used: at MPI_Init, during the run and at MPI_Finalize
   int64_t apply(int64_t t) const {
     if (!active) return t;
     if (knots.empty()) return t - (o0 + static_cast<int64_t>(std::llround(slope * double(t - t0))));

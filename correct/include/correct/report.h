@@ -17,8 +17,9 @@ namespace htrace::correct {
 struct LocationClock {
   int64_t location = 0;
   int64_t clock_error = -1; // bound from the clock measurements (ns); -1: the archive has none
-  int measurements = 0;     // clock measurements the correction interpolated between
-  int64_t max_move = 0;     // largest move by the CLC (final minus pre-synchronized input time)
+  int64_t expected_clock_error = -1; // from the measurements' midpoints (ns); -1: unknown
+  int measurements = 0;              // clock measurements the correction interpolated between
+  int64_t max_move = 0; // largest move by the CLC (final minus pre-synchronized input time)
   int64_t moved = 0, moved_beyond_error = 0; // events moved at all, and by more than clock_error
 };
 

@@ -21,12 +21,15 @@
 // Enter of --probe-region (default MPI_Barrier) on that rank's own location. The reading precedes
 // the Enter: a preemption in between delays that one Enter against its truth, which no clock
 // does. Such points (in IN, more than 2 us later than the median of their 16 neighbours) are
-// left out of the statistics and counted: probe_delays, and the longest, probe_delay_max_ns.
+// left out of the statistics and counted: probe_delays, and the longest, probe_delay_max_ns;
+// round_spread_ns {rounds, median, p90, max}: per barrier, how far apart the ranks' times of it
+// are after one affine fit of OUT to the truth (0 without --truth-probes).
 // Exit code 0, or 1 with a message on stderr if the archives do not correspond.
 #include "trace_times.h"
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -231,7 +234,10 @@ struct TruthPoint {
   size_t location;
   size_t position;
   int64_t truth;
-  int64_t delay = 0; // of the Enter after the probe reading, beyond its neighbours' (0: none)
+  int64_t delay = 0;       // of the Enter after the probe reading, beyond its neighbours' (0: none)
+  size_t round = kNoRound; // --truth-probes: the k-th probe of every rank is one barrier
+
+  static constexpr size_t kNoRound = size_t(-1);
 };
 
 // Marks the points of one location whose Enter came late after the probe reading: IN - truth
@@ -288,7 +294,7 @@ std::vector<TruthPoint> truth_from_probes(const Trace& in, const std::string& fi
                                std::to_string(loc.probe_enters.size()) + " Enters of " + region);
     const size_t first = points.size();
     for (size_t k = 0; k < mine.size(); ++k)
-      points.push_back({l, loc.probe_enters[k], mine[k]});
+      points.push_back({l, loc.probe_enters[k], mine[k], 0, k});
     mark_probe_delays(loc, points, first);
   }
   return points;
@@ -303,7 +309,47 @@ struct TruthStats {
   std::map<int, int64_t> max_by_rank;    // per rank's own location: max |OUT - truth - shift|
   size_t probe_delays = 0;               // points left out (TruthPoint::delay)
   int64_t probe_delay_max = 0;
+  // --truth-probes: per barrier, max - min over the ranks of OUT minus one affine fit of OUT to
+  // the truth (all points): how far apart the ranks put one moment.
+  size_t rounds = 0;
+  int64_t round_spread_median = 0, round_spread_p90 = 0, round_spread_max = 0;
 };
+
+// Least squares OUT = a + b truth over the points kept, in doubles around their means (times
+// are ~1e13 ns, differences within a run ~1e11: well inside a double's 53 bits).
+void round_spreads(const std::vector<TruthPoint>& points, const Trace& out, TruthStats& s) {
+  std::vector<const TruthPoint*> kept;
+  for (const auto& p : points)
+    if (!p.delay && p.round != TruthPoint::kNoRound) kept.push_back(&p);
+  if (kept.size() < 2) return;
+  const auto time = [&](const TruthPoint& p) {
+    return int64_t(out.locations[p.location].times[p.position]);
+  };
+  const int64_t t0 = kept.front()->truth, o0 = time(*kept.front());
+  double mx = 0, my = 0;
+  for (const TruthPoint* p : kept)
+    mx += double(p->truth - t0), my += double(time(*p) - o0);
+  mx /= double(kept.size()), my /= double(kept.size());
+  double sxx = 0, sxy = 0;
+  for (const TruthPoint* p : kept) {
+    const double x = double(p->truth - t0) - mx, y = double(time(*p) - o0) - my;
+    sxx += x * x, sxy += x * y;
+  }
+  const double b = sxx > 0 ? sxy / sxx : 1.0;
+  std::map<size_t, std::pair<double, double>> range; // per round: min, max residual
+  for (const TruthPoint* p : kept) {
+    const double r = double(time(*p) - o0) - my - b * (double(p->truth - t0) - mx);
+    auto [it, fresh] = range.try_emplace(p->round, r, r);
+    if (!fresh) it->second = {std::min(it->second.first, r), std::max(it->second.second, r)};
+  }
+  std::vector<int64_t> spreads;
+  for (const auto& [round, mm] : range)
+    spreads.push_back(std::llround(mm.second - mm.first));
+  s.rounds = spreads.size();
+  s.round_spread_max = *std::max_element(spreads.begin(), spreads.end());
+  s.round_spread_p90 = percentile(spreads, 0.9);
+  s.round_spread_median = percentile(spreads, 0.5);
+}
 
 // `out` is the archive judged: the corrected one, or the input itself for the error before.
 TruthStats truth_stats(const Trace& in, const Trace& out, const std::vector<TruthPoint>& points) {
@@ -331,6 +377,7 @@ TruthStats truth_stats(const Trace& in, const Trace& out, const std::vector<Trut
     signed_per_location[p.location].push_back(e);
   }
   s.error = distribution(std::move(all));
+  round_spreads(points, out, s);
   for (auto& [l, errors] : per_location) {
     const int64_t median = percentile(errors, 0.5);
     if (median >= s.worst_location_median) {
@@ -362,7 +409,13 @@ std::string json(const TruthStats& t, size_t points) {
                 ", \"worst_location_rank\": %d, \"signed_median_by_rank_ns\": ",
                 points, t.probe_delays, t.probe_delay_max, t.shift, json(t.error).c_str(),
                 t.worst_location_median, t.worst_location_rank);
-  return text + json(t.signed_medians) + ", \"max_by_rank_ns\": " + json(t.max_by_rank) + "}";
+  char spread[200];
+  std::snprintf(spread, sizeof spread,
+                ", \"round_spread_ns\": {\"rounds\": %zu, \"median\": %" PRId64
+                ", \"p90\": %" PRId64 ", \"max\": %" PRId64 "}",
+                t.rounds, t.round_spread_median, t.round_spread_p90, t.round_spread_max);
+  return text + json(t.signed_medians) + ", \"max_by_rank_ns\": " + json(t.max_by_rank) + spread +
+         "}";
 }
 
 void print_report(const Options& o, const Trace& in, const Trace& out,
