@@ -54,10 +54,6 @@ def launch(args, work, count_dir, archive_dir, log_file):
     program = [args.app, "ring", "0", count_dir]
     nice = ["nice", "-n", str(args.nice)]
     mpich = os.environ.get("HTRACE_MPI_FLAVOR") == "mpich"
-    # Open MPI's MPI_Iallgather (the tracer's clock set-up in MPI_Init) is linear by default: a
-    # connection between every two ranks, more than loopback's ephemeral ports at 256 ranks on
-    # emulated nodes (tracer_counts.py --mpirun-extra).
-    env.setdefault("OMPI_MCA_coll_libnbc_iallgather_algorithm", "2")
     if args.cluster:
         extra = " ".join(f"-x {k}={v}" for k, v in traced.items())
         if not mpich:

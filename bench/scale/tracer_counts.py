@@ -121,9 +121,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--tmp", default=tempfile.gettempdir())
     ap.add_argument("--mpirun-extra", default="", metavar="OPTIONS",
-                    help="more launcher options, e.g. '--mca coll_libnbc_iallgather_algorithm 2' "
-                         "(Open MPI's MPI_Iallgather is linear by default: a connection between "
-                         "every two ranks, more than loopback's ephemeral ports at 256 ranks)")
+                    help="more launcher options, e.g. '--mca btl_tcp_if_include lo'")
     ap.add_argument("--root-bench-csv", metavar="FILE",
                     help="CSV of scale_finalize_root_bench --csv: rank 0's O(P) share of "
                          "MPI_Finalize measured in one quiet process, used instead of the growth "
