@@ -654,7 +654,10 @@ def bounds(result):
             # and few messages they are what shows the latency between the nodes.
             (f"the trace bounds the inter-node l_min: {seen.get('mpi_inter')} ns "
              f"({seen_by.get('mpi_inter')})", seen.get("mpi_inter") is not None),
-        ] + error_bounds(err, 2000, 10_000)
+            # p99 was 0.07-0.32 us on a quiet machine (bench/fidelity) and 3.5-4.1 us in three runs
+            # beside builds, whose latencies (l_min seen: 8.7-9.6 us) the correction follows;
+            # the offsets it removes are 1.5-2.3 ms.
+        ] + error_bounds(err, 5000, 10_000)
     if result.case in ("drift_step", "drift_ramp"):
         ends_truth = result.ends_only.compare.get("truth", {})
         raw = c.get("truth_in", {}).get("abs_error_ns", {})
