@@ -8,6 +8,7 @@ usage: ompt_e2e.py hybrid|gcc_recipe|disabled|corrected|budget
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -187,8 +188,12 @@ def test_budget():
     report = trace_check.check(archive)
     other = [v for v in report.violations if not trace_check.one_sided(v)]
     require(not other, "trace_check:\n  " + "\n  ".join(other[:20]))
+    # A cut between the master's ThreadFork and a member's ThreadTeamBegin leaves that member one
+    # team fewer than the forks: it stopped recording before it began (MPICH, 1 run in 5).
+    cut_before_begin = re.compile(r"has (\d+) ThreadTeamBegin and \1 ThreadTeamEnd, the team was forked (\d+) times")
     violations = [v for v in ompt_check.check_openmp(ompt_check.openmp_report(anchor(archive)))
-                  if not (v.startswith("task ") and "'ThreadTaskComplete': 0" in v)]
+                  if not (v.startswith("task ") and "'ThreadTaskComplete': 0" in v)
+                  and not ((m := cut_before_begin.search(v)) and int(m.group(2)) == int(m.group(1)) + 1)]
     require(not violations, "OpenMP violations:\n  " + "\n  ".join(violations[:20]))
     last, per_rank = {}, {}
     with otf2.reader.open(anchor(archive)) as trace:
