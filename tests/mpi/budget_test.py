@@ -25,7 +25,6 @@ import collections
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -328,11 +327,7 @@ def main():
         same_records(expect, events, read_archive(run(program, args, workdir, "plain")[2]))
     independent_check(expect, archive, bool(want_reached))
     readers_accept(expect, archive, workdir)
-    if expect.failures:
-        print(f"files kept in {workdir}")
-        sys.exit(1)
-    shutil.rmtree(workdir, ignore_errors=True)
-    print("OK")
+    expect.finish(workdir)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ usage: poll_runs_test.py PROGRAM MODE MESSAGES   (environment from ctest: HTRACE
 import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -185,11 +184,7 @@ def main():
         expect(abs(other - total) <= noise,
                f"{pattern}: {other} ns with runs, {total} ns with every call")
 
-    if expect.failures:
-        print(f"archives kept in {workdir}")
-        sys.exit(1)
-    shutil.rmtree(workdir, ignore_errors=True)
-    print("OK")
+    expect.finish(workdir)
 
 
 if __name__ == "__main__":

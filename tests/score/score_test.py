@@ -341,11 +341,7 @@ def main():
     case = sys.argv[1]
     work = {"generated": lambda: generated(sys.argv[2]), "scorep": scorep,
             "traced": lambda: traced(sys.argv[2]), "errors": errors}[case]()
-    if expect.failures:
-        print(f"files kept in {work}")
-        sys.exit(1)
-    shutil.rmtree(work, ignore_errors=True)
-    print("OK")
+    expect.finish(work)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Ending a test with a message: fail() prints "FAIL: message" and exits with status 1;
 Expectations collect failed checks instead; run_or_exit ends the test when a command fails."""
+import shutil
 import subprocess
+import sys
 
 
 class TestFailure(SystemExit):
@@ -37,6 +39,15 @@ class Expectations:
         if not condition:
             self.failures.append(what)
             print("FAIL:", what, flush=True)
+
+    def finish(self, workdir):
+        """Ends the test: on failure keeps `workdir` for inspection and exits 1, else removes it
+        and prints OK."""
+        if self.failures:
+            print(f"files kept in {workdir}")
+            sys.exit(1)
+        shutil.rmtree(workdir, ignore_errors=True)
+        print("OK")
 
 
 def run_or_exit(cmd, ok=(0,), timeout=300, **kw):
