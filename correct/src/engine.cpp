@@ -313,7 +313,7 @@ Report run(const Options& o, RankGroup& comm) {
     progress(o, rank, "writing corrected archive");
     write_corrected(reader, defs, output_properties(defs, rep), model, times, out, comm, rep);
     reader.close_events();
-    out.commit(o);
+    out.commit(o, 2 * defs.locations.size()); // an event and a definition file each
     rep.written = true;
     rep.write_seconds = lap();
   }

@@ -40,12 +40,11 @@ void EventFileWriter::finish() {
   if (!file_.finish()) fail();
 }
 
-std::optional<int64_t> rewrite_event_file(const std::string& in, const std::string& out,
+std::optional<int64_t> rewrite_event_file(const format::MappedFile& in, const std::string& out,
                                           size_t chunk_size, TimeSource& times,
                                           const TypeCounts& expected) {
   {
-    format::MappedFile file(in, format::MappedFile::kSmallFile);
-    format::EventFileParser parser(file.data(), file.size(), chunk_size);
+    format::EventFileParser parser(in.data(), in.size(), chunk_size);
     EventFileWriter writer(out, chunk_size);
     std::array<int64_t, TimeSource::kChunk> corrected, input;
     const int known_types = format::event_record_type_count();

@@ -4,6 +4,7 @@
 #include "correct/model_reader.h"
 
 #include "format/event_file.h"
+#include "format/file_prefetch.h"
 #include "format/otf2_library.h"
 #include "format/record_tables.h"
 #include "location_reader.h"
@@ -64,14 +65,17 @@ EvtCallbacks store_callbacks() {
 // Reads a location's events with the decoder; false if the file cannot be opened or parsed at all
 // (before any event), which leaves it to OTF2's reader. Throws on malformed data after that.
 bool decode_location(const ReadPlan& plan, const LocationInfo& info,
-                     const format::EventDecodeCallbacks& relations, LocationReader& r) {
+                     const format::EventDecodeCallbacks& relations, format::FilePrefetch& files,
+                     size_t file_index, LocationReader& r) {
   const std::string path = format::event_file_path(plan.event_dir, info.id);
   std::optional<format::MappedFile> file;
   try {
-    file.emplace(path, format::MappedFile::kSmallFile);
+    file.emplace(files.take(file_index));
   } catch (const std::runtime_error&) {
     return false; // (OTF2's reader says what is wrong, naming the location)
   }
+  // An event takes at least 2 bytes of the file (see reservable_events).
+  r.times->reserve(static_cast<size_t>(std::min<uint64_t>(info.declared_events, file->size() / 2)));
   const format::DecodeError error = format::decode_event_file(
       file->data(), file->size(), plan.chunk_size, relations, on_other_event, info.id,
       static_cast<EventStoreSink*>(&r), plan.id_maps ? plan.id_maps(info.id) : nullptr);
@@ -119,6 +123,17 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
   model.event_counts.assign(types, 0);
   std::vector<uint64_t> counts(types);
   RawMpiRecords raw;
+  // The event files the decoder reads, one entry per location in the order of the loop below.
+  std::vector<std::string> paths;
+  for (uint32_t p : processes)
+    for (uint32_t li : defs.processes[p].locations) {
+      const LocationInfo& info = defs.locations[li];
+      const bool decodable = !plan.event_dir.empty() && info.declared_events > 0 &&
+                             plan.decodable && plan.decodable(info.id);
+      paths.push_back(decodable ? format::event_file_path(plan.event_dir, info.id) : "");
+    }
+  format::FilePrefetch files(std::move(paths));
+  size_t file_index = 0;
   for (uint32_t p : processes) {
     ProcessMatcher matcher;
     TaskTracker tasks;
@@ -128,7 +143,6 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       LocationModel& loc = model.locations.back();
       loc.location = li;
       loc.process = p;
-      loc.input.reserve(reservable_events(plan, info));
       // Copying the file is tried first: its records need not be kept then.
       const bool try_copy = plan.rewrite && !plan.event_dir.empty() && info.declared_events > 0;
       LocationReader r(defs, model, loc, plan.rewrite && !try_copy, raw);
@@ -140,8 +154,11 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
       if (info.declared_events > 0) {
         // A location whose records are kept is read through OTF2 (the record store's callbacks).
         const bool decoded = !r.store && plan.decodable && plan.decodable(info.id) &&
-                             decode_location(plan, info, relations, r);
-        if (!decoded) read_with_otf2(reader, info, cbs.get(), &r);
+                             decode_location(plan, info, relations, files, file_index, r);
+        if (!decoded) {
+          loc.input.reserve(reservable_events(plan, info));
+          read_with_otf2(reader, info, cbs.get(), &r);
+        }
         model.unknown_events += r.unknown;
         if (!loc.input.in_range())
           throw input_error(where + ": a timestamp is negative, above 2^62 ns or 2^56 ns away "
@@ -162,6 +179,7 @@ void read_models(OTF2_Reader* reader, const Definitions& defs,
         model.event_counts[t] += counts[t];
       matcher.resolve(r, model);
       model.events += loc.input.size();
+      ++file_index;
     }
     join_tasks(tasks, p, model);
   }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <stdio.h>
+#include <sys/utsname.h>
 #include <system_error>
 #include <unistd.h>
 #include <vector>
@@ -20,7 +21,10 @@ namespace fs = std::filesystem;
 namespace htrace::correct {
 
 namespace {
-// Files per rank above which the output's file system is synced as a whole first.
+// Files per rank above which the output's file system is synced as a whole instead of file by
+// file: one cache flush of the device, where an fsync of each file flushes it once per file (most
+// of the run's time for thousands of locations on a disk; on tmpfs 6 system calls per location).
+// It may write other programs' data on that file system too, hence not for a few files.
 constexpr std::size_t kSyncfsAbove = 64;
 
 // fsync of a directory, so that the names in it (a rename, new files) are durable too.
@@ -31,10 +35,19 @@ void sync_directory(const std::string& dir) {
   ::close(fd);
 }
 
+// Whether syncfs() reports the write errors of its file system since the descriptor was opened
+// (Linux 5.8 and later); before that it returned 0 whatever happened.
+bool syncfs_reports_errors() {
+  struct utsname u {};
+  int major = 0, minor = 0;
+  return ::uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+         (major > 5 || (major == 5 && minor >= 8));
+}
+
 // Every rank syncs its share of the files under `dir` (the k-th file in a sorted walk belongs to
 // rank k mod size), so P ranks sync in parallel; rank 0 also syncs the directories. Returns the
 // first failure ("" if none), naming the file: a full disk can surface only here.
-std::string sync_files(const std::string& dir, int rank, int size) {
+std::string sync_each_file(const std::string& dir, int rank, int size) {
   std::vector<fs::path> files, dirs{fs::path(dir)};
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
@@ -46,17 +59,6 @@ std::string sync_files(const std::string& dir, int rank, int size) {
   }
   if (ec) return "'" + dir + "': cannot list the finished archive: " + ec.message();
   std::sort(files.begin(), files.end());
-  // Many files: one syncfs writes them all first with one cache flush of the device, where an
-  // fsync of each would flush it once per file (most of the run's time for thousands of
-  // locations). It may write other programs' data on that file system too. The fsyncs below then
-  // find little to do, and still name a file whose data could not be written.
-  if (files.size() / static_cast<std::size_t>(size) > kSyncfsAbove) {
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-      ::syncfs(fd); // (its errors are the fsyncs' to report, per file)
-      ::close(fd);
-    }
-  }
   for (std::size_t i = static_cast<std::size_t>(rank); i < files.size();
        i += static_cast<std::size_t>(size)) {
     const int fd = ::open(files[i].c_str(), O_RDONLY | O_CLOEXEC);
@@ -99,6 +101,9 @@ TempOutput prepare_output(const Options& o, RankGroup& ranks) {
 
 TempOutput::TempOutput(std::string dir, RankGroup& ranks) : dir_(std::move(dir)), ranks_(&ranks) {
   remove_on_interrupt(dir_);
+  // Opened before any output is written: syncfs() reports the errors since this open.
+  const std::string parent = fs::path(dir_).parent_path().string();
+  file_system_ = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 TempOutput& TempOutput::operator=(TempOutput&& o) noexcept {
@@ -107,12 +112,27 @@ TempOutput& TempOutput::operator=(TempOutput&& o) noexcept {
     dir_ = std::exchange(o.dir_, std::string());
     name_ = o.name_;
     ranks_ = std::exchange(o.ranks_, nullptr);
+    if (file_system_ >= 0) ::close(file_system_);
+    file_system_ = std::exchange(o.file_system_, -1);
   }
   return *this;
 }
 
 TempOutput::~TempOutput() {
   remove();
+  if (file_system_ >= 0) ::close(file_system_);
+}
+
+std::string TempOutput::sync(std::size_t files) {
+  const int rank = ranks_->rank(), size = ranks_->size();
+  if (files / static_cast<std::size_t>(size) <= kSyncfsAbove || file_system_ < 0 ||
+      !syncfs_reports_errors())
+    return sync_each_file(dir_, rank, size);
+  if (rank != 0 || ::syncfs(file_system_) == 0) return "";
+  // A write error on that file system since the correction began: name the file if it is ours.
+  const std::string cause = std::strerror(errno);
+  const std::string file = sync_each_file(dir_, 0, 1);
+  return !file.empty() ? file : "'" + dir_ + "': cannot write to disk: " + cause;
 }
 
 void TempOutput::remove() {
@@ -132,12 +152,12 @@ void TempOutput::remove() {
   dir_.clear();
 }
 
-void TempOutput::commit(const Options& o) {
-  const int rank = ranks_->rank(), size = ranks_->size();
+void TempOutput::commit(const Options& o, std::size_t files) {
+  const int rank = ranks_->rank();
   ranks_->barrier(); // every rank's files are closed
   // A rename is only as durable as the data it points at: without this, a crash shortly after
   // could leave OUT in place with empty files.
-  std::string error = sync_files(dir_, rank, size);
+  std::string error = sync(files);
   check_together(*ranks_, error, 0, ErrorKind::Output);
   if (rank == 0) {
     const fs::path target = output_path(o);

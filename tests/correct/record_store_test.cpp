@@ -333,7 +333,9 @@ TEST_F(RecordStoreArchive, EventFileParserSeesWhatTheReaderSees) {
                             size_t chunk_size) {
       VectorTimes times(input, input);
       times.begin(0);
-      const bool done = rewrite_event_file(file, copy, chunk_size, times, counts).has_value();
+      const bool done =
+          rewrite_event_file(htrace::format::MappedFile(file), copy, chunk_size, times, counts)
+              .has_value();
       EXPECT_EQ(fs::exists(copy), done) << "a refused copy leaves no file";
       fs::remove(copy);
       return done;
@@ -373,8 +375,9 @@ TEST_F(RecordStoreArchive, RewrittenEventFilesPrintLikeTheLibrarysWrite) {
       const std::vector<int64_t> expected = retime(r[l].times);
       VectorTimes times(expected, unchanged(r[l].times));
       times.begin(0);
-      EXPECT_EQ(rewrite_event_file((dir_ / "in" / file).string(), (dir_ / "direct" / file).string(),
-                                   kChunkSize, times, sparse(r[l].read_counts)),
+      EXPECT_EQ(rewrite_event_file(htrace::format::MappedFile((dir_ / "in" / file).string()),
+                                   (dir_ / "direct" / file).string(), kChunkSize, times,
+                                   sparse(r[l].read_counts)),
                 expected.back());
     }
     const std::string library = run("otf2-print " + (dir_ / "out/traces.otf2").string());

@@ -9,6 +9,7 @@
 #define HTRACE_CORRECT_EVENT_FILE_REWRITE_H
 
 #include "correct/time_source.h"
+#include "format/event_file.h"
 #include "format/event_file_encoder.h"
 
 #include <cstddef>
@@ -43,13 +44,13 @@ private:
   format::EventFileEncoder file_;
 };
 
-// Copies the event file `in` to `out` with the timestamps `times` produces for the location it
-// has begun. Returns the last timestamp written (0 for none), or nothing, with `out` removed, if
-// the file does not hold exactly the events the read saw: as many, with the input times of
-// `times` in the same order, and as many of each type as `expected` (a layout this parser does
+// Copies the event file `in` (its bytes) to `out` with the timestamps `times` produces for the
+// location it has begun. Returns the last timestamp written (0 for none), or nothing, with `out`
+// removed, if the file does not hold exactly the events the read saw: as many, with the input times
+// of `times` in the same order, and as many of each type as `expected` (a layout this parser does
 // not know, clock offsets OTF2's reader applied, or a file that changed). Throws std::runtime_error
-// naming the file if it cannot be read or `out` cannot be written.
-std::optional<int64_t> rewrite_event_file(const std::string& in, const std::string& out,
+// naming the file if `out` cannot be written.
+std::optional<int64_t> rewrite_event_file(const format::MappedFile& in, const std::string& out,
                                           size_t chunk_size, TimeSource& times,
                                           const TypeCounts& expected);
 

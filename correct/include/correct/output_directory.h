@@ -24,17 +24,20 @@ public:
   ~TempOutput();
   const std::string& dir() const { return dir_; }
   const std::string& name() const { return name_; }
-  // Collective: makes every file durable (fsync), then renames the finished archive to OUT. An
+  // Collective: makes the archive's `files` files durable (fsync, or one syncfs of the file system
+  // for many files per rank), then renames the finished archive to OUT. An
   // existing OUT (--force) is exchanged with it atomically where the file system can, else moved
   // aside first and put back if the rename fails; the old archive is removed only once the new one
   // is in place.
-  void commit(const Options& o);
+  void commit(const Options& o, std::size_t files);
 
 private:
   void remove();
+  std::string sync(std::size_t files);
   std::string dir_;
   std::string name_ = "traces";
   RankGroup* ranks_ = nullptr;
+  int file_system_ = -1; ///< the output's parent directory, for syncfs
 };
 TempOutput prepare_output(const Options& o, RankGroup& ranks);
 

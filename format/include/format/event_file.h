@@ -34,7 +34,13 @@ class MappedFile {
 public:
   static constexpr size_t kSmallFile = 64 * 1024; // a `copy_below` for readers of many files
   explicit MappedFile(const std::string& path, size_t copy_below = 0);
+  /// A file already read into memory (file_prefetch.h).
+  MappedFile(std::unique_ptr<uint8_t[]> bytes, size_t size)
+      : data_(size ? bytes.get() : nullptr), size_(size), copy_(std::move(bytes)) {}
   ~MappedFile();
+  MappedFile(MappedFile&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)),
+        released_(o.released_), copy_(std::move(o.copy_)) {}
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   const uint8_t* data() const { return data_; }
