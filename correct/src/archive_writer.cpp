@@ -284,9 +284,10 @@ public:
           LocalDefinitionCopies def_copies(std::move(ids), std::move(copy), reader_.event_dir(),
                                            out_events_);
           {
-            format::FilePrefetch inputs(copied_event_files());
+            format::FilePrefetch inputs(copied_event_files(reader_.event_dir()));
+            format::FileCreateAhead outputs(copied_event_files(out_events_));
             for (size_t i = 0; i < model_.locations.size(); ++i)
-              failure.attempt([&] { write_events(i, inputs); });
+              failure.attempt([&] { write_events(i, inputs, outputs); });
           }
           const std::vector<char>* defs_copied = nullptr;
           failure.attempt([&] { defs_copied = &def_copies.finish(); });
@@ -340,25 +341,25 @@ private:
   // Location i's event file: its input file copied record by record with new timestamps where
   // the model allows, else (or when the copy turns out impossible) its records written through
   // OTF2.
-  // The input event file of each location that is copied ("" for the others), by location.
-  std::vector<std::string> copied_event_files() const {
+  // The event file in `dir` of each location that is copied ("" for the others), by location.
+  std::vector<std::string> copied_event_files(const std::string& dir) const {
     std::vector<std::string> paths;
     for (const LocationModel& loc : model_.locations)
-      paths.push_back(loc.copy_file ? format::event_file_path(reader_.event_dir(),
-                                                              defs_.locations[loc.location].id)
+      paths.push_back(loc.copy_file ? format::event_file_path(dir, defs_.locations[loc.location].id)
                                     : "");
     return paths;
   }
 
-  void write_events(size_t i, format::FilePrefetch& inputs) {
+  void write_events(size_t i, format::FilePrefetch& inputs, format::FileCreateAhead& outputs) {
     const LocationModel& loc = model_.locations[i];
     const LocationInfo& info = defs_.locations[loc.location];
     const std::string out_file = format::event_file_path(out_events_, info.id);
     times_.begin(i);
     std::optional<int64_t> loc_last;
     if (loc.copy_file) {
-      loc_last = rewrite_event_file(inputs.take(i), out_file, reader_.event_chunk_size(), times_,
-                                    loc.type_counts);
+      const format::MappedFile input = inputs.take(i);
+      loc_last = rewrite_event_file(input, out_file, reader_.event_chunk_size(), times_,
+                                    loc.type_counts, outputs.take(i));
       copied_[i] = loc_last.has_value();
     }
     if (!loc_last) {

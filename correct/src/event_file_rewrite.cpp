@@ -18,8 +18,8 @@ std::string io_error(const std::string& what, const std::string& path) {
 
 } // namespace
 
-EventFileWriter::EventFileWriter(const std::string& path, size_t chunk_size) {
-  if (!file_.open(path, chunk_size)) {
+EventFileWriter::EventFileWriter(const std::string& path, size_t chunk_size, int created) {
+  if (!file_.open(path, chunk_size, nullptr, created)) {
     if (file_.error() == EINVAL) throw input_error("'" + path + "': invalid chunk size");
     errno = file_.error();
     throw output_error(io_error("cannot create", path));
@@ -42,10 +42,10 @@ void EventFileWriter::finish() {
 
 std::optional<int64_t> rewrite_event_file(const format::MappedFile& in, const std::string& out,
                                           size_t chunk_size, TimeSource& times,
-                                          const TypeCounts& expected) {
+                                          const TypeCounts& expected, int out_created) {
   {
     format::EventFileParser parser(in.data(), in.size(), chunk_size);
-    EventFileWriter writer(out, chunk_size);
+    EventFileWriter writer(out, chunk_size, out_created);
     std::array<int64_t, TimeSource::kChunk> corrected, input;
     const int known_types = format::event_record_type_count();
     std::vector<uint64_t> counts(static_cast<size_t>(known_types));

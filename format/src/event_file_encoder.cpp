@@ -10,10 +10,11 @@ EventFileEncoder::~EventFileEncoder() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool EventFileEncoder::open(const std::string& path, std::size_t chunk_size,
-                            void (*before_write)()) {
+bool EventFileEncoder::open(const std::string& path, std::size_t chunk_size, void (*before_write)(),
+                            int created) {
   path_ = path;
   before_write_ = before_write;
+  fd_ = created;
   // Room for the largest generated event (length byte < 255), with an attribute list, in a chunk.
   if (chunk_size <
       kChunkHeaderSize + kTimestampSize + kMaxOneAttributeList + kMaxEventSize + kEndOfFileSize) {
@@ -26,7 +27,7 @@ bool EventFileEncoder::open(const std::string& path, std::size_t chunk_size,
     error_ = ENOMEM;
     return false;
   }
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     error_ = errno;
     return false;

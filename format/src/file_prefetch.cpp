@@ -3,28 +3,18 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <new>
-#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace htrace::format {
 
 FilePrefetch::FilePrefetch(std::vector<std::string> paths, std::size_t depth)
-    : paths_(std::move(paths)), depth_(depth > 0 ? depth : 1), thread_([this] { run(); }) {}
-
-FilePrefetch::~FilePrefetch() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  changed_.notify_all();
-  thread_.join();
-}
+    : paths_(std::move(paths)),
+      ahead_(paths_.size(), depth, [this](std::size_t i) { return read(i); }) {}
 
 // Any failure leaves the file unread: the reader's own open then reports it, with its path.
 FilePrefetch::File FilePrefetch::read(std::size_t i) const {
   File f;
-  f.index = i;
   if (paths_[i].empty()) return f;
   const int fd = ::open(paths_[i].c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return f;
@@ -46,55 +36,30 @@ FilePrefetch::File FilePrefetch::read(std::size_t i) const {
   return f;
 }
 
-// The two sides wake each other only when needed (a system call each): the thread, once the
-// reader has taken half of what was ready; the reader, when it waits for the file read next.
-void FilePrefetch::run() {
-  for (std::size_t i = 0; i < paths_.size(); ++i) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (ready_.size() >= depth_) {
-        thread_waits_ = true;
-        changed_.wait(lock, [&] { return stop_ || ready_.size() <= depth_ / 2; });
-        thread_waits_ = false;
-      }
-      if (stop_) return;
-    }
-    File f = read(i);
-    bool wake;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ready_.push_back(std::move(f));
-      wake = reader_waits_;
-    }
-    if (wake) changed_.notify_all();
-  }
+MappedFile FilePrefetch::take(std::size_t i) {
+  File f = ahead_.take(i);
+  if (f.bytes) return MappedFile(std::move(f.bytes), f.size);
+  return MappedFile(paths_[i], MappedFile::kSmallFile);
 }
 
-MappedFile FilePrefetch::take(std::size_t i) {
-  if (i >= paths_.size())
-    throw std::out_of_range("FilePrefetch::take: no file " + std::to_string(i));
-  File f;
-  bool wake;
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      while (!ready_.empty() && ready_.front().index < i)
-        ready_.pop_front(); // passed over
-      if (!ready_.empty()) break;
-      if (thread_waits_) changed_.notify_all();
-      reader_waits_ = true;
-      changed_.wait(lock);
-      reader_waits_ = false;
-    }
-    if (ready_.front().index == i) {
-      f = std::move(ready_.front());
-      ready_.pop_front();
-    }
-    wake = thread_waits_ && ready_.size() <= depth_ / 2;
+FileDescriptor& FileDescriptor::operator=(FileDescriptor&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
   }
-  if (wake) changed_.notify_all();
-  if (f.bytes) return MappedFile(std::move(f.bytes), f.size);
-  return MappedFile(paths_.at(i), MappedFile::kSmallFile);
+  return *this;
 }
+
+FileDescriptor::~FileDescriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+FileCreateAhead::FileCreateAhead(std::vector<std::string> paths, std::size_t depth)
+    : paths_(std::move(paths)), ahead_(paths_.size(), depth, [this](std::size_t i) {
+        return FileDescriptor(
+            paths_[i].empty()
+                ? -1
+                : ::open(paths_[i].c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+      }) {}
 
 } // namespace htrace::format

@@ -1,12 +1,14 @@
 // FilePrefetch hands the reader each file's bytes as MappedFile would, in order, whatever the
 // reader skips, reads ahead and gives up: a large, missing or empty file is the reader's own
-// open, with its error.
+// open, with its error. FileCreateAhead hands the writer each file created, and closes what it
+// created for nobody.
 #include "format/event_file.h"
 #include "format/file_prefetch.h"
 
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using htrace::format::FileCreateAhead;
 using htrace::format::FilePrefetch;
 using htrace::format::MappedFile;
 
@@ -87,6 +90,34 @@ TEST_F(Prefetch, ReaderMayStopEarly) {
     FilePrefetch files(paths, 2);
     if (stop > 0) files.take(static_cast<size_t>(stop * 10));
   } // destroyed with the thread waiting for room, or still reading: joins, no hang
+}
+
+size_t open_descriptors() {
+  return static_cast<size_t>(
+      std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator()));
+}
+
+TEST_F(Prefetch, CreatesEachFileAhead) {
+  const size_t before = open_descriptors();
+  std::vector<std::string> paths;
+  for (int i = 0; i < 50; ++i)
+    paths.push_back(i % 7 == 3 ? "" : (dir_ / ("out" + std::to_string(i))).string());
+  paths.push_back((dir_ / "no-such-dir" / "out").string());
+  {
+    FileCreateAhead files(paths, 4);
+    for (size_t i = 0; i < paths.size(); i += 2) { // the odd ones passed over
+      const int fd = files.take(i);
+      if (paths[i].empty() || i == paths.size() - 1) {
+        EXPECT_EQ(fd, -1) << i;
+        continue;
+      }
+      ASSERT_GE(fd, 0) << paths[i];
+      ASSERT_EQ(::write(fd, "x", 1), 1);
+      ::close(fd);
+      EXPECT_EQ(fs::file_size(paths[i]), 1u) << paths[i];
+    }
+  }
+  EXPECT_EQ(open_descriptors(), before) << "files created for nobody are closed";
 }
 
 } // namespace

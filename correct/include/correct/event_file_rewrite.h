@@ -29,7 +29,8 @@ using TypeCounts = std::vector<std::pair<int, uint64_t>>;
 // encoder (format/event_file_encoder.h), with errors thrown.
 class EventFileWriter {
 public:
-  EventFileWriter(const std::string& path, size_t chunk_size); // throws std::runtime_error
+  // `created`: the file, if already created (format::FileCreateAhead; the writer's from now on).
+  EventFileWriter(const std::string& path, size_t chunk_size, int created = -1); // throws
 
   // Appends one event (its bytes as format::RawEvent holds them) at `time`, which must not go back.
   void add(int64_t time, const uint8_t* record, size_t size) {
@@ -49,10 +50,11 @@ private:
 // removed, if the file does not hold exactly the events the read saw: as many, with the input times
 // of `times` in the same order, and as many of each type as `expected` (a layout this parser does
 // not know, clock offsets OTF2's reader applied, or a file that changed). Throws std::runtime_error
-// naming the file if `out` cannot be written.
+// naming the file if `out` cannot be written. `out_created`: `out` already created, as for
+// EventFileWriter.
 std::optional<int64_t> rewrite_event_file(const format::MappedFile& in, const std::string& out,
                                           size_t chunk_size, TimeSource& times,
-                                          const TypeCounts& expected);
+                                          const TypeCounts& expected, int out_created = -1);
 
 } // namespace htrace::correct
 #endif

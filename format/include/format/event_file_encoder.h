@@ -25,8 +25,10 @@ public:
 
   /// Creates the file (truncating it) with chunks of `chunk_size` bytes, the archive's event
   /// chunk size; `before_write`, if set, runs before each write to the file. False, with error()
-  /// set, if it cannot.
-  bool open(const std::string& path, std::size_t chunk_size, void (*before_write)() = nullptr);
+  /// set, if it cannot. `created`, if not -1, is the file already created and open for writing
+  /// (its descriptor is the encoder's from now on).
+  bool open(const std::string& path, std::size_t chunk_size, void (*before_write)() = nullptr,
+            int created = -1);
   /// From now on, the kernel is asked to start writing each full chunk to disk as soon as it is
   /// written (sync_file_range), so a later fsync of the file waits only for the last ones.
   void write_behind() { write_behind_ = true; }
