@@ -170,7 +170,15 @@ void MessageWaits::pair(const relations::P2pChannel& ch, const End& send, const 
 void MessageWaits::finish() {
   for (auto& p : posted_)
     p.finish(matched());
-  for (const auto& [channel, q] : channels_) {
+  // By channel, so that the calls see a fixed order.
+  std::vector<const std::pair<const relations::P2pChannel, Queues>*> by_channel;
+  by_channel.reserve(channels_.size());
+  for (const auto& c : channels_)
+    by_channel.push_back(&c);
+  std::sort(by_channel.begin(), by_channel.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* c : by_channel) {
+    const Queues& q = c->second;
     for (const End& e : q.sends)
       if (e.held) calls_.settle(e.call, nullptr);
     for (const End& e : q.receives)

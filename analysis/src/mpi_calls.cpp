@@ -25,12 +25,12 @@ void MpiCalls::leave(std::uint32_t loc, std::int64_t t) {
   const Frame f = stack.back();
   stack.pop_back();
   if (!f.mpi) return;
-  auto it = held_[loc].find(f.number);
-  if (it == held_[loc].end()) return;
-  it->second.leave = t;
-  if (it->second.open > 0) return;
-  add(loc, it->second);
-  held_[loc].erase(it);
+  HeldCall* c = find_held(loc, f.number);
+  if (!c) return;
+  c->held.leave = t;
+  if (c->held.open > 0) return;
+  add(loc, c->held);
+  release(loc, c);
 }
 
 std::optional<CallRef> MpiCalls::current(std::uint32_t loc) const {
@@ -40,32 +40,55 @@ std::optional<CallRef> MpiCalls::current(std::uint32_t loc) const {
   return std::nullopt;
 }
 
+namespace {
+template <class Calls> auto first_not_before(Calls& held, std::uint64_t number) {
+  return std::lower_bound(held.begin(), held.end(), number,
+                          [](const auto& c, std::uint64_t n) { return c.number < n; });
+}
+} // namespace
+
+MpiCalls::HeldCall* MpiCalls::find_held(std::uint32_t loc, std::uint64_t number) {
+  auto& held = held_[loc];
+  const auto it = first_not_before(held, number);
+  return it != held.end() && it->number == number ? &*it : nullptr;
+}
+
+void MpiCalls::release(std::uint32_t loc, HeldCall* c) {
+  auto& held = held_[loc];
+  held.erase(held.begin() + (c - held.data()));
+}
+
 void MpiCalls::hold(const CallRef& call) {
-  auto [it, inserted] = held_[call.loc].try_emplace(call.number);
-  if (inserted) {
-    it->second.enter = call.enter;
-    it->second.region = call.region;
+  auto& held = held_[call.loc];
+  // (Calls are held in the order they are entered, so this appends but for a relation found
+  // inside an outer call after an inner one was held.)
+  auto it = first_not_before(held, call.number);
+  if (it == held.end() || it->number != call.number) {
+    it = held.insert(it, HeldCall{call.number, Held{}});
+    it->held.enter = call.enter;
+    it->held.region = call.region;
   }
-  ++it->second.open;
+  ++it->held.open;
 }
 
 void MpiCalls::settle(const CallRef& call, const Candidate* c) {
-  auto it = held_[call.loc].find(call.number);
-  if (it == held_[call.loc].end()) return;
-  Held& h = it->second;
+  HeldCall* held = find_held(call.loc, call.number);
+  if (!held) return;
+  Held& h = held->held;
   if (c) {
     auto& longest = h.longest[static_cast<std::size_t>(c->pattern)];
     if (!longest || c->wait_ns > longest->wait_ns) longest = *c;
   }
   if (--h.open > 0 || h.leave == kNotLeft) return;
   add(call.loc, h);
-  held_[call.loc].erase(it);
+  release(call.loc, held);
 }
 
 void MpiCalls::finish() {
-  for (std::uint32_t loc = 0; loc < held_.size(); ++loc)
-    for (const auto& [number, h] : held_[loc])
-      if (h.leave != kNotLeft) add(loc, h);
+  for (std::uint32_t loc = 0; loc < held_.size(); ++loc) {
+    for (const HeldCall& c : held_[loc]) // (in call order)
+      if (c.held.leave != kNotLeft) add(loc, c.held);
+  }
   held_.clear();
 }
 

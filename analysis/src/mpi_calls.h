@@ -11,7 +11,6 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -69,13 +68,24 @@ private:
     std::uint32_t open = 0; ///< relations not yet evaluated
     std::array<std::optional<Candidate>, kWaitPatterns> longest;
   };
+  /// A held call and its number among its location's MPI calls.
+  struct HeldCall {
+    std::uint64_t number;
+    Held held;
+  };
   static constexpr std::int64_t kNotLeft = INT64_MIN;
   void add(std::uint32_t loc, const Held& h);
+  HeldCall* find_held(std::uint32_t loc, std::uint64_t number);
+  void release(std::uint32_t loc, HeldCall* c);
 
   std::unordered_set<std::uint32_t> mpi_regions_;
   std::vector<std::vector<Frame>> stacks_;
   std::vector<std::uint64_t> calls_; ///< per location: MPI calls entered so far
-  std::vector<std::unordered_map<std::uint64_t, Held>> held_;
+  /// By location, its held calls by number: a few at a time (those with relations in flight). A
+  /// vector keeps its capacity, so holding a call allocates nothing once the location has held
+  /// as many at once before, and its calls sit in one block; a hash map per location
+  /// allocated a node per call and missed the cache on its buckets at many locations.
+  std::vector<std::vector<HeldCall>> held_;
 };
 
 } // namespace htrace::analysis::detail

@@ -194,9 +194,18 @@ void OpenMpWaits::tick(std::uint32_t loc, std::int64_t t) {
   }
   if (th.forks == 0 && th.teams.empty() && t > th.last) {
     th.serial_ns += t - th.last;
-    th.serial[th.stack.empty() ? kNoRegion : th.stack.back().region] += t - th.last;
+    th.add_serial(th.stack.empty() ? kNoRegion : th.stack.back().region, t - th.last);
   }
   th.last = std::max(th.last, t);
+}
+
+void OpenMpWaits::Thread::add_serial(std::uint32_t region, std::int64_t ns) {
+  for (auto& [r, total] : serial)
+    if (r == region) {
+      total += ns;
+      return;
+    }
+  serial.emplace_back(region, ns);
 }
 
 // Scalasca's Idle Threads: each worker thread of a process (a location that was a member of a

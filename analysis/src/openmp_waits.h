@@ -62,7 +62,10 @@ private:
     bool master = false;     ///< forked outside any fork and team
     bool member = false;     ///< was a member of a team
     std::int64_t serial_ns = 0;
-    std::map<std::uint32_t, std::int64_t> serial;
+    /// (region, ns): the few regions serial code runs in, scanned; every location of an MPI-only
+    /// run adds here on each event, and a tree per location missed the cache at each level.
+    std::vector<std::pair<std::uint32_t, std::int64_t>> serial;
+    void add_serial(std::uint32_t region, std::int64_t ns);
   };
   struct Member {
     std::uint32_t loc, region;
