@@ -14,6 +14,7 @@
 #ifndef HTRACE_ANALYSIS_MESSAGE_WAITS_H
 #define HTRACE_ANALYSIS_MESSAGE_WAITS_H
 
+#include "channel_index.h"
 #include "mpi_calls.h"
 #include "pattern_rules.h"
 #include "relations/fifo.h"
@@ -76,17 +77,10 @@ private:
   std::vector<relations::PostedMessages<End>> posted_;  ///< by location
   /// By location: open MpiIrecvRequests, request -> enter of the call that posted it.
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> irecv_posted_;
-  struct ChannelHash {
-    std::size_t operator()(const relations::P2pChannel& c) const {
-      const std::uint64_t h = ((std::uint64_t{c.src} << 32 | c.dst) * 0x9e3779b97f4a7c15ULL) ^
-                              ((std::uint64_t{c.comm} << 32 | c.tag) * 0xc2b2ae3d27d4eb4fULL);
-      return static_cast<std::size_t>(h ^ (h >> 29));
-    }
-  };
   /// Per channel the message ends whose partner is not seen yet; a channel stays once seen (a
-  /// program uses them again and again). Hashed: a few per process, so a tree of them is as deep
-  /// as the processes are many, a cache miss per level on every message.
-  std::unordered_map<relations::P2pChannel, Queues, ChannelHash> channels_;
+  /// program uses them again and again).
+  ChannelIndex channel_numbers_;
+  std::vector<Queues> channels_; ///< by channel number
   /// By receiving process: the sends in a call recorded and not yet matched, earliest enter first.
   std::vector<std::set<Flight>> in_flight_;
   /// By location: the open MpiIsends in flight, request -> receiving process and key (a cancelled
