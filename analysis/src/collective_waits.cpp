@@ -100,9 +100,9 @@ void CollectiveWaits::add_member(std::uint32_t loc, const relations::CollectiveC
   auto comm = layout_.comm_members.find(c.comm);
   if (comm == layout_.comm_members.end() || comm->second.size() < 2) return done();
   const auto& members = comm->second;
-  std::size_t rank = 0;
-  while (rank < members.size() && layout_.process_of[members[rank]] != process)
-    ++rank;
+  const std::size_t rank = ranks_.rank(c.comm, members.size(), process, [&](std::size_t r) {
+    return layout_.process_of[members[r]];
+  });
   if (rank == members.size()) return done();
 
   const std::uint64_t number = numbering_[process].next(c.comm);

@@ -13,6 +13,7 @@
 #include "mpi_calls.h"
 #include "relations/collective_bounds.h"
 #include "relations/collective_calls.h"
+#include "relations/member_ranks.h"
 
 #include <map>
 #include <unordered_map>
@@ -71,6 +72,7 @@ private:
   };
   std::vector<std::unordered_map<std::uint64_t, Held>> held_; ///< by location: call number
   std::map<std::pair<std::uint32_t, std::uint64_t>, Instance> instances_; ///< comm, number
+  relations::MemberRanks ranks_;                                          ///< by process
   /// By location: the enter of each open non-blocking request's call, by index.
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> nbc_starts_;
   std::uint64_t next_start_ = 0;

@@ -14,7 +14,6 @@
 #ifndef HTRACE_ANALYSIS_MESSAGE_WAITS_H
 #define HTRACE_ANALYSIS_MESSAGE_WAITS_H
 
-#include "channel_index.h"
 #include "mpi_calls.h"
 #include "pattern_rules.h"
 #include "relations/fifo.h"
@@ -79,7 +78,7 @@ private:
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> irecv_posted_;
   /// Per channel the message ends whose partner is not seen yet; a channel stays once seen (a
   /// program uses them again and again).
-  ChannelIndex channel_numbers_;
+  relations::ChannelIndex channel_numbers_;
   std::vector<Queues> channels_; ///< by channel number
   /// By receiving process: the sends in a call recorded and not yet matched, earliest enter first.
   std::vector<std::set<Flight>> in_flight_;

@@ -55,9 +55,9 @@ void ClockConditions::add_member(std::uint32_t process, const relations::Collect
   auto comm = defs_.comms.find(c.comm);
   if (comm == defs_.comms.end() || comm->second.members.size() < 2) return;
   const auto& members = comm->second.members;
-  std::size_t rank = 0;
-  while (rank < members.size() && defs_.locations[members[rank]].process != process)
-    ++rank;
+  const std::size_t rank = ranks_.rank(c.comm, members.size(), process, [&](std::size_t r) {
+    return defs_.locations[members[r]].process;
+  });
   if (rank == members.size()) return;
   const std::uint64_t seq = instance_numbers_[process].next(c.comm);
   auto it = instances_.try_emplace({c.comm, seq}).first;

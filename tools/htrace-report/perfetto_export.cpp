@@ -183,9 +183,8 @@ void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t
   const std::uint64_t instance = it->second.number;
   if (++it->second.seen == members.size()) instances_.erase(it);
   // This location's rank in the communicator, and the flows' source rank.
-  std::uint32_t me = 0;
-  while (me < members.size() && members[me] != loc)
-    ++me;
+  const auto me = static_cast<std::uint32_t>(
+      ranks_.rank(comm, members.size(), loc, [&](std::size_t r) { return members[r]; }));
   if (me == members.size()) return; // a thread that is not the rank's MPI location
   const std::uint32_t source = root == OTF2_UNDEFINED_UINT32 || root >= members.size() ? 0 : root;
   ++counts_.records_drawn;

@@ -15,6 +15,7 @@
 #include "message_ends.h"
 #include "metric_defs.h"
 #include "relations/collective_bounds.h"
+#include "relations/member_ranks.h"
 
 #include <map>
 #include <ostream>
@@ -106,6 +107,7 @@ private:
     std::uint32_t seen = 0;
   };
   std::map<std::pair<std::uint32_t, std::uint64_t>, Instance> instances_; // (comm, k) in flight
+  relations::MemberRanks ranks_;                                          ///< by location
   std::vector<relations::CollectiveNumbering> coll_count_; // per location: its calls per comm
   std::uint64_t next_instance_ = 0;
   std::map<std::pair<std::uint32_t, OTF2_MetricMemberRef>, std::string> counter_names_;

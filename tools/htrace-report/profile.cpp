@@ -175,7 +175,9 @@ void Profile::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::
 // A send counts as a message (matrix included) once it is known not to be cancelled.
 void Profile::matched_end(const relations::MessageEnd<ProfiledEnd>& end) {
   const P2pChannel& channel = end.channel;
-  Queues& q = channels_[channel];
+  const std::uint32_t number = channel_numbers_.find_or_add(channel);
+  if (number == channels_.size()) channels_.emplace_back();
+  Queues& q = channels_[number];
   if (end.side == P2pSide::Send) {
     ++messages;
     const std::size_t cell =
@@ -212,7 +214,7 @@ void Profile::finish() {
   detail_messages.resize(first_details_.size());
   for (std::size_t i = first_details_.size(); i-- > 0; first_details_.pop())
     detail_messages[i] = first_details_.top().message;
-  for (const auto& [key, q] : channels_)
+  for (const Queues& q : channels_)
     unmatched += q.sends.size() + q.recvs.size();
   for (std::size_t row = 0; row < mpi_share.size(); ++row) {
     const std::size_t first = row * scale.location_block;

@@ -150,7 +150,8 @@ private:
   std::vector<std::uint64_t> p2p_records_; ///< per location: its point-to-point records so far
   std::uint64_t seen_ = 0;                 ///< point-to-point records so far
   std::uint64_t worst_seen_ = 0;
-  std::map<P2pChannel, Queues> channels_;
+  relations::ChannelIndex channel_numbers_;
+  std::vector<Queues> channels_;              ///< by channel number
   std::priority_queue<Detail> first_details_; ///< the detail messages that count first
   std::priority_queue<DetailSlice, std::vector<DetailSlice>, std::greater<DetailSlice>> longest_;
   std::map<SliceKey, Kept> kept_;
