@@ -14,6 +14,7 @@
 #include "relations/collective_bounds.h"
 #include "relations/collective_calls.h"
 #include "relations/member_ranks.h"
+#include "relations/ref_index.h"
 
 #include <map>
 #include <unordered_map>
@@ -63,6 +64,7 @@ private:
   bool in_neighborhood_collective(std::uint32_t loc) const;
 
   const RunLayout& layout_;
+  relations::RefIndex<std::vector<std::uint32_t>> comms_; ///< layout_.comm_members
   MpiCalls& calls_;
   std::vector<relations::CollectiveCalls> located_;       ///< by location
   std::vector<relations::CollectiveNumbering> numbering_; ///< by process

@@ -11,7 +11,7 @@ using relations::Role;
 
 OpenMpWaits::OpenMpWaits(const RunLayout& layout, WaitStates& results,
                          const WaitStateAnalysis::WaitObserver& observer)
-    : layout_(layout), results_(results), observer_(observer) {
+    : layout_(layout), teams_(layout.comm_members), results_(results), observer_(observer) {
   threads_.reserve(layout.process_of.size());
   for (std::uint32_t loc = 0; loc < layout.process_of.size(); ++loc)
     threads_.emplace_back(loc);
@@ -91,8 +91,8 @@ void OpenMpWaits::lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t m
 
 std::size_t OpenMpWaits::team_size(std::uint64_t team) const {
   if (team > UINT32_MAX) return 0;
-  auto it = layout_.comm_members.find(static_cast<std::uint32_t>(team));
-  return it == layout_.comm_members.end() ? 0 : it->second.size();
+  const std::vector<std::uint32_t>* members = teams_.find(static_cast<std::uint32_t>(team));
+  return members ? members->size() : 0;
 }
 
 // A member contributes at its enter and receives at its leave; its own enter precedes its leave,

@@ -9,6 +9,7 @@
 
 #include "analysis/wait_states.h"
 #include "relations/openmp_thread.h"
+#include "relations/ref_index.h"
 
 #include <cstdint>
 #include <map>
@@ -104,6 +105,7 @@ private:
   std::size_t team_size(std::uint64_t team) const;
 
   const RunLayout& layout_;
+  relations::RefIndex<std::vector<std::uint32_t>> teams_; ///< layout_.comm_members
   WaitStates& results_;
   const WaitStateAnalysis::WaitObserver& observer_;
   std::vector<Thread> threads_;

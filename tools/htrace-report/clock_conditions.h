@@ -29,6 +29,7 @@
 #include "relations/collective_calls.h"
 #include "relations/member_ranks.h"
 #include "relations/openmp_thread.h"
+#include "relations/ref_index.h"
 
 #include <map>
 #include <tuple>
@@ -128,6 +129,7 @@ private:
   static void count(ConditionCounts& c, std::int64_t t, std::int64_t bound);
 
   const ArchiveDefs& defs_;
+  relations::RefIndex<Comm> comms_; ///< defs_.comms
   std::vector<Thread> threads_;
   std::vector<relations::CollectiveNumbering> instance_numbers_;              ///< per process
   std::map<std::pair<std::uint32_t, std::uint64_t>, CollInstance> instances_; ///< comm, seq

@@ -30,8 +30,9 @@ std::uint64_t collective_id(std::uint64_t instance, std::uint32_t member) {
 
 PerfettoExport::PerfettoExport(const ArchiveDefs& defs, const MetricDefs& metrics,
                                std::ostream& out, const ExportLimits& limits)
-    : MatchingSink(defs), defs_(defs), metrics_(metrics), out_(out), stacks_(defs.locations.size()),
-      tid_(defs.locations.size()), coll_count_(defs.locations.size()), selection_(limits) {
+    : MatchingSink(defs), defs_(defs), comms_(defs.comms), metrics_(metrics), out_(out),
+      stacks_(defs.locations.size()), tid_(defs.locations.size()),
+      coll_count_(defs.locations.size()), selection_(limits) {
   // displayTimeUnit first: Perfetto looks for it in the first chunk of the file. otherData comes
   // last, when what was left out is known.
   out_ << "{\"displayTimeUnit\":\"ns\",\n\"traceEvents\":[\n";
@@ -174,9 +175,9 @@ void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t
                                 std::uint32_t comm, std::uint32_t root, std::uint64_t,
                                 std::uint64_t) {
   const std::int64_t ns = advance(t);
-  auto c = defs_.comms.find(comm);
-  if (c == defs_.comms.end() || c->second.members.size() < 2) return;
-  const auto& members = c->second.members;
+  const Comm* c = comms_.find(comm);
+  if (!c || c->members.size() < 2) return;
+  const auto& members = c->members;
   const std::uint64_t k = coll_count_[loc].next(comm);
   auto [it, inserted] = instances_.try_emplace({comm, k}, Instance{next_instance_});
   if (inserted) ++next_instance_;

@@ -16,6 +16,7 @@
 #include "metric_defs.h"
 #include "relations/collective_bounds.h"
 #include "relations/member_ranks.h"
+#include "relations/ref_index.h"
 
 #include <map>
 #include <ostream>
@@ -96,6 +97,7 @@ private:
   void matched_end(const relations::MessageEnd<FlowEnd>& end) override;
 
   const ArchiveDefs& defs_;
+  relations::RefIndex<Comm> comms_; ///< defs_.comms
   const MetricDefs& metrics_;
   std::ostream& out_;
   bool first_ = true;
