@@ -8,8 +8,9 @@
 namespace htrace::analysis::detail {
 
 CollectiveWaits::CollectiveWaits(const RunLayout& layout, MpiCalls& calls)
-    : layout_(layout), calls_(calls), located_(layout.process_of.size()),
-      held_(layout.process_of.size()), nbc_starts_(layout.process_of.size()) {
+    : layout_(layout), comms_(layout.comm_members), calls_(calls),
+      located_(layout.process_of.size()), held_(layout.process_of.size()),
+      nbc_starts_(layout.process_of.size()) {
   std::uint32_t processes = 0;
   for (std::uint32_t p : layout.process_of)
     processes = std::max(processes, p + 1);
@@ -97,12 +98,12 @@ void CollectiveWaits::add_member(std::uint32_t loc, const relations::CollectiveC
     if (m.timed) calls_.settle(m.call, nullptr);
   };
   const std::uint32_t process = layout_.process_of[loc];
-  auto comm = layout_.comm_members.find(c.comm);
-  if (comm == layout_.comm_members.end() || comm->second.size() < 2) return done();
-  const auto& members = comm->second;
-  std::size_t rank = 0;
-  while (rank < members.size() && layout_.process_of[members[rank]] != process)
-    ++rank;
+  const std::vector<std::uint32_t>* comm = comms_.find(c.comm);
+  if (!comm || comm->size() < 2) return done();
+  const auto& members = *comm;
+  const std::size_t rank = ranks_.rank(c.comm, members.size(), process, [&](std::size_t r) {
+    return layout_.process_of[members[r]];
+  });
   if (rank == members.size()) return done();
 
   const std::uint64_t number = numbering_[process].next(c.comm);

@@ -13,6 +13,8 @@
 #include "mpi_calls.h"
 #include "relations/collective_bounds.h"
 #include "relations/collective_calls.h"
+#include "relations/member_ranks.h"
+#include "relations/ref_index.h"
 
 #include <map>
 #include <unordered_map>
@@ -62,6 +64,7 @@ private:
   bool in_neighborhood_collective(std::uint32_t loc) const;
 
   const RunLayout& layout_;
+  relations::RefIndex<std::vector<std::uint32_t>> comms_; ///< layout_.comm_members
   MpiCalls& calls_;
   std::vector<relations::CollectiveCalls> located_;       ///< by location
   std::vector<relations::CollectiveNumbering> numbering_; ///< by process
@@ -71,6 +74,7 @@ private:
   };
   std::vector<std::unordered_map<std::uint64_t, Held>> held_; ///< by location: call number
   std::map<std::pair<std::uint32_t, std::uint64_t>, Instance> instances_; ///< comm, number
+  relations::MemberRanks ranks_;                                          ///< by process
   /// By location: the enter of each open non-blocking request's call, by index.
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> nbc_starts_;
   std::uint64_t next_start_ = 0;

@@ -99,7 +99,9 @@ void MessageWaits::cancelled(std::uint32_t loc, std::uint64_t request) {
 }
 
 void MessageWaits::queue(const relations::MessageEnd<End>& e) {
-  Queues& q = channels_[e.channel];
+  const std::uint32_t number = channel_numbers_.find_or_add(e.channel);
+  if (number == channels_.size()) channels_.emplace_back();
+  Queues& q = channels_[number];
   (e.side == relations::P2pSide::Send ? q.sends : q.receives).push_back(e.what);
   while (!q.sends.empty() && !q.receives.empty()) {
     pair(e.channel, q.sends.front(), q.receives.front());
@@ -170,7 +172,15 @@ void MessageWaits::pair(const relations::P2pChannel& ch, const End& send, const 
 void MessageWaits::finish() {
   for (auto& p : posted_)
     p.finish(matched());
-  for (const auto& [channel, q] : channels_) {
+  // By channel, so that the calls see a fixed order.
+  std::vector<std::uint32_t> by_channel(channels_.size());
+  for (std::uint32_t i = 0; i < by_channel.size(); ++i)
+    by_channel[i] = i;
+  std::sort(by_channel.begin(), by_channel.end(), [this](std::uint32_t a, std::uint32_t b) {
+    return channel_numbers_[a] < channel_numbers_[b];
+  });
+  for (const std::uint32_t c : by_channel) {
+    const Queues& q = channels_[c];
     for (const End& e : q.sends)
       if (e.held) calls_.settle(e.call, nullptr);
     for (const End& e : q.receives)
@@ -179,6 +189,7 @@ void MessageWaits::finish() {
   for (std::uint32_t dst = 0; dst < undecided_.size(); ++dst)
     decide(dst, true);
   channels_.clear();
+  channel_numbers_.clear();
   for (auto& f : in_flight_)
     f.clear();
   for (auto& f : isend_flight_)

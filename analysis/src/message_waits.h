@@ -76,9 +76,10 @@ private:
   std::vector<relations::PostedMessages<End>> posted_;  ///< by location
   /// By location: open MpiIrecvRequests, request -> enter of the call that posted it.
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> irecv_posted_;
-  /// Per channel the message ends whose partner is not seen yet; a channel stays once seen
-  /// (there are few, and a program uses them again and again).
-  std::map<relations::P2pChannel, Queues> channels_;
+  /// Per channel the message ends whose partner is not seen yet; a channel stays once seen (a
+  /// program uses them again and again).
+  relations::ChannelIndex channel_numbers_;
+  std::vector<Queues> channels_; ///< by channel number
   /// By receiving process: the sends in a call recorded and not yet matched, earliest enter first.
   std::vector<std::set<Flight>> in_flight_;
   /// By location: the open MpiIsends in flight, request -> receiving process and key (a cancelled

@@ -11,7 +11,6 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -63,19 +62,48 @@ private:
     std::uint64_t number;
     std::int64_t enter;
   };
+  /// The longest candidate of each pattern proposed for a call: a call sees one to three patterns,
+  /// kept in place; more go to a vector. Small, so that a held call takes few cache lines.
+  class Longest {
+  public:
+    void offer(const Candidate& c);
+    /// Calls `f` with each candidate in pattern order.
+    template <class F> void each(F&& f) const;
+
+  private:
+    static constexpr std::size_t kInPlace = 3;
+    std::uint8_t in_place_ = 0;
+    std::array<Candidate, kInPlace> first_;
+    std::vector<Candidate> more_;
+  };
   struct Held {
     std::int64_t enter = 0, leave = kNotLeft;
     std::uint32_t region = 0;
     std::uint32_t open = 0; ///< relations not yet evaluated
-    std::array<std::optional<Candidate>, kWaitPatterns> longest;
+    Longest longest;
+  };
+  /// A held call and its number among its location's MPI calls.
+  struct HeldCall {
+    std::uint64_t number;
+    Held held;
+  };
+  /// What a location has: an event of it touches one cache line of these for all three.
+  struct Location {
+    std::vector<Frame> stack;
+    /// Its held calls by number: a few at a time (those with relations in flight). A vector
+    /// keeps its capacity, so holding a call allocates nothing once the location has held as
+    /// many at once before; a hash map per location allocated a node per call and missed the
+    /// cache on its buckets at many locations.
+    std::vector<HeldCall> held;
+    std::uint64_t calls = 0; ///< MPI calls entered so far
   };
   static constexpr std::int64_t kNotLeft = INT64_MIN;
   void add(std::uint32_t loc, const Held& h);
+  HeldCall* find_held(std::uint32_t loc, std::uint64_t number);
+  void release(std::uint32_t loc, HeldCall* c);
 
   std::unordered_set<std::uint32_t> mpi_regions_;
-  std::vector<std::vector<Frame>> stacks_;
-  std::vector<std::uint64_t> calls_; ///< per location: MPI calls entered so far
-  std::vector<std::unordered_map<std::uint64_t, Held>> held_;
+  std::vector<Location> locations_;
 };
 
 } // namespace htrace::analysis::detail

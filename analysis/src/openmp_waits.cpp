@@ -11,7 +11,7 @@ using relations::Role;
 
 OpenMpWaits::OpenMpWaits(const RunLayout& layout, WaitStates& results,
                          const WaitStateAnalysis::WaitObserver& observer)
-    : layout_(layout), results_(results), observer_(observer) {
+    : layout_(layout), teams_(layout.comm_members), results_(results), observer_(observer) {
   threads_.reserve(layout.process_of.size());
   for (std::uint32_t loc = 0; loc < layout.process_of.size(); ++loc)
     threads_.emplace_back(loc);
@@ -91,8 +91,8 @@ void OpenMpWaits::lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t m
 
 std::size_t OpenMpWaits::team_size(std::uint64_t team) const {
   if (team > UINT32_MAX) return 0;
-  auto it = layout_.comm_members.find(static_cast<std::uint32_t>(team));
-  return it == layout_.comm_members.end() ? 0 : it->second.size();
+  const std::vector<std::uint32_t>* members = teams_.find(static_cast<std::uint32_t>(team));
+  return members ? members->size() : 0;
 }
 
 // A member contributes at its enter and receives at its leave; its own enter precedes its leave,
@@ -194,9 +194,18 @@ void OpenMpWaits::tick(std::uint32_t loc, std::int64_t t) {
   }
   if (th.forks == 0 && th.teams.empty() && t > th.last) {
     th.serial_ns += t - th.last;
-    th.serial[th.stack.empty() ? kNoRegion : th.stack.back().region] += t - th.last;
+    th.add_serial(th.stack.empty() ? kNoRegion : th.stack.back().region, t - th.last);
   }
   th.last = std::max(th.last, t);
+}
+
+void OpenMpWaits::Thread::add_serial(std::uint32_t region, std::int64_t ns) {
+  for (auto& [r, total] : serial)
+    if (r == region) {
+      total += ns;
+      return;
+    }
+  serial.emplace_back(region, ns);
 }
 
 // Scalasca's Idle Threads: each worker thread of a process (a location that was a member of a

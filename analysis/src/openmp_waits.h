@@ -9,6 +9,7 @@
 
 #include "analysis/wait_states.h"
 #include "relations/openmp_thread.h"
+#include "relations/ref_index.h"
 
 #include <cstdint>
 #include <map>
@@ -62,7 +63,10 @@ private:
     bool master = false;     ///< forked outside any fork and team
     bool member = false;     ///< was a member of a team
     std::int64_t serial_ns = 0;
-    std::map<std::uint32_t, std::int64_t> serial;
+    /// (region, ns): the few regions serial code runs in, scanned; every location of an MPI-only
+    /// run adds here on each event, and a tree per location missed the cache at each level.
+    std::vector<std::pair<std::uint32_t, std::int64_t>> serial;
+    void add_serial(std::uint32_t region, std::int64_t ns);
   };
   struct Member {
     std::uint32_t loc, region;
@@ -101,6 +105,7 @@ private:
   std::size_t team_size(std::uint64_t team) const;
 
   const RunLayout& layout_;
+  relations::RefIndex<std::vector<std::uint32_t>> teams_; ///< layout_.comm_members
   WaitStates& results_;
   const WaitStateAnalysis::WaitObserver& observer_;
   std::vector<Thread> threads_;

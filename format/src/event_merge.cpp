@@ -53,10 +53,11 @@ EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs,
   size_t mapped = 0;
   ids_.reserve(inputs.size());
   heap_.reserve(inputs.size());
+  cursors_ = std::make_unique<std::optional<Cursor>[]>(inputs.size());
   for (const Input& in : inputs) {
     ids_.push_back(in.id);
-    cursors_.emplace_back(event_file_path(dir, in.id), chunk_size, in.maps);
-    if (!count || !cursors_.back().file->mapped()) continue;
+    const Cursor& c = cursors_[inputs_++].emplace(event_file_path(dir, in.id), chunk_size, in.maps);
+    if (!count || !c.file->mapped()) continue;
     const auto [max, used] = *count;
     if (used + ++mapped + kSpareMappings > max)
       throw input_error("'" + dir + "': reading " + std::to_string(inputs.size()) +
@@ -67,31 +68,59 @@ EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs,
                         ") allows (raise it with 'sysctl -w vm.max_map_count=" +
                         std::to_string(used + inputs.size() + kSpareMappings) + "')");
   }
-  for (uint32_t i = 0; i < cursors_.size(); ++i) {
-    Cursor& c = cursors_[i];
-    if (c.advance())
-      heap_.push_back({c.event.time, i});
-    else if (c.parser.error())
+  next_event_.resize(inputs_);
+  for (uint32_t i = 0; i < inputs_; ++i) {
+    Cursor& c = *cursors_[i];
+    if (c.advance()) {
+      heap_.push_back(key(c.event.time, i));
+      next_event_[i] = c.event.begin;
+    } else if (c.parser.error())
       fail(i, c.parser.error(), c.parser.error_offset());
     else
       c.file.reset();
   }
-  for (size_t i = heap_.size() / 2; i-- > 0;)
-    sift_down(i);
+  if (!heap_.empty())
+    for (size_t i = (heap_.size() - 1) / kArity + 1; i-- > 0;)
+      sift_down(i);
 }
 
 void EventMerge::sift_down(size_t i) {
   const size_t n = heap_.size();
-  const Key key = heap_[i];
-  for (;;) {
-    size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && heap_[child + 1] < heap_[child]) ++child;
-    if (!(heap_[child] < key)) break;
+  const Key k = heap_[i];
+  for (size_t child = smallest_child(i); child < n && heap_[child] < k; child = smallest_child(i)) {
     heap_[i] = heap_[child];
     i = child;
   }
-  heap_[i] = key;
+  heap_[i] = k;
+}
+
+// The top's input has its next event at `k`. With events spread over many inputs, that one comes
+// after most others and sinks to a leaf: so the hole at the top moves down along the smallest
+// children to a leaf without comparing them with `k`, and `k` rises from there, rarely more than
+// a level.
+void EventMerge::replace_top(Key k) {
+  const size_t n = heap_.size();
+  size_t i = 0;
+  for (size_t child = smallest_child(0); child < n; child = smallest_child(i)) {
+    heap_[i] = heap_[child];
+    i = child;
+  }
+  while (i > 0) {
+    const size_t parent = (i - 1) / kArity;
+    if (!(k < heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = k;
+}
+
+// Asks for the cursor of `input` and its next event to be brought into the cache: events come
+// from ever another input, and delivering one takes long enough to hide the wait for the next.
+void EventMerge::prefetch(uint32_t input) const {
+  const char* p = reinterpret_cast<const char*>(&cursors_[input]);
+  for (size_t offset = 0; offset < sizeof(std::optional<Cursor>); offset += 64)
+    __builtin_prefetch(p + offset);
+  __builtin_prefetch(next_event_[input]);
 }
 
 void EventMerge::fail(uint32_t input, const char* why, size_t offset) const {
@@ -104,22 +133,26 @@ uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
                          OTF2_EvtReaderCallback_Metric metric, OtherEventFn other, void* user) {
   uint64_t events = 0;
   while (!heap_.empty()) {
-    const uint32_t i = heap_[0].input;
-    Cursor& c = cursors_[i];
+    const uint32_t i = input_of(heap_[0]);
+    Cursor& c = *cursors_[i];
+    // The next event is most likely the smallest child's, unless this input's own next comes
+    // first.
+    if (const size_t next = smallest_child(0); next < heap_.size()) prefetch(input_of(heap_[next]));
     const DecodeError error = decode_event(c.event, c.file->data(), c.position, callbacks, other, i,
                                            user, c.maps, metric);
     if (error) fail(i, error.why, error.offset);
     ++events;
     if (c.advance()) {
-      heap_[0].time = c.event.time;
+      next_event_[i] = c.event.begin;
+      replace_top(key(c.event.time, i));
     } else {
       if (c.parser.error()) fail(i, c.parser.error(), c.parser.error_offset());
       c.file.reset();
       heap_[0] = heap_.back();
       heap_.pop_back();
       if (heap_.empty()) break;
+      sift_down(0);
     }
-    sift_down(0);
   }
   return events;
 }

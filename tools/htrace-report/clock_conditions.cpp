@@ -7,7 +7,7 @@
 namespace htrace::report {
 
 ClockConditions::ClockConditions(const ArchiveDefs& defs)
-    : defs_(defs), instance_numbers_(defs.processes.size()) {
+    : defs_(defs), comms_(defs.comms), instance_numbers_(defs.processes.size()) {
   threads_.reserve(defs.locations.size());
   for (std::uint32_t loc = 0; loc < defs.locations.size(); ++loc)
     threads_.emplace_back(loc);
@@ -52,12 +52,12 @@ void ClockConditions::nbc_complete(std::uint32_t loc, std::uint64_t t, std::uint
 // matching): relations::CollectiveCalls hands a call out once every call begun before it on its
 // location is complete.
 void ClockConditions::add_member(std::uint32_t process, const relations::CollectiveCall& c) {
-  auto comm = defs_.comms.find(c.comm);
-  if (comm == defs_.comms.end() || comm->second.members.size() < 2) return;
-  const auto& members = comm->second.members;
-  std::size_t rank = 0;
-  while (rank < members.size() && defs_.locations[members[rank]].process != process)
-    ++rank;
+  const Comm* comm = comms_.find(c.comm);
+  if (!comm || comm->members.size() < 2) return;
+  const auto& members = comm->members;
+  const std::size_t rank = ranks_.rank(c.comm, members.size(), process, [&](std::size_t r) {
+    return defs_.locations[members[r]].process;
+  });
   if (rank == members.size()) return;
   const std::uint64_t seq = instance_numbers_[process].next(c.comm);
   auto it = instances_.try_emplace({c.comm, seq}).first;
@@ -79,7 +79,7 @@ void ClockConditions::add_member(std::uint32_t process, const relations::Collect
 // The bounds of htrace-correct's input times with zero latency.
 void ClockConditions::evaluate(std::uint32_t comm, const CollInstance& inst) {
   static constexpr relations::MpiLatencies kZero{};
-  const auto& locations = defs_.comms.at(comm).members;
+  const auto& locations = comms_.find(comm)->members; // (its instance was of a known one)
   for (std::uint32_t r = 0; r < inst.members.size(); ++r) {
     const Member& m = inst.members[r];
     if (!m.waits) continue;
@@ -101,8 +101,8 @@ void ClockConditions::Emit::operator()(relations::Event t, relations::Role role,
 }
 
 std::size_t ClockConditions::team_size(std::uint64_t team) const {
-  auto it = defs_.comms.find(static_cast<std::uint32_t>(team));
-  return it == defs_.comms.end() || team > UINT32_MAX ? 0 : it->second.members.size();
+  const Comm* comm = team > UINT32_MAX ? nullptr : comms_.find(static_cast<std::uint32_t>(team));
+  return comm ? comm->members.size() : 0;
 }
 
 void ClockConditions::contribute(const LocalKey& k, std::uint32_t loc, std::int64_t t) {

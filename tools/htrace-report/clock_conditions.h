@@ -27,7 +27,9 @@
 #include "event_scan.h"
 #include "relations/collective_bounds.h"
 #include "relations/collective_calls.h"
+#include "relations/member_ranks.h"
 #include "relations/openmp_thread.h"
+#include "relations/ref_index.h"
 
 #include <map>
 #include <tuple>
@@ -127,9 +129,11 @@ private:
   static void count(ConditionCounts& c, std::int64_t t, std::int64_t bound);
 
   const ArchiveDefs& defs_;
+  relations::RefIndex<Comm> comms_; ///< defs_.comms
   std::vector<Thread> threads_;
   std::vector<relations::CollectiveNumbering> instance_numbers_;              ///< per process
   std::map<std::pair<std::uint32_t, std::uint64_t>, CollInstance> instances_; ///< comm, seq
+  relations::MemberRanks ranks_;                                              ///< by process
   std::map<LocalKey, LocalChannel> local_;
   /// What a task's completion hands over to: its parent's taskwait, and its taskgroup if it was
   /// created in one or descends from a task that was. Kept from its creation to its completion.

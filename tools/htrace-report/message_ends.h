@@ -8,6 +8,7 @@
 #include "archive_defs.h"
 #include "event_scan.h"
 #include "relations/p2p_messages.h"
+#include "relations/ref_index.h"
 
 #include <vector>
 
@@ -19,14 +20,15 @@ using relations::P2pSide;
 template <class Payload> class MessageEnds {
 public:
   using End = relations::MessageEnd<Payload>;
-  explicit MessageEnds(const ArchiveDefs& defs) : defs_(defs), locations_(defs.locations.size()) {}
+  explicit MessageEnds(const ArchiveDefs& defs)
+      : defs_(defs), comms_(defs.comms), locations_(defs.locations.size()) {}
 
   /// MpiSend or MpiIsend of location `loc`; false if the receiver is not in the definitions (the
   /// send joins no channel).
   template <class Out>
   bool send(std::uint32_t loc, std::uint32_t comm, std::uint32_t peer, std::uint32_t tag,
             std::uint64_t request, const Payload& p, Out&& out) {
-    const long dst = defs_.member(comm, peer);
+    const long dst = member(comm, peer);
     if (dst < 0) return false;
     const P2pChannel ch{defs_.locations[loc].process, defs_.locations[dst].process, comm, tag};
     if (request == kBlocking)
@@ -39,7 +41,7 @@ public:
   template <class Out>
   bool recv(std::uint32_t loc, std::uint32_t comm, std::uint32_t peer, std::uint32_t tag,
             std::uint64_t request, const Payload& p, Out&& out) {
-    const long src = defs_.member(comm, peer);
+    const long src = member(comm, peer);
     if (src < 0) { // joins no channel: it takes no place in the posting order either
       if (request != kBlocking) locations_[loc].cancelled(request, out);
       return false;
@@ -67,7 +69,14 @@ public:
   }
 
 private:
+  /// ArchiveDefs::member through the index.
+  long member(std::uint32_t comm, std::uint32_t rank) const {
+    const Comm* c = comms_.find(comm);
+    return c && rank < c->members.size() ? c->members[rank] : -1;
+  }
+
   const ArchiveDefs& defs_;
+  relations::RefIndex<Comm> comms_; ///< defs_.comms
   std::vector<relations::PostedMessages<Payload>> locations_;
 };
 

@@ -30,8 +30,9 @@ std::uint64_t collective_id(std::uint64_t instance, std::uint32_t member) {
 
 PerfettoExport::PerfettoExport(const ArchiveDefs& defs, const MetricDefs& metrics,
                                std::ostream& out, const ExportLimits& limits)
-    : MatchingSink(defs), defs_(defs), metrics_(metrics), out_(out), stacks_(defs.locations.size()),
-      tid_(defs.locations.size()), coll_count_(defs.locations.size()), selection_(limits) {
+    : MatchingSink(defs), defs_(defs), comms_(defs.comms), metrics_(metrics), out_(out),
+      stacks_(defs.locations.size()), tid_(defs.locations.size()),
+      coll_count_(defs.locations.size()), selection_(limits) {
   // displayTimeUnit first: Perfetto looks for it in the first chunk of the file. otherData comes
   // last, when what was left out is known.
   out_ << "{\"displayTimeUnit\":\"ns\",\n\"traceEvents\":[\n";
@@ -174,18 +175,17 @@ void PerfettoExport::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t
                                 std::uint32_t comm, std::uint32_t root, std::uint64_t,
                                 std::uint64_t) {
   const std::int64_t ns = advance(t);
-  auto c = defs_.comms.find(comm);
-  if (c == defs_.comms.end() || c->second.members.size() < 2) return;
-  const auto& members = c->second.members;
+  const Comm* c = comms_.find(comm);
+  if (!c || c->members.size() < 2) return;
+  const auto& members = c->members;
   const std::uint64_t k = coll_count_[loc].next(comm);
   auto [it, inserted] = instances_.try_emplace({comm, k}, Instance{next_instance_});
   if (inserted) ++next_instance_;
   const std::uint64_t instance = it->second.number;
   if (++it->second.seen == members.size()) instances_.erase(it);
   // This location's rank in the communicator, and the flows' source rank.
-  std::uint32_t me = 0;
-  while (me < members.size() && members[me] != loc)
-    ++me;
+  const auto me = static_cast<std::uint32_t>(
+      ranks_.rank(comm, members.size(), loc, [&](std::size_t r) { return members[r]; }));
   if (me == members.size()) return; // a thread that is not the rank's MPI location
   const std::uint32_t source = root == OTF2_UNDEFINED_UINT32 || root >= members.size() ? 0 : root;
   ++counts_.records_drawn;

@@ -15,6 +15,8 @@
 #include "message_ends.h"
 #include "metric_defs.h"
 #include "relations/collective_bounds.h"
+#include "relations/member_ranks.h"
+#include "relations/ref_index.h"
 
 #include <map>
 #include <ostream>
@@ -95,6 +97,7 @@ private:
   void matched_end(const relations::MessageEnd<FlowEnd>& end) override;
 
   const ArchiveDefs& defs_;
+  relations::RefIndex<Comm> comms_; ///< defs_.comms
   const MetricDefs& metrics_;
   std::ostream& out_;
   bool first_ = true;
@@ -106,6 +109,7 @@ private:
     std::uint32_t seen = 0;
   };
   std::map<std::pair<std::uint32_t, std::uint64_t>, Instance> instances_; // (comm, k) in flight
+  relations::MemberRanks ranks_;                                          ///< by location
   std::vector<relations::CollectiveNumbering> coll_count_; // per location: its calls per comm
   std::uint64_t next_instance_ = 0;
   std::map<std::pair<std::uint32_t, OTF2_MetricMemberRef>, std::string> counter_names_;

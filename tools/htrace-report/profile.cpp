@@ -9,8 +9,7 @@ Profile::Profile(const ArchiveDefs& defs, const ProfileOptions& options)
       matrix_messages(scale.matrix_side() * scale.matrix_side()),
       matrix_bytes(scale.matrix_side() * scale.matrix_side()),
       mpi_share(scale.overview_rows(), std::vector<double>(std::max<std::size_t>(options.bins, 1))),
-      defs_(defs), options_(options), stacks_(defs.locations.size()),
-      p2p_records_(defs.locations.size()) {
+      defs_(defs), options_(options), locations_(defs.locations.size()) {
   const auto length = static_cast<std::int64_t>(
       defs.resolution == 1000000000 ? defs.trace_length
                                     : defs.ns_from_start(defs.global_offset + defs.trace_length));
@@ -53,13 +52,20 @@ void Profile::touch(std::int64_t ns) {
 }
 
 RegionStats* Profile::innermost(std::uint32_t loc) {
-  if (stacks_[loc].empty()) return nullptr;
-  return &per_location[loc][stacks_[loc].back().region];
+  const auto& stack = locations_[loc].stack;
+  return stack.empty() ? nullptr : &stats(loc, stack.back().region);
+}
+
+RegionStats& Profile::stats(std::uint32_t loc, std::uint32_t region) {
+  auto& regions = locations_[loc].regions;
+  for (auto& [r, s] : regions)
+    if (r == region) return s;
+  return regions.emplace_back(region, RegionStats{}).second;
 }
 
 void Profile::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
   touch(defs_.ns_from_start(t));
-  stacks_[loc].push_back({region, t, {}});
+  locations_[loc].stack.push_back({region, t, {}});
 }
 
 void Profile::add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to) {
@@ -77,12 +83,12 @@ void Profile::add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to
 void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   const std::int64_t ns = defs_.ns_from_start(t);
   touch(ns);
-  auto& stack = stacks_[loc];
+  auto& stack = locations_[loc].stack;
   if (stack.empty()) return;
   Open open = std::move(stack.back());
   stack.pop_back();
   const std::int64_t start = defs_.ns_from_start(open.start);
-  RegionStats& s = per_location[loc][open.region];
+  RegionStats& s = stats(loc, open.region);
   ++s.calls;
   s.time_ns += static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns - start));
   auto r = defs_.regions.find(open.region);
@@ -112,8 +118,8 @@ void Profile::wait(const analysis::WaitStateAnalysis::CallWait& w) {
     it->second.marks.push_back(mark);
     return;
   }
-  if (w.loc >= stacks_.size()) return;
-  for (Open& o : stacks_[w.loc])
+  if (w.loc >= locations_.size()) return;
+  for (Open& o : locations_[w.loc].stack)
     if (o.region == w.region && defs_.ns_from_start(o.start) == w.enter) {
       o.marks.push_back(mark);
       return;
@@ -155,7 +161,7 @@ void Profile::pair(const P2pChannel& channel, const ProfiledEnd& s, const Profil
 ProfiledEnd Profile::pending(std::uint32_t loc, std::uint64_t t, std::uint64_t bytes) {
   const std::int64_t ns = defs_.ns_from_start(t);
   touch(ns);
-  return {{loc, p2p_records_[loc]++}, ns, bytes, seen_++, 0};
+  return {{loc, locations_[loc].p2p_records++}, ns, bytes, seen_++, 0};
 }
 
 void Profile::send(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
@@ -175,7 +181,9 @@ void Profile::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::
 // A send counts as a message (matrix included) once it is known not to be cancelled.
 void Profile::matched_end(const relations::MessageEnd<ProfiledEnd>& end) {
   const P2pChannel& channel = end.channel;
-  Queues& q = channels_[channel];
+  const std::uint32_t number = channel_numbers_.find_or_add(channel);
+  if (number == channels_.size()) channels_.emplace_back();
+  Queues& q = channels_[number];
   if (end.side == P2pSide::Send) {
     ++messages;
     const std::size_t cell =
@@ -209,10 +217,12 @@ void Profile::collective(std::uint32_t loc, std::uint64_t t, std::uint8_t, std::
 
 void Profile::finish() {
   ends_.finish(matched_ends());
+  for (std::size_t loc = 0; loc < locations_.size(); ++loc)
+    per_location[loc].insert(locations_[loc].regions.begin(), locations_[loc].regions.end());
   detail_messages.resize(first_details_.size());
   for (std::size_t i = first_details_.size(); i-- > 0; first_details_.pop())
     detail_messages[i] = first_details_.top().message;
-  for (const auto& [key, q] : channels_)
+  for (const Queues& q : channels_)
     unmatched += q.sends.size() + q.recvs.size();
   for (std::size_t row = 0; row < mpi_share.size(); ++row) {
     const std::size_t first = row * scale.location_block;

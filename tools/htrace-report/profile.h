@@ -95,7 +95,8 @@ public:
   const ReportScale scale; ///< what is kept one by one, what by blocks
 
   // Results (valid after finish()).
-  std::vector<std::map<std::uint32_t, RegionStats>> per_location; ///< location -> region -> stats
+  /// location -> region -> stats (after finish)
+  std::vector<std::map<std::uint32_t, RegionStats>> per_location;
   /// [src * side + dst], rank blocks (ranks when the scale is not summarized)
   std::vector<std::uint64_t> matrix_messages, matrix_bytes;
   std::vector<std::vector<double>> mpi_share; ///< [location block][bin] in 0..1, the block's mean
@@ -146,11 +147,20 @@ private:
 
   const ArchiveDefs& defs_;
   ProfileOptions options_;
-  std::vector<std::vector<Open>> stacks_;
-  std::vector<std::uint64_t> p2p_records_; ///< per location: its point-to-point records so far
-  std::uint64_t seen_ = 0;                 ///< point-to-point records so far
+  /// What a location has: an event of it touches one cache line of these for all three. Its
+  /// regions' statistics are scanned (a location runs in a few regions), and become per_location
+  /// at finish(); a map per location missed the cache at each node.
+  struct LocationState {
+    std::vector<Open> stack;
+    std::vector<std::pair<std::uint32_t, RegionStats>> regions;
+    std::uint64_t p2p_records = 0; ///< its point-to-point records so far
+  };
+  RegionStats& stats(std::uint32_t loc, std::uint32_t region);
+  std::vector<LocationState> locations_;
+  std::uint64_t seen_ = 0; ///< point-to-point records so far
   std::uint64_t worst_seen_ = 0;
-  std::map<P2pChannel, Queues> channels_;
+  relations::ChannelIndex channel_numbers_;
+  std::vector<Queues> channels_;              ///< by channel number
   std::priority_queue<Detail> first_details_; ///< the detail messages that count first
   std::priority_queue<DetailSlice, std::vector<DetailSlice>, std::greater<DetailSlice>> longest_;
   std::map<SliceKey, Kept> kept_;

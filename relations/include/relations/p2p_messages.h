@@ -17,25 +17,14 @@
 #ifndef HTRACE_RELATIONS_P2P_MESSAGES_H
 #define HTRACE_RELATIONS_P2P_MESSAGES_H
 
+#include "relations/p2p_channel.h"
 #include "relations/posting_order.h"
 
 #include <cstdint>
-#include <map>
-#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 namespace htrace::relations {
-
-struct P2pChannel {
-  std::uint32_t src = 0, dst = 0;  ///< the sending and the receiving process (the caller's index)
-  std::uint32_t comm = 0, tag = 0; ///< the communicator (global id) and the tag
-  bool operator<(const P2pChannel& o) const {
-    return std::tie(src, dst, comm, tag) < std::tie(o.src, o.dst, o.comm, o.tag);
-  }
-  bool operator==(const P2pChannel& o) const {
-    return src == o.src && dst == o.dst && comm == o.comm && tag == o.tag;
-  }
-};
 
 enum class P2pSide : std::uint8_t { Send, Receive };
 
@@ -138,18 +127,14 @@ public:
     std::uint64_t channel, k;
   };
   template <class Payload> Number number(const MessageEnd<Payload>& end) {
-    auto it = channels_.find(end.channel);
-    if (it == channels_.end())
-      it = channels_.emplace(end.channel, Entry{channels_.size(), {}}).first;
-    return {it->second.id, it->second.counts.next(end.side)};
+    const std::uint32_t channel = channels_.find_or_add(end.channel);
+    if (channel == counts_.size()) counts_.emplace_back();
+    return {channel, counts_[channel].next(end.side)};
   }
 
 private:
-  struct Entry {
-    std::uint64_t id;
-    MessageCounts counts;
-  };
-  std::map<P2pChannel, Entry> channels_;
+  ChannelIndex channels_;
+  std::vector<MessageCounts> counts_; ///< by channel number
 };
 
 } // namespace htrace::relations

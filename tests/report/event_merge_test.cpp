@@ -1,0 +1,100 @@
+// The merge htrace-report reads archives through (format/event_merge.h) against the order OTF2's
+// global reader delivers: every event once, by time, ties to the lower input, each file in its
+// own order; with inputs ending at different times, so that the heap shrinks as it goes, and
+// enough of them for a heap several levels deep.
+#include "format/event_merge.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <otf2/otf2.h>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+constexpr std::uint64_t kChunk = 256 * 1024; // OTF2's smallest
+
+OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
+OTF2_TimeStamp no_time(void*, OTF2_FileType, OTF2_LocationRef) {
+  return 0;
+}
+OTF2_FlushCallbacks flush_callbacks = {flush_always, no_time};
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char name[] = "/tmp/htrace-merge-XXXXXX";
+    path = ::mkdtemp(name);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+struct Event {
+  std::uint32_t input;
+  std::uint64_t time;
+  std::uint32_t region; // the event's number in its file
+  bool operator==(const Event& o) const {
+    return std::tie(input, time, region) == std::tie(o.input, o.time, o.region);
+  }
+};
+
+OTF2_CallbackCode collect(OTF2_LocationRef input, OTF2_TimeStamp time, uint64_t, void* user,
+                          OTF2_AttributeList*, OTF2_RegionRef region) {
+  static_cast<std::vector<Event>*>(user)->push_back(
+      {static_cast<std::uint32_t>(input), time, region});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+TEST(EventMerge, DeliversInTimeOrderTiesToTheLowerInput) {
+  TempDir dir;
+  OTF2_Archive* a = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
+                                      kChunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, nullptr), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+  // 70 inputs (a four-way heap of four levels). Input i has 20 + 7 * (i % 11) events at times
+  // that step by 1 to 3 from i % 5: many equal times across inputs, and repeated times in a file.
+  constexpr std::uint32_t kInputs = 70;
+  std::vector<Event> expected;
+  std::srand(7);
+  for (std::uint32_t i = 0; i < kInputs; ++i) {
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, i);
+    ASSERT_NE(w, nullptr);
+    std::uint64_t t = i % 5;
+    for (std::uint32_t k = 0; k < 20 + 7 * (i % 11); ++k) {
+      t += static_cast<std::uint64_t>(std::rand() % 3);
+      ASSERT_EQ(OTF2_EvtWriter_Enter(w, nullptr, t, k), OTF2_SUCCESS);
+      expected.push_back({i, t, k});
+    }
+    ASSERT_EQ(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+  }
+  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_Close(a), OTF2_SUCCESS);
+  std::stable_sort(expected.begin(), expected.end(), [](const Event& x, const Event& y) {
+    return std::tie(x.time, x.input) < std::tie(y.time, y.input);
+  });
+
+  std::vector<htrace::format::EventMerge::Input> inputs;
+  for (std::uint32_t i = 0; i < kInputs; ++i)
+    inputs.push_back({i, nullptr});
+  htrace::format::EventMerge merge(dir.path + "/traces", inputs, kChunk);
+  htrace::format::EventDecodeCallbacks callbacks;
+  callbacks.Enter = collect;
+  std::vector<Event> got;
+  const std::uint64_t n = merge.run(
+      callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &got);
+  EXPECT_EQ(n, expected.size());
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t e = 0; e < got.size(); ++e)
+    ASSERT_TRUE(got[e] == expected[e])
+        << "event " << e << ": got input " << got[e].input << " time " << got[e].time << " number "
+        << got[e].region << ", expected input " << expected[e].input << " time " << expected[e].time
+        << " number " << expected[e].region;
+}
+
+} // namespace
