@@ -19,7 +19,6 @@
 #include <optional>
 #include <sys/sendfile.h>
 #include <system_error>
-#include <thread>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -106,50 +105,11 @@ bool copy_local_definitions(const std::string& event_dir, const std::string& out
   return true;
 }
 
-// The local definition files of the locations whose event files are copied, copied on a thread of
-// their own while the event files are rewritten: two file creations per location, which one after
-// the other took half of the writing's time at 16,384 locations.
-class LocalDefinitionCopies {
-public:
-  // Copies location `ids[k]`'s file for each k with `wanted[k]`.
-  LocalDefinitionCopies(std::vector<OTF2_LocationRef> ids, std::vector<char> wanted,
-                        std::string from, std::string to)
-      : ids_(std::move(ids)), copied_(std::move(wanted)), from_(std::move(from)),
-        to_(std::move(to)), thread_([this] { run(); }) {}
-  ~LocalDefinitionCopies() {
-    if (thread_.joinable()) thread_.join();
-  }
-  LocalDefinitionCopies(const LocalDefinitionCopies&) = delete;
-  LocalDefinitionCopies& operator=(const LocalDefinitionCopies&) = delete;
-
-  // Waits for the copies. Per location: copied (false: not wanted, or the input has none).
-  // Throws the first failure.
-  const std::vector<char>& finish() {
-    if (thread_.joinable()) thread_.join();
-    if (!failure_.empty()) throw Error(kind_, failure_);
-    return copied_;
-  }
-
-private:
-  void run() {
-    for (size_t k = 0; k < ids_.size(); ++k) {
-      if (!copied_[k]) continue;
-      try {
-        copied_[k] = copy_local_definitions(from_, to_, ids_[k]);
-      } catch (const std::exception& e) {
-        failure_ = e.what(), kind_ = error_kind(e, ErrorKind::Output);
-        std::fill(copied_.begin() + static_cast<std::ptrdiff_t>(k), copied_.end(), 0);
-        return;
-      }
-    }
-  }
-
-  const std::vector<OTF2_LocationRef> ids_;
-  std::vector<char> copied_;
-  const std::string from_, to_;
-  std::string failure_;
-  ErrorKind kind_ = ErrorKind::Output;
-  std::thread thread_; // last: started once the rest exists
+// A location's local definition file copied from the input (for a copied event file), or why not.
+struct DefinitionCopy {
+  bool copied = false;
+  std::string failure;
+  ErrorKind kind = ErrorKind::Output;
 };
 
 // The output archive: closed (collectively) when destroyed if write_corrected did not get to
@@ -275,28 +235,25 @@ public:
           });
           failure.check(OTF2_Archive_OpenEvtFiles(archive),
                         "'" + out_events_ + "': cannot open event files");
-          std::vector<OTF2_LocationRef> ids;
-          std::vector<char> copy;
-          for (const LocationModel& loc : model_.locations) {
-            ids.push_back(defs_.locations[loc.location].id);
-            copy.push_back(loc.copy_file);
-          }
-          LocalDefinitionCopies def_copies(std::move(ids), std::move(copy), reader_.event_dir(),
-                                           out_events_);
+          // The local definition files are copied on a thread of their own while the event
+          // files are rewritten: two file creations per location, which one after the other took
+          // half of the writing's time at 16,384 locations.
+          const size_t n = model_.locations.size();
+          format::Ahead<DefinitionCopy> def_copies(n, n,
+                                                   [&](size_t i) { return copy_definitions(i); });
           {
             format::FilePrefetch inputs(copied_event_files(reader_.event_dir()));
             format::FileCreateAhead outputs(copied_event_files(out_events_));
             for (size_t i = 0; i < model_.locations.size(); ++i)
               failure.attempt([&] { write_events(i, inputs, outputs); });
           }
-          const std::vector<char>* defs_copied = nullptr;
-          failure.attempt([&] { defs_copied = &def_copies.finish(); });
+
           failure.check(OTF2_Archive_CloseEvtFiles(archive),
                         "'" + out_events_ + "': cannot write event files");
           failure.check(OTF2_Archive_OpenDefFiles(archive),
                         "'" + out_events_ + "': cannot open local definition files");
-          for (size_t i = 0; i < model_.locations.size() && defs_copied; ++i)
-            failure.attempt([&] { write_local_definitions(i, (*defs_copied)[i]); });
+          for (size_t i = 0; i < n; ++i)
+            failure.attempt([&] { write_local_definitions(i, def_copies.take(i)); });
           failure.check(OTF2_Archive_CloseDefFiles(archive),
                         "'" + out_events_ + "': cannot write local definition files");
           failure.throw_if_failed();
@@ -396,8 +353,24 @@ private:
 
   // Every location gets a local definition file: records written through the library carry
   // global ids (an empty file), copied ones keep the input's file with its mapping tables.
-  // `copied`: the input's file was copied already (for a copied event file).
-  void write_local_definitions(size_t i, bool copied) {
+  // The input's local definition file of a location whose event file is to be copied (on the
+  // copying thread: it must not throw).
+  DefinitionCopy copy_definitions(size_t i) const {
+    DefinitionCopy c;
+    if (!model_.locations[i].copy_file) return c;
+    try {
+      c.copied = copy_local_definitions(reader_.event_dir(), out_events_,
+                                        defs_.locations[model_.locations[i].location].id);
+    } catch (const std::exception& e) {
+      c.failure = e.what(), c.kind = error_kind(e, ErrorKind::Output);
+    }
+    return c;
+  }
+
+  // `copy`: the input's file as copied already, for a location whose event file was to be copied.
+  void write_local_definitions(size_t i, const DefinitionCopy& copy) {
+    if (!copy.failure.empty()) throw Error(copy.kind, copy.failure);
+    const bool copied = copy.copied;
     const OTF2_LocationRef id = defs_.locations[model_.locations[i].location].id;
     if (copied_[i] && copied) return;
     const std::string path = (fs::path(out_events_) / (std::to_string(id) + ".def")).string();

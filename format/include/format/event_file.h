@@ -34,9 +34,6 @@ class MappedFile {
 public:
   static constexpr size_t kSmallFile = 64 * 1024; // a `copy_below` for readers of many files
   explicit MappedFile(const std::string& path, size_t copy_below = 0);
-  /// A file already read into memory (file_prefetch.h).
-  MappedFile(std::unique_ptr<uint8_t[]> bytes, size_t size)
-      : data_(size ? bytes.get() : nullptr), size_(size), copy_(std::move(bytes)) {}
   ~MappedFile();
   MappedFile(MappedFile&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)),

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -100,26 +101,23 @@ private:
   std::thread thread_;          // last: started once the rest exists
 };
 
-// Reads each file smaller than MappedFile::kSmallFile whole, at most `depth` files ahead.
+// Opens each file as MappedFile(path, MappedFile::kSmallFile) does (a file smaller than that read
+// whole, a larger one mapped), at most `depth` files ahead.
 class FilePrefetch {
 public:
   /// An empty path stands for a file the reader will not take.
   explicit FilePrefetch(std::vector<std::string> paths, std::size_t depth = 16);
 
   /// File `i` of the list, as MappedFile(paths[i], MappedFile::kSmallFile) would give it; `i`
-  /// must grow from call to call. A file the thread did not read (larger, or one it could not
-  /// open or read) is opened here, which throws as MappedFile does.
+  /// must grow from call to call. A file the thread could not open is opened again here, which
+  /// throws as MappedFile does, naming the path.
   MappedFile take(std::size_t i);
 
 private:
-  struct File {
-    std::unique_ptr<uint8_t[]> bytes; // nullptr: not read
-    std::size_t size = 0;
-  };
-  File read(std::size_t i) const;
+  std::optional<MappedFile> open(std::size_t i) const;
 
   const std::vector<std::string> paths_;
-  Ahead<File> ahead_; // last: its thread reads paths_
+  Ahead<std::optional<MappedFile>> ahead_; // last: its thread opens paths_
 };
 
 // An open file descriptor, closed when destroyed.
