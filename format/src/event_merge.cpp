@@ -53,7 +53,8 @@ bool EventMerge::Cursor::advance() {
 EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs, size_t chunk_size)
     : dir_(dir) {
   // Each file read in place takes a mapping: past vm.max_map_count mmap fails, and so would later
-  // allocations. (Small files are copied and take none.)
+  // allocations. (Small files are copied into the arena: a mapping per 2 MiB of them at most.)
+  static_assert(MappedFile::kSmallFile <= CopyArena::kSlab, "a small file fits in a slab");
   const auto count = map_count();
   size_t mapped = 0;
   ids_.reserve(inputs.size());
