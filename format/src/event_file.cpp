@@ -36,7 +36,7 @@ std::string io_error(const std::string& what, const std::string& path) {
 
 } // namespace
 
-MappedFile::MappedFile(const std::string& path, size_t copy_below) {
+MappedFile::MappedFile(const std::string& path, size_t copy_below, CopyArena* arena) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw input_error(io_error("cannot open", path));
   struct stat st {};
@@ -46,19 +46,27 @@ MappedFile::MappedFile(const std::string& path, size_t copy_below) {
   }
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0 && size_ < copy_below) {
-    copy_.reset(new uint8_t[size_]);
+    uint8_t* copy = nullptr;
+    if (arena) {
+      copy = arena->take(size_, &slab_);
+      arena_ = arena;
+    } else {
+      copy_.reset(new uint8_t[size_]);
+      copy = copy_.get();
+    }
     for (size_t done = 0; done < size_;) {
-      const ssize_t n = ::pread(fd, copy_.get() + done, size_ - done, static_cast<off_t>(done));
+      const ssize_t n = ::pread(fd, copy + done, size_ - done, static_cast<off_t>(done));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         if (n == 0) errno = EIO; // (shorter than its size: truncated meanwhile)
         const std::string why = io_error("cannot read", path);
         ::close(fd);
+        if (arena_) arena_->release(slab_);
         throw input_error(why);
       }
       done += static_cast<size_t>(n);
     }
-    data_ = copy_.get();
+    data_ = copy;
   } else if (size_ > 0) {
     void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
@@ -71,17 +79,20 @@ MappedFile::MappedFile(const std::string& path, size_t copy_below) {
 }
 
 MappedFile::~MappedFile() {
-  if (data_ && !copy_) ::munmap(data_, size_);
+  if (arena_)
+    arena_->release(slab_);
+  else if (data_ && !copy_)
+    ::munmap(data_, size_);
 }
 
 void MappedFile::advise_sequential() {
-  if (data_ && !copy_) ::madvise(data_, size_, MADV_SEQUENTIAL);
+  if (mapped()) ::madvise(data_, size_, MADV_SEQUENTIAL);
 }
 
 void MappedFile::release_before(size_t offset) {
   static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const size_t end = std::min(offset, size_) / page * page;
-  if (!data_ || copy_ || end <= released_) return;
+  if (!mapped() || end <= released_) return;
   ::madvise(data_ + released_, end - released_, MADV_DONTNEED);
   released_ = end;
 }

@@ -27,20 +27,25 @@ std::optional<std::pair<size_t, size_t>> map_count() {
 
 } // namespace
 
-EventMerge::Cursor::Cursor(const std::string& path, size_t chunk_size, const IdMaps* id_maps)
-    : file(std::in_place, path, MappedFile::kSmallFile),
+EventMerge::Cursor::Cursor(const std::string& path, size_t chunk_size, const IdMaps* id_maps,
+                           CopyArena* arena)
+    : file(std::in_place, path, MappedFile::kSmallFile, arena),
       parser(file->data(), file->size(), chunk_size), maps(id_maps) {
   file->advise_sequential();
 }
 
-// Moves to the next event, giving back the pages read so far in steps of kReleaseStep.
+// Moves to the next event, giving back the pages before the one it leaves (which is still to be
+// delivered) in steps of kReleaseStep.
 bool EventMerge::Cursor::advance() {
+  const uint8_t* const left = event.begin;
   if (!parser.next(event)) return false;
   ++position;
-  const size_t offset = static_cast<size_t>(event.begin - file->data());
-  if (offset >= release_at) {
-    file->release_before(offset);
-    release_at = offset + kReleaseStep;
+  if (left) {
+    const size_t offset = static_cast<size_t>(left - file->data());
+    if (offset >= release_at) {
+      file->release_before(offset);
+      release_at = offset + kReleaseStep;
+    }
   }
   return true;
 }
@@ -48,15 +53,16 @@ bool EventMerge::Cursor::advance() {
 EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs, size_t chunk_size)
     : dir_(dir) {
   // Each file read in place takes a mapping: past vm.max_map_count mmap fails, and so would later
-  // allocations. (Small files are copied and take none.)
+  // allocations. (Small files are copied into the arena: a mapping per 2 MiB of them at most.)
+  static_assert(MappedFile::kSmallFile <= CopyArena::kSlab, "a small file fits in a slab");
   const auto count = map_count();
   size_t mapped = 0;
   ids_.reserve(inputs.size());
-  heap_.reserve(inputs.size());
   cursors_ = std::make_unique<std::optional<Cursor>[]>(inputs.size());
   for (const Input& in : inputs) {
     ids_.push_back(in.id);
-    const Cursor& c = cursors_[inputs_++].emplace(event_file_path(dir, in.id), chunk_size, in.maps);
+    const Cursor& c =
+        cursors_[inputs_++].emplace(event_file_path(dir, in.id), chunk_size, in.maps, &arena_);
     if (!count || !c.file->mapped()) continue;
     const auto [max, used] = *count;
     if (used + ++mapped + kSpareMappings > max)
@@ -69,49 +75,33 @@ EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs,
                         std::to_string(used + inputs.size() + kSpareMappings) + "')");
   }
   next_event_.resize(inputs_);
+  std::vector<Key> leaves(inputs_, kDone);
   for (uint32_t i = 0; i < inputs_; ++i) {
     Cursor& c = *cursors_[i];
     if (c.advance()) {
-      heap_.push_back(key(c.event.time, i));
+      leaves[i] = key(c.event.time, i);
       next_event_[i] = c.event.begin;
     } else if (c.parser.error())
       fail(i, c.parser.error(), c.parser.error_offset());
     else
       c.file.reset();
   }
-  if (!heap_.empty())
-    for (size_t i = (heap_.size() - 1) / kArity + 1; i-- > 0;)
-      sift_down(i);
+  build(leaves);
 }
 
-void EventMerge::sift_down(size_t i) {
-  const size_t n = heap_.size();
-  const Key k = heap_[i];
-  for (size_t child = smallest_child(i); child < n && heap_[child] < k; child = smallest_child(i)) {
-    heap_[i] = heap_[child];
-    i = child;
+// Plays every match bottom-up: `winners` holds the winner at each node, leaves included.
+void EventMerge::build(const std::vector<Key>& leaves) {
+  const size_t n = leaves.size();
+  tree_.assign(n, kDone);
+  if (n == 0) return;
+  std::vector<Key> winners(2 * n);
+  std::copy(leaves.begin(), leaves.end(), winners.begin() + static_cast<std::ptrdiff_t>(n));
+  for (size_t node = n - 1; node > 0; --node) {
+    const Key left = winners[2 * node], right = winners[2 * node + 1];
+    winners[node] = std::min(left, right);
+    tree_[node] = std::max(left, right);
   }
-  heap_[i] = k;
-}
-
-// The top's input has its next event at `k`. With events spread over many inputs, that one comes
-// after most others and sinks to a leaf: so the hole at the top moves down along the smallest
-// children to a leaf without comparing them with `k`, and `k` rises from there, rarely more than
-// a level.
-void EventMerge::replace_top(Key k) {
-  const size_t n = heap_.size();
-  size_t i = 0;
-  for (size_t child = smallest_child(0); child < n; child = smallest_child(i)) {
-    heap_[i] = heap_[child];
-    i = child;
-  }
-  while (i > 0) {
-    const size_t parent = (i - 1) / kArity;
-    if (!(k < heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = k;
+  tree_[0] = n == 1 ? leaves[0] : winners[1];
 }
 
 // Asks for the cursor of `input` and its next event to be brought into the cache: events come
@@ -132,26 +122,24 @@ void EventMerge::fail(uint32_t input, const char* why, size_t offset) const {
 uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
                          OTF2_EvtReaderCallback_Metric metric, OtherEventFn other, void* user) {
   uint64_t events = 0;
-  while (!heap_.empty()) {
-    const uint32_t i = input_of(heap_[0]);
+  while (!tree_.empty() && tree_[0] != kDone) {
+    const uint32_t i = input_of(tree_[0]);
     Cursor& c = *cursors_[i];
-    // The next event is most likely the smallest child's, unless this input's own next comes
-    // first.
-    if (const size_t next = smallest_child(0); next < heap_.size()) prefetch(input_of(heap_[next]));
-    const DecodeError error = decode_event(c.event, c.file->data(), c.position, callbacks, other, i,
-                                           user, c.maps, metric);
+    const RawEvent event = c.event;
+    const uint64_t position = c.position;
+    // The input's next event is read first: then the next winner is known, and its cursor and
+    // event come into the cache while this event is delivered.
+    const bool more = c.advance();
+    if (more) next_event_[i] = c.event.begin;
+    replay(i, more ? key(c.event.time, i) : kDone);
+    if (tree_[0] != kDone) prefetch(input_of(tree_[0]));
+    const DecodeError error =
+        decode_event(event, c.file->data(), position, callbacks, other, i, user, c.maps, metric);
     if (error) fail(i, error.why, error.offset);
     ++events;
-    if (c.advance()) {
-      next_event_[i] = c.event.begin;
-      replace_top(key(c.event.time, i));
-    } else {
+    if (!more) {
       if (c.parser.error()) fail(i, c.parser.error(), c.parser.error_offset());
       c.file.reset();
-      heap_[0] = heap_.back();
-      heap_.pop_back();
-      if (heap_.empty()) break;
-      sift_down(0);
     }
   }
   return events;

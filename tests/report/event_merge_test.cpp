@@ -1,7 +1,8 @@
 // The merge htrace-report reads archives through (format/event_merge.h) against the order OTF2's
 // global reader delivers: every event once, by time, ties to the lower input, each file in its
-// own order; with inputs ending at different times, so that the heap shrinks as it goes, and
-// enough of them for a heap several levels deep.
+// own order; with inputs ending at different times, so that the tournament tree has ever more
+// finished leaves, and input counts that make trees of one leaf, of two, of leaves at two depths
+// (not a power of two) and several levels deep.
 #include "format/event_merge.h"
 
 #include <algorithm>
@@ -49,7 +50,7 @@ OTF2_CallbackCode collect(OTF2_LocationRef input, OTF2_TimeStamp time, uint64_t,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-TEST(EventMerge, DeliversInTimeOrderTiesToTheLowerInput) {
+void expect_merged_in_order(std::uint32_t kInputs) {
   TempDir dir;
   OTF2_Archive* a = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
                                       kChunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -57,9 +58,8 @@ TEST(EventMerge, DeliversInTimeOrderTiesToTheLowerInput) {
   ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, nullptr), OTF2_SUCCESS);
   ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
   ASSERT_EQ(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
-  // 70 inputs (a four-way heap of four levels). Input i has 20 + 7 * (i % 11) events at times
-  // that step by 1 to 3 from i % 5: many equal times across inputs, and repeated times in a file.
-  constexpr std::uint32_t kInputs = 70;
+  // Input i has 20 + 7 * (i % 11) events at times that step by 0 to 2 from i % 5: many equal
+  // times across inputs, and repeated times in a file.
   std::vector<Event> expected;
   std::srand(7);
   for (std::uint32_t i = 0; i < kInputs; ++i) {
@@ -95,6 +95,13 @@ TEST(EventMerge, DeliversInTimeOrderTiesToTheLowerInput) {
         << "event " << e << ": got input " << got[e].input << " time " << got[e].time << " number "
         << got[e].region << ", expected input " << expected[e].input << " time " << expected[e].time
         << " number " << expected[e].region;
+}
+
+TEST(EventMerge, DeliversInTimeOrderTiesToTheLowerInput) {
+  for (const std::uint32_t inputs : {1u, 2u, 3u, 70u}) {
+    SCOPED_TRACE(std::to_string(inputs) + " inputs");
+    expect_merged_in_order(inputs);
+  }
 }
 
 } // namespace

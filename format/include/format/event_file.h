@@ -16,6 +16,8 @@
 #ifndef HTRACE_FORMAT_EVENT_FILE_H
 #define HTRACE_FORMAT_EVENT_FILE_H
 
+#include "format/copy_arena.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,16 +35,18 @@ namespace htrace::format {
 class MappedFile {
 public:
   static constexpr size_t kSmallFile = 64 * 1024; // a `copy_below` for readers of many files
-  explicit MappedFile(const std::string& path, size_t copy_below = 0);
+  // `arena`, if not null, holds the copy of a small file (it must outlive this).
+  explicit MappedFile(const std::string& path, size_t copy_below = 0, CopyArena* arena = nullptr);
   ~MappedFile();
   MappedFile(MappedFile&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)),
-        released_(o.released_), copy_(std::move(o.copy_)) {}
+        released_(o.released_), copy_(std::move(o.copy_)), arena_(std::exchange(o.arena_, nullptr)),
+        slab_(o.slab_) {}
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
-  bool mapped() const { return data_ && !copy_; }
+  bool mapped() const { return data_ && !copied(); }
   // For readers that keep many files mapped at once: hints that the file is read front to back,
   // and gives back the resident pages wholly before byte `offset` (read again from the page
   // cache if touched again). Both are hints: errors are ignored.
@@ -50,10 +54,13 @@ public:
   void release_before(size_t offset);
 
 private:
+  bool copied() const { return copy_ || arena_; }
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   size_t released_ = 0;             // bytes from the start already given back (whole pages)
   std::unique_ptr<uint8_t[]> copy_; // a small file's bytes (then data_ points here)
+  CopyArena* arena_ = nullptr;      // or, with an arena, they are in its slab `slab_`
+  uint32_t slab_ = 0;
 };
 
 // One event of an event file: its bytes (with the attribute list before it, if any) and time.

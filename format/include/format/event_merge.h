@@ -1,18 +1,20 @@
 // The events of many locations' event files in one stream in time order, as OTF2's global event
 // reader delivers them, decoded by event_decoder.h, without a file descriptor or a chunk buffer
 // per location: each file is mapped (its descriptor closed right away) and read through an
-// EventFileParser cursor one event at a time, and a min-heap picks the location whose next event
-// comes first.
+// EventFileParser cursor one event at a time, and a tournament tree picks the location whose next
+// event comes first.
 //
 // Memory per location: the cursor, ~200 bytes, and its file: one smaller than
-// MappedFile::kSmallFile is read whole into memory (mapping thousands of small files costs a TLB
-// flush per unmap); a larger one is mapped, and the kernel keeps the pages from the last release
-// (every kReleaseStep bytes read) to the fault-around window the cursor is in (up to 64 KiB
-// around a faulting page), so at most about kReleaseStep + 128 KiB of page cache, shared and
-// reclaimable. A file read to its end is freed or unmapped. Nothing per event.
+// MappedFile::kSmallFile is read whole into memory, packed with others in a CopyArena's slabs
+// (mapping thousands of small files costs a TLB flush per unmap); a larger one is mapped, and the
+// kernel keeps the pages from the last release (every kReleaseStep bytes read) to the fault-around
+// window the cursor is in (up to 64 KiB around a faulting page), so at most about kReleaseStep +
+// 128 KiB of page cache, shared and reclaimable. A file read to its end is freed or unmapped.
+// Nothing per event.
 #ifndef HTRACE_FORMAT_EVENT_MERGE_H
 #define HTRACE_FORMAT_EVENT_MERGE_H
 
+#include "format/copy_arena.h"
 #include "format/event_decoder.h"
 #include "format/event_file.h"
 
@@ -54,7 +56,7 @@ public:
 
 private:
   struct Cursor {
-    Cursor(const std::string& path, size_t chunk_size, const IdMaps* id_maps);
+    Cursor(const std::string& path, size_t chunk_size, const IdMaps* id_maps, CopyArena* arena);
     std::optional<MappedFile> file; // reset when read to its end
     EventFileParser parser;
     RawEvent event{};      // the next event to deliver
@@ -63,36 +65,39 @@ private:
     const IdMaps* maps;
     bool advance();
   };
-  // An input's next event as one number, time then input: one comparison without a branch.
+  // An input's next event as one number, time then input: one comparison without a branch, and
+  // no two inputs tie. An exhausted input's key is kDone, above every event's.
   using Key = unsigned __int128;
+  static constexpr Key kDone = ~Key{0};
   static Key key(uint64_t time, uint32_t input) { return Key{time} << 32 | input; }
   static uint32_t input_of(Key k) { return static_cast<uint32_t>(k); }
-  // The heap has four children a node: half the levels of a binary one, and the four keys
-  // compared at a level are 64 bytes, one or two cache lines.
-  static constexpr size_t kArity = 4;
-  // The child of `i` with the smallest key, or the heap's size if `i` has none.
-  size_t smallest_child(size_t i) const {
-    const size_t n = heap_.size(), first = kArity * i + 1;
-    if (first >= n) return n;
-    const size_t end = first + kArity < n ? first + kArity : n;
-    size_t best = first;
-    for (size_t c = first + 1; c < end; ++c)
-      best = heap_[c] < heap_[best] ? c : best;
-    return best;
+  // A loser tree: input i is leaf n + i of an implicit binary tree of n leaves, node j's children
+  // are 2j and 2j + 1, an inner node holds the key that lost the match there and node 0 the
+  // winner. A new key for the winner's input plays its way up the leaf's path to the root, one
+  // comparison a level: the path's nodes are known before any comparison, so their cache misses
+  // overlap, where a heap's next node depends on the comparison before it.
+  void replay(uint32_t input, Key k) {
+    for (size_t node = (inputs_ + input) / 2; node > 0; node /= 2) {
+      const Key other = tree_[node];
+      const bool lost = other < k;
+      tree_[node] = lost ? k : other;
+      k = lost ? other : k;
+    }
+    tree_[0] = k;
   }
-  void sift_down(size_t i);
-  void replace_top(Key k);
+  void build(const std::vector<Key>& leaves);
   void prefetch(uint32_t input) const;
   [[noreturn]] void fail(uint32_t input, const char* why, size_t offset) const;
 
   std::string dir_;
   std::vector<OTF2_LocationRef> ids_;
+  CopyArena arena_; // the small files' bytes (before the cursors: they release into it)
   // In one block (cursors are not movable): a deque allocates one per cursor this large, so that
   // finding one costs a cache miss more.
   std::unique_ptr<std::optional<Cursor>[]> cursors_;
   size_t inputs_ = 0;
   std::vector<const uint8_t*> next_event_; // by input: where its next event is, to prefetch
-  std::vector<Key> heap_;
+  std::vector<Key> tree_;                  // inputs_ nodes: the winner, then the inner nodes
 };
 
 } // namespace htrace::format
