@@ -25,22 +25,15 @@ void MpiTransport::send(int peer, const void* data, std::size_t bytes) {
 }
 
 namespace {
-// Poll without yielding for `busy`, then spin yielding until `spin`, then back off with sleeps.
-// Ranks that merely wait for their turn (JK, later tree rounds, members waiting for their node
+// Spin for `spin` (a ping-pong partner answers within microseconds), then back off with sleeps:
+// ranks that merely wait for their turn (JK, later tree rounds, members waiting for their node
 // leader) must not steal the CPU from the pair that is measuring when ranks outnumber cores.
 // While spinning, the waiter yields after each poll: where ranks outnumber cores the partner it
 // waits for may be queued on this very core, and a plain spin would hold it off for a whole
-// time slice (milliseconds). With nothing else runnable sched_yield returns at once; with other
-// tasks runnable it hands the core to one of them for its time slice, so a partner answering
-// from another core within `busy` is waited for without yielding (MpiTransport::set_hot_busy).
-void wait_for(MPI_Request& request, std::chrono::microseconds spin,
-              std::chrono::microseconds busy = std::chrono::microseconds(0)) {
+// time slice (milliseconds). With nothing else runnable sched_yield returns at once.
+void wait_for(MPI_Request& request, std::chrono::microseconds spin) {
   int done = 0;
-  const auto start = std::chrono::steady_clock::now();
-  const auto busy_until = start + busy;
-  while (!done && std::chrono::steady_clock::now() < busy_until)
-    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
-  const auto spin_until = start + spin;
+  const auto spin_until = std::chrono::steady_clock::now() + spin;
   while (!done && std::chrono::steady_clock::now() < spin_until) {
     PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (!done) sched_yield();
@@ -70,7 +63,7 @@ void MpiTransport::recv(int peer, void* data, std::size_t bytes) {
 void MpiTransport::recv_hot(int peer, void* data, std::size_t bytes) {
   MPI_Request request;
   PMPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, kTag, comm_, &request);
-  wait_for(request, kHotSpin, hot_busy_);
+  wait_for(request, kHotSpin);
 }
 
 std::unique_ptr<Transport> MpiTransport::split(int color, int key) {

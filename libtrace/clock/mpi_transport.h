@@ -4,7 +4,6 @@
 
 #include "clock/transport.h"
 
-#include <chrono>
 #include <mpi.h>
 
 namespace htrace::clock {
@@ -30,8 +29,6 @@ public:
   void barrier() override;
 
   MPI_Comm comm() const { return comm_; }
-  /// How long recv_hot polls before it starts yielding the core after each poll (default 0).
-  void set_hot_busy(std::chrono::microseconds busy) { hot_busy_ = busy; }
 
 private:
   MPI_Comm comm_;
@@ -39,7 +36,6 @@ private:
   MPI_Comm node_comm_ = MPI_COMM_NULL; ///< made by the first split_node(), freed with this
   int rank_ = 0;
   int size_ = 1;
-  std::chrono::microseconds hot_busy_{0};
 };
 
 } // namespace htrace::clock

@@ -69,19 +69,13 @@ OffsetMeasurement measure_offset_client(Transport& t, int reference, const Globa
                                         : mean_rtt(t, reference, clock, n);
 }
 
-std::int64_t serve_offset(Transport& t, int client, const GlobalClock& clock) {
+void serve_offset(Transport& t, int client, const GlobalClock& clock) {
   const std::int64_t exchanges = t.recv_i64(client);
-  if (exchanges == 0) return 0;
   t.send_i64(client, exchanges);
   for (std::int64_t i = 0; i < exchanges; ++i) {
     (void)t.recv_hot_i64(client);
     t.send_i64(client, clock.now());
   }
-  return exchanges;
-}
-
-void end_offset_series(Transport& t, int reference) {
-  t.send_i64(reference, 0);
 }
 
 } // namespace htrace::clock

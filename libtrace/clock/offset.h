@@ -28,10 +28,6 @@ struct OffsetMeasurement {
 OffsetMeasurement measure_offset_client(Transport& t, int reference, const GlobalClock& clock,
                                         OffsetMethod method, int pingpongs);
 /// The reference's side of one measurement by `client` (answers whatever count it announces).
-/// Returns the count; an announced count of 0 is answered with nothing (the client ends a series
-/// of measurements of its own length that way: end_offset_series).
-std::int64_t serve_offset(Transport& t, int client, const GlobalClock& clock);
-/// Tells `reference`, serving in a loop until serve_offset returns 0, that no measurement follows.
-void end_offset_series(Transport& t, int reference);
+void serve_offset(Transport& t, int client, const GlobalClock& clock);
 
 } // namespace htrace::clock

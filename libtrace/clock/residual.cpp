@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
-#include <vector>
 
 namespace htrace::clock {
 namespace {
@@ -15,54 +14,31 @@ int highest_bit(int i) {
   return b;
 }
 
-/// Whether another burst is due after `rtts` (each burst's fastest round trip), on an edge whose
-/// fastest known round trip (any pair of its kind) is `known_ns`: see ResidualParams. On a
-/// machine whose cores are free every burst meets the same floor, so that is p.bursts.
-bool another_burst(const std::vector<std::int64_t>& rtts, std::int64_t known_ns,
-                   const ResidualParams& p, std::chrono::steady_clock::time_point started) {
-  const int taken = static_cast<int>(rtts.size());
-  if (taken < std::max(1, p.bursts)) return true;
-  if (taken >= p.max_bursts || std::chrono::steady_clock::now() - started >= p.time_limit)
-    return false;
-  const std::int64_t fastest = *std::min_element(rtts.begin(), rtts.end());
-  if (known_ns != SyncStats::kUnknown && fastest > known_ns + known_ns / 4 + 2000) return true;
-  const auto near_floor = std::count_if(rtts.begin(), rtts.end(),
-                                        [&](std::int64_t r) { return r * 20 <= fastest * 21; });
-  return near_floor < p.floor_bursts;
-}
-
-/// The tightest of the SKaMPI bursts another_burst asks for, both partners sleeping `pause` in
-/// between: one burst lasts about half a millisecond, less than a scheduler time slice, so a busy
-/// core can delay every exchange of a burst; after a sleep the pair is scheduled promptly again.
-/// Taking the best burst (not intersecting them) keeps the bound rigorous whatever the drift
-/// between bursts. The partner serves until end_offset_series.
+/// The tightest of `bursts` SKaMPI measurements, both partners sleeping `pause` in between: one
+/// burst lasts about half a millisecond, less than a scheduler time slice, so a busy core can delay
+/// every exchange of a burst; after a sleep the pair is scheduled promptly again. Taking the best
+/// burst (not intersecting them) keeps the bound rigorous whatever the drift between bursts.
 OffsetMeasurement best_of_bursts(Transport& t, int ref, const GlobalClock& clock,
-                                 const ResidualParams& p, bool intra) {
+                                 const ResidualParams& p) {
   OffsetMeasurement best;
-  std::vector<std::int64_t> rtts;
-  const std::int64_t known = intra ? p.fastest_rtt_intra_ns : p.fastest_rtt_inter_ns;
-  const auto started = std::chrono::steady_clock::now();
-  while (another_burst(rtts, known, p, started)) {
-    if (!rtts.empty()) std::this_thread::sleep_for(p.pause);
+  for (int b = 0; b < std::max(1, p.bursts); ++b) {
+    if (b > 0) std::this_thread::sleep_for(p.pause);
     const OffsetMeasurement m =
         measure_offset_client(t, ref, clock, OffsetMethod::Skampi, p.pingpongs);
-    if (rtts.empty() || m.uncertainty_ns < best.uncertainty_ns) {
-      const std::int64_t fastest =
-          rtts.empty() ? m.min_rtt_ns : std::min(m.min_rtt_ns, best.min_rtt_ns);
+    if (b == 0 || m.uncertainty_ns < best.uncertainty_ns) {
+      const std::int64_t fastest = b == 0 ? m.min_rtt_ns : std::min(m.min_rtt_ns, best.min_rtt_ns);
       best = m;
       best.min_rtt_ns = fastest;
     } else {
       best.min_rtt_ns = std::min(best.min_rtt_ns, m.min_rtt_ns);
     }
-    rtts.push_back(m.min_rtt_ns);
   }
-  end_offset_series(t, ref);
   return best;
 }
 
-void serve_bursts(Transport& t, int client, const GlobalClock& clock) {
-  while (serve_offset(t, client, clock) > 0) {
-  }
+void serve_bursts(Transport& t, int client, const GlobalClock& clock, const ResidualParams& p) {
+  for (int b = 0; b < std::max(1, p.bursts); ++b)
+    serve_offset(t, client, clock);
 }
 
 struct Composed {
@@ -72,10 +48,10 @@ struct Composed {
 /// A leader below the root: waits (politely) for its parent's offset to rank 0, then measures its
 /// own clock against the parent's and adds the two (uncertainties add too: each bound is rigorous).
 OffsetMeasurement measure_against_parent(Transport& world, int parent, const GlobalClock& clock,
-                                         const ResidualParams& p, bool intra) {
+                                         const ResidualParams& p) {
   Composed up;
   world.recv(parent, &up, sizeof up);
-  OffsetMeasurement m = best_of_bursts(world, parent, clock, p, intra);
+  OffsetMeasurement m = best_of_bursts(world, parent, clock, p);
   m.offset_ns += up.offset_ns;
   m.uncertainty_ns += up.uncertainty_ns;
   return m;
@@ -150,9 +126,9 @@ Residual measure_residuals(Transport& world, const GlobalClock& clock, const Dom
     result.m.time_ns = clock.now();
   } else {
     const int parent = leaders[static_cast<std::size_t>(i - highest_bit(i))];
+    result.m = measure_against_parent(world, parent, clock, params);
     result.intra =
         layout.host[static_cast<std::size_t>(parent)] == layout.host[static_cast<std::size_t>(me)];
-    result.m = measure_against_parent(world, parent, clock, params, result.intra);
   }
   // Children in round order: i + 2^k for every 2^k above i's highest bit. Each waits for its
   // parent's go, so a child never spins while its parent serves an earlier child.
@@ -160,7 +136,7 @@ Residual measure_residuals(Transport& world, const GlobalClock& clock, const Dom
   for (int step = i == 0 ? 1 : 2 * highest_bit(i); i + step < count; step *= 2) {
     const int child = leaders[static_cast<std::size_t>(i + step)];
     world.send(child, &down, sizeof down);
-    serve_bursts(world, child, clock);
+    serve_bursts(world, child, clock, params);
   }
   std::int64_t w[4] = {result.m.time_ns, result.m.offset_ns, result.m.uncertainty_ns,
                        result.m.min_rtt_ns};

@@ -49,29 +49,18 @@ struct Residual {
   bool intra = false; ///< the leader's parent runs on the same host
 };
 
-/// One tree edge: the tightest of `bursts` or more SKaMPI measurements of `pingpongs` exchanges
-/// each, `pause` apart (a burst shorter than a scheduler time slice can be delayed as a whole).
-/// Where ranks outnumber cores every burst of a dozen can be delayed (a partner queued behind
-/// other tasks for tens of milliseconds), so with max_bursts > bursts more are taken, up to
-/// max_bursts and time_limit, while the fastest round trip is no fluke (fewer than floor_bursts
-/// bursts came within 5 % of it) or is far from the fastest any pair of that kind has shown
-/// (more than 1.25 x fastest_rtt_{intra,inter}_ns + 2 us; unknown: no such target).
+/// One tree edge: the tightest of `bursts` SKaMPI measurements of `pingpongs` exchanges each,
+/// `pause` apart (a burst shorter than a scheduler time slice can be delayed as a whole).
 struct ResidualParams {
   int bursts = 4;
   int pingpongs = 32;
   std::chrono::microseconds pause{300};
-  int max_bursts = 4;
-  int floor_bursts = 1;
-  std::chrono::milliseconds time_limit{0};
-  std::int64_t fastest_rtt_intra_ns = SyncStats::kUnknown;
-  std::int64_t fastest_rtt_inter_ns = SyncStats::kUnknown;
 };
 
 /// Measures the residual of every domain on `clock` and hands each leader's result to its
 /// domain's members. Collective over `world`. Cost: rounds() tree rounds, each
-/// bursts * (pingpongs round trips + 2 one-way messages) + (bursts - 1) * pause (up to max_bursts
-/// or time_limit where bursts are delayed) and one more message, then one message per member; rank
-/// 0 takes part in every round, every other leader in at most rounds() + 1.
+/// bursts * (pingpongs round trips + 2 one-way messages) + (bursts - 1) * pause, then one message
+/// per member; rank 0 takes part in every round, every other leader in at most rounds() + 1.
 Residual measure_residuals(Transport& world, const GlobalClock& clock, const DomainLayout& layout,
                            const ResidualParams& params = {});
 

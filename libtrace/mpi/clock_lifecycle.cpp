@@ -20,8 +20,6 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <tuple>
-#include <utility>
 
 namespace htrace::mpi {
 
@@ -49,15 +47,9 @@ TracerClockState& state() {
   return s;
 }
 
-/// The fastest round trips any rank has seen so far, inside a node and between nodes (kUnknown
-/// where none). Collective.
-std::pair<std::int64_t, std::int64_t> fastest_round_trips(Transport& world,
-                                                          const SyncStats& stats) {
-  return {world.allreduce_min(stats.min_rtt_intra_ns), world.allreduce_min(stats.min_rtt_inter_ns)};
-}
-
 void store_min_latencies(Transport& world, SyncStats& stats) {
-  const auto [intra, inter] = fastest_round_trips(world, stats);
+  const std::int64_t intra = world.allreduce_min(stats.min_rtt_intra_ns);
+  const std::int64_t inter = world.allreduce_min(stats.min_rtt_inter_ns);
   if (intra != SyncStats::kUnknown)
     record::set_archive_property(HTRACE_PROP_MIN_LATENCY_INTRA, std::to_string(intra / 2));
   if (inter != SyncStats::kUnknown)
@@ -106,25 +98,10 @@ void store_residual(const Residual& r, const std::string& prefix) {
 /// The initial residual sets the tracer's own global clock for the whole run (correct_by_residual),
 /// so it takes more bursts, spread wider, than the later ones: where ranks outnumber cores a burst
 /// can be delayed in one direction only, which shifts its midpoint by microseconds inside its
-/// bound. On a quiet machine 12 bursts 1 ms apart kept every node within 1 us (bench/clocksync).
-/// On a busy one a pair's every burst of 12 could be slowed 2-5x (a partner queued behind other
-/// tasks for 100 ms or more, each burst taking 10-50 ms) and leave its node microseconds off:
-/// there the bursts go on, up to 48, until the fastest round trip is near the sync's fastest of
-/// its kind and met by 3 bursts (ResidualParams), within 1 s over all tree rounds (at least
-/// 100 ms per round).
-ResidualParams initial_residual_params(Transport& world, const SyncStats& stats, int rounds) {
-  ResidualParams p{12, 32, std::chrono::microseconds(1000), 48, 3, std::chrono::milliseconds(100)};
-  p.time_limit = std::max(p.time_limit, std::chrono::milliseconds(1000) / std::max(1, rounds));
-  std::tie(p.fastest_rtt_intra_ns, p.fastest_rtt_inter_ns) = fastest_round_trips(world, stats);
-  return p;
-}
-
-/// During the initial residual a waiting partner polls 50 us before it yields its core: each yield
-/// on a busy core hands it to another task for a time slice. Beside a test suite this halved the
-/// worst node's error on 4 x 2 emulated nodes (libtrace/clock/README.md). Only there: with it, the
-/// measurements during a run went wrong in fidelity_drift_ramp (a 31 us error, twice), which
-/// yielding at once passes.
-constexpr std::chrono::microseconds kInitialResidualBusy(50);
+/// bound. 12 bursts 1 ms apart kept every node within 1 us in 12 runs of 4 nodes x 2 ranks on 2
+/// cores (4 bursts 0.3 ms apart: 3 of 6 runs missed, by up to 2.4 us; 12 bursts 0.3 ms apart: 1 of
+/// 8, 2.9 us). Cost: about 20 ms more per tree round (bench/clocksync).
+const ResidualParams kInitialResidual{12, 32, std::chrono::microseconds(1000)};
 
 /// The residual measurement is the last and tightest of the sync: bursts spaced to dodge time
 /// slices, more exchanges than one fit point, along the same kind of tree. So the clock takes the
@@ -205,10 +182,7 @@ bool sync_at_init(MPI_Comm comm, const Options& options) {
   }
   s.layout = DomainLayout::gather(world, s.stats.domain, host_name_hash());
   share_domain_map(world, s.layout, s.map);
-  s.world->set_hot_busy(kInitialResidualBusy);
-  Residual initial = measure_residual(world, s.map, "initial",
-                                      initial_residual_params(world, s.stats, s.layout.rounds()));
-  s.world->set_hot_busy(std::chrono::microseconds(0));
+  Residual initial = measure_residual(world, s.map, "initial", kInitialResidual);
   if (synced) correct_by_residual(s.map, initial);
   store_residual(initial, HTRACE_LPROP_INIT_PREFIX);
   s.run_interval_ns = agree_on_interval(world, options.sync_interval_ms);
