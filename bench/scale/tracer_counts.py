@@ -136,8 +136,8 @@ def main():
         if r:
             results.append(r)
             print(f"# p={p} done in {r['wall_s']:.0f} s", flush=True)
-    if len(results) < 2:
-        print("not enough runs")
+    if not results:
+        print("no run finished")
         return 1
 
     for key, title in (("init", "MPI_Init: clock synchronization (sync, domains, residual)"),
@@ -155,6 +155,8 @@ def main():
             print(f"| {r['p']} | {r['nodes']} | {max(rs)} | {statistics.median(rs):.0f} | {max(msgs)} | "
                   f"{statistics.median(msgs):.0f} | {sum(msgs) // 2} | {max(byts)} | "
                   f"{t if t is not None else '-'} |")
+        if len(results) < 2:
+            continue  # one P: the counts, no fit
         xs = [math.log2(r["p"]) for r in results]
         busiest = [max(rounds(c) for c in r[key].values()) for r in results]
         a, b = fit_line(xs, busiest)
@@ -182,6 +184,9 @@ def main():
               f"{si:.2f} | {r['tree_ms']} | {rf} | {sf:.3f} |" if si and sf else
               f"| {r['p']} | {r['p'] / cores:.0f} | - | {ri} | - | - | {rf} | - |")
 
+    if len(results) < 2:
+        print("\n(one P: no fit and no model; give --ps at least two sizes)")
+        return 0
     # The model: counted rounds at P (the fit) x the per-round cost where every rank had a core.
     quiet = [r for r in results if r["p"] <= cores] or results[:1]
     t_init = min(per_round_init[r["p"]] for r in quiet if per_round_init[r["p"]])
