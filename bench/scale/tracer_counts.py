@@ -45,10 +45,11 @@ def run(args, p):
     log_file = os.path.join(work, "htrace.log")
     nodes, per_node, offsets = layout(p, args.ranks_per_node)
     env = dict(os.environ)
-    # Ranks waiting in MPI yield their core (Open MPI's knob; MPICH's hydra passes it through).
+    # Ranks waiting in MPI yield their core: Open MPI's knob. MPICH has none (its ranks poll);
+    # htrace-cluster-run turns the -x options into hydra's -genv.
+    yield_knob = "" if os.environ.get("HTRACE_MPI_FLAVOR") == "mpich" else "--mca mpi_yield_when_idle 1 "
     env["MPIRUN_EXTRA"] = (f"-x LD_PRELOAD={args.lib} -x HTRACE_ARCHIVE_DIR={work} -x HTRACE_VERBOSE=2 "
-                           f"-x HTRACE_LOG_FILE={log_file} --mca mpi_yield_when_idle 1 "
-                           + args.mpirun_extra).strip()
+                           f"-x HTRACE_LOG_FILE={log_file} {yield_knob}" + args.mpirun_extra).strip()
     cmd = [args.cluster, "--shm", "--offsets", offsets, "--ranks-per-node", str(per_node), "--",
            args.program, str(args.barriers)]
     started = time.time()
