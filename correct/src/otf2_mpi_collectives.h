@@ -3,6 +3,7 @@
 #define HTRACE_CORRECT_OTF2_MPI_COLLECTIVES_H
 
 #include "correct/mpi_rank_group.h"
+#include "mpi_wait.h"
 
 #include <cstdint>
 #include <memory>
@@ -97,34 +98,48 @@ private:
     return result(rc);
   }
   static OTF2_CallbackCode barrier(void*, OTF2_CollectiveContext* c) {
-    return result(MPI_Barrier(c->comm));
+    MPI_Request r;
+    const int rc = MPI_Ibarrier(c->comm, &r);
+    return result(rc == MPI_SUCCESS ? wait(r) : rc);
   }
   static OTF2_CallbackCode bcast(void*, OTF2_CollectiveContext* c, void* data, uint32_t n,
                                  OTF2_Type t, uint32_t root) {
-    return result(MPI_Bcast(data, count(n), type(t), count(root), c->comm));
+    MPI_Request r;
+    const int rc = MPI_Ibcast(data, count(n), type(t), count(root), c->comm, &r);
+    return result(rc == MPI_SUCCESS ? wait(r) : rc);
   }
   static OTF2_CallbackCode gather(void*, OTF2_CollectiveContext* c, const void* in, void* out,
                                   uint32_t n, OTF2_Type t, uint32_t root) {
-    return result(MPI_Gather(in, count(n), type(t), out, count(n), type(t), count(root), c->comm));
+    MPI_Request r;
+    const int rc =
+        MPI_Igather(in, count(n), type(t), out, count(n), type(t), count(root), c->comm, &r);
+    return result(rc == MPI_SUCCESS ? wait(r) : rc);
   }
   static OTF2_CallbackCode gatherv(void*, OTF2_CollectiveContext* c, const void* in, uint32_t n,
                                    void* out, const uint32_t* out_n, OTF2_Type t, uint32_t root) {
     std::vector<int> counts, displs;
     if (is_root(c, root)) layout(c, out_n, counts, displs);
-    return result(MPI_Gatherv(in, count(n), type(t), out, counts.data(), displs.data(), type(t),
-                              count(root), c->comm));
+    MPI_Request r;
+    const int rc = MPI_Igatherv(in, count(n), type(t), out, counts.data(), displs.data(), type(t),
+                                count(root), c->comm, &r);
+    return result(rc == MPI_SUCCESS ? wait(r) : rc);
   }
   static OTF2_CallbackCode scatter(void*, OTF2_CollectiveContext* c, const void* in, void* out,
                                    uint32_t n, OTF2_Type t, uint32_t root) {
-    return result(MPI_Scatter(in, count(n), type(t), out, count(n), type(t), count(root), c->comm));
+    MPI_Request r;
+    const int rc =
+        MPI_Iscatter(in, count(n), type(t), out, count(n), type(t), count(root), c->comm, &r);
+    return result(rc == MPI_SUCCESS ? wait(r) : rc);
   }
   static OTF2_CallbackCode scatterv(void*, OTF2_CollectiveContext* c, const void* in,
                                     const uint32_t* in_n, void* out, uint32_t n, OTF2_Type t,
                                     uint32_t root) {
     std::vector<int> counts, displs;
     if (is_root(c, root)) layout(c, in_n, counts, displs);
-    return result(MPI_Scatterv(in, counts.data(), displs.data(), type(t), out, count(n), type(t),
-                               count(root), c->comm));
+    MPI_Request r;
+    const int rc = MPI_Iscatterv(in, counts.data(), displs.data(), type(t), out, count(n), type(t),
+                                 count(root), c->comm, &r);
+    return result(rc == MPI_SUCCESS ? wait(r) : rc);
   }
   // Called by OTF2 when the archive closes; the communicator is freed by the destructor.
   static void release(void*, OTF2_CollectiveContext*, OTF2_CollectiveContext*) {}

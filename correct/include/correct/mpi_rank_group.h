@@ -1,4 +1,5 @@
-// The correction ranks of htrace-correct: the processes of an MPI communicator.
+// The correction ranks of htrace-correct: the processes of an MPI communicator. Every collective
+// is nonblocking and waited for with sleeps between tests (mpi_wait.h).
 #ifndef HTRACE_CORRECT_MPI_RANK_GROUP_H
 #define HTRACE_CORRECT_MPI_RANK_GROUP_H
 
@@ -28,6 +29,8 @@ public:
   MPI_Comm comm() const { return comm_; }
 
 private:
+  void allreduce_in_place(void* values, size_t count, MPI_Datatype type, MPI_Op op);
+
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
 };
