@@ -1,6 +1,7 @@
 """htrace-report on an archive of 2,048 locations under `ulimit -n 256`: the events are merged
 straight from the mapped event files (format/event_merge.h), so no file stays open per location and
-peak memory stays far below OTF2's global reader's (a buffered chunk and an open file per location).
+peak memory stays far below OTF2's global reader's (a buffered chunk and an open file per location);
+the ViTE copy likewise, a few locations' files at a time.
 usage: many_locations.py GEN_ARCHIVE HTRACE_REPORT"""
 import json
 import os
@@ -14,8 +15,9 @@ PROCESSES = 2048
 # Peak RSS allowed at 2,048 locations: the tool's own (~12 MB on a small archive), the sinks' state
 # per location (the HTML report's overview and timeline: ~60 kB each) and the files' mapped windows
 # (a few kB each here). Measured: json 38 MB, html 165 MB; OTF2's global reader (given the open
-# files) took 555 MB and 696 MB.
-RSS_LIMIT_KB = {"json": 80 * 1024, "html": 300 * 1024}
+# files) took 555 MB and 696 MB. The ViTE copy (a few locations' files at a time)
+# took 14 MB.
+RSS_LIMIT_KB = {"json": 80 * 1024, "html": 300 * 1024, "vite": 40 * 1024}
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 failures = []
@@ -37,7 +39,7 @@ MEASURE = ("import resource, subprocess, sys\n"
            "rc = subprocess.run(sys.argv[1:]).returncode\n"
            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
            "sys.exit(rc)\n")
-for fmt, out in (("json", "w.json"), ("html", "r.html")):
+for fmt, out in (("json", "w.json"), ("html", "r.html"), ("vite", "vite-copy")):
     out = os.path.join(WORK, out)
     p = subprocess.run(["bash", "-c", 'ulimit -n 256; exec "$@"', "bash", sys.executable, "-c", MEASURE,
                         REPORT, "--no-progress", "--format", fmt, archive, "-o", out],
@@ -54,6 +56,10 @@ if os.path.exists(os.path.join(WORK, "w.json")):
         report = json.load(f)
     expect(len(report["locations"]) == PROCESSES, "every location reported")
     expect(report["events"] > 900000, "every event read: %s" % report["events"])
+
+copied = os.path.join(WORK, "vite-copy", "traces")
+if os.path.isdir(copied):
+    expect(sum(1 for f in os.listdir(copied) if f.endswith(".evt")) == PROCESSES, "vite: every location's event file copied")
 
 if failures:
     sys.exit(1)

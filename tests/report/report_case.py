@@ -34,7 +34,9 @@
             and a hybrid MPI+OpenMP run and of a salvaged one (a rank called MPI_Abort): nothing on
             stderr but ViTE's start-up noise, every message drawn as an arrow, the copy's events
             those of the original without its BufferFlush, ThreadFork and ThreadJoin records
-            (otf2-print), which the tool counts on stderr; on the original archives ViTE warns once
+            (otf2-print), which the tool counts on stderr, and its local definition files the
+            original's byte for byte (the events copied record by record, not re-encoded with
+            global ids); on the original archives ViTE warns once
             per message record and per such record (what the copy is for)
   scorep    an archive in Score-P's layout written with OTF2's writer (make_scorep_archive.py:
             system tree, CPU threads, a POSIX thread and a CUDA stream in an accelerator location
@@ -579,6 +581,12 @@ def otf2_events(anchor):
             if l and l.split()[0].isupper() and not l.startswith("===")]
 
 
+def local_definitions(archive):
+    """Each location's local definition file in an archive: its bytes by file name."""
+    d = os.path.join(archive, "traces")
+    return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d)) if f.endswith(".def")}
+
+
 def salvaged_archive(adir):
     """A run whose rank 1 called MPI_Abort, rebuilt by htrace-salvage (tests/salvage's program)."""
     app = os.path.join(BUILD, "tests", "salvage", "salvage_fail_app")
@@ -649,6 +657,9 @@ def case_vite():
         kept = [l for l in original if not l.startswith(tuple(k + " " for k in left_out))]
         expect(otf2_events(os.path.join(copy, "traces.otf2")) == kept,
                "%s: otf2-print shows the copy's events as the original's without those records" % name)
+        defs = local_definitions(archive)
+        expect(defs and local_definitions(copy) == defs,
+               "%s: the copy keeps every local definition file as it was (its events copied record by record)" % name)
         rc, lines = vite(os.path.join(archive, "traces.otf2"), os.path.join(WORK, name + "-original.svg"))
         warned = sum(1 for l in lines if "cannot find rank" in l)
         expect(warned == records, "%s: ViTE warns once per message record on the original (%d warnings, %d records)" % (name, warned, records))

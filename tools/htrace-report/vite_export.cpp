@@ -2,15 +2,19 @@
 
 #include "archive_defs.h"
 #include "format/anchor_file.h"
+#include "format/file_copy.h"
+#include "format/file_prefetch.h"
+#include "format/local_definitions.h"
 #include "format/otf2_library.h"
 #include "format/record_tables.h"
 #include "metric_defs.h"
 #include "vite_contents.h"
+#include "vite_export_events.h"
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <otf2/otf2.h>
-#include <set>
 #include <stdexcept>
 #include <unistd.h>
 #include <vector>
@@ -119,23 +123,14 @@ OTF2_CallbackCode copy_location(void* u, OTF2_LocationRef self, OTF2_StringRef n
   return def_copy(u).location(self, name, type, events, group);
 }
 
-/// Records left out of the copy, over all locations.
-struct LeftOutEvents {
-  std::vector<std::uint64_t> by_type =
-      std::vector<std::uint64_t>(format::event_record_type_count());
-  std::uint64_t instance_metrics = 0; ///< Metric records of metric instances
-  std::uint64_t unknown = 0;          ///< records of types this OTF2 does not know
-};
-
 /// Re-encodes one location's events unchanged through OTF2 (generated copy callbacks, every
 /// record type), except the records vite_contents.h leaves out.
 class EventCopy final : public format::EventSink {
 public:
-  EventCopy(OTF2_EvtWriter* w, const std::vector<bool>& carried,
-            const std::set<OTF2_MetricRef>& metric_instances, LeftOutEvents& left_out)
-      : w_(w), carried_(carried), metric_instances_(metric_instances), left_out_(left_out) {}
+  EventCopy(OTF2_EvtWriter* w, const ViteRecordRule& rule, LeftOutEvents& left_out)
+      : w_(w), rule_(rule), left_out_(left_out) {}
   OTF2_TimeStamp begin_record(OTF2_LocationRef, OTF2_TimeStamp t, int type) override {
-    carry_ = carried_[static_cast<std::size_t>(type)];
+    carry_ = rule_.carries(type);
     if (!carry_) ++left_out_.by_type[static_cast<std::size_t>(type)];
     return t;
   }
@@ -146,7 +141,7 @@ public:
   }
   OTF2_CallbackCode metric(OTF2_AttributeList* a, OTF2_TimeStamp t, OTF2_MetricRef metric,
                            uint8_t n, const OTF2_Type* types, const OTF2_MetricValue* values) {
-    if (metric_instances_.count(metric)) {
+    if (rule_.is_instance(metric)) {
       ++left_out_.instance_metrics;
       return OTF2_CALLBACK_SUCCESS;
     }
@@ -158,8 +153,7 @@ public:
 
 private:
   OTF2_EvtWriter* w_;
-  const std::vector<bool>& carried_; ///< by event record type
-  const std::set<OTF2_MetricRef>& metric_instances_;
+  const ViteRecordRule& rule_;
   LeftOutEvents& left_out_;
   bool carry_ = true;
 };
@@ -198,6 +192,153 @@ struct TempDir {
   }
 };
 
+/// The anchor file's creator, description, machine and every property, as they were.
+void copy_anchor_fields(OTF2_Reader* reader, OTF2_Archive* a) {
+  char* text = nullptr;
+  if (OTF2_Reader_GetCreator(reader, &text) == OTF2_SUCCESS && text) {
+    OTF2_Archive_SetCreator(a, text);
+    free(text);
+  }
+  if (OTF2_Reader_GetDescription(reader, &text) == OTF2_SUCCESS && text) {
+    OTF2_Archive_SetDescription(a, text);
+    free(text);
+  }
+  if (OTF2_Reader_GetMachineName(reader, &text) == OTF2_SUCCESS && text) {
+    OTF2_Archive_SetMachineName(a, text);
+    free(text);
+  }
+  uint32_t nprops = 0;
+  char** names = nullptr;
+  if (OTF2_Reader_GetPropertyNames(reader, &nprops, &names) == OTF2_SUCCESS && names) {
+    for (uint32_t i = 0; i < nprops; ++i)
+      if (OTF2_Reader_GetProperty(reader, names[i], &text) == OTF2_SUCCESS && text) {
+        OTF2_Archive_SetProperty(a, names[i], text, true);
+        free(text);
+      }
+    free(names);
+  }
+}
+
+/// Where the copy's events come from and go to.
+struct EventCopyJob {
+  OTF2_Reader* reader;
+  OTF2_Archive* archive;
+  std::string in_name, out_name; ///< the archives, for messages
+  uint64_t chunk_size;
+  const ViteRecordRule& rule;
+  LeftOutEvents& left_out;
+  std::map<OTF2_LocationRef, std::uint64_t>& written; ///< events in the copy, by location
+};
+
+/// Copies the event file and local definition file of every location format/ can read
+/// (vite_export_events.h) into `out_events`; returns the others, in definition order.
+std::vector<const Location*> copy_event_files(EventCopyJob& job,
+                                              const format::EventFileLayout& layout,
+                                              const std::vector<Location>& locations,
+                                              const std::string& out_events) {
+  std::vector<std::string> inputs, outputs;
+  for (const Location& l : locations) {
+    inputs.push_back(format::event_file_path(layout.event_dir, l.id));
+    outputs.push_back(format::event_file_path(out_events, l.id));
+  }
+  // A Metric record's metric is a local id; the location's tables are read only if one needs it.
+  std::optional<format::LocalDefinitionReader> def_reader;
+  format::LocalDefinitions local;
+  std::vector<const Location*> through_otf2;
+  format::FilePrefetch prefetch(inputs);
+  format::FileCreateAhead create(outputs);
+  for (std::size_t i = 0; i < locations.size(); ++i) {
+    const Location& l = locations[i];
+    const int created = create.take(i);
+    std::optional<format::MappedFile> in;
+    try {
+      in.emplace(prefetch.take(i));
+    } catch (const std::runtime_error&) { // (OTF2's reader says what is wrong)
+    }
+    std::optional<std::uint64_t> kept;
+    if (in) {
+      const LocationMaps maps = [&]() -> const format::IdMaps* {
+        if (!def_reader) def_reader.emplace(job.reader, layout);
+        local = def_reader->read(l.id, l.name, format::Otf2Events::No);
+        // (`retimed` also stands for tables it could not take: then they are not known exactly.)
+        return local.error.empty() && !local.retimed ? &local.maps : nullptr;
+      };
+      kept =
+          copy_vite_events(*in, outputs[i], created, job.chunk_size, job.rule, maps, job.left_out);
+    } else if (created >= 0) {
+      ::close(created);
+    }
+    if (!kept) {
+      through_otf2.push_back(&l);
+      continue;
+    }
+    job.written[l.id] = *kept;
+    // Its mapping tables and clock offsets apply to the copied records as to the original's.
+    const std::string def_name = "/" + std::to_string(l.id) + ".def";
+    format::copy_whole_file(layout.event_dir + def_name, out_events + def_name);
+  }
+  return through_otf2;
+}
+
+/// Re-encodes the events of `locations` through OTF2's reader and writer, with global ids and
+/// times (the reader applies each location's mapping tables and clock offsets), and writes them
+/// empty local definition files.
+void copy_through_otf2(EventCopyJob& job, const std::vector<const Location*>& locations) {
+  OTF2_Reader* reader = job.reader;
+  OTF2_Archive* a = job.archive;
+  const std::string& archive = job.in_name;
+  const std::string& out = job.out_name;
+  if (locations.empty()) return;
+  for (const Location* l : locations)
+    OTF2_Reader_SelectLocation(reader, l->id);
+  const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
+  check_read(OTF2_Reader_OpenEvtFiles(reader), "'" + archive + "': opening the event files");
+  struct CallbacksDeleter {
+    OTF2_EvtReaderCallbacks* c;
+    ~CallbacksDeleter() { OTF2_EvtReaderCallbacks_Delete(c); }
+  } event_callbacks{OTF2_EvtReaderCallbacks_New()};
+  format::register_copy_events(event_callbacks.c);
+  OTF2_EvtReaderCallbacks_SetMetricCallback(event_callbacks.c, copy_metric);
+  OTF2_EvtReaderCallbacks_SetUnknownCallback(event_callbacks.c, drop_unknown);
+  for (const Location* l : locations) {
+    const std::string where = " of location " + std::to_string(l->id);
+    if (have_local_defs)
+      if (OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, l->id)) {
+        uint64_t n = 0;
+        const OTF2_ErrorCode drc = OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
+        OTF2_Reader_CloseDefReader(reader, dr);
+        check_read(drc, "'" + archive + "': reading the local definitions" + where);
+      }
+    OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l->id);
+    if (!er) throw input_error("'" + archive + "': no event reader" + where);
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, l->id);
+    if (!w) throw output_error("'" + out + "': cannot write the events" + where);
+    EventCopy copy(w, job.rule, job.left_out);
+    format::EventSink* sink = &copy; // what the generated copy callbacks expect
+    check_read(OTF2_Reader_RegisterEvtCallbacks(reader, er, event_callbacks.c, sink),
+               "'" + archive + "': event callbacks");
+    uint64_t n = 0;
+    const OTF2_ErrorCode rrc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
+    OTF2_Reader_CloseEvtReader(reader, er);
+    check_write(copy.rc, "'" + out + "': writing the events" + where);
+    check_read(rrc, "'" + archive + "': reading the events" + where);
+    uint64_t kept = 0;
+    check_write(OTF2_EvtWriter_GetNumberOfEvents(w, &kept), "'" + out + "': counting events");
+    job.written[l->id] = kept;
+    check_write(OTF2_Archive_CloseEvtWriter(a, w), "'" + out + "': writing the events" + where);
+  }
+  if (have_local_defs) OTF2_Reader_CloseDefFiles(reader);
+  OTF2_Reader_CloseEvtFiles(reader);
+  check_write(OTF2_Archive_CloseEvtFiles(a), "'" + out + "': closing the event files");
+  check_write(OTF2_Archive_OpenDefFiles(a), "'" + out + "': opening the local definition files");
+  for (const Location* l : locations) {
+    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(a, l->id);
+    if (!dw) throw output_error("'" + out + "': cannot write local definitions");
+    check_write(OTF2_Archive_CloseDefWriter(a, dw), "'" + out + "': writing local definitions");
+  }
+  check_write(OTF2_Archive_CloseDefFiles(a), "'" + out + "': closing the local definition files");
+}
+
 } // namespace
 
 ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
@@ -230,91 +371,27 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
   check_write(OTF2_Archive_SetFlushCallbacks(a, &format::kFlushAlways, nullptr),
               "'" + out + "': flush callbacks");
   check_write(OTF2_Archive_SetSerialCollectiveCallbacks(a), "'" + out + "': serial writing");
-  // Anchor file: creator, description, machine and every property as they were.
-  char* text = nullptr;
-  if (OTF2_Reader_GetCreator(reader, &text) == OTF2_SUCCESS && text) {
-    OTF2_Archive_SetCreator(a, text);
-    free(text);
-  }
-  if (OTF2_Reader_GetDescription(reader, &text) == OTF2_SUCCESS && text) {
-    OTF2_Archive_SetDescription(a, text);
-    free(text);
-  }
-  if (OTF2_Reader_GetMachineName(reader, &text) == OTF2_SUCCESS && text) {
-    OTF2_Archive_SetMachineName(a, text);
-    free(text);
-  }
-  uint32_t nprops = 0;
-  char** names = nullptr;
-  if (OTF2_Reader_GetPropertyNames(reader, &nprops, &names) == OTF2_SUCCESS && names) {
-    for (uint32_t i = 0; i < nprops; ++i)
-      if (OTF2_Reader_GetProperty(reader, names[i], &text) == OTF2_SUCCESS && text) {
-        OTF2_Archive_SetProperty(a, names[i], text, true);
-        free(text);
-      }
-    free(names);
-  }
+  copy_anchor_fields(reader, a);
 
   // Events first, so that the location definitions can carry the number of events the copy
-  // holds. OTF2's reader applies each location's mapping tables and clock offsets (its local
-  // definitions) while reading; the copy's events hold global ids and times, so its local
-  // definition files are empty.
+  // holds.
   const ArchiveDefs defs = read_definitions(archive);
-  const std::set<OTF2_MetricRef> instances = read_metric_defs(archive).instances;
-  std::vector<bool> carried_events;
-  for (int type = 0; type < format::event_record_type_count(); ++type)
-    carried_events.push_back(vite_carries_event(format::event_record_name(type)));
+  const ViteRecordRule rule(read_metric_defs(archive).instances);
   LeftOutEvents left_out;
   std::map<OTF2_LocationRef, std::uint64_t> written;
-  for (const Location& l : defs.locations)
-    OTF2_Reader_SelectLocation(reader, l.id);
-  const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
-  check_read(OTF2_Reader_OpenEvtFiles(reader), "'" + archive + "': opening the event files");
-  check_write(OTF2_Archive_OpenEvtFiles(a), "'" + out + "': opening the event files");
-  struct CallbacksDeleter {
-    OTF2_EvtReaderCallbacks* c;
-    ~CallbacksDeleter() { OTF2_EvtReaderCallbacks_Delete(c); }
-  } event_callbacks{OTF2_EvtReaderCallbacks_New()};
-  format::register_copy_events(event_callbacks.c);
-  OTF2_EvtReaderCallbacks_SetMetricCallback(event_callbacks.c, copy_metric);
-  OTF2_EvtReaderCallbacks_SetUnknownCallback(event_callbacks.c, drop_unknown);
-  for (const Location& l : defs.locations) {
-    const std::string where = " of location " + std::to_string(l.id);
-    if (have_local_defs)
-      if (OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, l.id)) {
-        uint64_t n = 0;
-        const OTF2_ErrorCode drc = OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
-        OTF2_Reader_CloseDefReader(reader, dr);
-        check_read(drc, "'" + archive + "': reading the local definitions" + where);
-      }
-    OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l.id);
-    if (!er) throw input_error("'" + archive + "': no event reader" + where);
-    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, l.id);
-    if (!w) throw output_error("'" + out + "': cannot write the events" + where);
-    EventCopy copy(w, carried_events, instances, left_out);
-    format::EventSink* sink = &copy; // what the generated copy callbacks expect
-    check_read(OTF2_Reader_RegisterEvtCallbacks(reader, er, event_callbacks.c, sink),
-               "'" + archive + "': event callbacks");
-    uint64_t n = 0;
-    const OTF2_ErrorCode rrc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
-    OTF2_Reader_CloseEvtReader(reader, er);
-    check_write(copy.rc, "'" + out + "': writing the events" + where);
-    check_read(rrc, "'" + archive + "': reading the events" + where);
-    uint64_t kept = 0;
-    check_write(OTF2_EvtWriter_GetNumberOfEvents(w, &kept), "'" + out + "': counting events");
-    written[l.id] = kept;
-    check_write(OTF2_Archive_CloseEvtWriter(a, w), "'" + out + "': writing the events" + where);
+  EventCopyJob job{reader, a, archive, out, evt_chunk, rule, left_out, written};
+  const format::EventFileLayout layout = format::read_event_file_layout(reader, anchor.string());
+  std::vector<const Location*> through_otf2;
+  if (layout.decodable()) {
+    const std::string out_events = (tmp.path / stem).string();
+    fs::create_directories(out_events, ec);
+    if (ec) throw output_error("'" + out_events + "': cannot create: " + ec.message());
+    through_otf2 = copy_event_files(job, layout, defs.locations, out_events);
+  } else {
+    for (const Location& l : defs.locations)
+      through_otf2.push_back(&l);
   }
-  if (have_local_defs) OTF2_Reader_CloseDefFiles(reader);
-  OTF2_Reader_CloseEvtFiles(reader);
-  check_write(OTF2_Archive_CloseEvtFiles(a), "'" + out + "': closing the event files");
-  check_write(OTF2_Archive_OpenDefFiles(a), "'" + out + "': opening the local definition files");
-  for (const Location& l : defs.locations) {
-    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(a, l.id);
-    if (!dw) throw output_error("'" + out + "': cannot write local definitions");
-    check_write(OTF2_Archive_CloseDefWriter(a, dw), "'" + out + "': writing local definitions");
-  }
-  check_write(OTF2_Archive_CloseDefFiles(a), "'" + out + "': closing the local definition files");
+  copy_through_otf2(job, through_otf2);
 
   OTF2_GlobalDefWriter* dw = OTF2_Archive_GetGlobalDefWriter(a);
   if (!dw) throw output_error("'" + out + "': cannot write definitions");

@@ -12,9 +12,13 @@
 // for them; the tracer writes a BufferFlush per full event buffer, ~1 per 1365 events with 64 KiB
 // buffers, and a fork and a join per OpenMP parallel region), and reads only some kinds of
 // definitions: the copy leaves out what vite_contents.h lists, and records of types the installed
-// OTF2 does not know. Its events are re-encoded through OTF2, every record as it was (global ids
-// and times: the reader applied the mapping tables and clock offsets, so the copy's local
-// definition files are empty); the definitions it carries and the anchor properties are
+// OTF2 does not know. Every other record is copied as it was (vite_export_events.h): where
+// format/ can parse a location's event file, its kept records' bytes are copied as they are
+// (local ids, the times as recorded) and its local definition file beside them unchanged, so an
+// OTF2 reader of the copy applies the same mapping tables and clock offsets (the rewritten groups
+// keep their ids, so records naming communicators stay right); the other locations'
+// records are re-encoded through OTF2's reader and writer with global ids and times, and get
+// empty local definition files. The definitions it carries and the anchor properties are
 // unchanged. The copy is for ViTE only: the original stays the archive of record.
 #pragma once
 
