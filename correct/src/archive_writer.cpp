@@ -4,6 +4,7 @@
 #include "correct/exchange.h"
 #include "correct/record_store.h"
 #include "format/event_file.h"
+#include "format/file_copy.h"
 #include "format/file_prefetch.h"
 #include "format/otf2_library.h"
 #include "format/record_tables.h"
@@ -13,11 +14,9 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <sys/sendfile.h>
 #include <system_error>
 #include <unistd.h>
 #include <utility>
@@ -77,32 +76,11 @@ int64_t write_stored_location(const RecordStore& records, TimeSource& times, OTF
 }
 
 // The local definition file of a copied event file: its mapping tables translate the copied
-// records' ids. Returns false if the input has none. Plain open and sendfile: per location, at
-// 16,384 of them, std::filesystem's checks (three stats and a chmod) cost more than the copy.
+// records' ids. Returns false if the input has none.
 bool copy_local_definitions(const std::string& event_dir, const std::string& out_dir,
                             OTF2_LocationRef id) {
   const std::string name = std::to_string(id) + ".def";
-  const std::string from = event_dir + "/" + name, to = out_dir + "/" + name;
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) {
-    if (errno == ENOENT) return false;
-    throw input_error("'" + from + "': cannot open: " + std::strerror(errno));
-  }
-  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  int cause = out < 0 ? errno : 0;
-  if (out >= 0) {
-    ssize_t n;
-    while ((n = ::sendfile(out, in, nullptr, 1 << 20)) > 0 || (n < 0 && errno == EINTR)) {
-    }
-    if (n < 0) cause = errno;
-    // close() reports what a network or delayed-allocation file system could not write.
-    if (::close(out) != 0 && cause == 0) cause = errno;
-  }
-  ::close(in);
-  if (cause != 0)
-    throw output_error("'" + to +
-                       "': cannot copy the local definition file: " + std::strerror(cause));
-  return true;
+  return format::copy_whole_file(event_dir + "/" + name, out_dir + "/" + name);
 }
 
 // A location's local definition file copied from the input (for a copied event file), or why not.
