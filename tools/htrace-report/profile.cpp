@@ -9,7 +9,8 @@ Profile::Profile(const ArchiveDefs& defs, const ProfileOptions& options)
       matrix_messages(scale.matrix_side() * scale.matrix_side()),
       matrix_bytes(scale.matrix_side() * scale.matrix_side()),
       mpi_share(scale.overview_rows(), std::vector<double>(std::max<std::size_t>(options.bins, 1))),
-      defs_(defs), options_(options), locations_(defs.locations.size()) {
+      defs_(defs), options_(options), locations_(defs.locations.size()),
+      channel_numbers_(defs.locations.size()) {
   const auto length = static_cast<std::int64_t>(
       defs.resolution == 1000000000 ? defs.trace_length
                                     : defs.ns_from_start(defs.global_offset + defs.trace_length));
@@ -190,7 +191,7 @@ void Profile::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::
 // A send counts as a message (matrix included) once it is known not to be cancelled.
 void Profile::matched_end(const relations::MessageEnd<ProfiledEnd>& end) {
   const P2pChannel& channel = end.channel;
-  const std::uint32_t number = channel_numbers_.find_or_add(channel);
+  const std::uint32_t number = channel_numbers_.find_or_add(end.what.record.loc, end.side, channel);
   if (number == channels_.size()) channels_.emplace_back();
   Queues& q = channels_[number];
   if (end.side == P2pSide::Send) {

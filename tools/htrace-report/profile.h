@@ -14,6 +14,7 @@
 #include "message_ends.h"
 #include "relations/fifo.h"
 #include "relations/location_cache.h"
+#include "relations/location_channels.h"
 #include "report_scale.h"
 
 #include <map>
@@ -86,7 +87,10 @@ public:
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
-  void prefetch(std::uint32_t loc) override { relations::prefetch_object(locations_[loc]); }
+  void prefetch(std::uint32_t loc) override {
+    relations::prefetch_object(locations_[loc]);
+    channel_numbers_.prefetch(loc);
+  }
   void finish() override;
   /// A wait the analysis decided (WaitStateAnalysis::on_wait), before or after finish(): kept
   /// when its call is a slice the detail keeps, or still open.
@@ -161,7 +165,7 @@ private:
   std::vector<LocationState> locations_;
   std::uint64_t seen_ = 0; ///< point-to-point records so far
   std::uint64_t worst_seen_ = 0;
-  relations::ChannelIndex channel_numbers_;
+  relations::LocationChannels channel_numbers_;
   std::vector<Queues> channels_;              ///< by channel number
   std::priority_queue<Detail> first_details_; ///< the detail messages that count first
   std::priority_queue<DetailSlice, std::vector<DetailSlice>, std::greater<DetailSlice>> longest_;
