@@ -70,8 +70,8 @@ private:
     std::optional<Frame> left;
     std::vector<std::uint32_t> teams; ///< the teams it is a member of, innermost last
     std::int64_t serial_ns = 0;
-    /// (region, ns): the few regions serial code runs in, scanned; every location of an MPI-only
-    /// run adds here on each event, and a tree per location missed the cache at each level.
+    /// (region, ns): the few regions serial code runs in, scanned (a tree per location missed
+    /// the cache at each level).
     std::vector<std::pair<std::uint32_t, std::int64_t>> serial;
     void add_serial(std::uint32_t region, std::int64_t ns);
     relations::OpenMpThread omp;
