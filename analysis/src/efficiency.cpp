@@ -46,7 +46,7 @@ Efficiency efficiency_of(TimeWindow window, std::vector<LocationTimes> locations
 EfficiencyAnalysis::EfficiencyAnalysis(std::size_t locations,
                                        const std::map<std::uint32_t, format::RegionDef>& regions,
                                        std::optional<TimeWindow> window)
-    : window_(window), locs_(locations) {
+    : window_(window), locs_(locations), waits_(locations) {
   for (const auto& [ref, def] : regions)
     if (def.cls.mpi()) mpi_regions_.insert(ref);
 }
@@ -72,7 +72,13 @@ void EfficiencyAnalysis::enter(std::uint32_t loc, std::int64_t t, std::uint32_t 
   Loc& l = locs_[loc];
   touch(l, t);
   const bool mpi = mpi_regions_.count(region) > 0;
-  l.stack.push_back(mpi);
+  if (l.open < kOpenBits) {
+    const std::uint64_t bit = std::uint64_t{1} << l.open;
+    l.mpi_open = mpi ? l.mpi_open | bit : l.mpi_open & ~bit;
+  } else {
+    waits_[loc].deeper.push_back(mpi);
+  }
+  ++l.open;
   if (!mpi) return;
   l.calls_mpi = true;
   if (l.depth++ == 0) l.call_enter = t;
@@ -81,16 +87,21 @@ void EfficiencyAnalysis::enter(std::uint32_t loc, std::int64_t t, std::uint32_t 
 void EfficiencyAnalysis::leave(std::uint32_t loc, std::int64_t t) {
   Loc& l = locs_[loc];
   touch(l, t);
-  if (l.stack.empty()) return; // a leave without its enter (a truncated start)
-  const bool mpi = l.stack.back();
-  l.stack.pop_back();
+  if (l.open == 0) return; // a leave without its enter (a truncated start)
+  bool mpi = false;
+  if (--l.open < kOpenBits) {
+    mpi = (l.mpi_open >> l.open) & 1;
+  } else {
+    mpi = waits_[loc].deeper.back();
+    waits_[loc].deeper.pop_back();
+  }
   if (mpi && --l.depth == 0) add_call(l, l.call_enter, t);
 }
 
 void EfficiencyAnalysis::call_wait(std::uint32_t loc, std::int64_t enter, std::int64_t wait_ns) {
-  Loc& l = locs_[loc];
-  l.waiting += wait_ns;
-  l.waiting_win += clipped(enter, enter + wait_ns);
+  Waits& w = waits_[loc];
+  w.waiting += wait_ns;
+  w.waiting_win += clipped(enter, enter + wait_ns);
 }
 
 EfficiencyAnalysis::Results EfficiencyAnalysis::finish() {
@@ -107,10 +118,11 @@ EfficiencyAnalysis::Results EfficiencyAnalysis::finish() {
   std::vector<LocationTimes> whole(locs_.size()), part(locs_.size());
   for (std::size_t i = 0; i < locs_.size(); ++i) {
     const Loc& l = locs_[i];
-    whole[i] = {l.calls_mpi, l.last - l.first - l.mpi, l.mpi, l.waiting};
+    const Waits& w = waits_[i];
+    whole[i] = {l.calls_mpi, l.last - l.first - l.mpi, l.mpi, w.waiting};
     if (window_) {
       const std::int64_t span = l.seen ? clipped(l.first, l.last) : 0;
-      part[i] = {l.calls_mpi, span - l.mpi_win, l.mpi_win, l.waiting_win};
+      part[i] = {l.calls_mpi, span - l.mpi_win, l.mpi_win, w.waiting_win};
     }
   }
   Results r;

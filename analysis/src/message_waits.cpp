@@ -6,7 +6,8 @@ namespace htrace::analysis::detail {
 
 MessageWaits::MessageWaits(const RunLayout& layout, MpiCalls& calls)
     : layout_(layout), calls_(calls), posted_(layout.process_of.size()),
-      irecv_posted_(layout.process_of.size()), isend_flight_(layout.process_of.size()) {
+      irecv_posted_(layout.process_of.size()), channel_numbers_(layout.process_of.size()),
+      isend_flight_(layout.process_of.size()) {
   std::uint32_t processes = 0;
   for (const std::uint32_t p : layout.process_of)
     processes = std::max(processes, p + 1);
@@ -99,7 +100,7 @@ void MessageWaits::cancelled(std::uint32_t loc, std::uint64_t request) {
 }
 
 void MessageWaits::queue(const relations::MessageEnd<End>& e) {
-  const std::uint32_t number = channel_numbers_.find_or_add(e.channel);
+  const std::uint32_t number = channel_numbers_.find_or_add(e.what.loc, e.side, e.channel);
   if (number == channels_.size()) channels_.emplace_back();
   Queues& q = channels_[number];
   (e.side == relations::P2pSide::Send ? q.sends : q.receives).push_back(e.what);

@@ -17,6 +17,7 @@
 #include "mpi_calls.h"
 #include "pattern_rules.h"
 #include "relations/fifo.h"
+#include "relations/location_channels.h"
 #include "relations/p2p_messages.h"
 
 #include <map>
@@ -37,6 +38,8 @@ public:
   void isend_complete(std::uint32_t loc, std::uint64_t request);
   void irecv_request(std::uint32_t loc, std::uint64_t request);
   void cancelled(std::uint32_t loc, std::uint64_t request);
+  /// `loc`'s next event comes next: fetches the channels it used last.
+  void prefetch(std::uint32_t loc) const { channel_numbers_.prefetch(loc); }
   /// After the last event: ends never matched propose nothing.
   void finish();
 
@@ -78,7 +81,7 @@ private:
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> irecv_posted_;
   /// Per channel the message ends whose partner is not seen yet; a channel stays once seen (a
   /// program uses them again and again).
-  relations::ChannelIndex channel_numbers_;
+  relations::LocationChannels channel_numbers_;
   std::vector<Queues> channels_; ///< by channel number
   /// By receiving process: the sends in a call recorded and not yet matched, earliest enter first.
   std::vector<std::set<Flight>> in_flight_;

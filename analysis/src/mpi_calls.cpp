@@ -17,14 +17,14 @@ MpiCalls::MpiCalls(std::size_t locations, const std::map<std::uint32_t, format::
 void MpiCalls::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region) {
   const bool mpi = mpi_regions_.count(region) > 0;
   Location& l = locations_[loc];
-  l.stack.push_back({mpi, region, mpi ? l.calls++ : 0, t});
+  l.stack.push({mpi, region, mpi ? l.calls++ : 0, t});
 }
 
 void MpiCalls::leave(std::uint32_t loc, std::int64_t t) {
   auto& stack = locations_[loc].stack;
   if (stack.empty()) return; // a leave without its enter (a truncated start): no call
-  const Frame f = stack.back();
-  stack.pop_back();
+  const Frame f = stack.top();
+  stack.pop();
   if (!f.mpi) return;
   HeldCall* c = find_held(loc, f.number);
   if (!c) return;
@@ -36,8 +36,8 @@ void MpiCalls::leave(std::uint32_t loc, std::int64_t t) {
 
 std::optional<CallRef> MpiCalls::current(std::uint32_t loc) const {
   const auto& stack = locations_[loc].stack;
-  for (auto f = stack.rbegin(); f != stack.rend(); ++f)
-    if (f->mpi) return CallRef{loc, f->number, f->enter, f->region};
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (const Frame& f = stack[i]; f.mpi) return CallRef{loc, f.number, f.enter, f.region};
   return std::nullopt;
 }
 

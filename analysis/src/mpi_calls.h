@@ -7,6 +7,7 @@
 #define HTRACE_ANALYSIS_MPI_CALLS_H
 
 #include "analysis/wait_states.h"
+#include "relations/location_cache.h"
 
 #include <array>
 #include <cstdint>
@@ -43,6 +44,8 @@ public:
   void leave(std::uint32_t loc, std::int64_t t);
   /// The innermost MPI call open on `loc`, if any.
   std::optional<CallRef> current(std::uint32_t loc) const;
+  /// `loc`'s next event comes next: fetches its record.
+  void prefetch(std::uint32_t loc) const { relations::prefetch_object(locations_[loc]); }
 
   /// A relation inside `call` is to be evaluated: the call waits for it.
   void hold(const CallRef& call);
@@ -87,9 +90,10 @@ private:
     std::uint64_t number;
     Held held;
   };
-  /// What a location has: an event of it touches one cache line of these for all three.
-  struct Location {
-    std::vector<Frame> stack;
+  /// What a location has, in two cache lines: the innermost frames in place (a location is
+  /// rarely more than two regions deep), the held calls' vector, the count.
+  struct alignas(64) Location {
+    relations::InlineStack<Frame, 2> stack;
     /// Its held calls by number: a few at a time (those with relations in flight). A vector
     /// keeps its capacity, so holding a call allocates nothing once the location has held as
     /// many at once before; a hash map per location allocated a node per call and missed the

@@ -12,9 +12,12 @@ using relations::Role;
 OpenMpWaits::OpenMpWaits(const RunLayout& layout, WaitStates& results,
                          const WaitStateAnalysis::WaitObserver& observer)
     : layout_(layout), teams_(layout.comm_members), results_(results), observer_(observer) {
+  std::map<std::uint32_t, std::uint32_t> locations_of; // process -> its locations
+  for (const std::uint32_t p : layout.process_of)
+    ++locations_of[p];
   threads_.reserve(layout.process_of.size());
   for (std::uint32_t loc = 0; loc < layout.process_of.size(); ++loc)
-    threads_.emplace_back(loc);
+    threads_.emplace_back(loc, locations_of[layout.process_of[loc]] == 1);
 }
 
 void OpenMpWaits::Emit::operator()(relations::Event t, Role role,
@@ -33,7 +36,7 @@ void OpenMpWaits::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region)
   const format::RegionClass& cls = r == layout_.regions.end() ? kUnknown : r->second.cls;
   tick(loc, t);
   Thread& th = threads_[loc];
-  th.stack.push_back({region, t, cls.openmp()});
+  th.stack.push({region, cls.openmp(), t});
   th.left.reset();
   th.omp.enter(t, cls, Emit{*this, loc, region});
 }
@@ -42,8 +45,8 @@ void OpenMpWaits::leave(std::uint32_t loc, std::int64_t t) {
   tick(loc, t);
   Thread& th = threads_[loc];
   if (!th.stack.empty()) {
-    th.left = th.stack.back();
-    th.stack.pop_back();
+    th.left = th.stack.top();
+    th.stack.pop();
   }
   th.omp.leave(t, Emit{*this, loc, 0});
 }
@@ -148,8 +151,8 @@ void OpenMpWaits::lock_event(std::uint32_t loc, std::int64_t t, Role role, const
       return f.openmp && omp_lock_pattern(layout_.regions, f.region).has_value();
     };
     const Frame* f = nullptr;
-    if (!th.stack.empty() && waits_in(th.stack.back()))
-      f = &th.stack.back();
+    if (!th.stack.empty() && waits_in(th.stack.top()))
+      f = &th.stack.top();
     else if (th.left && waits_in(*th.left))
       f = &*th.left;
     // Without a waiting region the hand-over is still completed, so that its release is not held.
@@ -194,9 +197,15 @@ void OpenMpWaits::tick(std::uint32_t loc, std::int64_t t) {
   }
   if (th.forks == 0 && th.teams.empty() && t > th.last) {
     th.serial_ns += t - th.last;
-    th.add_serial(th.stack.empty() ? kNoRegion : th.stack.back().region, t - th.last);
+    if (!th.alone_in_process)
+      th.add_serial(th.stack.empty() ? kNoRegion : th.stack.top().region, t - th.last);
   }
   th.last = std::max(th.last, t);
+}
+
+void OpenMpWaits::prefetch(std::uint32_t loc) const {
+  const Thread& th = threads_[loc];
+  relations::prefetch_span(&th, reinterpret_cast<const char*>(&th.omp) + 64);
 }
 
 void OpenMpWaits::Thread::add_serial(std::uint32_t region, std::int64_t ns) {

@@ -8,6 +8,7 @@
 #define HTRACE_ANALYSIS_OPENMP_WAITS_H
 
 #include "analysis/wait_states.h"
+#include "relations/location_cache.h"
 #include "relations/openmp_thread.h"
 #include "relations/ref_index.h"
 
@@ -35,6 +36,8 @@ public:
                     std::uint32_t order);
   void lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model, std::uint32_t lock,
                     std::uint32_t order);
+  /// `loc`'s next event comes next: fetches what its events read.
+  void prefetch(std::uint32_t loc) const;
   /// After the last event: Idle Threads; a barrier instance some member never left is evaluated
   /// with the members seen (a team of unknown size is evaluated only here); hand-overs missing a
   /// side wait for nothing.
@@ -45,28 +48,33 @@ private:
   using Key = std::pair<std::uint32_t, relations::LocalKey>; ///< (process, relation)
   struct Frame {
     std::uint32_t region;
-    std::int64_t enter;
     bool openmp;
+    std::int64_t enter;
   };
-  struct Thread {
-    explicit Thread(std::uint32_t loc) : omp(loc) {}
-    relations::OpenMpThread omp;
-    std::vector<Frame> stack;
-    /// The region it left last, while it entered none since: libhtrace leaves omp_set_lock
-    /// before it records the acquisition, at the same time.
-    std::optional<Frame> left;
-    std::vector<std::uint32_t> teams; ///< the teams it is a member of, innermost last
+  /// What every event of a location reads comes first, then the OpenMP relations' state, whose
+  /// own first fields are those an enter and a leave read (prefetch() fetches up to there).
+  struct alignas(64) Thread {
+    Thread(std::uint32_t loc, bool alone) : alone_in_process(alone), omp(loc) {}
     // Idle Threads: its time outside forks and teams (serial code if it is a master) per
     // innermost region, from its first event on.
     std::int64_t first = kNotLeft, last = 0;
     std::uint32_t forks = 0; ///< forks not yet joined
     bool master = false;     ///< forked outside any fork and team
     bool member = false;     ///< was a member of a team
+    /// No other location shares its process: no thread idles while it runs serial code, which is
+    /// then not split by region (an MPI-only run's every event would add there).
+    bool alone_in_process;
+    relations::InlineStack<Frame, 2> stack;
+    /// The region it left last, while it entered none since: libhtrace leaves omp_set_lock
+    /// before it records the acquisition, at the same time.
+    std::optional<Frame> left;
+    std::vector<std::uint32_t> teams; ///< the teams it is a member of, innermost last
     std::int64_t serial_ns = 0;
-    /// (region, ns): the few regions serial code runs in, scanned; every location of an MPI-only
-    /// run adds here on each event, and a tree per location missed the cache at each level.
+    /// (region, ns): the few regions serial code runs in, scanned (a tree per location missed
+    /// the cache at each level).
     std::vector<std::pair<std::uint32_t, std::int64_t>> serial;
     void add_serial(std::uint32_t region, std::int64_t ns);
+    relations::OpenMpThread omp;
   };
   struct Member {
     std::uint32_t loc, region;

@@ -86,6 +86,12 @@ void WaitStateAnalysis::lock_release(std::uint32_t loc, std::int64_t t, std::uin
   impl_->openmp.lock_release(loc, t, model, lock, order);
 }
 
+void WaitStateAnalysis::prefetch(std::uint32_t loc) const {
+  impl_->calls.prefetch(loc);
+  impl_->openmp.prefetch(loc);
+  impl_->messages.prefetch(loc);
+}
+
 void WaitStateAnalysis::on_call_wait(CallWaitObserver observer) {
   impl_->calls.observer = std::move(observer);
 }

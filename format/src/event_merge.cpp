@@ -120,8 +120,10 @@ void EventMerge::fail(uint32_t input, const char* why, size_t offset) const {
 }
 
 uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
-                         OTF2_EvtReaderCallback_Metric metric, OtherEventFn other, void* user) {
+                         OTF2_EvtReaderCallback_Metric metric, OtherEventFn other, void* user,
+                         NextInputFn next) {
   uint64_t events = 0;
+  if (next && !tree_.empty() && tree_[0] != kDone) next(input_of(tree_[0]), user);
   while (!tree_.empty() && tree_[0] != kDone) {
     const uint32_t i = input_of(tree_[0]);
     Cursor& c = *cursors_[i];
@@ -132,7 +134,10 @@ uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
     const bool more = c.advance();
     if (more) next_event_[i] = c.event.begin;
     replay(i, more ? key(c.event.time, i) : kDone);
-    if (tree_[0] != kDone) prefetch(input_of(tree_[0]));
+    if (tree_[0] != kDone) {
+      prefetch(input_of(tree_[0]));
+      if (next) next(input_of(tree_[0]), user);
+    }
     const DecodeError error =
         decode_event(event, c.file->data(), position, callbacks, other, i, user, c.maps, metric);
     if (error) fail(i, error.why, error.offset);

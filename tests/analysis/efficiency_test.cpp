@@ -1,6 +1,6 @@
 // The efficiency metrics fed by hand: waits decided after their call left, windows cutting
-// through calls, nested MPI regions, truncated calls, locations without MPI; and non-blocking
-// collectives whose completion is seen before a partner started.
+// through calls, nested MPI regions (deeply too), truncated calls, locations without MPI; and
+// non-blocking collectives whose completion is seen before a partner started.
 #include "analysis/efficiency.h"
 #include "analysis/wait_states.h"
 
@@ -101,6 +101,35 @@ TEST(Efficiency, NestedTruncatedAndNonRanks) {
   EXPECT_EQ(r.run.locations[0].mpi_ns, 10 + 10 + 10); // 10..20, 50..60, 70..80 (open)
   EXPECT_EQ(r.run.locations[0].useful_ns, 80 - 30);
   EXPECT_EQ(r.run.max_useful_ns, 50);
+}
+
+// Regions open deeper than the record keeps flags for in place (64): MPI calls among them count
+// as at any depth, an MPI region inside another once.
+TEST(Efficiency, RegionsNestedDeeperThanKeptInPlace) {
+  EfficiencyAnalysis e(1, regions(), std::nullopt);
+  for (int open = 0; open < 70; ++open)
+    e.enter(0, 0, kMain);
+  e.enter(0, 10, kBarrier); // the 71st
+  e.leave(0, 20);
+  for (int open = 70; open > 65; --open)
+    e.leave(0, 25);
+  e.enter(0, 30, kWait); // the 66th
+  e.leave(0, 40);
+  for (int open = 65; open > 63; --open)
+    e.leave(0, 41);
+  e.enter(0, 42, kWait);  // the 64th, kept in place
+  e.enter(0, 43, kInner); // the 65th, inside it
+  e.leave(0, 44);
+  e.leave(0, 46);
+  for (int open = 63; open > 2; --open)
+    e.leave(0, 47);
+  e.enter(0, 50, kBarrier); // the third
+  e.leave(0, 60);
+  for (int open = 2; open > 0; --open)
+    e.leave(0, 70);
+  const auto r = e.finish();
+  EXPECT_EQ(r.run.locations[0].mpi_ns, 10 + 10 + 4 + 10);
+  EXPECT_EQ(r.run.locations[0].useful_ns, 70 - 34);
 }
 
 TEST(Efficiency, NoRanksIsUndefined) {

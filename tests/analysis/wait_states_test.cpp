@@ -55,6 +55,41 @@ TEST(WaitStates, PartnerSeenAfterTheWaitingCallLeft) {
   EXPECT_EQ(of(w, WaitPattern::LateSender).by_region.at(kRecv), 30);
 }
 
+// Calls nested deeper than a location keeps frames in place (two) are found as the calls their
+// records are in, and the frames below stay intact.
+TEST(WaitStates, CallsNestedDeeperThanKeptInPlace) {
+  WaitStateAnalysis a(two_ranks());
+  for (int depth = 0; depth < 3; ++depth)
+    a.enter(0, 0, kMain);
+  a.enter(1, 0, kMain);
+  a.enter(0, 100, kSendrecv); // the fourth frame
+  a.send(0, kWorld, 1, 1, kBlocking);
+  a.recv(0, kWorld, 1, 2, kBlocking);
+  a.enter(1, 130, kSend);
+  a.send(1, kWorld, 0, 2, kBlocking);
+  a.leave(1, 131);
+  a.leave(0, 150);
+  a.enter(1, 160, kRecv);
+  a.recv(1, kWorld, 0, 1, kBlocking);
+  a.leave(1, 170);
+  a.leave(0, 180);
+  a.leave(0, 190);
+  a.enter(0, 200, kRecv); // the second frame again
+  a.recv(0, kWorld, 1, 3, kBlocking);
+  a.enter(1, 230, kSend);
+  a.send(1, kWorld, 0, 3, kBlocking);
+  a.leave(1, 231);
+  a.leave(0, 240);
+  const WaitStates w = a.finish();
+  const PatternTime& late = of(w, WaitPattern::LateSender);
+  EXPECT_EQ(late.total_ns, 60);
+  EXPECT_EQ(late.calls, 2u);
+  EXPECT_EQ(late.by_region.at(kSendrecv), 30);
+  EXPECT_EQ(late.by_region.at(kRecv), 30);
+  EXPECT_EQ(late.by_location[0], 60);
+  EXPECT_EQ(of(w, WaitPattern::LateReceiver).total_ns, 0); // its receive was posted after 150
+}
+
 // Late Sender, wrong order: only a message to the waiting process that was sent before the late
 // one and is received after it counts; a cancelled Isend never arrives, one received first is in
 // order, one sent after the late one does not count.

@@ -2,7 +2,8 @@
 // global reader delivers: every event once, by time, ties to the lower input, each file in its
 // own order; with inputs ending at different times, so that the tournament tree has ever more
 // finished leaves, and input counts that make trees of one leaf, of two, of leaves at two depths
-// (not a power of two) and several levels deep.
+// (not a power of two) and several levels deep; and each event's input, announced to the
+// consumer one event ahead.
 #include "format/event_merge.h"
 
 #include <algorithm>
@@ -50,8 +51,8 @@ OTF2_CallbackCode collect(OTF2_LocationRef input, OTF2_TimeStamp time, uint64_t,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-void expect_merged_in_order(std::uint32_t kInputs) {
-  TempDir dir;
+// Writes kInputs event files into `dir`; `expected` gets their events in the merge's order.
+void write_inputs(const TempDir& dir, std::uint32_t kInputs, std::vector<Event>& expected) {
   OTF2_Archive* a = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
                                       kChunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   ASSERT_NE(a, nullptr);
@@ -60,7 +61,6 @@ void expect_merged_in_order(std::uint32_t kInputs) {
   ASSERT_EQ(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
   // Input i has 20 + 7 * (i % 11) events at times that step by 0 to 2 from i % 5: many equal
   // times across inputs, and repeated times in a file.
-  std::vector<Event> expected;
   std::srand(7);
   for (std::uint32_t i = 0; i < kInputs; ++i) {
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, i);
@@ -78,11 +78,22 @@ void expect_merged_in_order(std::uint32_t kInputs) {
   std::stable_sort(expected.begin(), expected.end(), [](const Event& x, const Event& y) {
     return std::tie(x.time, x.input) < std::tie(y.time, y.input);
   });
+}
 
+std::vector<htrace::format::EventMerge::Input> inputs_of(std::uint32_t kInputs) {
   std::vector<htrace::format::EventMerge::Input> inputs;
   for (std::uint32_t i = 0; i < kInputs; ++i)
     inputs.push_back({i, nullptr});
-  htrace::format::EventMerge merge(dir.path + "/traces", inputs, kChunk);
+  return inputs;
+}
+
+void expect_merged_in_order(std::uint32_t kInputs) {
+  TempDir dir;
+  std::vector<Event> expected;
+  write_inputs(dir, kInputs, expected);
+  if (::testing::Test::HasFatalFailure()) return;
+
+  htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
   htrace::format::EventDecodeCallbacks callbacks;
   callbacks.Enter = collect;
   std::vector<Event> got;
@@ -101,6 +112,48 @@ TEST(EventMerge, DeliversInTimeOrderTiesToTheLowerInput) {
   for (const std::uint32_t inputs : {1u, 2u, 3u, 70u}) {
     SCOPED_TRACE(std::to_string(inputs) + " inputs");
     expect_merged_in_order(inputs);
+  }
+}
+
+// What the merge delivers, and which input it announces next and when.
+struct Announced {
+  std::vector<std::uint32_t> delivered, announced;
+  std::vector<std::size_t> delivered_before; ///< per announcement: events delivered until then
+};
+
+OTF2_CallbackCode deliver(OTF2_LocationRef input, OTF2_TimeStamp, uint64_t, void* user,
+                          OTF2_AttributeList*, OTF2_RegionRef) {
+  static_cast<Announced*>(user)->delivered.push_back(static_cast<std::uint32_t>(input));
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+void announce(std::uint32_t input, void* user) {
+  auto* log = static_cast<Announced*>(user);
+  log->announced.push_back(input);
+  log->delivered_before.push_back(log->delivered.size());
+}
+
+// The next-input hook names every event's input, in order, before the event ahead of it is
+// delivered (the first one before any): consumers fetch that input's state one event early.
+TEST(EventMerge, AnnouncesEachEventsInputOneEventAhead) {
+  for (const std::uint32_t kInputs : {1u, 3u, 70u}) {
+    SCOPED_TRACE(std::to_string(kInputs) + " inputs");
+    TempDir dir;
+    std::vector<Event> expected;
+    write_inputs(dir, kInputs, expected);
+    ASSERT_FALSE(::testing::Test::HasFatalFailure());
+    htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
+    htrace::format::EventDecodeCallbacks callbacks;
+    callbacks.Enter = deliver;
+    Announced log;
+    merge.run(
+        callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &log, announce);
+    ASSERT_EQ(log.delivered.size(), expected.size());
+    for (std::size_t e = 0; e < expected.size(); ++e)
+      ASSERT_EQ(log.delivered[e], expected[e].input) << "event " << e;
+    ASSERT_EQ(log.announced, log.delivered);
+    for (std::size_t e = 0; e < log.announced.size(); ++e)
+      ASSERT_EQ(log.delivered_before[e], e == 0 ? 0 : e - 1) << "announcement " << e;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "clock_conditions.h"
 
 #include "format/collective_rules.h"
+#include "relations/location_cache.h"
 
 #include <algorithm>
 
@@ -179,6 +180,11 @@ void ClockConditions::team_end(std::uint32_t loc, std::uint64_t t, std::uint32_t
 
 void ClockConditions::thread_join(std::uint32_t loc, std::uint64_t t) {
   threads_[loc].omp.join(ns(t), emit(loc));
+}
+
+void ClockConditions::prefetch(std::uint32_t loc) {
+  const Thread& th = threads_[loc];
+  relations::prefetch_span(&th, reinterpret_cast<const char*>(&th.omp) + 64);
 }
 
 void ClockConditions::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {

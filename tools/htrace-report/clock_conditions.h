@@ -46,6 +46,7 @@ struct ConditionCounts {
 class ClockConditions final : public EventSink {
 public:
   explicit ClockConditions(const ArchiveDefs& defs);
+  void prefetch(std::uint32_t loc) override;
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
@@ -94,11 +95,13 @@ private:
     bool completed = false;     ///< Task: the task completed
   };
   using TaskKey = relations::TaskKey;
+  /// What an enter and a leave read first (the OpenMP thread's own first cache line): prefetch()
+  /// fetches up to there.
   struct Thread {
     explicit Thread(std::uint32_t loc) : omp(loc) {}
-    relations::CollectiveCalls colls; ///< times in ns
     std::uint32_t last_entered = UINT32_MAX;
     relations::OpenMpThread omp;
+    relations::CollectiveCalls colls; ///< times in ns
   };
   /// Hands the relations a thread's OpenMP events take part in to contribute() and receive().
   struct Emit {

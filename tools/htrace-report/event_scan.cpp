@@ -148,6 +148,14 @@ struct Callbacks<Deliver> {
   }
 };
 
+// The merge's next input: its location's state is fetched while the current event is handled.
+void on_next_input(std::uint32_t input, void* u) {
+  ScanState& s = of(u);
+  const std::uint32_t l = (*s.by_input)[input];
+  for (EventSink* k : *s.sinks)
+    k->prefetch(l);
+}
+
 // Events a report does not show still count as read.
 OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, void* u, OTF2_AttributeList*) {
   of(u).count();
@@ -228,7 +236,7 @@ std::uint64_t scan_merged(const std::string& event_dir, std::uint64_t chunk_size
     inputs.push_back({locations[l].id, maps[l].empty() ? nullptr : &maps[l]});
   state.by_input = &by_input;
   format::EventMerge merge(event_dir, inputs, static_cast<size_t>(chunk_size));
-  return merge.run(merged_callbacks(), Callbacks<metric>::merged, on_other, &state);
+  return merge.run(merged_callbacks(), Callbacks<metric>::merged, on_other, &state, on_next_input);
 }
 
 // OTF2's global reader keeps every location's event file open: raise the soft limit on open files

@@ -69,6 +69,9 @@ public:
   /// type `types[i]` says.
   virtual void metric(std::uint32_t, std::uint64_t, std::uint32_t /*metric*/, std::uint8_t /*n*/,
                       const OTF2_Type* /*types*/, const OTF2_MetricValue* /*values*/) {}
+  /// The next event delivered will be `loc`'s (the merge knows it one event ahead): a sink whose
+  /// state is per location may start bringing that location's into the cache.
+  virtual void prefetch(std::uint32_t /*loc*/) {}
   /// After the last event.
   virtual void finish() {}
 };

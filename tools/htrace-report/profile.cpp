@@ -9,7 +9,8 @@ Profile::Profile(const ArchiveDefs& defs, const ProfileOptions& options)
       matrix_messages(scale.matrix_side() * scale.matrix_side()),
       matrix_bytes(scale.matrix_side() * scale.matrix_side()),
       mpi_share(scale.overview_rows(), std::vector<double>(std::max<std::size_t>(options.bins, 1))),
-      defs_(defs), options_(options), locations_(defs.locations.size()) {
+      defs_(defs), options_(options), locations_(defs.locations.size()),
+      channel_numbers_(defs.locations.size()) {
   const auto length = static_cast<std::int64_t>(
       defs.resolution == 1000000000 ? defs.trace_length
                                     : defs.ns_from_start(defs.global_offset + defs.trace_length));
@@ -53,7 +54,7 @@ void Profile::touch(std::int64_t ns) {
 
 RegionStats* Profile::innermost(std::uint32_t loc) {
   const auto& stack = locations_[loc].stack;
-  return stack.empty() ? nullptr : &stats(loc, stack.back().region);
+  return stack.empty() ? nullptr : &stats(loc, stack.top().region);
 }
 
 RegionStats& Profile::stats(std::uint32_t loc, std::uint32_t region) {
@@ -65,7 +66,7 @@ RegionStats& Profile::stats(std::uint32_t loc, std::uint32_t region) {
 
 void Profile::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
   touch(defs_.ns_from_start(t));
-  locations_[loc].stack.push_back({region, t, {}});
+  locations_[loc].stack.push({region, t});
 }
 
 void Profile::add_mpi_time(std::uint32_t loc, std::int64_t from, std::int64_t to) {
@@ -85,8 +86,15 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
   touch(ns);
   auto& stack = locations_[loc].stack;
   if (stack.empty()) return;
-  Open open = std::move(stack.back());
-  stack.pop_back();
+  const Open open = stack.top();
+  stack.pop();
+  std::vector<WaitMark> marks;
+  if (!open_marks_.empty()) {
+    if (auto m = open_marks_.find({loc, stack.size()}); m != open_marks_.end()) {
+      marks = std::move(m->second);
+      open_marks_.erase(m);
+    }
+  }
   const std::int64_t start = defs_.ns_from_start(open.start);
   RegionStats& s = stats(loc, open.region);
   ++s.calls;
@@ -99,7 +107,7 @@ void Profile::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t) {
     longest_.push({loc, open.region, start, ns - start});
     Kept& k = kept_[{loc, start, open.region}];
     ++k.copies;
-    k.marks.insert(k.marks.end(), open.marks.begin(), open.marks.end());
+    k.marks.insert(k.marks.end(), marks.begin(), marks.end());
     if (longest_.size() > options_.max_slices) {
       const DetailSlice& out = longest_.top();
       auto it = kept_.find({out.loc, out.start_ns, out.region});
@@ -119,9 +127,11 @@ void Profile::wait(const analysis::WaitStateAnalysis::CallWait& w) {
     return;
   }
   if (w.loc >= locations_.size()) return;
-  for (Open& o : locations_[w.loc].stack)
-    if (o.region == w.region && defs_.ns_from_start(o.start) == w.enter) {
-      o.marks.push_back(mark);
+  const auto& stack = locations_[w.loc].stack;
+  for (std::size_t depth = 0; depth < stack.size(); ++depth)
+    if (const Open& o = stack[depth];
+        o.region == w.region && defs_.ns_from_start(o.start) == w.enter) {
+      open_marks_[{w.loc, depth}].push_back(mark);
       return;
     }
 }
@@ -181,7 +191,7 @@ void Profile::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::
 // A send counts as a message (matrix included) once it is known not to be cancelled.
 void Profile::matched_end(const relations::MessageEnd<ProfiledEnd>& end) {
   const P2pChannel& channel = end.channel;
-  const std::uint32_t number = channel_numbers_.find_or_add(channel);
+  const std::uint32_t number = channel_numbers_.find_or_add(end.what.record.loc, end.side, channel);
   if (number == channels_.size()) channels_.emplace_back();
   Queues& q = channels_[number];
   if (end.side == P2pSide::Send) {

@@ -13,6 +13,8 @@
 #include "event_scan.h"
 #include "message_ends.h"
 #include "relations/fifo.h"
+#include "relations/location_cache.h"
+#include "relations/location_channels.h"
 #include "report_scale.h"
 
 #include <map>
@@ -85,6 +87,10 @@ public:
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request) override;
   void collective(std::uint32_t loc, std::uint64_t t, std::uint8_t op, std::uint32_t comm,
                   std::uint32_t root, std::uint64_t sent, std::uint64_t received) override;
+  void prefetch(std::uint32_t loc) override {
+    relations::prefetch_object(locations_[loc]);
+    channel_numbers_.prefetch(loc);
+  }
   void finish() override;
   /// A wait the analysis decided (WaitStateAnalysis::on_wait), before or after finish(): kept
   /// when its call is a slice the detail keeps, or still open.
@@ -120,7 +126,6 @@ private:
   struct Open {
     std::uint32_t region;
     std::uint64_t start;
-    std::vector<WaitMark> marks; ///< waits decided while it is open (OpenMP lock acquisitions)
   };
   using SliceKey = std::tuple<std::uint32_t, std::int64_t, std::uint32_t>; ///< loc, start, region
   /// A slice in longest_ (after finish: in detail) and its waits.
@@ -147,11 +152,12 @@ private:
 
   const ArchiveDefs& defs_;
   ProfileOptions options_;
-  /// What a location has: an event of it touches one cache line of these for all three. Its
-  /// regions' statistics are scanned (a location runs in a few regions), and become per_location
-  /// at finish(); a map per location missed the cache at each node.
-  struct LocationState {
-    std::vector<Open> stack;
+  /// What a location has, in two cache lines: its innermost open regions in place (a location
+  /// is rarely more than two deep). Its regions' statistics are scanned (a location runs in a
+  /// few regions), and become per_location at finish(); a map per location missed the cache at
+  /// each node.
+  struct alignas(64) LocationState {
+    relations::InlineStack<Open, 2> stack;
     std::vector<std::pair<std::uint32_t, RegionStats>> regions;
     std::uint64_t p2p_records = 0; ///< its point-to-point records so far
   };
@@ -159,11 +165,14 @@ private:
   std::vector<LocationState> locations_;
   std::uint64_t seen_ = 0; ///< point-to-point records so far
   std::uint64_t worst_seen_ = 0;
-  relations::ChannelIndex channel_numbers_;
+  relations::LocationChannels channel_numbers_;
   std::vector<Queues> channels_;              ///< by channel number
   std::priority_queue<Detail> first_details_; ///< the detail messages that count first
   std::priority_queue<DetailSlice, std::vector<DetailSlice>, std::greater<DetailSlice>> longest_;
   std::map<SliceKey, Kept> kept_;
+  /// Waits decided while their region is open (OpenMP lock acquisitions), by location and the
+  /// region's depth in its stack (from 0): rare, so kept apart from the stacks.
+  std::map<std::pair<std::uint32_t, std::size_t>, std::vector<WaitMark>> open_marks_;
 };
 
 } // namespace htrace::report

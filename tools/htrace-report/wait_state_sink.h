@@ -112,6 +112,10 @@ public:
                     std::uint32_t order) override {
     analysis_.lock_release(loc, defs_.ns_from_start(t), model, lock, order);
   }
+  void prefetch(std::uint32_t loc) override {
+    analysis_.prefetch(loc);
+    efficiency_.prefetch(loc);
+  }
   void finish() override {
     result.waits = analysis_.finish(); // decides the last waits, which the efficiency needs
     result.efficiency = efficiency_.finish();

@@ -57,6 +57,8 @@ public:
   void leave(std::uint32_t loc, std::int64_t t);
   /// A call entered at `enter` on `loc` waited `wait_ns` (WaitStateAnalysis::on_call_wait).
   void call_wait(std::uint32_t loc, std::int64_t enter, std::int64_t wait_ns);
+  /// A hint: `loc`'s event comes next. Fetches its record (one cache line); changes nothing.
+  void prefetch(std::uint32_t loc) const { __builtin_prefetch(&locs_[loc]); }
 
   struct Results {
     Efficiency run;
@@ -66,14 +68,24 @@ public:
   Results finish();
 
 private:
-  struct Loc {
-    bool seen = false, calls_mpi = false;
+  /// What a location's enters and leaves use, in one cache line.
+  struct alignas(64) Loc {
     std::int64_t first = 0, last = 0;
-    std::uint32_t depth = 0; ///< MPI regions open
     std::int64_t call_enter = 0;
-    std::int64_t mpi = 0, waiting = 0;         ///< the whole run
-    std::int64_t mpi_win = 0, waiting_win = 0; ///< clipped to the window
-    std::vector<bool> stack;                   ///< is each open region MPI
+    std::int64_t mpi = 0;       ///< the whole run
+    std::int64_t mpi_win = 0;   ///< clipped to the window
+    std::uint64_t mpi_open = 0; ///< bit i: the i-th open region (from the outermost) is MPI
+    std::uint32_t open = 0;     ///< regions open
+    std::uint32_t depth = 0;    ///< MPI regions open
+    bool seen = false, calls_mpi = false;
+  };
+  static_assert(sizeof(Loc) == 64, "a location's record is one cache line");
+  static constexpr std::uint32_t kOpenBits = 64;
+  /// The rest of a location's figures: its waits, and whether each region open more than
+  /// kOpenBits deep is MPI.
+  struct Waits {
+    std::int64_t waiting = 0, waiting_win = 0; ///< the whole run, clipped to the window
+    std::vector<bool> deeper;
   };
   void touch(Loc& l, std::int64_t t);
   void add_call(Loc& l, std::int64_t from, std::int64_t to);
@@ -82,6 +94,7 @@ private:
   std::unordered_set<std::uint32_t> mpi_regions_;
   std::optional<TimeWindow> window_;
   std::vector<Loc> locs_;
+  std::vector<Waits> waits_; ///< by location
 };
 
 } // namespace htrace::analysis

@@ -129,6 +129,10 @@ public:
   void lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model, std::uint32_t lock,
                     std::uint32_t order);
 
+  /// A hint: `loc`'s event comes next (a reader in time order may know it one event ahead).
+  /// Brings what its events read into the cache; changes nothing.
+  void prefetch(std::uint32_t loc) const;
+
   /// Called once for each MPI call that waited (never for OpenMP waits), when its waits are decided
   /// (possibly long after it left): its location, its enter and its longest wait of any pattern.
   /// Every wait of a call starts at its enter, so that longest wait is the time the call spent

@@ -46,13 +46,19 @@ public:
   EventMerge(const EventMerge&) = delete;
   EventMerge& operator=(const EventMerge&) = delete;
 
+  // Called with the input of the next event to be delivered before the current one is: the
+  // merge knows it then, so a consumer can bring its state for that input into the cache while
+  // it handles the current event.
+  using NextInputFn = void (*)(uint32_t input, void* user);
+
   // Decodes every event into `callbacks`, `metric` (Metric records) or `other`, in time order;
   // ties go to the lower input index first (pass the inputs in OTF2's order, by location id, to
   // get its global reader's order), and a file's own order is kept. The callbacks' location
-  // argument is the index of the input, not its id. Returns the number of events; throws an
-  // input Error naming the file and byte on malformed data (or a callback's interruption).
+  // argument is the index of the input, not its id. `next`, if given, learns each event's input
+  // one event ahead. Returns the number of events; throws an input Error naming the file and
+  // byte on malformed data (or a callback's interruption).
   uint64_t run(const EventDecodeCallbacks& callbacks, OTF2_EvtReaderCallback_Metric metric,
-               OtherEventFn other, void* user);
+               OtherEventFn other, void* user, NextInputFn next = nullptr);
 
 private:
   struct Cursor {

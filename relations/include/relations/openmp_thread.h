@@ -203,19 +203,21 @@ private:
     return {LocalSub::Barrier, tm.comm, tm.instance, tm.barriers};
   }
 
+  // What every enter and leave reads comes first, in one cache line: readers in time order fetch
+  // a thread's state ahead of its event up to here.
+  int barrier_depth_ = 0;
+  int region_depth_ = 0;
+  // Open taskwait and taskgroup regions with the region depth at their Enter (tasks run inside
+  // barriers and inside other tasks' waits have their own).
+  std::vector<std::pair<TaskKey, int>> open_waits_;
+  std::vector<std::pair<TaskGroup, int>> open_groups_;
   std::uint32_t location_;
   std::vector<Event> pending_forks_;
   std::vector<Team> teams_;
   std::map<std::uint64_t, std::uint64_t> team_instances_;
-  int barrier_depth_ = 0;
-  // Open taskwait and taskgroup regions with the region depth at their Enter (tasks run inside
-  // barriers and inside other tasks' waits have their own).
-  int region_depth_ = 0;
   TaskKey current_{0, 0, 0};                        ///< the task running on this thread
   std::map<TaskKey, std::uint64_t> taskwaits_;      ///< per task: taskwaits it passed here
   std::map<TaskKey, std::uint64_t> groups_entered_; ///< per task: taskgroups it entered here
-  std::vector<std::pair<TaskKey, int>> open_waits_;
-  std::vector<std::pair<TaskGroup, int>> open_groups_;
 };
 
 } // namespace htrace::relations
