@@ -316,6 +316,7 @@ private:
     // next exchange.
     std::string error;
     ErrorKind kind = ErrorKind::Input;
+    std::vector<uint32_t> raised; // collective channels given values
     try {
       s_.exchange.for_each_received(
           [&](const P2PRun& run) {
@@ -338,8 +339,15 @@ private:
             CollectiveInstance& c = s_.collective(ch);
             if (input) c.begins_seen++;
             c.add_begin(s_.member(v.process, ch), v.value, v.input);
-            if (!input) mark_receivers(id);
+            if (!input) raised.push_back(id);
           });
+      // A collective's receives are marked once its values are all in, not once per value: an
+      // instance brings a value per remote member and has a receive per local one. Bounds only
+      // grow, so the marks are those of marking after every value.
+      std::sort(raised.begin(), raised.end());
+      raised.erase(std::unique(raised.begin(), raised.end()), raised.end());
+      for (const uint32_t id : raised)
+        mark_receivers(id);
     } catch (const std::exception& e) {
       error = e.what();
       kind = error_kind(e, ErrorKind::Input);
