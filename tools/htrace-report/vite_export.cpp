@@ -241,7 +241,6 @@ std::vector<const Location*> copy_event_files(EventCopyJob& job,
     inputs.push_back(format::event_file_path(layout.event_dir, l.id));
     outputs.push_back(format::event_file_path(out_events, l.id));
   }
-  // A Metric record's metric is a local id; the location's tables are read only if one needs it.
   std::optional<format::LocalDefinitionReader> def_reader;
   format::LocalDefinitions local;
   std::vector<const Location*> through_otf2;
@@ -257,11 +256,15 @@ std::vector<const Location*> copy_event_files(EventCopyJob& job,
     }
     std::optional<std::uint64_t> kept;
     if (in) {
+      // The local definition file goes along unchanged, so it must read as OTF2 reads it: a
+      // damaged one is left to OTF2's path, which reports it.
+      if (!def_reader) def_reader.emplace(job.reader, layout);
+      local = def_reader->read(l.id, l.name, format::Otf2Events::No);
+    }
+    if (in && local.error.empty()) {
       const LocationMaps maps = [&]() -> const format::IdMaps* {
-        if (!def_reader) def_reader.emplace(job.reader, layout);
-        local = def_reader->read(l.id, l.name, format::Otf2Events::No);
         // (`retimed` also stands for tables it could not take: then they are not known exactly.)
-        return local.error.empty() && !local.retimed ? &local.maps : nullptr;
+        return !local.retimed ? &local.maps : nullptr;
       };
       kept =
           copy_vite_events(*in, outputs[i], created, job.chunk_size, job.rule, maps, job.left_out);

@@ -30,6 +30,8 @@ bool metric_of(const format::RawEvent& e, OTF2_MetricRef* metric) {
   return true;
 }
 
+void ignore_event(void*, OTF2_TimeStamp, int) {}
+
 std::string cannot_write(const format::EventFileEncoder& file, const std::string& out) {
   return "'" + out + "': cannot write the events: " + std::strerror(file.error());
 }
@@ -68,9 +70,14 @@ std::optional<std::uint64_t> copy_vite_events(const format::MappedFile& in, cons
   const int known_types = format::event_record_type_count();
   LeftOutEvents dropped;
   const format::IdMaps* metric_maps = nullptr;
-  std::uint64_t kept = 0;
+  std::uint64_t kept = 0, position = 0;
   bool exact = true, written = true;
+  static const format::EventDecodeCallbacks kCheckOnly; // fields checked, none delivered
   const bool read = parser.for_each([&](const format::RawEvent& e) {
+    // Every record checked as OTF2's reader checks it, kept or not: a copy must read as the
+    // original does, and a record OTF2 refuses is left to OTF2's path to report.
+    if (format::decode_event(e, in.data(), ++position, kCheckOnly, ignore_event, 0, nullptr))
+      return exact = false;
     if (e.type >= known_types) {
       ++dropped.unknown;
       return true;

@@ -60,8 +60,8 @@ using LocationMaps = std::function<const format::IdMaps*()>;
 /// Writes the kept records of the event file `in` to `out` (`out_created`: its descriptor if
 /// already created, else -1) in chunks of `chunk_size`. Returns the number of events written, with
 /// what it left out added to `left_out`; or nothing, with `out` removed and `left_out` unchanged,
-/// if format/ cannot read the file exactly as OTF2's reader would (a layout it refuses, or maps
-/// it lacks). Throws an output Error if `out` cannot be written.
+/// if format/ cannot read the file exactly as OTF2's reader would (a layout it refuses, maps it
+/// lacks, a record OTF2 would refuse). Throws an output Error if `out` cannot be written.
 std::optional<std::uint64_t> copy_vite_events(const format::MappedFile& in, const std::string& out,
                                               int out_created, std::size_t chunk_size,
                                               const ViteRecordRule& rule, const LocationMaps& maps,
