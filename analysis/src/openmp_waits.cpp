@@ -12,9 +12,11 @@ using relations::Role;
 OpenMpWaits::OpenMpWaits(const RunLayout& layout, WaitStates& results,
                          const WaitStateAnalysis::WaitObserver& observer)
     : layout_(layout), teams_(layout.comm_members), results_(results), observer_(observer) {
-  std::map<std::uint32_t, std::uint32_t> locations_of; // process -> its locations
-  for (const std::uint32_t p : layout.process_of)
+  std::vector<std::uint32_t> locations_of; // by process: its locations
+  for (const std::uint32_t p : layout.process_of) {
+    if (p >= locations_of.size()) locations_of.resize(p + 1);
     ++locations_of[p];
+  }
   threads_.reserve(layout.process_of.size());
   for (std::uint32_t loc = 0; loc < layout.process_of.size(); ++loc)
     threads_.emplace_back(loc, locations_of[layout.process_of[loc]] == 1);

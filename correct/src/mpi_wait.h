@@ -14,7 +14,7 @@ namespace htrace::correct {
 int wait_all(int count, MPI_Request* requests);
 
 /// The same for one request.
-inline int wait(MPI_Request request) {
+inline int wait(MPI_Request& request) {
   return wait_all(1, &request);
 }
 

@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 
+from htrace_test.check import Expectations
+
 GEN, REPORT = sys.argv[1], sys.argv[2]
 WORK = os.path.join(os.environ["HTRACE_BUILD_DIR"], "tests", "report", "out-many-locations")
 PROCESSES = 2048
@@ -20,13 +22,7 @@ PROCESSES = 2048
 RSS_LIMIT_KB = {"json": 80 * 1024, "html": 300 * 1024, "vite": 40 * 1024}
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
+expect = Expectations()
 
 
 archive = os.path.join(WORK, "a")
@@ -61,6 +57,4 @@ copied = os.path.join(WORK, "vite-copy", "traces")
 if os.path.isdir(copied):
     expect(sum(1 for f in os.listdir(copied) if f.endswith(".evt")) == PROCESSES, "vite: every location's event file copied")
 
-if failures:
-    sys.exit(1)
-print("ok")
+expect.finish(WORK)

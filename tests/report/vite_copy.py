@@ -24,17 +24,13 @@ import _otf2
 import otf2
 from otf2.enums import Base, GroupType, MetricMode, MetricOccurrence, MetricType, Paradigm, RecorderKind, Type
 
+from htrace_test.check import Expectations
+
 GEN, REPORT = sys.argv[1], sys.argv[2]
 WORK = os.path.join(os.environ["HTRACE_BUILD_DIR"], "tests", "report", "out-vite-copy")
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
+expect = Expectations()
 
 
 def run(cmd):
@@ -183,6 +179,4 @@ expect("2.def" in copy_defs and copy_defs["2.def"] != defs["2.def"],
        "offsets: rank 2 went through OTF2 (its local definitions written anew)")
 print("offsets: %d events, %d in the copy, left out %s" % (len(events), len(copied), dict(counts)))
 
-if failures:
-    sys.exit(1)
-print("ok")
+expect.finish(WORK)
