@@ -44,6 +44,14 @@ const format::IdMaps* ArchiveReader::id_maps(OTF2_LocationRef location) const {
   return it == id_maps_.end() ? nullptr : &it->second;
 }
 
+std::optional<std::string_view>
+ArchiveReader::local_definition_file(uint32_t location_index) const {
+  if (location_index >= local_def_spans_.size()) return std::nullopt;
+  const auto [offset, size] = local_def_spans_[location_index];
+  if (size == std::string::npos) return std::nullopt;
+  return std::string_view(local_def_bytes_).substr(offset, size);
+}
+
 ArchiveReader::~ArchiveReader() {
   if (reader_ && evt_open_ && may_clean_up_together()) OTF2_Reader_CloseEvtFiles(reader_.get());
 }
@@ -60,6 +68,7 @@ void ArchiveReader::open_locations(const Definitions& defs,
   // Local definitions carry the mapping tables and clock offsets the reader applies to events.
   // (Opening the definition and event files is collective in OTF2: errors are raised after both.)
   std::string failed;
+  local_def_spans_.assign(defs.locations.size(), {0, std::string::npos});
   {
     format::LocalDefinitionReader local_defs(reader, layout_);
     const OTF2_ErrorCode evt_rc = OTF2_Reader_OpenEvtFiles(reader);
@@ -73,6 +82,10 @@ void ArchiveReader::open_locations(const Definitions& defs,
         const OTF2_LocationRef id = defs.locations[li].id;
         format::LocalDefinitions local = local_defs.read(id, defs.locations[li].name);
         failed = local.error;
+        if (!local.file.empty()) {
+          local_def_spans_[li] = {local_def_bytes_.size(), local.file.size()};
+          local_def_bytes_.append(local.file);
+        }
         if (local.retimed)
           rewritten_by_definitions_.insert(id);
         else if (!local.maps.empty())

@@ -76,11 +76,16 @@ int64_t write_stored_location(const RecordStore& records, TimeSource& times, OTF
 }
 
 // The local definition file of a copied event file: its mapping tables translate the copied
-// records' ids. Returns false if the input has none.
-bool copy_local_definitions(const std::string& event_dir, const std::string& out_dir,
-                            OTF2_LocationRef id) {
-  const std::string name = std::to_string(id) + ".def";
-  return format::copy_whole_file(event_dir + "/" + name, out_dir + "/" + name);
+// records' ids. Written from the bytes the reader kept, else copied. Returns false if the input
+// has none.
+bool copy_local_definitions(const ArchiveReader& reader, const std::string& out_dir,
+                            OTF2_LocationRef id, uint32_t location_index) {
+  const std::string name = "/" + std::to_string(id) + ".def";
+  if (const auto bytes = reader.local_definition_file(location_index)) {
+    format::write_whole_file(out_dir + name, *bytes);
+    return true;
+  }
+  return format::copy_whole_file(reader.event_dir() + name, out_dir + name);
 }
 
 // A location's local definition file copied from the input (for a copied event file), or why not.
@@ -337,8 +342,8 @@ private:
     DefinitionCopy c;
     if (!model_.locations[i].copy_file) return c;
     try {
-      c.copied = copy_local_definitions(reader_.event_dir(), out_events_,
-                                        defs_.locations[model_.locations[i].location].id);
+      const uint32_t li = model_.locations[i].location;
+      c.copied = copy_local_definitions(reader_, out_events_, defs_.locations[li].id, li);
     } catch (const std::exception& e) {
       c.failure = e.what(), c.kind = error_kind(e, ErrorKind::Output);
     }

@@ -32,4 +32,20 @@ bool copy_whole_file(const std::string& from, const std::string& to) {
   return true;
 }
 
+void write_whole_file(const std::string& to, std::string_view bytes) {
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int cause = out < 0 ? errno : 0;
+  if (out >= 0) {
+    for (size_t done = 0; done < bytes.size() && cause == 0;) {
+      const ssize_t n = ::write(out, bytes.data() + done, bytes.size() - done);
+      if (n > 0)
+        done += static_cast<size_t>(n);
+      else if (n == 0 || errno != EINTR)
+        cause = n == 0 ? EIO : errno;
+    }
+    if (::close(out) != 0 && cause == 0) cause = errno;
+  }
+  if (cause != 0) throw output_error("'" + to + "': cannot write: " + std::strerror(cause));
+}
+
 } // namespace htrace::format

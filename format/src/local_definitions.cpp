@@ -139,7 +139,10 @@ LocalDefinitions LocalDefinitionReader::read(OTF2_LocationRef id, const std::str
       LocalDefinitions local;
       const bool done = read_directly(fd, local, otf2_events);
       ::close(fd);
-      if (done) return local;
+      if (done) {
+        local.file = {reinterpret_cast<const char*>(buffer_.data()), buffer_.size()};
+        return local;
+      }
     }
   }
   return read_with_otf2(id, name);

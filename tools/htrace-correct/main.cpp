@@ -6,6 +6,7 @@
 #include "correct/interrupt_cleanup.h"
 #include "correct/launcher.h"
 #include "correct/mpi_rank_group.h"
+#include "huge_page_heap.h"
 
 #include <csignal>
 #include <cstdio>
@@ -112,6 +113,7 @@ bool parse(int argc, char** argv, int rank, bool mpi, htrace::correct::Options& 
 } // namespace
 
 int main(int argc, char** argv) {
+  htrace::tools::use_huge_page_heap(argv);
   // A file-size limit (ulimit -f) must fail the write that crosses it, reported like a full disk,
   // not kill the process with SIGXFSZ halfway through the output.
   std::signal(SIGXFSZ, SIG_IGN);

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "format/error.h"
 #include "format/otf2_library.h"
+#include "huge_page_heap.h"
 #include "report_run.h"
 #include "time_window.h"
 
@@ -30,6 +31,7 @@ const char* const kExitCodes =
 } // namespace
 
 int main(int argc, char** argv) {
+  htrace::tools::use_huge_page_heap(argv);
   // OTF2's diagnostics become the causes in the tool's own messages instead of being printed.
   htrace::format::quiet_otf2_errors();
   CLI::App app(kDescription, "htrace-report");

@@ -276,9 +276,13 @@ std::vector<const Location*> copy_event_files(EventCopyJob& job,
       continue;
     }
     job.written[l.id] = *kept;
-    // Its mapping tables and clock offsets apply to the copied records as to the original's.
+    // Its mapping tables and clock offsets apply to the copied records as to the original's
+    // (the bytes just read, when the reader parsed them itself).
     const std::string def_name = "/" + std::to_string(l.id) + ".def";
-    format::copy_whole_file(layout.event_dir + def_name, out_events + def_name);
+    if (!local.file.empty())
+      format::write_whole_file(out_events + def_name, local.file);
+    else
+      format::copy_whole_file(layout.event_dir + def_name, out_events + def_name);
   }
   return through_otf2;
 }

@@ -11,10 +11,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <otf2/otf2.h>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace htrace::correct {
@@ -46,6 +49,10 @@ public:
   // The mapping tables of a decodable location's local definitions, for the decoder; null if
   // it has none.
   const format::IdMaps* id_maps(OTF2_LocationRef location) const;
+  // The bytes of location `location_index`'s (into Definitions::locations) local definition file
+  // as open_locations read them, or nullopt if it did not read them itself (OTF2's reader did, or
+  // there is none): a copied event file's goes into the output unchanged.
+  std::optional<std::string_view> local_definition_file(uint32_t location_index) const;
   // After the write: a copy that turns out impossible reads its location again.
   void close_events();
 
@@ -62,6 +69,10 @@ private:
   format::EventFileLayout layout_;
   std::unordered_set<OTF2_LocationRef> rewritten_by_definitions_; // clock offsets
   std::unordered_map<OTF2_LocationRef, format::IdMaps> id_maps_;
+  // The local definition files read directly, one after the other (a few dozen bytes each), and
+  // where each one is, by location index ({0, npos}: not kept).
+  std::string local_def_bytes_;
+  std::vector<std::pair<size_t, size_t>> local_def_spans_;
 };
 
 } // namespace htrace::correct

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <otf2/otf2.h>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace htrace::format {
@@ -40,6 +41,10 @@ struct LocalDefinitions {
   bool retimed = false; // clock offsets, tables the decoder does not take, or not readable
   bool by_otf2 = false; // read by OTF2's reader, whose event readers now apply them too
   std::string error;    // a missing, empty or corrupt local definition file, naming it
+  // The file's bytes when it was parsed here (empty if OTF2's reader read it), for a tool that
+  // carries the file into its output unchanged: writing them saves opening the input again.
+  // Valid until the reader's next read().
+  std::string_view file;
 };
 
 // Whether OTF2's event readers may read the location's events: then the file goes to OTF2's reader
