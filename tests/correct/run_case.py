@@ -283,9 +283,10 @@ def case_copy_paths():
            "report statistics from one pass: %s, moves %s" % (rep, moves))
     expect(sum(rep["violations_after"].values()) == 0, "violations after: %s" % rep["violations_after"])
     for r in range(2):  # a copied file keeps the input's local definitions, a re-encoded one has none
-        size = os.path.getsize(os.path.join(out, "traces", "%d.def" % r))
-        expect((size == os.path.getsize(os.path.join(archive, "traces", "%d.def" % r))) == (r == 0),
-               "local definitions of rank %d" % r)
+        def local_defs(root):
+            with open(os.path.join(root, "traces", "%d.def" % r), "rb") as f:
+                return f.read()
+        expect((local_defs(out) == local_defs(archive)) == (r == 0), "local definitions of rank %d" % r)
 
 
 def case_observed_latencies():

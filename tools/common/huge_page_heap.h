@@ -6,12 +6,20 @@
 // (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, glibc 2.35 and later).
 #pragma once
 
+#include <optional>
+#include <string>
+
 namespace htrace::tools {
 
-/// Called first in main(): where huge pages need asking for and glibc can be told to, restarts
-/// the program (the same executable and `argv`) with glibc.malloc.hugetlb=1 added to
-/// GLIBC_TUNABLES. Does nothing where GLIBC_TUNABLES names glibc.malloc.hugetlb already (the
-/// user's choice, or this restart's), and returns if the restart fails.
+/// Called first in main(): where huge_page_tunables() says so, restarts the program (the same
+/// executable and `argv`) with that GLIBC_TUNABLES; returns if the restart fails.
 void use_huge_page_heap(char** argv);
+
+/// The decision: the GLIBC_TUNABLES to restart with, given its value now (null: unset), the line
+/// of /sys/kernel/mm/transparent_hugepage/enabled and glibc's version; nullopt where nothing is to
+/// be done: the kernel's mode is not "madvise", glibc is older than 2.35, or the value names
+/// glibc.malloc.hugetlb already (the user's choice, or this restart's).
+std::optional<std::string> huge_page_tunables(const char* tunables, const std::string& thp_mode,
+                                              const char* glibc_version);
 
 } // namespace htrace::tools
