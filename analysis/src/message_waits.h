@@ -38,8 +38,12 @@ public:
   void isend_complete(std::uint32_t loc, std::uint64_t request);
   void irecv_request(std::uint32_t loc, std::uint64_t request);
   void cancelled(std::uint32_t loc, std::uint64_t request);
-  /// `loc`'s next event comes next: fetches the channels it used last.
-  void prefetch(std::uint32_t loc) const { channel_numbers_.prefetch(loc); }
+  /// `loc`'s next event comes next: fetches the channels it used last and its posting queues
+  /// (every message end of the location goes through them).
+  void prefetch(std::uint32_t loc) const {
+    channel_numbers_.prefetch(loc);
+    relations::prefetch_object(posted_[loc]);
+  }
   /// After the last event: ends never matched propose nothing.
   void finish();
 

@@ -73,5 +73,18 @@ TEST(RefIndex, FindsWhatTheMapHolds) {
   EXPECT_EQ(RefIndex<std::string>(empty).find(0), nullptr);
 }
 
+TEST(RefSet, HoldsTheMembersOnly) {
+  // Members dense and far beyond them, non-members among and after them, gaps.
+  std::map<std::uint32_t, bool> map{{0, false}, {1, true},       {3, true},
+                                    {4, false}, {4000000000u, true}, {4000000002u, false}};
+  const RefSet set(map, [](bool member) { return member; });
+  for (const auto& [ref, member] : map)
+    EXPECT_EQ(set.contains(ref), member) << ref;
+  for (const std::uint32_t absent : {2u, 5u, 1000u, 4000000001u})
+    EXPECT_FALSE(set.contains(absent)) << absent;
+  const std::map<std::uint32_t, bool> empty;
+  EXPECT_FALSE(RefSet(empty, [](bool) { return true; }).contains(0));
+}
+
 } // namespace
 } // namespace htrace::relations
