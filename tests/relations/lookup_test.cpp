@@ -75,8 +75,11 @@ TEST(RefIndex, FindsWhatTheMapHolds) {
 
 TEST(RefSet, HoldsTheMembersOnly) {
   // Members dense and far beyond them, non-members among and after them, gaps.
-  std::map<std::uint32_t, bool> map{{0, false}, {1, true},       {3, true},
-                                    {4, false}, {4000000000u, true}, {4000000002u, false}};
+  std::map<std::uint32_t, bool> map;
+  for (const std::uint32_t ref : {1u, 3u, 4000000000u})
+    map[ref] = true;
+  for (const std::uint32_t ref : {0u, 4u, 4000000002u})
+    map[ref] = false;
   const RefSet set(map, [](bool member) { return member; });
   for (const auto& [ref, member] : map)
     EXPECT_EQ(set.contains(ref), member) << ref;

@@ -10,9 +10,8 @@ namespace {
 
 /// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
 void append_field(std::string& line, std::string_view s) {
-  const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
-    return c == ',' || c == '"' || c == '\r' || c == '\n';
-  });
+  const bool plain = std::none_of(
+      s.begin(), s.end(), [](char c) { return c == ',' || c == '"' || c == '\r' || c == '\n'; });
   if (plain) {
     line.append(s);
     return;
@@ -34,8 +33,8 @@ public:
   void operator()(std::string_view section, std::string_view scope, std::string_view key,
                   std::string_view split, std::string_view item, std::string_view value) {
     line_.clear();
-    for (const std::string_view f : {std::string_view(archive_), section, scope, key, split, item,
-                                     value}) {
+    for (const std::string_view f :
+         {std::string_view(archive_), section, scope, key, split, item, value}) {
       append_field(line_, f);
       line_ += ',';
     }

@@ -120,7 +120,7 @@ private:
     const uint8_t* after;
   };
   std::vector<NextBytes> next_bytes_;
-  std::vector<Key> tree_;                  // inputs_ nodes: the winner, then the inner nodes
+  std::vector<Key> tree_; // inputs_ nodes: the winner, then the inner nodes
 };
 
 } // namespace htrace::format

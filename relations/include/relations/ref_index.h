@@ -41,8 +41,7 @@ private:
 /// regions), tested per event: a flag per reference where RefIndex has an array, a hash set above.
 class RefSet {
 public:
-  template <class T, class Member>
-  RefSet(const std::map<std::uint32_t, T>& map, Member member) {
+  template <class T, class Member> RefSet(const std::map<std::uint32_t, T>& map, Member member) {
     const std::size_t limit = 2 * map.size() + 64;
     for (const auto& [ref, entry] : map) {
       if (!member(entry)) continue;
