@@ -116,9 +116,11 @@ void EventMerge::prefetch(uint32_t input) const {
     __builtin_prefetch(p + 64 * line);
   const NextBytes& next = next_bytes_[input];
   __builtin_prefetch(next.event);
-  // The next record's id and length, after a timestamp if one comes first (a prefetch past the
-  // end of the bytes is harmless).
-  __builtin_prefetch(next.after + EventFileParser::kTimestampSize + 1);
+  // The next record's id and length, after a timestamp if one comes first (as a number: that may
+  // lie past the file's end, where a prefetch is harmless but a pointer may not point).
+  const uintptr_t header =
+      reinterpret_cast<uintptr_t>(next.after) + EventFileParser::kTimestampSize + 1;
+  __builtin_prefetch(reinterpret_cast<const void*>(header));
 }
 
 void EventMerge::fail(uint32_t input, const char* why, size_t offset) const {

@@ -4,7 +4,7 @@
 // EventFileParser cursor one event at a time, and a tournament tree picks the location whose next
 // event comes first.
 //
-// Memory per location: the cursor, ~200 bytes, and its file: one smaller than
+// Memory per location: the cursor, 256 bytes, and its file: one smaller than
 // MappedFile::kSmallFile is read whole into memory, packed with others in a CopyArena's slabs
 // (mapping thousands of small files costs a TLB flush per unmap); a larger one is mapped, and the
 // kernel keeps the pages from the last release (every kReleaseStep bytes read) to the fault-around
