@@ -46,10 +46,8 @@ Efficiency efficiency_of(TimeWindow window, std::vector<LocationTimes> locations
 EfficiencyAnalysis::EfficiencyAnalysis(std::size_t locations,
                                        const std::map<std::uint32_t, format::RegionDef>& regions,
                                        std::optional<TimeWindow> window)
-    : window_(window), locs_(locations), waits_(locations) {
-  for (const auto& [ref, def] : regions)
-    if (def.cls.mpi()) mpi_regions_.insert(ref);
-}
+    : mpi_regions_(regions, [](const format::RegionDef& def) { return def.cls.mpi(); }),
+      window_(window), locs_(locations), waits_(locations) {}
 
 void EfficiencyAnalysis::touch(Loc& l, std::int64_t t) {
   l.first = l.seen ? std::min(l.first, t) : t;
@@ -71,7 +69,7 @@ void EfficiencyAnalysis::add_call(Loc& l, std::int64_t from, std::int64_t to) {
 void EfficiencyAnalysis::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region) {
   Loc& l = locs_[loc];
   touch(l, t);
-  const bool mpi = mpi_regions_.count(region) > 0;
+  const bool mpi = mpi_regions_.contains(region);
   if (l.open < kOpenBits) {
     const std::uint64_t bit = std::uint64_t{1} << l.open;
     l.mpi_open = mpi ? l.mpi_open | bit : l.mpi_open & ~bit;

@@ -11,11 +11,7 @@ MessageWaits::MessageWaits(const RunLayout& layout, MpiCalls& calls)
   std::uint32_t processes = 0;
   for (const std::uint32_t p : layout.process_of)
     processes = std::max(processes, p + 1);
-  in_flight_.resize(processes);
-  receives_.resize(processes);
-  unmatched_.resize(processes);
-  landed_.resize(processes);
-  undecided_.resize(processes);
+  arrivals_.resize(processes);
   for (const auto& [ref, def] : layout.regions)
     if (def.cls.mpi()) send_blocking_[ref] = send_blocking(def.name);
 }
@@ -37,7 +33,7 @@ void MessageWaits::send(std::uint32_t loc, std::uint32_t comm, long receiver, st
   const relations::P2pChannel ch{layout_.process_of[loc], layout_.process_of[receiver], comm, tag};
   if (e.in_call) {
     e.flight = ++flights_;
-    in_flight_[ch.dst].insert({e.call.enter, e.flight});
+    arrivals_[ch.dst].in_flight.insert({e.call.enter, e.flight});
   }
   if (request != kBlockingRequest) {
     if (e.in_call) isend_flight_[loc][request] = {ch.dst, {e.call.enter, e.flight}};
@@ -70,8 +66,9 @@ void MessageWaits::recv(std::uint32_t loc, std::uint32_t comm, long sender, std:
   e.held = e.in_call;
   if (e.held) calls_.hold(e.call);
   const relations::P2pChannel ch{layout_.process_of[sender], layout_.process_of[loc], comm, tag};
-  e.seq = ++receives_[ch.dst];
-  unmatched_[ch.dst].insert(e.seq);
+  Arrivals& a = arrivals_[ch.dst];
+  e.seq = ++a.receives;
+  a.unmatched.insert(e.seq);
   if (request == kBlockingRequest)
     posted_[loc].recv(ch, e, matched());
   else
@@ -93,7 +90,7 @@ void MessageWaits::cancelled(std::uint32_t loc, std::uint64_t request) {
   irecv_posted_[loc].erase(request);
   auto sent = isend_flight_[loc].find(request);
   if (sent != isend_flight_[loc].end()) {
-    in_flight_[sent->second.first].erase(sent->second.second);
+    arrivals_[sent->second.first].in_flight.erase(sent->second.second);
     isend_flight_[loc].erase(sent);
   }
   posted_[loc].cancelled(request, matched());
@@ -112,28 +109,30 @@ void MessageWaits::queue(const relations::MessageEnd<End>& e) {
 }
 
 void MessageWaits::land(std::uint32_t dst, const End& send, const End& recv) {
-  auto& unmatched = unmatched_[dst];
-  if (auto it = unmatched.find(recv.seq); it != unmatched.end()) unmatched.erase(it);
+  Arrivals& a = arrivals_[dst];
+  if (auto it = a.unmatched.find(recv.seq); it != a.unmatched.end()) a.unmatched.erase(it);
   if (send.flight == 0) return;
-  in_flight_[dst].erase({send.call.enter, send.flight});
-  landed_[dst].emplace(recv.seq, send.call.enter);
+  a.in_flight.erase({send.call.enter, send.flight});
+  a.landed.emplace(recv.seq, send.call.enter);
 }
 
 bool MessageWaits::wrong_order(std::uint32_t dst, std::int64_t send_enter,
                                std::uint64_t seq) const {
-  const auto& flying = in_flight_[dst];
+  const Arrivals& a = arrivals_[dst];
+  const auto& flying = a.in_flight;
   if (!flying.empty() && flying.begin()->first < send_enter) return true;
-  const auto& landed = landed_[dst];
+  const auto& landed = a.landed;
   for (auto it = landed.upper_bound(seq); it != landed.end(); ++it)
     if (it->second < send_enter) return true;
   return false;
 }
 
 void MessageWaits::decide(std::uint32_t dst, bool all) {
-  const auto& unmatched = unmatched_[dst];
+  Arrivals& a = arrivals_[dst];
+  const auto& unmatched = a.unmatched;
   const std::uint64_t first =
       all || unmatched.empty() ? UINT64_MAX : *unmatched.begin(); // first unmatched receive
-  auto& undecided = undecided_[dst];
+  auto& undecided = a.undecided;
   while (!undecided.empty() && undecided.begin()->first < first) {
     const auto [seq, u] = *undecided.begin();
     undecided.erase(undecided.begin());
@@ -142,7 +141,7 @@ void MessageWaits::decide(std::uint32_t dst, bool all) {
   // A matched message matters only to a wait on a receive recorded before its own.
   std::uint64_t keep = first;
   if (!undecided.empty()) keep = std::min(keep, undecided.begin()->first);
-  auto& landed = landed_[dst];
+  auto& landed = a.landed;
   landed.erase(landed.begin(), landed.lower_bound(keep));
 }
 
@@ -157,7 +156,7 @@ void MessageWaits::pair(const relations::P2pChannel& ch, const End& send, const 
       Candidate wo = late_sender;
       wo.pattern = WaitPattern::LateSenderWrongOrder;
       calls_.hold(recv.call);
-      undecided_[ch.dst].emplace(recv.seq, Undecided{send.call.enter, recv.call, wo});
+      arrivals_[ch.dst].undecided.emplace(recv.seq, Undecided{send.call.enter, recv.call, wo});
     }
     calls_.settle(recv.call, send.in_call ? &late_sender : nullptr);
   }
@@ -187,18 +186,17 @@ void MessageWaits::finish() {
     for (const End& e : q.receives)
       if (e.held) calls_.settle(e.call, nullptr);
   }
-  for (std::uint32_t dst = 0; dst < undecided_.size(); ++dst)
+  for (std::uint32_t dst = 0; dst < arrivals_.size(); ++dst)
     decide(dst, true);
   channels_.clear();
   channel_numbers_.clear();
-  for (auto& f : in_flight_)
-    f.clear();
   for (auto& f : isend_flight_)
     f.clear();
-  for (auto& f : unmatched_)
-    f.clear();
-  for (auto& f : landed_)
-    f.clear();
+  for (Arrivals& a : arrivals_) {
+    a.in_flight.clear();
+    a.unmatched.clear();
+    a.landed.clear();
+  }
 }
 
 } // namespace htrace::analysis::detail

@@ -38,8 +38,14 @@ public:
   void isend_complete(std::uint32_t loc, std::uint64_t request);
   void irecv_request(std::uint32_t loc, std::uint64_t request);
   void cancelled(std::uint32_t loc, std::uint64_t request);
-  /// `loc`'s next event comes next: fetches the channels it used last.
-  void prefetch(std::uint32_t loc) const { channel_numbers_.prefetch(loc); }
+  /// `loc`'s next event comes next: fetches the channels it used last, its posting queues (every
+  /// message end of the location goes through them) and its process's arrivals.
+  void prefetch(std::uint32_t loc) const {
+    channel_numbers_.prefetch(loc);
+    relations::prefetch_object(posted_[loc]);
+    const Arrivals& own = arrivals_[layout_.process_of[loc]]; // what its receives update
+    relations::prefetch_span(&own, &own.landed);
+  }
   /// After the last event: ends never matched propose nothing.
   void finish();
 
@@ -83,17 +89,10 @@ private:
   /// program uses them again and again).
   relations::LocationChannels channel_numbers_;
   std::vector<Queues> channels_; ///< by channel number
-  /// By receiving process: the sends in a call recorded and not yet matched, earliest enter first.
-  std::vector<std::set<Flight>> in_flight_;
   /// By location: the open MpiIsends in flight, request -> receiving process and key (a cancelled
   /// one never arrives).
   std::vector<std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Flight>>> isend_flight_;
   std::uint64_t flights_ = 0;
-  /// By receiving process: receive records so far, the numbers of those not yet matched, and the
-  /// messages (receive number -> send's enter) matched while a receive recorded earlier was not.
-  std::vector<std::uint64_t> receives_;
-  std::vector<std::multiset<std::uint64_t>> unmatched_;
-  std::vector<std::multimap<std::uint64_t, std::int64_t>> landed_;
   /// A Late Sender wait whose wrong order is decided once every receive of its process recorded
   /// before its own is matched (until then such a receive may take a message sent earlier).
   struct Undecided {
@@ -101,7 +100,20 @@ private:
     CallRef call;
     Candidate wait;
   };
-  std::vector<std::multimap<std::uint64_t, Undecided>> undecided_; ///< by process, receive number
+  /// What a receiving process's wrong-order decisions need, in one record (a receive and the
+  /// match of a message to the process touch most of it; apart, each missed the cache): the
+  /// sends in a call recorded and not yet matched, earliest enter first; receive records so
+  /// far, the numbers of those not yet matched, and the messages (receive number -> send's
+  /// enter) matched while a receive recorded earlier was not; the undecided waits by receive
+  /// number.
+  struct Arrivals {
+    std::uint64_t receives = 0;
+    std::set<Flight> in_flight;
+    std::multiset<std::uint64_t> unmatched;
+    std::multimap<std::uint64_t, std::int64_t> landed;
+    std::multimap<std::uint64_t, Undecided> undecided;
+  };
+  std::vector<Arrivals> arrivals_; ///< by receiving process
 };
 
 } // namespace htrace::analysis::detail

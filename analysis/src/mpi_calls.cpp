@@ -5,9 +5,8 @@
 namespace htrace::analysis::detail {
 
 MpiCalls::MpiCalls(std::size_t locations, const std::map<std::uint32_t, format::RegionDef>& regions)
-    : locations_(locations) {
-  for (const auto& [ref, def] : regions)
-    if (def.cls.mpi()) mpi_regions_.insert(ref);
+    : mpi_regions_(regions, [](const format::RegionDef& def) { return def.cls.mpi(); }),
+      locations_(locations) {
   for (PatternTime& p : results.patterns) {
     p.by_location.assign(locations, 0);
     p.caused_by.assign(locations, 0);
@@ -15,7 +14,7 @@ MpiCalls::MpiCalls(std::size_t locations, const std::map<std::uint32_t, format::
 }
 
 void MpiCalls::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region) {
-  const bool mpi = mpi_regions_.count(region) > 0;
+  const bool mpi = mpi_regions_.contains(region);
   Location& l = locations_[loc];
   l.stack.push({mpi, region, mpi ? l.calls++ : 0, t});
 }

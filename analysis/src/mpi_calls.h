@@ -8,11 +8,11 @@
 
 #include "analysis/wait_states.h"
 #include "relations/location_cache.h"
+#include "relations/ref_index.h"
 
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 namespace htrace::analysis::detail {
@@ -106,7 +106,7 @@ private:
   HeldCall* find_held(std::uint32_t loc, std::uint64_t number);
   void release(std::uint32_t loc, HeldCall* c);
 
-  std::unordered_set<std::uint32_t> mpi_regions_;
+  relations::RefSet mpi_regions_;
   std::vector<Location> locations_;
 };
 

@@ -29,8 +29,12 @@ std::optional<std::pair<size_t, size_t>> map_count() {
 
 EventMerge::Cursor::Cursor(const std::string& path, size_t chunk_size, const IdMaps* id_maps,
                            CopyArena* arena)
-    : file(std::in_place, path, MappedFile::kSmallFile, arena),
-      parser(file->data(), file->size(), chunk_size), maps(id_maps) {
+    : Cursor(MappedFile(path, MappedFile::kSmallFile, arena), chunk_size, id_maps) {}
+
+// (A moved MappedFile keeps its bytes where they are.)
+EventMerge::Cursor::Cursor(MappedFile mapped, size_t chunk_size, const IdMaps* id_maps)
+    : data(mapped.data()), maps(id_maps), release_at(mapped.mapped() ? 0 : SIZE_MAX),
+      parser(mapped.data(), mapped.size(), chunk_size), file(std::move(mapped)) {
   file->advise_sequential();
 }
 
@@ -41,7 +45,7 @@ bool EventMerge::Cursor::advance() {
   if (!parser.next(event)) return false;
   ++position;
   if (left) {
-    const size_t offset = static_cast<size_t>(left - file->data());
+    const size_t offset = static_cast<size_t>(left - data);
     if (offset >= release_at) {
       file->release_before(offset);
       release_at = offset + kReleaseStep;
@@ -74,13 +78,13 @@ EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs,
                         ") allows (raise it with 'sysctl -w vm.max_map_count=" +
                         std::to_string(used + inputs.size() + kSpareMappings) + "')");
   }
-  next_event_.resize(inputs_);
+  next_bytes_.resize(inputs_);
   std::vector<Key> leaves(inputs_, kDone);
   for (uint32_t i = 0; i < inputs_; ++i) {
     Cursor& c = *cursors_[i];
     if (c.advance()) {
       leaves[i] = key(c.event.time, i);
-      next_event_[i] = c.event.begin;
+      next_bytes_[i] = {c.event.begin, c.event.end};
     } else if (c.parser.error())
       fail(i, c.parser.error(), c.parser.error_offset());
     else
@@ -107,10 +111,16 @@ void EventMerge::build(const std::vector<Key>& leaves) {
 // Asks for the cursor of `input` and its next event to be brought into the cache: events come
 // from ever another input, and delivering one takes long enough to hide the wait for the next.
 void EventMerge::prefetch(uint32_t input) const {
-  const char* p = reinterpret_cast<const char*>(&cursors_[input]);
-  for (size_t offset = 0; offset < sizeof(std::optional<Cursor>); offset += 64)
-    __builtin_prefetch(p + offset);
-  __builtin_prefetch(next_event_[input]);
+  const char* p = reinterpret_cast<const char*>(&*cursors_[input]);
+  for (size_t line = 0; line < kCursorLines; ++line)
+    __builtin_prefetch(p + 64 * line);
+  const NextBytes& next = next_bytes_[input];
+  __builtin_prefetch(next.event);
+  // The next record's id and length, after a timestamp if one comes first (as a number: that may
+  // lie past the file's end, where a prefetch is harmless but a pointer may not point).
+  const uintptr_t header =
+      reinterpret_cast<uintptr_t>(next.after) + EventFileParser::kTimestampSize + 1;
+  __builtin_prefetch(reinterpret_cast<const void*>(header));
 }
 
 void EventMerge::fail(uint32_t input, const char* why, size_t offset) const {
@@ -132,14 +142,14 @@ uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
     // The input's next event is read first: then the next winner is known, and its cursor and
     // event come into the cache while this event is delivered.
     const bool more = c.advance();
-    if (more) next_event_[i] = c.event.begin;
+    if (more) next_bytes_[i] = {c.event.begin, c.event.end};
     replay(i, more ? key(c.event.time, i) : kDone);
     if (tree_[0] != kDone) {
       prefetch(input_of(tree_[0]));
       if (next) next(input_of(tree_[0]), user);
     }
     const DecodeError error =
-        decode_event(event, c.file->data(), position, callbacks, other, i, user, c.maps, metric);
+        decode_event(event, c.data, position, callbacks, other, i, user, c.maps, metric);
     if (error) fail(i, error.why, error.offset);
     ++events;
     if (!more) {

@@ -73,5 +73,21 @@ TEST(RefIndex, FindsWhatTheMapHolds) {
   EXPECT_EQ(RefIndex<std::string>(empty).find(0), nullptr);
 }
 
+TEST(RefSet, HoldsTheMembersOnly) {
+  // Members dense and far beyond them, non-members among and after them, gaps.
+  std::map<std::uint32_t, bool> map;
+  for (const std::uint32_t ref : {1u, 3u, 4000000000u})
+    map[ref] = true;
+  for (const std::uint32_t ref : {0u, 4u, 4000000002u})
+    map[ref] = false;
+  const RefSet set(map, [](bool member) { return member; });
+  for (const auto& [ref, member] : map)
+    EXPECT_EQ(set.contains(ref), member) << ref;
+  for (const std::uint32_t absent : {2u, 5u, 1000u, 4000000001u})
+    EXPECT_FALSE(set.contains(absent)) << absent;
+  const std::map<std::uint32_t, bool> empty;
+  EXPECT_FALSE(RefSet(empty, [](bool) { return true; }).contains(0));
+}
+
 } // namespace
 } // namespace htrace::relations

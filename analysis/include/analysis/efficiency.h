@@ -8,11 +8,11 @@
 #define HTRACE_ANALYSIS_EFFICIENCY_H
 
 #include "format/global_defs.h"
+#include "relations/ref_index.h"
 
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 namespace htrace::analysis {
@@ -91,7 +91,7 @@ private:
   void add_call(Loc& l, std::int64_t from, std::int64_t to);
   std::int64_t clipped(std::int64_t from, std::int64_t to) const;
 
-  std::unordered_set<std::uint32_t> mpi_regions_;
+  relations::RefSet mpi_regions_;
   std::optional<TimeWindow> window_;
   std::vector<Loc> locs_;
   std::vector<Waits> waits_; ///< by location

@@ -4,7 +4,7 @@
 // EventFileParser cursor one event at a time, and a tournament tree picks the location whose next
 // event comes first.
 //
-// Memory per location: the cursor, ~200 bytes, and its file: one smaller than
+// Memory per location: the cursor, 256 bytes, and its file: one smaller than
 // MappedFile::kSmallFile is read whole into memory, packed with others in a CopyArena's slabs
 // (mapping thousands of small files costs a TLB flush per unmap); a larger one is mapped, and the
 // kernel keeps the pages from the last release (every kReleaseStep bytes read) to the fault-around
@@ -61,16 +61,27 @@ public:
                OtherEventFn other, void* user, NextInputFn next = nullptr);
 
 private:
-  struct Cursor {
+  // Two cache lines, both fetched one event ahead (prefetch()): the first holds what delivering
+  // its event reads, the second what reading the next one reads (the parser puts its position
+  // first). The file itself is touched only when it is released.
+  struct alignas(64) Cursor {
     Cursor(const std::string& path, size_t chunk_size, const IdMaps* id_maps, CopyArena* arena);
-    std::optional<MappedFile> file; // reset when read to its end
-    EventFileParser parser;
     RawEvent event{};      // the next event to deliver
     uint64_t position = 0; // its number in the file, from 1
-    size_t release_at = 0; // the offset after which mapped pages are given back next
+    const uint8_t* data;   // the file's bytes
     const IdMaps* maps;
+    size_t release_at; // the offset after which mapped pages are given back next (never: copied)
+    EventFileParser parser;
+    std::optional<MappedFile> file; // reset when read to its end
     bool advance();
+
+  private:
+    Cursor(MappedFile mapped, size_t chunk_size, const IdMaps* id_maps);
   };
+  static constexpr size_t kCursorLines = 2;
+  static_assert(sizeof(RawEvent) + 3 * sizeof(void*) == 64 &&
+                    offsetof(Cursor, parser) + 32 <= kCursorLines * 64,
+                "a cursor's hot part fits in kCursorLines cache lines");
   // An input's next event as one number, time then input: one comparison without a branch, and
   // no two inputs tie. An exhausted input's key is kDone, above every event's.
   using Key = unsigned __int128;
@@ -102,8 +113,14 @@ private:
   // finding one costs a cache miss more.
   std::unique_ptr<std::optional<Cursor>[]> cursors_;
   size_t inputs_ = 0;
-  std::vector<const uint8_t*> next_event_; // by input: where its next event is, to prefetch
-  std::vector<Key> tree_;                  // inputs_ nodes: the winner, then the inner nodes
+  // By input, to prefetch: its next event's bytes, and where the record after it starts (read
+  // when the cursor advances past the event; often in the following cache line).
+  struct NextBytes {
+    const uint8_t* event;
+    const uint8_t* after;
+  };
+  std::vector<NextBytes> next_bytes_;
+  std::vector<Key> tree_; // inputs_ nodes: the winner, then the inner nodes
 };
 
 } // namespace htrace::format

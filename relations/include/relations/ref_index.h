@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <unordered_set>
 #include <vector>
 
 namespace htrace::relations {
@@ -34,6 +35,31 @@ public:
 private:
   const std::map<std::uint32_t, T>& map_;
   std::vector<const T*> dense_; ///< by reference below the first one left to the map
+};
+
+/// The references of a std::map's entries that `member` accepts (the MPI regions among the
+/// regions), tested per event: a flag per reference where RefIndex has an array, a hash set above.
+class RefSet {
+public:
+  template <class T, class Member> RefSet(const std::map<std::uint32_t, T>& map, Member member) {
+    const std::size_t limit = 2 * map.size() + 64;
+    for (const auto& [ref, entry] : map) {
+      if (!member(entry)) continue;
+      if (ref >= limit) {
+        sparse_.insert(ref);
+        continue;
+      }
+      if (ref >= flags_.size()) flags_.resize(ref + 1, 0);
+      flags_[ref] = 1;
+    }
+  }
+  bool contains(std::uint32_t ref) const {
+    return ref < flags_.size() ? flags_[ref] != 0 : sparse_.count(ref) > 0;
+  }
+
+private:
+  std::vector<std::uint8_t> flags_; ///< by reference, up to the last dense member
+  std::unordered_set<std::uint32_t> sparse_;
 };
 
 } // namespace htrace::relations
