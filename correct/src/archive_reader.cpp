@@ -82,7 +82,8 @@ void ArchiveReader::open_locations(const Definitions& defs,
         const OTF2_LocationRef id = defs.locations[li].id;
         format::LocalDefinitions local = local_defs.read(id, defs.locations[li].name);
         failed = local.error;
-        if (!local.file.empty()) {
+        if (!local.file.empty() &&
+            local_def_bytes_.size() + local.file.size() <= kKeptLocalDefinitionBytes) {
           local_def_spans_[li] = {local_def_bytes_.size(), local.file.size()};
           local_def_bytes_.append(local.file);
         }

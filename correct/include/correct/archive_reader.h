@@ -69,8 +69,10 @@ private:
   format::EventFileLayout layout_;
   std::unordered_set<OTF2_LocationRef> rewritten_by_definitions_; // clock offsets
   std::unordered_map<OTF2_LocationRef, format::IdMaps> id_maps_;
-  // The local definition files read directly, one after the other (a few dozen bytes each), and
-  // where each one is, by location index ({0, npos}: not kept).
+  // The local definition files read directly, one after the other, up to kKeptLocalDefinitionBytes
+  // in all (htrace's and Score-P's hold a few dozen bytes each; beyond that they are copied from
+  // the input), and where each one is, by location index ({0, npos}: not kept).
+  static constexpr size_t kKeptLocalDefinitionBytes = size_t(64) << 20;
   std::string local_def_bytes_;
   std::vector<std::pair<size_t, size_t>> local_def_spans_;
 };
