@@ -23,6 +23,9 @@ std::optional<std::string> huge_page_tunables(const char* tunables, const std::s
 }
 
 void use_huge_page_heap(char** argv) {
+  // Under valgrind /proc/self/exe is valgrind's own tool: the program stays as it was started.
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload && std::strstr(preload, "vgpreload")) return;
   std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
   std::string mode;
   std::getline(file, mode);

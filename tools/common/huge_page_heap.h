@@ -12,7 +12,8 @@
 namespace htrace::tools {
 
 /// Called first in main(): where huge_page_tunables() says so, restarts the program (the same
-/// executable and `argv`) with that GLIBC_TUNABLES; returns if the restart fails.
+/// executable and `argv`) with that GLIBC_TUNABLES; returns if the restart fails, and under
+/// valgrind.
 void use_huge_page_heap(char** argv);
 
 /// The decision: the GLIBC_TUNABLES to restart with, given its value now (null: unset), the line
