@@ -1,3 +1,4 @@
+#include "relations/location_channels.h"
 #include "relations/p2p_messages.h"
 
 #include <gtest/gtest.h>
@@ -75,18 +76,21 @@ TEST(PostedMessages, IrecvWithoutRequestRecordIsPostedAtCompletion) {
 }
 
 TEST(ChannelNumbers, KthSendPairsWithKthReceive) {
-  ChannelNumbers numbers;
+  ChannelNumbers numbers(3); // location = rank
   const P2pChannel other{1, 0, 1, 3};
-  const auto s0 = numbers.number(End{P2pSide::Send, kFromTwo, 0});
-  const auto s1 = numbers.number(End{P2pSide::Send, kFromTwo, 0});
-  const auto o0 = numbers.number(End{P2pSide::Send, other, 0});
-  const auto r0 = numbers.number(End{P2pSide::Receive, kFromTwo, 0});
-  const auto r1 = numbers.number(End{P2pSide::Receive, kFromTwo, 0});
+  const auto s0 = numbers.number(kFromTwo.src, End{P2pSide::Send, kFromTwo, 0});
+  const auto s1 = numbers.number(kFromTwo.src, End{P2pSide::Send, kFromTwo, 0});
+  const auto o0 = numbers.number(other.src, End{P2pSide::Send, other, 0});
+  const auto s2 = numbers.number(kFromTwo.src, End{P2pSide::Send, kFromTwo, 0}); // (after another)
+  const auto r0 = numbers.number(kFromTwo.dst, End{P2pSide::Receive, kFromTwo, 0});
+  const auto r1 = numbers.number(kFromTwo.dst, End{P2pSide::Receive, kFromTwo, 0});
   EXPECT_EQ(s0.channel, r0.channel);
   EXPECT_EQ(s0.k, 0u);
   EXPECT_EQ(r1.k, s1.k);
   EXPECT_EQ(s1.k, 1u);
   EXPECT_NE(o0.channel, s0.channel);
+  EXPECT_EQ(s2.channel, s0.channel);
+  EXPECT_EQ(s2.k, 2u);
 }
 
 } // namespace

@@ -31,7 +31,7 @@ std::uint64_t collective_id(std::uint64_t instance, std::uint32_t member) {
 PerfettoExport::PerfettoExport(const ArchiveDefs& defs, const MetricDefs& metrics,
                                std::ostream& out, const ExportLimits& limits)
     : MatchingSink(defs), defs_(defs), comms_(defs.comms), metrics_(metrics), out_(out),
-      stacks_(defs.locations.size()), tid_(defs.locations.size()),
+      stacks_(defs.locations.size()), tid_(defs.locations.size()), numbers_(defs.locations.size()),
       coll_count_(defs.locations.size()), selection_(limits) {
   // displayTimeUnit first: Perfetto looks for it in the first chunk of the file. otherData comes
   // last, when what was left out is known.
@@ -162,7 +162,7 @@ void PerfettoExport::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm
 }
 
 void PerfettoExport::matched_end(const relations::MessageEnd<FlowEnd>& end) {
-  const relations::ChannelNumbers::Number n = numbers_.number(end);
+  const relations::ChannelNumbers::Number n = numbers_.number(end.what.loc, end);
   // channel in the high bits, message number in the low 32: unique while a channel carries fewer
   // than 2^32 messages and there are fewer than 2^30 channels.
   const std::uint64_t id = (n.channel << 32) | (n.k & 0xffffffffu);

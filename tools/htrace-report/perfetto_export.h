@@ -15,6 +15,7 @@
 #include "message_ends.h"
 #include "metric_defs.h"
 #include "relations/collective_bounds.h"
+#include "relations/location_channels.h"
 #include "relations/member_ranks.h"
 #include "relations/ref_index.h"
 

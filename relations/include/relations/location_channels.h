@@ -44,5 +44,26 @@ private:
   std::vector<std::array<Recent, 2>> recent_; ///< by location: its last send's, receive's
 };
 
+/// Numbers message ends per channel, for a reader that keeps no table of its own: both ends of a
+/// message get the same (channel, k). Channels are numbered in the order they are first seen.
+class ChannelNumbers {
+public:
+  struct Number {
+    std::uint64_t channel, k;
+  };
+  explicit ChannelNumbers(std::size_t locations) : channels_(locations) {}
+  /// `end` is `loc`'s: the sender's for a send, the receiver's for a receive.
+  template <class Payload> Number number(std::uint32_t loc, const MessageEnd<Payload>& end) {
+    const std::uint32_t channel = channels_.find_or_add(loc, end.side, end.channel);
+    if (channel == counts_.size()) counts_.emplace_back();
+    return {channel, counts_[channel].next(end.side)};
+  }
+  void prefetch(std::uint32_t loc) const { channels_.prefetch(loc); }
+
+private:
+  LocationChannels channels_;
+  std::vector<MessageCounts> counts_; ///< by channel number
+};
+
 } // namespace htrace::relations
 #endif

@@ -11,7 +11,7 @@
 // was never delivered and numbers nothing, an Isend that never completes still counts.
 //
 // PostedMessages hands out one location's message ends in posting order, each once it is
-// resolved; ChannelNumbers numbers them per channel. Which processes a message joins (unknown
+// resolved; ChannelNumbers (location_channels.h) numbers them per channel. Which processes a message joins (unknown
 // peers, messages inside one process) is the caller's to decide: PostedMessages needs only the
 // records.
 #ifndef HTRACE_RELATIONS_P2P_MESSAGES_H
@@ -117,24 +117,6 @@ private:
 struct MessageCounts {
   std::uint64_t sends = 0, receives = 0;
   std::uint64_t next(P2pSide side) { return side == P2pSide::Send ? sends++ : receives++; }
-};
-
-/// Numbers message ends per channel, for a reader that keeps no table of its own: both ends of a
-/// message get the same (channel, k). Channels are numbered in the order they are first seen.
-class ChannelNumbers {
-public:
-  struct Number {
-    std::uint64_t channel, k;
-  };
-  template <class Payload> Number number(const MessageEnd<Payload>& end) {
-    const std::uint32_t channel = channels_.find_or_add(end.channel);
-    if (channel == counts_.size()) counts_.emplace_back();
-    return {channel, counts_[channel].next(end.side)};
-  }
-
-private:
-  ChannelIndex channels_;
-  std::vector<MessageCounts> counts_; ///< by channel number
 };
 
 } // namespace htrace::relations
