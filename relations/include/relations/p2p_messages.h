@@ -11,9 +11,9 @@
 // was never delivered and numbers nothing, an Isend that never completes still counts.
 //
 // PostedMessages hands out one location's message ends in posting order, each once it is
-// resolved; ChannelNumbers (location_channels.h) numbers them per channel. Which processes a message joins (unknown
-// peers, messages inside one process) is the caller's to decide: PostedMessages needs only the
-// records.
+// resolved; ChannelNumbers (location_channels.h) numbers them per channel. Which processes a
+// message joins (unknown peers, messages inside one process) is the caller's to decide:
+// PostedMessages needs only the records.
 #ifndef HTRACE_RELATIONS_P2P_MESSAGES_H
 #define HTRACE_RELATIONS_P2P_MESSAGES_H
 
