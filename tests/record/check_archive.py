@@ -156,11 +156,15 @@ def check_full(path, writer_stdout):
     check(full.returncode == 0 and 'error' not in (full.stderr + full.stdout).lower(),
           'otf2-print reports errors: ' + full.stderr[:300])
 
-    # The writer's own summary: exactly one deliberate clamp per rank, nothing dropped.
+    # The writer's own summary: the deliberate clamp per rank (at least 100 us back), nothing
+    # dropped. Stamps converted to global time may also step back by a few ns between threads
+    # (rounding, or TSCs of two cores; 1-10 ns seen, 0-2 per run), which are clamped too; a
+    # converter that went backwards for real would clamp far more of the 3,300 events.
     out = open(writer_stdout).read()
     for rank in range(RANKS):
-        m = re.search(rf'RANK {rank} .*clamped=(\d+) dropped=(\d+)', out)
-        check(m and m.group(1) == '1' and m.group(2) == '0', f'rank {rank} summary: {m and m.group(0)}')
+        m = re.search(rf'RANK {rank} .*clamped=(\d+) dropped=(\d+) largest_clamp_ns=(\d+)', out)
+        check(m and 1 <= int(m.group(1)) <= 5 and m.group(2) == '0' and int(m.group(3)) >= 100000,
+              f'rank {rank} summary: {m and m.group(0)}')
     m = re.search(r'SUMMARY events_written=(\d+) bytes=(\d+) dropped=0', out)
     check(m and int(m.group(1)) == len(all_times), f'summary event count: {m and m.group(0)}')
     if m:

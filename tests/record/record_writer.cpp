@@ -59,12 +59,14 @@ void worker(rec::CommId team, int rank) {
 
 // The per-rank line check_archive.py and run_record_test.sh parse.
 void print_rank_summary(int rank, const rec::Summary& s) {
-  std::printf("RANK %d recorded=%llu written=%llu flushes=%llu clamped=%llu dropped=%llu\n", rank,
-              static_cast<unsigned long long>(s.events_recorded),
+  std::printf("RANK %d recorded=%llu written=%llu flushes=%llu clamped=%llu dropped=%llu "
+              "largest_clamp_ns=%lld\n",
+              rank, static_cast<unsigned long long>(s.events_recorded),
               static_cast<unsigned long long>(s.events_written),
               static_cast<unsigned long long>(s.buffer_flushes),
               static_cast<unsigned long long>(s.timestamps_clamped),
-              static_cast<unsigned long long>(s.events_dropped));
+              static_cast<unsigned long long>(s.events_dropped),
+              static_cast<long long>(s.largest_clamp_ns));
 }
 
 } // namespace
@@ -247,7 +249,8 @@ int main(int argc, char** argv) {
   main_loc->mpi_nbc_request(htrace::clock::stamp(), req + 3);
   main_loc->mpi_nbc_complete(htrace::clock::stamp(), world_id, kOpAllreduce, rec::kNoRank, 4, 4,
                              req + 3);
-  // A timestamp that goes backwards must be clamped, not dropped.
+  // A timestamp that goes backwards must be clamped, not dropped (1e6 stamp units: at least
+  // 100 us whether a stamp is a TSC tick or a nanosecond).
   const std::int64_t now = htrace::clock::stamp();
   main_loc->enter(now, compute);
   main_loc->leave(now - 1000000, compute);

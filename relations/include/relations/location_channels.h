@@ -58,7 +58,6 @@ public:
     if (channel == counts_.size()) counts_.emplace_back();
     return {channel, counts_[channel].next(end.side)};
   }
-  void prefetch(std::uint32_t loc) const { channels_.prefetch(loc); }
 
 private:
   LocationChannels channels_;
