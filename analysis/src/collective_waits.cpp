@@ -131,7 +131,7 @@ void CollectiveWaits::evaluate(std::uint32_t comm, const Instance& inst) {
       std::all_of(ms.begin(), ms.end(), [](const Member& m) { return m.started; });
   // A member waits in the call that completes it, from that call's enter to the partner's start.
   auto wait_for = [&](WaitPattern p, const Member& waiter, const Member& partner) {
-    return Candidate{p, partner.start - waiter.call.enter, partner.loc, comm};
+    return Candidate{p, partner.loc, partner.start - waiter.call.enter, comm};
   };
   const auto pattern = collective_wait_pattern(inst.op);
   const bool rooted = inst.root < n && ms[inst.root].started;

@@ -5,12 +5,14 @@
 //    of an MPI_Irecv): a Late Sender wait from its enter to the enter of the send's call;
 //  - to a blocking send's call (pattern_rules.h): a Late Receiver wait from its enter to the
 //    enter of the call that posted the receive (MPI_Recv, MPI_Irecv).
-// A Late Sender wait is also wrong order when a message to the same process whose send was entered
-// before the late send's is received later: decided once every receive recorded before this one
-// is matched, a message still unmatched then, or matched with a receive recorded after this one
-// (matching follows posting order). Memory: the ends behind open requests, the messages one side
-// of which is not seen yet, the sends in flight per receiving process, and the messages and
-// waits matched ahead of a receive recorded before them.
+// A Late Sender wait is also wrong order when another message to the same process, whose send was
+// entered before the late send's, is received later (its receive record comes later in time) or
+// never. That is decided whatever order the locations are read in, once every receive of the
+// process recorded before this one is matched, every event before the receive is read (advance())
+// and every send entered before the late send's is read: every call that may record a send and
+// was entered before it has recorded its send or left. Memory: the ends behind open requests, the
+// messages one side of which is not seen yet, the sends in flight per receiving process, and the
+// messages and waits matched after a receive not yet decided.
 #ifndef HTRACE_ANALYSIS_MESSAGE_WAITS_H
 #define HTRACE_ANALYSIS_MESSAGE_WAITS_H
 
@@ -19,9 +21,12 @@
 #include "relations/fifo.h"
 #include "relations/location_channels.h"
 #include "relations/p2p_messages.h"
+#include "relations/ref_index.h"
 
 #include <map>
+#include <memory_resource>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -31,9 +36,15 @@ namespace htrace::analysis::detail {
 class MessageWaits {
 public:
   MessageWaits(const RunLayout& layout, MpiCalls& calls);
+  /// Enters and leaves: a call that may record a send holds back the wrong-order decisions of
+  /// sends entered after it until it has recorded its send or left.
+  void enter(std::uint32_t loc, std::int64_t t, std::uint32_t region);
+  void leave(std::uint32_t loc, std::int64_t t);
+  /// The events come in time order: each one's time says every event before it is read.
+  void read_in_time_order() { in_time_order_ = true; }
   void send(std::uint32_t loc, std::uint32_t comm, long receiver, std::uint32_t tag,
             std::uint64_t request);
-  void recv(std::uint32_t loc, std::uint32_t comm, long sender, std::uint32_t tag,
+  void recv(std::uint32_t loc, std::int64_t t, std::uint32_t comm, long sender, std::uint32_t tag,
             std::uint64_t request);
   void isend_complete(std::uint32_t loc, std::uint64_t request);
   void irecv_request(std::uint32_t loc, std::uint64_t request);
@@ -46,11 +57,28 @@ public:
     const Arrivals& own = arrivals_[layout_.process_of[loc]]; // what its receives update
     relations::prefetch_span(&own, &own.landed);
   }
+  /// Every event before `t` is read: decides the wrong-order waits that waited for that.
+  void advance(std::int64_t t);
   /// After the last event: ends never matched propose nothing.
   void finish();
 
 private:
   static constexpr std::int64_t kUnknown = INT64_MIN;
+  static constexpr std::int64_t kNoCall = INT64_MAX;
+  /// A receive record's place among its process's: by time, then location, then its place on
+  /// its location; the same whatever order the locations are read in.
+  struct RecvKey {
+    std::int64_t time = INT64_MIN;
+    std::uint32_t loc = 0;
+    std::uint64_t n = 0;
+    friend bool operator<(const RecvKey& a, const RecvKey& b) {
+      return std::tie(a.time, a.loc, a.n) < std::tie(b.time, b.loc, b.n);
+    }
+    friend bool operator==(const RecvKey& a, const RecvKey& b) {
+      return a.time == b.time && a.loc == b.loc && a.n == b.n;
+    }
+  };
+  static constexpr RecvKey kLastKey{INT64_MAX, UINT32_MAX, UINT64_MAX};
   /// What a message end keeps of its record.
   struct End {
     std::uint32_t loc = 0;
@@ -60,7 +88,7 @@ private:
     std::int64_t posted = kUnknown; ///< receives: enter of the call that posted it
     SendBlocking blocking = SendBlocking::Never;
     std::uint64_t flight = 0; ///< sends in a call: its key in in_flight_ (0: none)
-    std::uint64_t seq = 0;    ///< receives: its number among its process's receive records
+    RecvKey key;              ///< receives: its place among its process's receive records
   };
   /// A send in flight: its call's enter, a number that tells equal enters apart.
   using Flight = std::pair<std::int64_t, std::uint64_t>;
@@ -74,15 +102,36 @@ private:
   void queue(const relations::MessageEnd<End>& e);
   void pair(const relations::P2pChannel& ch, const End& send, const End& recv);
   void land(std::uint32_t dst, const End& send, const End& recv);
-  bool wrong_order(std::uint32_t dst, std::int64_t send_enter, std::uint64_t seq) const;
-  /// Decides the wrong-order candidates of `dst` whose receives were recorded before every
-  /// unmatched one (all of them with `all`), then forgets the matched messages none can need.
+  /// Whether a message to `dst` sent before `send_enter` is still in flight or was received
+  /// after every receive decided so far.
+  bool wrong_order(std::uint32_t dst, std::int64_t send_enter) const;
+  void read_to(std::int64_t t) {
+    if (in_time_order_ && t > read_before_) read_before_ = t;
+  }
+  /// `loc`'s open call has recorded its send.
+  void sent(std::uint32_t loc);
+  /// Every send entered before this time is read.
+  std::int64_t sends_before();
+  /// Decides the wrong-order candidates of `dst` that can be (all of them with `all`), in
+  /// receive order, then forgets the matched messages none can need.
   void decide(std::uint32_t dst, bool all = false);
 
   const RunLayout& layout_;
   MpiCalls& calls_;
   std::map<std::uint32_t, SendBlocking> send_blocking_; ///< by region
-  std::vector<relations::PostedMessages<End>> posted_;  ///< by location
+  relations::RefSet sending_regions_;                   ///< calls that may record sends
+  relations::RefSet one_send_regions_;                  ///< of those, the ones that record one
+  /// By location: the enter of its open call that may still record a send (kNoCall: none).
+  std::vector<std::int64_t> sending_since_;
+  std::size_t sending_ = 0; ///< locations in such a call
+  bool in_time_order_ = false;
+  /// In time order: (enter, location) of such calls as they are entered, some no longer open.
+  relations::Fifo<std::pair<std::int64_t, std::uint32_t>> open_sends_;
+  /// Receive records so far, by location.
+  std::vector<std::uint64_t> receives_;
+  std::int64_t read_before_ = INT64_MIN;  ///< every event before this time is read
+  std::int64_t sends_before_ = INT64_MIN; ///< not in time order: as of the last advance()
+  std::vector<relations::PostedMessages<End>> posted_; ///< by location
   /// By location: open MpiIrecvRequests, request -> enter of the call that posted it.
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> irecv_posted_;
   /// Per channel the message ends whose partner is not seen yet; a channel stays once seen (a
@@ -93,8 +142,7 @@ private:
   /// one never arrives).
   std::vector<std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Flight>>> isend_flight_;
   std::uint64_t flights_ = 0;
-  /// A Late Sender wait whose wrong order is decided once every receive of its process recorded
-  /// before its own is matched (until then such a receive may take a message sent earlier).
+  /// A Late Sender wait whose wrong order is not decided yet.
   struct Undecided {
     std::int64_t send_enter;
     CallRef call;
@@ -102,18 +150,30 @@ private:
   };
   /// What a receiving process's wrong-order decisions need, in one record (a receive and the
   /// match of a message to the process touch most of it; apart, each missed the cache): the
-  /// sends in a call recorded and not yet matched, earliest enter first; receive records so
-  /// far, the numbers of those not yet matched, and the messages (receive number -> send's
-  /// enter) matched while a receive recorded earlier was not; the undecided waits by receive
-  /// number.
+  /// sends in a call recorded and not yet matched, earliest enter first; the receives not yet
+  /// matched, and the messages (receive -> send's enter) matched after an undecided wait's
+  /// receive; the undecided waits by receive.
   struct Arrivals {
-    std::uint64_t receives = 0;
-    std::set<Flight> in_flight;
-    std::multiset<std::uint64_t> unmatched;
-    std::multimap<std::uint64_t, std::int64_t> landed;
-    std::multimap<std::uint64_t, Undecided> undecided;
+    explicit Arrivals(std::pmr::memory_resource* nodes)
+        : in_flight(nodes), unmatched(nodes), landed(nodes), landed_enters(nodes),
+          undecided(nodes) {}
+    std::pmr::set<Flight> in_flight;
+    std::pmr::set<RecvKey> unmatched;
+    std::pmr::multimap<RecvKey, std::int64_t> landed;
+    std::pmr::multiset<std::int64_t> landed_enters; ///< landed's send enters, earliest first
+    std::pmr::map<RecvKey, Undecided> undecided;
+    bool listed = false;       ///< in undecided_at_
+    bool one_location = false; ///< the process has one location
+    /// Forgets the landed messages before `end`.
+    void forget_landed(decltype(landed)::iterator end);
   };
-  std::vector<Arrivals> arrivals_; ///< by receiving process
+  /// The nodes of every process' Arrivals: a window's messages are added and forgotten in
+  /// batches, which a pool serves without the allocator's own bookkeeping.
+  std::pmr::unsynchronized_pool_resource arrival_nodes_;
+  std::vector<Arrivals> arrivals_;
+  /// The receiving processes with undecided waits (or none left since the last advance()), each
+  /// once.
+  std::vector<std::uint32_t> undecided_at_; ///< by receiving process
 };
 
 } // namespace htrace::analysis::detail

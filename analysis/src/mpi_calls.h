@@ -28,13 +28,14 @@ struct CallRef {
 /// A wait a relation proposes for a call.
 struct Candidate {
   WaitPattern pattern;
-  std::int64_t wait_ns; ///< the partner's time minus the call's enter, not yet bounded
   std::uint32_t cause;  ///< the location waited for
+  std::int64_t wait_ns; ///< the partner's time minus the call's enter, not yet bounded
   std::uint32_t comm;
   /// Counts only if the call left after enter + wait_ns: a standard send waited for its receiver
   /// only if it blocked until the receive was posted.
   bool only_if_blocked = false;
 };
+static_assert(sizeof(Candidate) == 24, "a held call keeps three candidates in place");
 
 class MpiCalls {
 public:
@@ -94,10 +95,10 @@ private:
   /// rarely more than two regions deep), the held calls' vector, the count.
   struct alignas(64) Location {
     relations::InlineStack<Frame, 2> stack;
-    /// Its held calls by number: a few at a time (those with relations in flight). A vector
-    /// keeps its capacity, so holding a call allocates nothing once the location has held as
-    /// many at once before; a hash map per location allocated a node per call and missed the
-    /// cache on its buckets at many locations.
+    /// Its held calls by number: a few at a time (those with relations in flight, or whose
+    /// wrong order is undecided). A vector keeps its capacity, so holding a call allocates
+    /// nothing once the location has held as many at once before; a hash map per location
+    /// allocated a node per call and missed the cache on its buckets at many locations.
     std::vector<HeldCall> held;
     std::uint64_t calls = 0; ///< MPI calls entered so far
   };

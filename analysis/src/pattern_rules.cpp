@@ -72,16 +72,36 @@ const char* pattern_name(WaitPattern p) {
 
 namespace detail {
 
+namespace {
 // Region names as the MPI standard spells them; tracers of Fortran programs may record them in
 // lower case.
-SendBlocking send_blocking(const std::string& region_name) {
-  std::string n = region_name;
+std::string lower_case(std::string n) {
   std::transform(n.begin(), n.end(), n.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return n;
+}
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+} // namespace
+
+SendBlocking send_blocking(const std::string& region_name) {
+  const std::string n = lower_case(region_name);
   if (n == "mpi_ssend") return SendBlocking::Synchronous;
   if (n == "mpi_send" || n == "mpi_sendrecv" || n == "mpi_sendrecv_replace")
     return SendBlocking::IfRendezvous;
   return SendBlocking::Never;
+}
+
+SendRecords send_records(const std::string& region_name) {
+  const std::string n = lower_case(region_name);
+  if (starts_with(n, "mpi_start") || starts_with(n, "mpi_pready")) return SendRecords::Many;
+  const bool send = starts_with(n, "mpi_send") || starts_with(n, "mpi_isend") ||
+                    starts_with(n, "mpi_bsend") || starts_with(n, "mpi_ibsend") ||
+                    starts_with(n, "mpi_ssend") || starts_with(n, "mpi_issend") ||
+                    starts_with(n, "mpi_rsend") || starts_with(n, "mpi_irsend");
+  // (MPI_Send_init and its kind only describe a persistent send: MPI_Start records it.)
+  return send && n.find("_init") == std::string::npos ? SendRecords::One : SendRecords::None;
 }
 
 std::optional<WaitPattern> collective_wait_pattern(std::uint8_t otf2_op) {
@@ -126,10 +146,8 @@ omp_lock_pattern(const std::map<std::uint32_t, format::RegionDef>& regions, std:
   auto r = regions.find(region);
   if (r == regions.end() || !r->second.cls.openmp()) return std::nullopt;
   if (r->second.cls.role == OTF2_REGION_ROLE_CRITICAL) return WaitPattern::OmpCriticalContention;
-  std::string n = r->second.name;
-  std::transform(n.begin(), n.end(), n.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (n.rfind("omp_set_lock", 0) == 0 || n.rfind("omp_set_nest_lock", 0) == 0)
+  const std::string n = lower_case(r->second.name);
+  if (starts_with(n, "omp_set_lock") || starts_with(n, "omp_set_nest_lock"))
     return WaitPattern::OmpLockContention;
   return std::nullopt;
 }

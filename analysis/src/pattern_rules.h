@@ -21,6 +21,12 @@ enum class SendBlocking : std::uint8_t {
 };
 SendBlocking send_blocking(const std::string& region_name);
 
+/// How many send records (MpiSend, MpiIsend) a call of a region may record: one for the send
+/// calls (MPI_Send, MPI_Isend, MPI_Sendrecv, ...), any number for the calls that start persistent
+/// or partitioned sends (MPI_Start, MPI_Startall, MPI_Pready*), none for any other call.
+enum class SendRecords : std::uint8_t { None, One, Many };
+SendRecords send_records(const std::string& region_name);
+
 /// The pattern of a blocking collective operation (OTF2_CollectiveOp), if any: communicator
 /// creation and destruction and one-sided window handling have none.
 std::optional<WaitPattern> collective_wait_pattern(std::uint8_t otf2_op);

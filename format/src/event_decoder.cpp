@@ -149,10 +149,11 @@ bool IdMaps::set(OTF2_MappingType type, const OTF2_IdMap* map) {
 }
 
 bool IdMaps::set(OTF2_MappingType type, std::vector<std::pair<uint64_t, uint64_t>> pairs) {
-  if (type >= OTF2_MAPPING_MAX || tables_[type].present) return false;
-  Table& t = tables_[type];
+  if (type >= OTF2_MAPPING_MAX) return false;
+  if (!tables_) tables_ = std::make_unique<std::array<Table, OTF2_MAPPING_MAX>>();
+  Table& t = (*tables_)[type];
+  if (t.present) return false;
   t.present = true;
-  empty_ = false;
   std::sort(pairs.begin(), pairs.end());
   // A local id listed twice: which one OTF2 would use is its implementation's choice.
   if (std::adjacent_find(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {

@@ -129,6 +129,19 @@ void EventMerge::fail(uint32_t input, const char* why, size_t offset) const {
                     std::to_string(offset) + " (" + why + ")");
 }
 
+void EventMerge::decode(uint32_t i, const RawEvent& event, uint64_t position, bool more,
+                        const EventDecodeCallbacks& callbacks, OTF2_EvtReaderCallback_Metric metric,
+                        OtherEventFn other, void* user) {
+  Cursor& c = *cursors_[i];
+  const DecodeError error =
+      decode_event(event, c.data, position, callbacks, other, i, user, c.maps, metric);
+  if (error) fail(i, error.why, error.offset);
+  if (!more) {
+    if (c.parser.error()) fail(i, c.parser.error(), c.parser.error_offset());
+    c.file.reset();
+  }
+}
+
 uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
                          OTF2_EvtReaderCallback_Metric metric, OtherEventFn other, void* user,
                          NextInputFn next) {
@@ -148,14 +161,54 @@ uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
       prefetch(input_of(tree_[0]));
       if (next) next(input_of(tree_[0]), user);
     }
-    const DecodeError error =
-        decode_event(event, c.data, position, callbacks, other, i, user, c.maps, metric);
-    if (error) fail(i, error.why, error.offset);
+    decode(i, event, position, more, callbacks, metric, other, user);
     ++events;
-    if (!more) {
-      if (c.parser.error()) fail(i, c.parser.error(), c.parser.error_offset());
-      c.file.reset();
+  }
+  return events;
+}
+
+uint64_t EventMerge::run_in_windows(const EventDecodeCallbacks& callbacks,
+                                    OTF2_EvtReaderCallback_Metric metric, OtherEventFn other,
+                                    void* user, WindowEndFn window_end, uint64_t first_window,
+                                    uint64_t events_per_window) {
+  std::vector<uint32_t> live; // the inputs not read to their end, in input order
+  uint64_t next_time = UINT64_MAX;
+  for (uint32_t i = 0; i < inputs_; ++i)
+    if (cursors_[i]->file) {
+      live.push_back(i);
+      next_time = std::min(next_time, cursors_[i]->event.time);
     }
+  uint64_t events = 0, width = std::max<uint64_t>(first_window, 1);
+  const uint64_t target = std::max<uint64_t>(events_per_window, 1);
+  while (!live.empty()) {
+    // The window starts at the earliest event left (a gap in time costs no empty windows).
+    const uint64_t end = next_time > UINT64_MAX - width ? UINT64_MAX : next_time + width;
+    uint64_t delivered = 0;
+    next_time = UINT64_MAX;
+    size_t kept = 0;
+    for (const uint32_t i : live) {
+      Cursor& c = *cursors_[i];
+      bool more = true;
+      while (more && (c.event.time < end || end == UINT64_MAX)) {
+        const RawEvent event = c.event;
+        const uint64_t position = c.position;
+        more = c.advance();
+        decode(i, event, position, more, callbacks, metric, other, user);
+        ++delivered;
+      }
+      if (!more) continue;
+      live[kept++] = i;
+      next_time = std::min(next_time, c.event.time);
+    }
+    live.resize(kept);
+    events += delivered;
+    if (window_end) window_end(end, user);
+    // The next window from this one's density, changing by a factor of 4 at most.
+    const double scale =
+        static_cast<double>(target) / static_cast<double>(std::max<uint64_t>(delivered, 1));
+    const double next = static_cast<double>(width) * std::clamp(scale, 0.25, 4.0);
+    width = next >= 1e18 ? uint64_t{1000000000000000000}
+                         : std::max<uint64_t>(static_cast<uint64_t>(next), 1);
   }
   return events;
 }

@@ -2,6 +2,8 @@
 // the runs a truncated or unusual archive holds (the archive tests cover the patterns).
 #include "analysis/wait_states.h"
 
+#include <algorithm>
+#include <functional>
 #include <gtest/gtest.h>
 #include <otf2/OTF2_Events.h>
 #include <vector>
@@ -44,7 +46,7 @@ const PatternTime& of(const WaitStates& w, WaitPattern p) {
 TEST(WaitStates, PartnerSeenAfterTheWaitingCallLeft) {
   WaitStateAnalysis a(two_ranks());
   a.enter(0, 100, kRecv);
-  a.recv(0, kWorld, 1, 7, kBlocking);
+  a.recv(0, 150, kWorld, 1, 7, kBlocking);
   a.leave(0, 150);
   a.enter(1, 130, kSend);
   a.send(1, kWorld, 0, 7, kBlocking);
@@ -64,18 +66,18 @@ TEST(WaitStates, CallsNestedDeeperThanKeptInPlace) {
   a.enter(1, 0, kMain);
   a.enter(0, 100, kSendrecv); // the fourth frame
   a.send(0, kWorld, 1, 1, kBlocking);
-  a.recv(0, kWorld, 1, 2, kBlocking);
+  a.recv(0, 149, kWorld, 1, 2, kBlocking);
   a.enter(1, 130, kSend);
   a.send(1, kWorld, 0, 2, kBlocking);
   a.leave(1, 131);
   a.leave(0, 150);
   a.enter(1, 160, kRecv);
-  a.recv(1, kWorld, 0, 1, kBlocking);
+  a.recv(1, 169, kWorld, 0, 1, kBlocking);
   a.leave(1, 170);
   a.leave(0, 180);
   a.leave(0, 190);
   a.enter(0, 200, kRecv); // the second frame again
-  a.recv(0, kWorld, 1, 3, kBlocking);
+  a.recv(0, 239, kWorld, 1, 3, kBlocking);
   a.enter(1, 230, kSend);
   a.send(1, kWorld, 0, 3, kBlocking);
   a.leave(1, 231);
@@ -102,7 +104,7 @@ TEST(WaitStates, WrongOrderNeedsAnEarlierMessageReceivedLater) {
   };
   auto recv = [&](std::int64_t t, std::uint32_t from, std::uint32_t tag, std::int64_t left) {
     a.enter(0, t, kRecv);
-    a.recv(0, kWorld, from, tag, kBlocking);
+    a.recv(0, left, kWorld, from, tag, kBlocking);
     a.leave(0, left);
   };
   a.enter(2, 10, kSend); // an Isend to rank 0, cancelled
@@ -112,13 +114,13 @@ TEST(WaitStates, WrongOrderNeedsAnEarlierMessageReceivedLater) {
   a.request_cancelled(2, 5);
   a.leave(2, 13);
   a.enter(0, 20, kRecv);
-  a.recv(0, kWorld, 1, 8, kBlocking);
+  a.recv(0, 100, kWorld, 1, 8, kBlocking);
   send(1, 60, 0, 8);
   a.leave(0, 100); // Late Sender 40, not wrong order
   send(2, 110, 0, 9);
   recv(120, 2, 9, 121);
   a.enter(0, 130, kRecv);
-  a.recv(0, kWorld, 1, 8, kBlocking);
+  a.recv(0, 200, kWorld, 1, 8, kBlocking);
   a.enter(1, 170, kSend);
   send(2, 175, 0, 9); // in flight, but sent after the late message
   a.send(1, kWorld, 0, 8, kBlocking);
@@ -127,7 +129,7 @@ TEST(WaitStates, WrongOrderNeedsAnEarlierMessageReceivedLater) {
   recv(205, 2, 9, 206);
   send(2, 210, 0, 9);
   a.enter(0, 220, kRecv);
-  a.recv(0, kWorld, 1, 8, kBlocking);
+  a.recv(0, 300, kWorld, 1, 8, kBlocking);
   send(1, 250, 0, 8);
   a.leave(0, 300); // 30, wrong order: rank 2's message from 210 is received after it
   recv(310, 2, 9, 311);
@@ -138,6 +140,68 @@ TEST(WaitStates, WrongOrderNeedsAnEarlierMessageReceivedLater) {
   EXPECT_EQ(wo.calls, 1u);
   EXPECT_EQ(wo.caused_by[1], 30);
   EXPECT_EQ(wo.by_location[0], 30);
+}
+
+// One location's record: when it happens and what it feeds.
+struct Record {
+  std::uint32_t loc;
+  std::int64_t t;
+  std::function<void(WaitStateAnalysis&)> feed;
+};
+
+// Wrong order needs every message sent before the late one, read in whatever order. Rank 2 enters
+// MPI_Send at 50 but records its send only at 150, after rank 0 received rank 1's late message
+// (sent at 100) at 130; rank 2's message is received after that: the late receive was in wrong
+// order, whether the locations are read in time order, window by window or one after another.
+TEST(WaitStates, WrongOrderTheSameInEveryReadingOrder) {
+  const std::vector<Record> records = {
+      {0, 20, [](WaitStateAnalysis& a) { a.enter(0, 20, kRecv); }},
+      {0, 130, [](WaitStateAnalysis& a) { a.recv(0, 130, kWorld, 1, 8, kBlocking); }},
+      {0, 130, [](WaitStateAnalysis& a) { a.leave(0, 130); }},
+      {0, 190, [](WaitStateAnalysis& a) { a.enter(0, 190, kRecv); }},
+      {0, 200, [](WaitStateAnalysis& a) { a.recv(0, 200, kWorld, 2, 9, kBlocking); }},
+      {0, 200, [](WaitStateAnalysis& a) { a.leave(0, 200); }},
+      {1, 100, [](WaitStateAnalysis& a) { a.enter(1, 100, kSend); }},
+      {1, 100, [](WaitStateAnalysis& a) { a.send(1, kWorld, 0, 8, kBlocking); }},
+      {1, 101, [](WaitStateAnalysis& a) { a.leave(1, 101); }},
+      {2, 50, [](WaitStateAnalysis& a) { a.enter(2, 50, kSend); }},
+      {2, 150, [](WaitStateAnalysis& a) { a.send(2, kWorld, 0, 9, kBlocking); }},
+      {2, 151, [](WaitStateAnalysis& a) { a.leave(2, 151); }},
+  };
+  auto check = [](WaitStateAnalysis& a, const char* order) {
+    const WaitStates w = a.finish();
+    EXPECT_EQ(of(w, WaitPattern::LateSender).total_ns, 80) << order;
+    EXPECT_EQ(of(w, WaitPattern::LateSenderWrongOrder).total_ns, 80) << order;
+    EXPECT_EQ(of(w, WaitPattern::LateSenderWrongOrder).caused_by[1], 80) << order;
+  };
+  {
+    std::vector<Record> by_time = records;
+    std::stable_sort(by_time.begin(), by_time.end(),
+                     [](const Record& x, const Record& y) { return x.t < y.t; });
+    WaitStateAnalysis a(two_ranks(3));
+    a.read_in_time_order();
+    for (const Record& r : by_time) {
+      a.advance(r.t);
+      r.feed(a);
+    }
+    check(a, "time order");
+  }
+  for (const std::int64_t width : {40, 100, 1000}) {
+    WaitStateAnalysis a(two_ranks(3));
+    for (std::int64_t end = width; end < 300 + width; end += width) {
+      for (const Record& r : records)
+        if (r.t >= end - width && r.t < end) r.feed(a);
+      a.advance(end);
+    }
+    check(a, "windows");
+  }
+  for (const bool backwards : {false, true}) {
+    WaitStateAnalysis a(two_ranks(3));
+    for (std::uint32_t i = 0; i < 3; ++i)
+      for (const Record& r : records)
+        if (r.loc == (backwards ? 2 - i : i)) r.feed(a);
+    check(a, backwards ? "locations backwards" : "locations in turn");
+  }
 }
 
 // A receive recorded before the late one but matched after it (posting order holds it behind an
@@ -154,11 +218,11 @@ TEST(WaitStates, WrongOrderAfterEarlierReceivesAreMatched) {
   a.send(2, kWorld, 0, 2, kBlocking);
   a.leave(2, 11);
   a.enter(0, 20, kRecv);
-  a.recv(0, kWorld, 2, 2, 2);
+  a.recv(0, 99, kWorld, 2, 2, 2);
   a.enter(1, 50, kSend);
   a.send(1, kWorld, 0, 1, kBlocking);
   a.leave(1, 51);
-  a.recv(0, kWorld, 1, 1, 1);
+  a.recv(0, 100, kWorld, 1, 1, 1);
   a.leave(0, 100);
   const WaitStates w = a.finish();
   EXPECT_EQ(of(w, WaitPattern::LateSender).total_ns, 30);
@@ -169,7 +233,7 @@ TEST(WaitStates, WrongOrderAfterEarlierReceivesAreMatched) {
 TEST(WaitStates, WaitBoundedByTheCall) {
   WaitStateAnalysis a(two_ranks());
   a.enter(0, 100, kRecv);
-  a.recv(0, kWorld, 1, 7, kBlocking);
+  a.recv(0, 140, kWorld, 1, 7, kBlocking);
   a.leave(0, 140);
   a.enter(1, 640, kSend);
   a.send(1, kWorld, 0, 7, kBlocking);
@@ -181,11 +245,11 @@ TEST(WaitStates, WaitBoundedByTheCall) {
 void exchange_by_sendrecv(WaitStateAnalysis& a) {
   a.enter(0, 0, kSendrecv);
   a.send(0, kWorld, 1, 1, kBlocking);
-  a.recv(0, kWorld, 1, 2, kBlocking);
+  a.recv(0, 100, kWorld, 1, 2, kBlocking);
   a.leave(0, 100);
   a.enter(1, 60, kSendrecv);
   a.send(1, kWorld, 0, 2, kBlocking);
-  a.recv(1, kWorld, 0, 1, kBlocking);
+  a.recv(1, 110, kWorld, 0, 1, kBlocking);
   a.leave(1, 110);
 }
 
@@ -225,9 +289,9 @@ TEST(WaitStates, EachWaitOfACallObserved) {
 TEST(WaitStates, RecordsOutsideMpiCallsKeepTheMatching) {
   WaitStateAnalysis a(two_ranks());
   a.enter(0, 0, kMain);
-  a.recv(0, kWorld, 1, 7, kBlocking); // the first message, outside a call
+  a.recv(0, 5, kWorld, 1, 7, kBlocking); // the first message, outside a call
   a.enter(0, 10, kRecv);
-  a.recv(0, kWorld, 1, 7, kBlocking); // the second
+  a.recv(0, 90, kWorld, 1, 7, kBlocking); // the second
   a.leave(0, 90);
   a.enter(1, 0, kMain);
   a.send(1, kWorld, 0, 7, kBlocking); // the first send, outside a call
@@ -252,7 +316,7 @@ TEST(WaitStates, TruncatedRunCountsWhatIsComplete) {
   a.collective_end(0, OTF2_COLLECTIVE_OP_BARRIER, kWorld, UINT32_MAX, 0);
   a.leave(0, 90);
   a.enter(1, 40, kRecv); // never left
-  a.recv(1, kWorld, 2, 0, kBlocking);
+  a.recv(1, 40, kWorld, 2, 0, kBlocking);
   a.enter(2, 70, kSend);
   a.send(2, kWorld, 1, 0, kBlocking);
   a.leave(2, 71);
@@ -273,10 +337,10 @@ TEST(WaitStates, LateReceiverNeedsASendThatBlocked) {
   a.send(0, kWorld, 1, 2, kBlocking);
   a.leave(0, 110); // returned before the receive was posted: buffered, no wait
   a.enter(1, 50, kRecv);
-  a.recv(1, kWorld, 0, 1, kBlocking);
+  a.recv(1, 60, kWorld, 0, 1, kBlocking);
   a.leave(1, 60);
   a.enter(1, 150, kRecv);
-  a.recv(1, kWorld, 0, 2, kBlocking);
+  a.recv(1, 160, kWorld, 0, 2, kBlocking);
   a.leave(1, 160);
   const WaitStates w = a.finish();
   EXPECT_EQ(of(w, WaitPattern::LateReceiver).total_ns, 20);

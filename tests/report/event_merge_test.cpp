@@ -3,7 +3,7 @@
 // own order; with inputs ending at different times, so that the tournament tree has ever more
 // finished leaves, and input counts that make trees of one leaf, of two, of leaves at two depths
 // (not a power of two) and several levels deep; and each event's input, announced to the
-// consumer one event ahead.
+// consumer one event ahead; and window by window.
 #include "format/event_merge.h"
 
 #include <algorithm>
@@ -155,6 +155,68 @@ TEST(EventMerge, AnnouncesEachEventsInputOneEventAhead) {
     for (std::size_t e = 0; e < log.announced.size(); ++e)
       ASSERT_EQ(log.delivered_before[e], e == 0 ? 0 : e - 1) << "announcement " << e;
   }
+}
+
+// Window by window: every event once, each file in its own order; in a window the inputs come
+// one after another, and a window's end says truly that every earlier event was delivered and no
+// later one yet, whatever the first window and the size windows aim for.
+struct Windows {
+  std::vector<Event> delivered;
+  std::vector<std::size_t> ends_after; ///< per window: events delivered before its end
+  std::vector<std::uint64_t> ends;
+};
+
+OTF2_CallbackCode collect_windowed(OTF2_LocationRef input, OTF2_TimeStamp time, uint64_t,
+                                   void* user, OTF2_AttributeList*, OTF2_RegionRef region) {
+  static_cast<Windows*>(user)->delivered.push_back(
+      {static_cast<std::uint32_t>(input), time, region});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+void window_end(std::uint64_t end, void* user) {
+  auto* w = static_cast<Windows*>(user);
+  w->ends.push_back(end);
+  w->ends_after.push_back(w->delivered.size());
+}
+
+TEST(EventMerge, DeliversWindowByWindow) {
+  for (const std::uint32_t kInputs : {1u, 3u, 70u})
+    for (const std::uint64_t first : {1u, 7u, 1000u})
+      for (const std::uint64_t per_window : {1u, 16u, 1000u}) {
+        SCOPED_TRACE(std::to_string(kInputs) + " inputs, first window " + std::to_string(first) +
+                     ", " + std::to_string(per_window) + " events per window");
+        TempDir dir;
+        std::vector<Event> expected;
+        write_inputs(dir, kInputs, expected);
+        ASSERT_FALSE(::testing::Test::HasFatalFailure());
+        htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
+        htrace::format::EventDecodeCallbacks callbacks;
+        callbacks.Enter = collect_windowed;
+        Windows w;
+        const std::uint64_t n = merge.run_in_windows(
+            callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &w, window_end, first,
+            per_window);
+        EXPECT_EQ(n, expected.size());
+        std::vector<Event> sorted = w.delivered;
+        std::stable_sort(sorted.begin(), sorted.end(), [](const Event& x, const Event& y) {
+          return std::tie(x.time, x.input) < std::tie(y.time, y.input);
+        });
+        ASSERT_TRUE(sorted == expected) << "not every event once, or a file out of its order";
+        ASSERT_FALSE(w.ends.empty());
+        EXPECT_EQ(w.ends_after.back(), w.delivered.size());
+        std::size_t from = 0;
+        for (std::size_t k = 0; k < w.ends.size(); ++k) {
+          for (std::size_t e = from; e < w.ends_after[k]; ++e) {
+            ASSERT_LT(w.delivered[e].time, w.ends[k]) << "window " << k;
+            if (e > from) {
+              ASSERT_LE(w.delivered[e - 1].input, w.delivered[e].input) << "window " << k;
+            }
+          }
+          for (std::size_t e = w.ends_after[k]; e < w.delivered.size(); ++e)
+            ASSERT_GE(w.delivered[e].time, w.ends[k]) << "window " << k;
+          from = w.ends_after[k];
+        }
+      }
 }
 
 } // namespace

@@ -21,11 +21,23 @@ struct ScanState {
   const std::vector<EventSink*>* sinks;
   const Progress* progress;
   const std::vector<std::uint32_t>* by_input = nullptr; // the merge's inputs -> location index
-  std::uint64_t events = 0;
+  bool time_order = true;
+  /// Events between the sinks' read_before() calls: what they keep until then grows with it.
+  std::uint64_t step = 0;
+  std::uint64_t events = 0, next_step = 0;
 
-  /// Every event counts towards progress.
-  void count() {
-    if ((++events & 0xffff) == 0 && *progress) (*progress)(events);
+  /// Every event counts towards progress; in time order, every event before `t` is delivered.
+  void count(std::uint64_t t) {
+    ++events;
+    if ((events & 0xffff) == 0 && *progress) (*progress)(events);
+    if (time_order && events >= next_step) {
+      read_before(t);
+      next_step = events + step;
+    }
+  }
+  void read_before(std::uint64_t t) const {
+    for (EventSink* k : *sinks)
+      k->read_before(t);
   }
   /// Location index of an OTF2 location id, UINT32_MAX for one the definitions do not list.
   std::uint32_t by_id(OTF2_LocationRef id) const {
@@ -129,7 +141,7 @@ template <auto Deliver> struct Callbacks;
 template <class... Fields, void (*Deliver)(EventSink&, std::uint32_t, std::uint64_t, Fields...)>
 struct Callbacks<Deliver> {
   static void fan_out(ScanState& s, std::uint32_t l, std::uint64_t t, Fields... fields) {
-    s.count();
+    s.count(t);
     if (l == UINT32_MAX) return;
     for (EventSink* k : *s.sinks)
       Deliver(*k, l, t, fields...);
@@ -157,12 +169,16 @@ void on_next_input(std::uint32_t input, void* u) {
 }
 
 // Events a report does not show still count as read.
-OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp, void* u, OTF2_AttributeList*) {
-  of(u).count();
+OTF2_CallbackCode on_unknown(OTF2_LocationRef, OTF2_TimeStamp t, void* u, OTF2_AttributeList*) {
+  of(u).count(t);
   return OTF2_CALLBACK_SUCCESS;
 }
-void on_other(void* u, OTF2_TimeStamp, int) {
-  of(u).count();
+void on_other(void* u, OTF2_TimeStamp t, int) {
+  of(u).count(t);
+}
+
+void on_window_end(std::uint64_t end, void* u) {
+  of(u).read_before(end);
 }
 
 void register_global(OTF2_GlobalEvtReaderCallbacks* cbs) {
@@ -236,7 +252,16 @@ std::uint64_t scan_merged(const std::string& event_dir, std::uint64_t chunk_size
     inputs.push_back({locations[l].id, maps[l].empty() ? nullptr : &maps[l]});
   state.by_input = &by_input;
   format::EventMerge merge(event_dir, inputs, static_cast<size_t>(chunk_size));
-  return merge.run(merged_callbacks(), Callbacks<metric>::merged, on_other, &state, on_next_input);
+  if (state.time_order)
+    return merge.run(merged_callbacks(), Callbacks<metric>::merged, on_other, &state,
+                     on_next_input);
+  const double density =
+      static_cast<double>(std::max<std::uint64_t>(state.defs->total_events(), 1)) /
+      static_cast<double>(std::max<std::uint64_t>(state.defs->trace_length, 1));
+  const auto first =
+      static_cast<std::uint64_t>(std::min(static_cast<double>(state.step) / density, 1e18));
+  return merge.run_in_windows(merged_callbacks(), Callbacks<metric>::merged, on_other, &state,
+                              on_window_end, first, state.step);
 }
 
 // OTF2's global reader keeps every location's event file open: raise the soft limit on open files
@@ -341,6 +366,16 @@ std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
         }
   }
   ScanState state{&defs, &sinks, &progress};
+  state.time_order = std::any_of(sinks.begin(), sinks.end(),
+                                 [](const EventSink* k) { return k->needs_time_order(); });
+  // Windows (or steps between read_before() in time order) of kEventsPerVisit events per location
+  // on average: in its run of a window a location's state stays in the cache, and what the sinks
+  // keep for a step (messages in flight, calls whose waits are undecided) stays a few records per
+  // location. The first window is as long as the archive's mean density says.
+  constexpr std::uint64_t kEventsPerVisit = 16, kMinStep = 256;
+  state.step = std::max<std::uint64_t>(kMinStep, kEventsPerVisit * defs.locations.size());
+  for (EventSink* k : sinks)
+    k->begin(state.time_order);
   const std::uint64_t count = decodable ? scan_merged(layout.event_dir, event_chunk, maps, state)
                                         : scan_with_otf2(archive, reader, state);
   for (EventSink* k : sinks)

@@ -69,6 +69,13 @@ public:
   /// type `types[i]` says.
   virtual void metric(std::uint32_t, std::uint64_t, std::uint32_t /*metric*/, std::uint8_t /*n*/,
                       const OTF2_Type* /*types*/, const OTF2_MetricValue* /*values*/) {}
+  /// Before the first event: whether the events come in time order (else window by window).
+  virtual void begin(bool /*time_order*/) {}
+  /// Every event before `t` has been delivered (said now and then, at most once per event).
+  virtual void read_before(std::uint64_t /*t*/) {}
+  /// Whether the sink needs the events in time order; if none does, they may come window by
+  /// window (format/event_merge.h), each location's in record order as always.
+  virtual bool needs_time_order() const { return true; }
   /// The next event delivered will be `loc`'s (the merge knows it one event ahead): a sink whose
   /// state is per location may start bringing that location's into the cache.
   virtual void prefetch(std::uint32_t /*loc*/) {}

@@ -64,9 +64,9 @@ public:
             std::uint32_t tag, std::uint64_t, std::uint64_t request) override {
     analysis_.send(loc, comm, defs_.member(comm, peer), tag, request);
   }
-  void recv(std::uint32_t loc, std::uint64_t, std::uint32_t comm, std::uint32_t peer,
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t comm, std::uint32_t peer,
             std::uint32_t tag, std::uint64_t, std::uint64_t request) override {
-    analysis_.recv(loc, comm, defs_.member(comm, peer), tag, request);
+    analysis_.recv(loc, defs_.ns_from_start(t), comm, defs_.member(comm, peer), tag, request);
   }
   void isend_complete(std::uint32_t loc, std::uint64_t, std::uint64_t request) override {
     analysis_.isend_complete(loc, request);
@@ -112,6 +112,11 @@ public:
                     std::uint32_t order) override {
     analysis_.lock_release(loc, defs_.ns_from_start(t), model, lock, order);
   }
+  void begin(bool time_order) override {
+    if (time_order) analysis_.read_in_time_order();
+  }
+  void read_before(std::uint64_t t) override { analysis_.advance(defs_.ns_from_start(t)); }
+  bool needs_time_order() const override { return false; }
   void prefetch(std::uint32_t loc) override {
     analysis_.prefetch(loc);
     efficiency_.prefetch(loc);

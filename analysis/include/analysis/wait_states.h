@@ -2,14 +2,14 @@
 // definitions and sources): time a process spends inside an MPI call because another process was
 // late, and time an OpenMP thread waits in a barrier, for a lock or while its master runs serial
 // code. The analysis is fed an archive's events as a reader streams them: each location's in
-// record order, the locations interleaved in any way (in time order, as htrace-report reads them,
-// or one after another). It decides each wait as soon as both sides of a relation and the calls
-// around them are known. Messages are matched, collective instances and OpenMP barriers numbered
-// and locks handed over by the rules htrace-correct uses (relations/), so both tools relate the
-// same events.
-// Memory: the MPI calls whose waits are still open, the messages in flight, the collective and
-// OpenMP barrier instances some member has not left yet and the lock hand-overs missing a side,
-// never one entry per event.
+// record order, the locations interleaved in any way (in time order, window by window, or one
+// after another), with the same results. It decides each wait as soon as both sides of a relation
+// and the calls around them are known (wrong order: once advance() says enough is read). Messages
+// are matched, collective instances and OpenMP barriers numbered and locks handed over by the rules
+// htrace-correct uses (relations/), so both tools relate the same events. Memory: the MPI calls
+// whose waits are still open, the messages in flight, the collective and OpenMP barrier instances
+// some member has not left yet and the lock hand-overs missing a side, and the messages matched
+// since the last advance(); never one entry per event.
 #ifndef HTRACE_ANALYSIS_WAIT_STATES_H
 #define HTRACE_ANALYSIS_WAIT_STATES_H
 
@@ -100,8 +100,8 @@ public:
   /// MpiSend (request kBlockingRequest) or MpiIsend; `receiver` is a location or kUnknownPeer.
   void send(std::uint32_t loc, std::uint32_t comm, long receiver, std::uint32_t tag,
             std::uint64_t request);
-  /// MpiRecv (request kBlockingRequest) or MpiIrecv, the completion; `sender` likewise.
-  void recv(std::uint32_t loc, std::uint32_t comm, long sender, std::uint32_t tag,
+  /// MpiRecv (request kBlockingRequest) or MpiIrecv, the completion, at `t`; `sender` likewise.
+  void recv(std::uint32_t loc, std::int64_t t, std::uint32_t comm, long sender, std::uint32_t tag,
             std::uint64_t request);
   void isend_complete(std::uint32_t loc, std::uint64_t request);
   void irecv_request(std::uint32_t loc, std::uint64_t request);
@@ -128,6 +128,14 @@ public:
                     std::uint32_t order);
   void lock_release(std::uint32_t loc, std::int64_t t, std::uint8_t model, std::uint32_t lock,
                     std::uint32_t order);
+
+  /// Every event before `t`, of every location, has been fed. A reader says so now and then:
+  /// Late Sender, wrong order is decided only then (it needs every message sent before the late
+  /// one), and what it keeps until then is freed. Without it, at finish().
+  void advance(std::int64_t t);
+  /// Before the first event: the events will come in time order, so each one's time says as
+  /// much as advance(), and waits are decided sooner.
+  void read_in_time_order();
 
   /// A hint: `loc`'s event comes next (a reader in time order may know it one event ahead).
   /// Brings what its events read into the cache; changes nothing.

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <otf2/otf2.h>
 #include <utility>
 #include <vector>
@@ -42,9 +43,10 @@ public:
   bool set(OTF2_MappingType type, const OTF2_IdMap* map);
   // The same from (local, global) pairs in any order.
   bool set(OTF2_MappingType type, std::vector<std::pair<uint64_t, uint64_t>> pairs);
-  bool empty() const { return empty_; }
+  bool empty() const { return tables_ == nullptr; }
   uint64_t map(OTF2_MappingType type, uint64_t id) const {
-    const Table& t = tables_[type];
+    if (!tables_) return id;
+    const Table& t = (*tables_)[type];
     if (!t.sparse.empty()) return sparse_lookup(t, id);
     return id < t.dense.size() ? t.dense[id] : id;
   }
@@ -57,8 +59,8 @@ private:
     std::vector<std::pair<uint64_t, uint64_t>> sparse;
   };
   static uint64_t sparse_lookup(const Table& t, uint64_t id);
-  std::array<Table, OTF2_MAPPING_MAX> tables_;
-  bool empty_ = true;
+  // Allocated with the first table: a reader keeps one IdMaps per location, most of them empty.
+  std::unique_ptr<std::array<Table, OTF2_MAPPING_MAX>> tables_;
 };
 
 // Calls, in event order, the callback of each event's type with the fields OTF2's reader would

@@ -1,8 +1,8 @@
 // The events of many locations' event files in one stream in time order, as OTF2's global event
-// reader delivers them, decoded by event_decoder.h, without a file descriptor or a chunk buffer
-// per location: each file is mapped (its descriptor closed right away) and read through an
-// EventFileParser cursor one event at a time, and a tournament tree picks the location whose next
-// event comes first.
+// reader delivers them, or window by window (run_in_windows), decoded by event_decoder.h, without a
+// file descriptor or a chunk buffer per location: each file is mapped (its descriptor closed right
+// away) and read through an EventFileParser cursor one event at a time, and a tournament tree picks
+// the location whose next event comes first.
 //
 // Memory per location: the cursor, 256 bytes, and its file: one smaller than
 // MappedFile::kSmallFile is read whole into memory, packed with others in a CopyArena's slabs
@@ -60,6 +60,22 @@ public:
   uint64_t run(const EventDecodeCallbacks& callbacks, OTF2_EvtReaderCallback_Metric metric,
                OtherEventFn other, void* user, NextInputFn next = nullptr);
 
+  // Called after each window of run_in_windows: every event before `end` has been delivered.
+  using WindowEndFn = void (*)(uint64_t end, void* user);
+
+  // Decodes every event as run() does, but window by window: time is cut into windows, and each
+  // window delivers, input after input, each input's events before the window's end. Each
+  // input's events come in file order, but the inputs' no longer interleave in time order, so a
+  // consumer must accept any interleaving. The work per event then no longer grows with the
+  // number of inputs: no tournament, and an input's state (its cursor and file, a consumer's
+  // state for it) stays in the cache through its run of events. Windows are sized for about
+  // `events_per_window` events, starting with one of `first_window` ticks, each next from the
+  // density of the last; what a consumer keeps for a window (messages in flight) grows with it.
+  uint64_t run_in_windows(const EventDecodeCallbacks& callbacks,
+                          OTF2_EvtReaderCallback_Metric metric, OtherEventFn other, void* user,
+                          WindowEndFn window_end, uint64_t first_window,
+                          uint64_t events_per_window);
+
 private:
   // Two cache lines, both fetched one event ahead (prefetch()): the first holds what delivering
   // its event reads, the second what reading the next one reads (the parser puts its position
@@ -105,6 +121,11 @@ private:
   void build(const std::vector<Key>& leaves);
   void prefetch(uint32_t input) const;
   [[noreturn]] void fail(uint32_t input, const char* why, size_t offset) const;
+  // Decodes input i's `event`, read before its cursor moved on; without `more` events the input
+  // is read to its end and its file released.
+  void decode(uint32_t i, const RawEvent& event, uint64_t position, bool more,
+              const EventDecodeCallbacks& callbacks, OTF2_EvtReaderCallback_Metric metric,
+              OtherEventFn other, void* user);
 
   std::string dir_;
   std::vector<OTF2_LocationRef> ids_;
