@@ -110,12 +110,15 @@ void EventMerge::build(const std::vector<Key>& leaves) {
 
 // Asks for the cursor of `input` and its next event to be brought into the cache: events come
 // from ever another input, and delivering one takes long enough to hide the wait for the next.
-void EventMerge::prefetch(uint32_t input) const {
+void EventMerge::prefetch(uint32_t input, size_t byte_lines) const {
   const char* p = reinterpret_cast<const char*>(&*cursors_[input]);
   for (size_t line = 0; line < kCursorLines; ++line)
     __builtin_prefetch(p + 64 * line);
   const NextBytes& next = next_bytes_[input];
-  __builtin_prefetch(next.event);
+  // (Addresses as numbers, here and below: they may lie past the file's end.)
+  for (size_t line = 0; line < byte_lines; ++line)
+    __builtin_prefetch(
+        reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(next.event) + 64 * line));
   // The next record's id and length, after a timestamp if one comes first (as a number: that may
   // lie past the file's end, where a prefetch is harmless but a pointer may not point).
   const uintptr_t header =
@@ -170,7 +173,7 @@ uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
 uint64_t EventMerge::run_in_windows(const EventDecodeCallbacks& callbacks,
                                     OTF2_EvtReaderCallback_Metric metric, OtherEventFn other,
                                     void* user, WindowEndFn window_end, uint64_t first_window,
-                                    uint64_t events_per_window) {
+                                    uint64_t events_per_window, NextInputFn next) {
   std::vector<uint32_t> live; // the inputs not read to their end, in input order
   uint64_t next_time = UINT64_MAX;
   for (uint32_t i = 0; i < inputs_; ++i)
@@ -186,13 +189,20 @@ uint64_t EventMerge::run_in_windows(const EventDecodeCallbacks& callbacks,
     uint64_t delivered = 0;
     next_time = UINT64_MAX;
     size_t kept = 0;
-    for (const uint32_t i : live) {
+    for (size_t k = 0; k < live.size(); ++k) {
+      const uint32_t i = live[k];
+      // The next input's cursor, bytes and consumer state come into the cache during this run.
+      if (k + 1 < live.size()) {
+        prefetch(live[k + 1], kRunLines);
+        if (next) next(live[k + 1], user);
+      }
       Cursor& c = *cursors_[i];
       bool more = true;
       while (more && (c.event.time < end || end == UINT64_MAX)) {
         const RawEvent event = c.event;
         const uint64_t position = c.position;
         more = c.advance();
+        if (more) next_bytes_[i] = {c.event.begin, c.event.end};
         decode(i, event, position, more, callbacks, metric, other, user);
         ++delivered;
       }

@@ -261,7 +261,7 @@ std::uint64_t scan_merged(const std::string& event_dir, std::uint64_t chunk_size
   const auto first =
       static_cast<std::uint64_t>(std::min(static_cast<double>(state.step) / density, 1e18));
   return merge.run_in_windows(merged_callbacks(), Callbacks<metric>::merged, on_other, &state,
-                              on_window_end, first, state.step);
+                              on_window_end, first, state.step, on_next_input);
 }
 
 // OTF2's global reader keeps every location's event file open: raise the soft limit on open files

@@ -71,10 +71,11 @@ public:
   // state for it) stays in the cache through its run of events. Windows are sized for about
   // `events_per_window` events, starting with one of `first_window` ticks, each next from the
   // density of the last; what a consumer keeps for a window (messages in flight) grows with it.
+  // `next`, if given, learns each run's input as the run before it starts.
   uint64_t run_in_windows(const EventDecodeCallbacks& callbacks,
                           OTF2_EvtReaderCallback_Metric metric, OtherEventFn other, void* user,
-                          WindowEndFn window_end, uint64_t first_window,
-                          uint64_t events_per_window);
+                          WindowEndFn window_end, uint64_t first_window, uint64_t events_per_window,
+                          NextInputFn next = nullptr);
 
 private:
   // Two cache lines, both fetched one event ahead (prefetch()): the first holds what delivering
@@ -119,7 +120,10 @@ private:
     tree_[0] = k;
   }
   void build(const std::vector<Key>& leaves);
-  void prefetch(uint32_t input) const;
+  // Fetches the input's cursor and `byte_lines` cache lines of its next bytes.
+  void prefetch(uint32_t input, size_t byte_lines = 1) const;
+  // A window's run of an input reads about this many lines of its file.
+  static constexpr size_t kRunLines = 4;
   [[noreturn]] void fail(uint32_t input, const char* why, size_t offset) const;
   // Decodes input i's `event`, read before its cursor moved on; without `more` events the input
   // is read to its end and its file released.
