@@ -216,9 +216,9 @@ uint64_t EventMerge::run_in_windows(const EventDecodeCallbacks& callbacks,
     // The next window from this one's density, changing by a factor of 4 at most.
     const double scale =
         static_cast<double>(target) / static_cast<double>(std::max<uint64_t>(delivered, 1));
-    const double next = static_cast<double>(width) * std::clamp(scale, 0.25, 4.0);
-    width = next >= 1e18 ? uint64_t{1000000000000000000}
-                         : std::max<uint64_t>(static_cast<uint64_t>(next), 1);
+    const double wider = static_cast<double>(width) * std::clamp(scale, 0.25, 4.0);
+    width = wider >= 1e18 ? uint64_t{1000000000000000000}
+                          : std::max<uint64_t>(static_cast<uint64_t>(wider), 1);
   }
   return events;
 }
