@@ -15,8 +15,10 @@ MessageWaits::MessageWaits(const RunLayout& layout, MpiCalls& calls)
                           return def.cls.mpi() && send_records(def.name) == SendRecords::One;
                         }),
       sending_since_(layout.process_of.size(), kNoCall), receives_(layout.process_of.size()),
-      posted_(layout.process_of.size()), irecv_posted_(layout.process_of.size()),
-      channel_numbers_(layout.process_of.size()), isend_flight_(layout.process_of.size()) {
+      give_up_after_(kGiveUpAfter * layout.process_of.size()),
+      sending_at_(layout.process_of.size()), posted_(layout.process_of.size()),
+      irecv_posted_(layout.process_of.size()), channel_numbers_(layout.process_of.size()),
+      isend_flight_(layout.process_of.size()) {
   std::uint32_t processes = 0;
   for (const std::uint32_t p : layout.process_of)
     processes = std::max(processes, p + 1);
@@ -34,8 +36,10 @@ MessageWaits::MessageWaits(const RunLayout& layout, MpiCalls& calls)
 
 void MessageWaits::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region) {
   read_to(t);
+  ++enters_;
   if (!sending_regions_.contains(region) || sending_since_[loc] != kNoCall) return;
   sending_since_[loc] = t;
+  sending_at_[loc] = enters_;
   ++sending_;
   if (!in_time_order_) return;
   open_sends_.push_back({t, loc});
@@ -59,9 +63,11 @@ void MessageWaits::sent(std::uint32_t loc) {
 
 std::int64_t MessageWaits::sends_before() {
   if (!in_time_order_) return sends_before_;
-  // Calls are entered in time order: the first entry still open is the earliest.
+  // Calls are entered in time order: the first entry still open (and not given up) is the
+  // earliest.
   while (!open_sends_.empty() &&
-         sending_since_[open_sends_.front().second] != open_sends_.front().first)
+         (sending_since_[open_sends_.front().second] != open_sends_.front().first ||
+          given_up(open_sends_.front().second)))
     open_sends_.pop_front();
   return open_sends_.empty() ? read_before_ : std::min(read_before_, open_sends_.front().first);
 }
@@ -220,8 +226,8 @@ void MessageWaits::advance(std::int64_t t) {
   read_before_ = t;
   if (!in_time_order_) {
     std::int64_t sends = t;
-    for (const std::int64_t since : sending_since_)
-      sends = std::min(sends, since);
+    for (std::uint32_t loc = 0; loc < sending_since_.size(); ++loc)
+      if (sending_since_[loc] < sends && !given_up(loc)) sends = sending_since_[loc];
     sends_before_ = std::max(sends_before_, sends);
   }
   std::size_t kept = 0;

@@ -112,6 +112,10 @@ private:
   void sent(std::uint32_t loc);
   /// Every send entered before this time is read.
   std::int64_t sends_before();
+  /// A call that may send but has not recorded its send while kGiveUpAfter enters per location
+  /// were read (a location whose trace ends inside it, or a tracer that records sends late)
+  /// holds back no decision: else every later wait would be held to the end.
+  bool given_up(std::uint32_t loc) const { return enters_ - sending_at_[loc] > give_up_after_; }
   /// Decides the wrong-order candidates of `dst` that can be (all of them with `all`), in
   /// receive order, then forgets the matched messages none can need.
   void decide(std::uint32_t dst, bool all = false);
@@ -131,6 +135,10 @@ private:
   std::vector<std::uint64_t> receives_;
   std::int64_t read_before_ = INT64_MIN;  ///< every event before this time is read
   std::int64_t sends_before_ = INT64_MIN; ///< not in time order: as of the last advance()
+  static constexpr std::uint64_t kGiveUpAfter = 64;
+  std::uint64_t give_up_after_;           ///< kGiveUpAfter enters per location
+  std::uint64_t enters_ = 0;              ///< enters read
+  std::vector<std::uint64_t> sending_at_; ///< by location: enters_ when its sending call began
   std::vector<relations::PostedMessages<End>> posted_; ///< by location
   /// By location: open MpiIrecvRequests, request -> enter of the call that posted it.
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> irecv_posted_;

@@ -204,6 +204,29 @@ TEST(WaitStates, WrongOrderTheSameInEveryReadingOrder) {
   }
 }
 
+// A location whose trace ends inside MPI_Send, before its send record, holds back the wrong-order
+// decisions (and the calls waiting for them) only for a while: not to the end of the run.
+TEST(WaitStates, AnUnfinishedSendHoldsNoDecisionForever) {
+  WaitStateAnalysis a(two_ranks(3));
+  a.read_in_time_order();
+  std::size_t decided = 0;
+  a.on_call_wait([&](std::uint32_t, std::int64_t, std::int64_t) { ++decided; });
+  a.enter(2, 0, kSend); // never records its send, never leaves
+  for (std::int64_t i = 0; i < 1000; ++i) {
+    const std::int64_t t = 10 + 100 * i;
+    a.enter(0, t, kRecv);
+    a.enter(1, t + 50, kSend);
+    a.send(1, kWorld, 0, 0, kBlocking);
+    a.leave(1, t + 51);
+    a.recv(0, t + 60, kWorld, 1, 0, kBlocking);
+    a.leave(0, t + 60);
+    a.advance(t + 61);
+  }
+  EXPECT_GT(decided, 900u) << "Late Sender calls still held";
+  const WaitStates w = a.finish();
+  EXPECT_EQ(of(w, WaitPattern::LateSender).total_ns, 50 * 1000);
+}
+
 // A receive recorded before the late one but matched after it (posting order holds it behind an
 // earlier-posted receive) took the message sent earlier first: in order.
 TEST(WaitStates, WrongOrderAfterEarlierReceivesAreMatched) {
