@@ -41,10 +41,7 @@ std::optional<CallRef> MpiCalls::current(std::uint32_t loc) const {
 }
 
 namespace {
-// Mostly the last call held, which is checked first.
 template <class Calls> auto first_not_before(Calls& held, std::uint64_t number) {
-  if (!held.empty() && held.back().number <= number)
-    return held.back().number == number ? held.end() - 1 : held.end();
   return std::lower_bound(held.begin(), held.end(), number,
                           [](const auto& c, std::uint64_t n) { return c.number < n; });
 }
