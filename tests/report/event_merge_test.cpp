@@ -44,11 +44,30 @@ struct Event {
   }
 };
 
+// What the merge delivers, and what it says between events (the next input, a window's end), each
+// with the number of events delivered before it.
+struct Log {
+  std::vector<Event> delivered;
+  std::vector<std::uint64_t> said;
+  std::vector<std::size_t> said_after;
+  void say(std::uint64_t what) {
+    said.push_back(what);
+    said_after.push_back(delivered.size());
+  }
+};
+
 OTF2_CallbackCode collect(OTF2_LocationRef input, OTF2_TimeStamp time, uint64_t, void* user,
                           OTF2_AttributeList*, OTF2_RegionRef region) {
-  static_cast<std::vector<Event>*>(user)->push_back(
-      {static_cast<std::uint32_t>(input), time, region});
+  static_cast<Log*>(user)->delivered.push_back({static_cast<std::uint32_t>(input), time, region});
   return OTF2_CALLBACK_SUCCESS;
+}
+
+void announce(std::uint32_t input, void* user) {
+  static_cast<Log*>(user)->say(input);
+}
+
+void window_end(std::uint64_t end, void* user) {
+  static_cast<Log*>(user)->say(end);
 }
 
 // Writes kInputs event files into `dir`; `expected` gets their events in the merge's order.
@@ -96,9 +115,10 @@ void expect_merged_in_order(std::uint32_t kInputs) {
   htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
   htrace::format::EventDecodeCallbacks callbacks;
   callbacks.Enter = collect;
-  std::vector<Event> got;
+  Log log;
   const std::uint64_t n = merge.run(
-      callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &got);
+      callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &log);
+  const std::vector<Event>& got = log.delivered;
   EXPECT_EQ(n, expected.size());
   ASSERT_EQ(got.size(), expected.size());
   for (std::size_t e = 0; e < got.size(); ++e)
@@ -115,24 +135,6 @@ TEST(EventMerge, DeliversInTimeOrderTiesToTheLowerInput) {
   }
 }
 
-// What the merge delivers, and which input it announces next and when.
-struct Announced {
-  std::vector<std::uint32_t> delivered, announced;
-  std::vector<std::size_t> delivered_before; ///< per announcement: events delivered until then
-};
-
-OTF2_CallbackCode deliver(OTF2_LocationRef input, OTF2_TimeStamp, uint64_t, void* user,
-                          OTF2_AttributeList*, OTF2_RegionRef) {
-  static_cast<Announced*>(user)->delivered.push_back(static_cast<std::uint32_t>(input));
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-void announce(std::uint32_t input, void* user) {
-  auto* log = static_cast<Announced*>(user);
-  log->announced.push_back(input);
-  log->delivered_before.push_back(log->delivered.size());
-}
-
 // The next-input hook names every event's input, in order, before the event ahead of it is
 // delivered (the first one before any): consumers fetch that input's state one event early.
 TEST(EventMerge, AnnouncesEachEventsInputOneEventAhead) {
@@ -144,41 +146,23 @@ TEST(EventMerge, AnnouncesEachEventsInputOneEventAhead) {
     ASSERT_FALSE(::testing::Test::HasFatalFailure());
     htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
     htrace::format::EventDecodeCallbacks callbacks;
-    callbacks.Enter = deliver;
-    Announced log;
+    callbacks.Enter = collect;
+    Log log;
     merge.run(
         callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &log, announce);
     ASSERT_EQ(log.delivered.size(), expected.size());
-    for (std::size_t e = 0; e < expected.size(); ++e)
-      ASSERT_EQ(log.delivered[e], expected[e].input) << "event " << e;
-    ASSERT_EQ(log.announced, log.delivered);
-    for (std::size_t e = 0; e < log.announced.size(); ++e)
-      ASSERT_EQ(log.delivered_before[e], e == 0 ? 0 : e - 1) << "announcement " << e;
+    ASSERT_EQ(log.said.size(), expected.size());
+    for (std::size_t e = 0; e < expected.size(); ++e) {
+      ASSERT_EQ(log.delivered[e].input, expected[e].input) << "event " << e;
+      ASSERT_EQ(log.said[e], expected[e].input) << "announcement " << e;
+      ASSERT_EQ(log.said_after[e], e == 0 ? 0 : e - 1) << "announcement " << e;
+    }
   }
 }
 
 // Window by window: every event once, each file in its own order; in a window the inputs come
 // one after another, and a window's end says truly that every earlier event was delivered and no
 // later one yet, whatever the first window and the size windows aim for.
-struct Windows {
-  std::vector<Event> delivered;
-  std::vector<std::size_t> ends_after; ///< per window: events delivered before its end
-  std::vector<std::uint64_t> ends;
-};
-
-OTF2_CallbackCode collect_windowed(OTF2_LocationRef input, OTF2_TimeStamp time, uint64_t,
-                                   void* user, OTF2_AttributeList*, OTF2_RegionRef region) {
-  static_cast<Windows*>(user)->delivered.push_back(
-      {static_cast<std::uint32_t>(input), time, region});
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-void window_end(std::uint64_t end, void* user) {
-  auto* w = static_cast<Windows*>(user);
-  w->ends.push_back(end);
-  w->ends_after.push_back(w->delivered.size());
-}
-
 TEST(EventMerge, DeliversWindowByWindow) {
   for (const std::uint32_t kInputs : {1u, 3u, 70u})
     for (const std::uint64_t first : {1u, 7u, 1000u})
@@ -191,8 +175,8 @@ TEST(EventMerge, DeliversWindowByWindow) {
         ASSERT_FALSE(::testing::Test::HasFatalFailure());
         htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
         htrace::format::EventDecodeCallbacks callbacks;
-        callbacks.Enter = collect_windowed;
-        Windows w;
+        callbacks.Enter = collect;
+        Log w;
         const std::uint64_t n = merge.run_in_windows(
             callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &w, window_end, first,
             per_window);
@@ -202,19 +186,19 @@ TEST(EventMerge, DeliversWindowByWindow) {
           return std::tie(x.time, x.input) < std::tie(y.time, y.input);
         });
         ASSERT_TRUE(sorted == expected) << "not every event once, or a file out of its order";
-        ASSERT_FALSE(w.ends.empty());
-        EXPECT_EQ(w.ends_after.back(), w.delivered.size());
+        ASSERT_FALSE(w.said.empty());
+        EXPECT_EQ(w.said_after.back(), w.delivered.size());
         std::size_t from = 0;
-        for (std::size_t k = 0; k < w.ends.size(); ++k) {
-          for (std::size_t e = from; e < w.ends_after[k]; ++e) {
-            ASSERT_LT(w.delivered[e].time, w.ends[k]) << "window " << k;
+        for (std::size_t k = 0; k < w.said.size(); ++k) {
+          for (std::size_t e = from; e < w.said_after[k]; ++e) {
+            ASSERT_LT(w.delivered[e].time, w.said[k]) << "window " << k;
             if (e > from) {
               ASSERT_LE(w.delivered[e - 1].input, w.delivered[e].input) << "window " << k;
             }
           }
-          for (std::size_t e = w.ends_after[k]; e < w.delivered.size(); ++e)
-            ASSERT_GE(w.delivered[e].time, w.ends[k]) << "window " << k;
-          from = w.ends_after[k];
+          for (std::size_t e = w.said_after[k]; e < w.delivered.size(); ++e)
+            ASSERT_GE(w.delivered[e].time, w.said[k]) << "window " << k;
+          from = w.said_after[k];
         }
       }
 }
