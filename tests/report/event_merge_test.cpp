@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <optional>
 #include <otf2/otf2.h>
 #include <string>
 #include <tuple>
@@ -106,18 +107,29 @@ std::vector<htrace::format::EventMerge::Input> inputs_of(std::uint32_t kInputs) 
   return inputs;
 }
 
-void expect_merged_in_order(std::uint32_t kInputs) {
+// kInputs event files written into a new directory, their events in the merge's order, and a merge
+// of them whose Enter events go to collect().
+struct Merged {
   TempDir dir;
   std::vector<Event> expected;
-  write_inputs(dir, kInputs, expected);
-  if (::testing::Test::HasFatalFailure()) return;
-
-  htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
+  std::optional<htrace::format::EventMerge> merge;
   htrace::format::EventDecodeCallbacks callbacks;
-  callbacks.Enter = collect;
+  explicit Merged(std::uint32_t kInputs) {
+    write_inputs(dir, kInputs, expected);
+    if (::testing::Test::HasFatalFailure()) return;
+    merge.emplace(dir.path + "/traces", inputs_of(kInputs), kChunk);
+    callbacks.Enter = collect;
+  }
+};
+
+void ignore(void*, OTF2_TimeStamp, int) {}
+
+void expect_merged_in_order(std::uint32_t kInputs) {
+  Merged m(kInputs);
+  if (::testing::Test::HasFatalFailure()) return;
+  const std::vector<Event>& expected = m.expected;
   Log log;
-  const std::uint64_t n = merge.run(
-      callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &log);
+  const std::uint64_t n = m.merge->run(m.callbacks, nullptr, ignore, &log);
   const std::vector<Event>& got = log.delivered;
   EXPECT_EQ(n, expected.size());
   ASSERT_EQ(got.size(), expected.size());
@@ -140,16 +152,11 @@ TEST(EventMerge, DeliversInTimeOrderTiesToTheLowerInput) {
 TEST(EventMerge, AnnouncesEachEventsInputOneEventAhead) {
   for (const std::uint32_t kInputs : {1u, 3u, 70u}) {
     SCOPED_TRACE(std::to_string(kInputs) + " inputs");
-    TempDir dir;
-    std::vector<Event> expected;
-    write_inputs(dir, kInputs, expected);
+    Merged m(kInputs);
     ASSERT_FALSE(::testing::Test::HasFatalFailure());
-    htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
-    htrace::format::EventDecodeCallbacks callbacks;
-    callbacks.Enter = collect;
+    const std::vector<Event>& expected = m.expected;
     Log log;
-    merge.run(
-        callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &log, announce);
+    m.merge->run(m.callbacks, nullptr, ignore, &log, announce);
     ASSERT_EQ(log.delivered.size(), expected.size());
     ASSERT_EQ(log.said.size(), expected.size());
     for (std::size_t e = 0; e < expected.size(); ++e) {
@@ -169,17 +176,12 @@ TEST(EventMerge, DeliversWindowByWindow) {
       for (const std::uint64_t per_window : {1u, 16u, 1000u}) {
         SCOPED_TRACE(std::to_string(kInputs) + " inputs, first window " + std::to_string(first) +
                      ", " + std::to_string(per_window) + " events per window");
-        TempDir dir;
-        std::vector<Event> expected;
-        write_inputs(dir, kInputs, expected);
+        Merged m(kInputs);
         ASSERT_FALSE(::testing::Test::HasFatalFailure());
-        htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kInputs), kChunk);
-        htrace::format::EventDecodeCallbacks callbacks;
-        callbacks.Enter = collect;
+        const std::vector<Event>& expected = m.expected;
         Log w;
-        const std::uint64_t n = merge.run_in_windows(
-            callbacks, nullptr, [](void*, OTF2_TimeStamp, int) {}, &w, window_end, first,
-            per_window);
+        const std::uint64_t n = m.merge->run_in_windows(m.callbacks, nullptr, ignore, &w,
+                                                        window_end, first, per_window);
         EXPECT_EQ(n, expected.size());
         std::vector<Event> sorted = w.delivered;
         std::stable_sort(sorted.begin(), sorted.end(), [](const Event& x, const Event& y) {
