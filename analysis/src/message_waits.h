@@ -74,9 +74,6 @@ private:
     friend bool operator<(const RecvKey& a, const RecvKey& b) {
       return std::tie(a.time, a.loc, a.n) < std::tie(b.time, b.loc, b.n);
     }
-    friend bool operator==(const RecvKey& a, const RecvKey& b) {
-      return a.time == b.time && a.loc == b.loc && a.n == b.n;
-    }
   };
   static constexpr RecvKey kLastKey{INT64_MAX, UINT32_MAX, UINT64_MAX};
   /// What a message end keeps of its record.
@@ -181,7 +178,7 @@ private:
   std::vector<Arrivals> arrivals_;
   /// The receiving processes with undecided waits (or none left since the last advance()), each
   /// once.
-  std::vector<std::uint32_t> undecided_at_; ///< by receiving process
+  std::vector<std::uint32_t> undecided_at_;
 };
 
 } // namespace htrace::analysis::detail
