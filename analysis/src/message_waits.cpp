@@ -125,11 +125,16 @@ void MessageWaits::recv(std::uint32_t loc, std::int64_t t, std::uint32_t comm, l
   const relations::P2pChannel ch{layout_.process_of[sender], layout_.process_of[loc], comm, tag};
   read_to(t);
   e.key = {t, loc, ++receives_[loc]};
-  arrivals_[ch.dst].unmatched.insert(e.key);
+  // Most receives are matched as they are recorded (their send was read first) and never join
+  // the unmatched ones. (Receives matched meanwhile were recorded before this one.)
+  recording_ = &e.key;
+  matched_now_ = false;
   if (request == kBlockingRequest)
     posted_[loc].recv(ch, e, matched());
   else
     posted_[loc].irecv(ch, e, request, matched());
+  recording_ = nullptr;
+  if (!matched_now_) arrivals_[ch.dst].unmatched.insert(e.key);
 }
 
 void MessageWaits::isend_complete(std::uint32_t loc, std::uint64_t request) {
@@ -167,7 +172,10 @@ void MessageWaits::queue(const relations::MessageEnd<End>& e) {
 
 void MessageWaits::land(std::uint32_t dst, const End& send, const End& recv) {
   Arrivals& a = arrivals_[dst];
-  a.unmatched.erase(recv.key);
+  if (recording_ && recv.key.loc == recording_->loc && recv.key.n == recording_->n)
+    matched_now_ = true;
+  else
+    a.unmatched.erase(recv.key);
   if (send.flight == 0) return;
   a.in_flight.erase({send.call.enter, send.flight});
   // Kept for the waits on receives recorded before this one: undecided, unmatched or (another

@@ -130,6 +130,8 @@ private:
   relations::Fifo<std::pair<std::int64_t, std::uint32_t>> open_sends_;
   /// Receive records so far, by location.
   std::vector<std::uint64_t> receives_;
+  const RecvKey* recording_ = nullptr;    ///< the receive being recorded
+  bool matched_now_ = false;              ///< it was matched as it was recorded
   std::int64_t read_before_ = INT64_MIN;  ///< every event before this time is read
   std::int64_t sends_before_ = INT64_MIN; ///< not in time order: as of the last advance()
   static constexpr std::uint64_t kGiveUpAfter = 64;
