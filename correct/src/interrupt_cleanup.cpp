@@ -15,6 +15,7 @@ namespace {
 
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 constexpr int kMaxDepth = 3;
+constexpr int kMaxAttempts = 1000;
 
 // The path lives in a fixed buffer: the handler may not allocate. `g_armed` says whether it holds
 // a directory to remove; it is cleared before the buffer is rewritten.
@@ -54,16 +55,22 @@ void remove_contents(int fd, int depth) {
   }
 }
 
+// Removes the tree `dir`. Threads that create its files ahead (format/file_prefetch.h) run on
+// while this one removes them, so it tries again until the directory itself is gone: then they
+// can create nothing more in it.
+void remove_tree(const char* dir) {
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    remove_contents(fd, kMaxDepth);
+    ::close(fd);
+    if (::rmdir(dir) == 0 || errno == ENOENT) return;
+  }
+}
+
 void on_interrupt(int sig) {
   const int saved_errno = errno;
-  if (g_armed.exchange(false)) {
-    const int fd = ::open(g_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-      remove_contents(fd, kMaxDepth);
-      ::close(fd);
-      ::rmdir(g_dir);
-    }
-  }
+  if (g_armed.exchange(false)) remove_tree(g_dir);
   // End the process by the same signal, so the parent (shell, mpirun, batch system) sees it.
   std::signal(sig, SIG_DFL);
   errno = saved_errno;
