@@ -26,7 +26,7 @@ bool CollectiveWaits::in_neighborhood_collective(std::uint32_t loc) const {
 
 // The handle of a blocking call's record; `hold`: its call waits for the instance.
 relations::Event CollectiveWaits::handle(std::uint32_t loc, bool hold) {
-  const auto call = calls_.current(loc);
+  auto call = calls_.current(loc);
   if (!call) return kOutsideCall;
   if (hold) {
     calls_.hold(*call);

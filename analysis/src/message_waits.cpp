@@ -258,9 +258,10 @@ void MessageWaits::pair(const relations::P2pChannel& ch, const End& send, const 
     if (send.in_call && late_sender.wait_ns > 0) {
       Candidate wo = late_sender;
       wo.pattern = WaitPattern::LateSenderWrongOrder;
-      calls_.hold(recv.call);
+      CallRef call = recv.call; // (held already)
+      calls_.hold(call);
       Arrivals& a = arrivals_[ch.dst];
-      a.undecided.emplace(recv.key, Undecided{send.call.enter, recv.call, wo});
+      a.undecided.emplace(recv.key, Undecided{send.call.enter, call, wo});
       if (!a.listed) undecided_at_.push_back(ch.dst);
       a.listed = true;
     }

@@ -1,6 +1,7 @@
 #include "mpi_calls.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace htrace::analysis::detail {
 
@@ -14,9 +15,9 @@ MpiCalls::MpiCalls(std::size_t locations, const std::map<std::uint32_t, format::
 }
 
 void MpiCalls::enter(std::uint32_t loc, std::int64_t t, std::uint32_t region) {
-  const bool mpi = mpi_regions_.contains(region);
   Location& l = locations_[loc];
-  l.stack.push({mpi, region, mpi ? l.calls++ : 0, t});
+  const std::uint64_t number = mpi_regions_.contains(region) ? l.calls++ : Frame::kNotMpi;
+  l.stack.push({t, number, region, CallRef::kNotHeld});
 }
 
 void MpiCalls::leave(std::uint32_t loc, std::int64_t t) {
@@ -24,69 +25,79 @@ void MpiCalls::leave(std::uint32_t loc, std::int64_t t) {
   if (stack.empty()) return; // a leave without its enter (a truncated start): no call
   const Frame f = stack.top();
   stack.pop();
-  if (!f.mpi) return;
-  HeldCall* c = find_held(loc, f.number);
-  if (!c) return;
-  c->held.leave = t;
-  if (c->held.open > 0) return;
-  add(loc, c->held);
-  release(loc, c);
+  if (f.held == CallRef::kNotHeld) return;
+  Held& h = held_[f.held].held;
+  h.leave = t;
+  if (h.open > 0) return;
+  add(loc, h);
+  release(f.held);
 }
 
 std::optional<CallRef> MpiCalls::current(std::uint32_t loc) const {
   const auto& stack = locations_[loc].stack;
   for (std::size_t i = stack.size(); i-- > 0;)
-    if (const Frame& f = stack[i]; f.mpi) return CallRef{loc, f.number, f.enter, f.region};
+    if (const Frame& f = stack[i]; f.mpi())
+      return CallRef{loc, f.region, f.number, f.enter, f.held};
   return std::nullopt;
 }
 
-namespace {
-template <class Calls> auto first_not_before(Calls& held, std::uint64_t number) {
-  return std::lower_bound(held.begin(), held.end(), number,
-                          [](const auto& c, std::uint64_t n) { return c.number < n; });
-}
-} // namespace
-
-MpiCalls::HeldCall* MpiCalls::find_held(std::uint32_t loc, std::uint64_t number) {
-  auto& held = locations_[loc].held;
-  const auto it = first_not_before(held, number);
-  return it != held.end() && it->number == number ? &*it : nullptr;
+MpiCalls::Frame* MpiCalls::frame_of(const CallRef& call) {
+  auto& stack = locations_[call.loc].stack;
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (stack[i].number == call.number) return &stack[i];
+  return nullptr;
 }
 
-void MpiCalls::release(std::uint32_t loc, HeldCall* c) {
-  auto& held = locations_[loc].held;
-  held.erase(held.begin() + (c - held.data()));
+void MpiCalls::release(std::uint32_t slot) {
+  held_[slot] = HeldCall{};
+  free_.push_back(slot);
 }
 
-void MpiCalls::hold(const CallRef& call) {
-  auto& held = locations_[call.loc].held;
-  // (Calls are held in the order they are entered, so this appends but for a relation found
-  // inside an outer call after an inner one was held.)
-  auto it = first_not_before(held, call.number);
-  if (it == held.end() || it->number != call.number) {
-    it = held.insert(it, HeldCall{call.number, Held{}});
-    it->held.enter = call.enter;
-    it->held.region = call.region;
+void MpiCalls::hold(CallRef& call) {
+  if (call.held == CallRef::kNotHeld) {
+    Frame* f = frame_of(call);
+    if (f && f->held != CallRef::kNotHeld) {
+      call.held = f->held; // (held through another copy)
+    } else {
+      if (free_.empty()) {
+        free_.push_back(static_cast<std::uint32_t>(held_.size()));
+        held_.emplace_back();
+      }
+      call.held = free_.back();
+      free_.pop_back();
+      HeldCall& c = held_[call.held];
+      c.loc = call.loc;
+      c.number = call.number;
+      c.held.enter = call.enter;
+      c.held.region = call.region;
+      if (f) f->held = call.held;
+    }
   }
-  ++it->held.open;
+  ++held_[call.held].held.open;
 }
 
 void MpiCalls::settle(const CallRef& call, const Candidate* c) {
-  HeldCall* held = find_held(call.loc, call.number);
-  if (!held) return;
-  Held& h = held->held;
+  if (call.held >= held_.size()) return; // not held, or after finish()
+  HeldCall& held = held_[call.held];
+  if (held.loc != call.loc || held.number != call.number) return;
+  Held& h = held.held;
   if (c) h.longest.offer(*c);
   if (--h.open > 0 || h.leave == kNotLeft) return;
   add(call.loc, h);
-  release(call.loc, held);
+  release(call.held);
 }
 
 void MpiCalls::finish() {
-  for (std::uint32_t loc = 0; loc < locations_.size(); ++loc) {
-    for (const HeldCall& c : locations_[loc].held) // (in call order)
-      if (c.held.leave != kNotLeft) add(loc, c.held);
-    locations_[loc].held = {};
-  }
+  std::vector<const HeldCall*> left; // by location, then in call order
+  for (const HeldCall& c : held_)
+    if (c.loc != HeldCall::kFree && c.held.leave != kNotLeft) left.push_back(&c);
+  std::sort(left.begin(), left.end(), [](const HeldCall* a, const HeldCall* b) {
+    return std::tie(a->loc, a->number) < std::tie(b->loc, b->number);
+  });
+  for (const HeldCall* c : left)
+    add(c->loc, c->held);
+  held_ = {};
+  free_ = {};
 }
 
 void MpiCalls::Longest::offer(const Candidate& c) {

@@ -17,12 +17,15 @@
 
 namespace htrace::analysis::detail {
 
-/// An MPI call: its location, its number among the location's MPI calls, when it was entered.
+/// An MPI call: its location, its number among the location's MPI calls, when it was entered;
+/// once held, where MpiCalls keeps it.
 struct CallRef {
+  static constexpr std::uint32_t kNotHeld = UINT32_MAX;
   std::uint32_t loc = 0;
+  std::uint32_t region = 0;
   std::uint64_t number = 0;
   std::int64_t enter = 0;
-  std::uint32_t region = 0;
+  std::uint32_t held = kNotHeld; ///< set by MpiCalls::hold()
 };
 
 /// A wait a relation proposes for a call.
@@ -48,8 +51,9 @@ public:
   /// `loc`'s next event comes next: fetches its record.
   void prefetch(std::uint32_t loc) const { relations::prefetch_object(locations_[loc]); }
 
-  /// A relation inside `call` is to be evaluated: the call waits for it.
-  void hold(const CallRef& call);
+  /// A relation inside `call` is to be evaluated: the call waits for it. Tells `call` where the
+  /// call is held: settle() takes a copy of `call` made after its first hold (or current()'s).
+  void hold(CallRef& call);
   /// One relation of `call` evaluated: `c` is its candidate wait, or null.
   void settle(const CallRef& call, const Candidate* c);
   /// After the last event: every call that has left is added with the candidates it has.
@@ -61,10 +65,12 @@ public:
 
 private:
   struct Frame {
-    bool mpi;
-    std::uint32_t region;
-    std::uint64_t number;
+    static constexpr std::uint64_t kNotMpi = UINT64_MAX;
     std::int64_t enter;
+    std::uint64_t number; ///< among the location's MPI calls; kNotMpi for other regions
+    std::uint32_t region;
+    std::uint32_t held; ///< where the call is held, if it is
+    bool mpi() const { return number != kNotMpi; }
   };
   /// The longest candidate of each pattern proposed for a call: a call sees one to three patterns,
   /// kept in place; more go to a vector. Small, so that a held call takes few cache lines.
@@ -86,29 +92,33 @@ private:
     std::uint32_t open = 0; ///< relations not yet evaluated
     Longest longest;
   };
-  /// A held call and its number among its location's MPI calls.
+  /// A held call, in a slot of held_: its location and number (kFree: a free slot).
   struct HeldCall {
-    std::uint64_t number;
+    static constexpr std::uint32_t kFree = UINT32_MAX;
+    std::uint32_t loc = kFree;
+    std::uint64_t number = 0;
     Held held;
   };
   /// What a location has, in two cache lines: the innermost frames in place (a location is
-  /// rarely more than two regions deep), the held calls' vector, the count.
+  /// rarely more than two regions deep) and the count.
   struct alignas(64) Location {
     relations::InlineStack<Frame, 2> stack;
-    /// Its held calls by number: a few at a time (those with relations in flight, or whose
-    /// wrong order is undecided). A vector keeps its capacity, so holding a call allocates
-    /// nothing once the location has held as many at once before; a hash map per location
-    /// allocated a node per call and missed the cache on its buckets at many locations.
-    std::vector<HeldCall> held;
     std::uint64_t calls = 0; ///< MPI calls entered so far
   };
   static constexpr std::int64_t kNotLeft = INT64_MIN;
   void add(std::uint32_t loc, const Held& h);
-  HeldCall* find_held(std::uint32_t loc, std::uint64_t number);
-  void release(std::uint32_t loc, HeldCall* c);
+  /// The open frame of `call`, if it is open.
+  Frame* frame_of(const CallRef& call);
+  void release(std::uint32_t slot);
 
   relations::RefSet mpi_regions_;
   std::vector<Location> locations_;
+  /// Every held call, each in a slot that its CallRefs name: a relation's partner finds the call
+  /// it settles without a search through its location's calls, which at thousands of locations
+  /// missed the cache at nearly every step in time order. A call held takes the slot freed last,
+  /// likely still in the cache. (Slots of its own for each location, side by side, were slower.)
+  std::vector<HeldCall> held_;
+  std::vector<std::uint32_t> free_; ///< free slots of held_, the last freed last
 };
 
 } // namespace htrace::analysis::detail
