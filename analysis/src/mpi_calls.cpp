@@ -55,23 +55,18 @@ void MpiCalls::release(std::uint32_t slot) {
 
 void MpiCalls::hold(CallRef& call) {
   if (call.held == CallRef::kNotHeld) {
-    Frame* f = frame_of(call);
-    if (f && f->held != CallRef::kNotHeld) {
-      call.held = f->held; // (held through another copy)
-    } else {
-      if (free_.empty()) {
-        free_.push_back(static_cast<std::uint32_t>(held_.size()));
-        held_.emplace_back();
-      }
-      call.held = free_.back();
-      free_.pop_back();
-      HeldCall& c = held_[call.held];
-      c.loc = call.loc;
-      c.number = call.number;
-      c.held.enter = call.enter;
-      c.held.region = call.region;
-      if (f) f->held = call.held;
+    if (free_.empty()) {
+      free_.push_back(static_cast<std::uint32_t>(held_.size()));
+      held_.emplace_back();
     }
+    call.held = free_.back();
+    free_.pop_back();
+    HeldCall& c = held_[call.held];
+    c.loc = call.loc;
+    c.number = call.number;
+    c.held.enter = call.enter;
+    c.held.region = call.region;
+    if (Frame* f = frame_of(call)) f->held = call.held; // (held first at a record inside it)
   }
   ++held_[call.held].held.open;
 }

@@ -51,8 +51,9 @@ public:
   /// `loc`'s next event comes next: fetches its record.
   void prefetch(std::uint32_t loc) const { relations::prefetch_object(locations_[loc]); }
 
-  /// A relation inside `call` is to be evaluated: the call waits for it. Tells `call` where the
-  /// call is held: settle() takes a copy of `call` made after its first hold (or current()'s).
+  /// A relation inside `call` is to be evaluated: the call waits for it. `call` is current()'s
+  /// or a copy made after its last hold(), which tells it where the call is held; settle() takes
+  /// such a copy.
   void hold(CallRef& call);
   /// One relation of `call` evaluated: `c` is its candidate wait, or null.
   void settle(const CallRef& call, const Candidate* c);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <gtest/gtest.h>
 #include <otf2/OTF2_Events.h>
+#include <tuple>
 #include <vector>
 
 namespace htrace::analysis {
@@ -202,6 +203,72 @@ TEST(WaitStates, WrongOrderTheSameInEveryReadingOrder) {
         if (r.loc == (backwards ? 2 - i : i)) r.feed(a);
     check(a, backwards ? "locations backwards" : "locations in turn");
   }
+}
+
+// Many calls held at once on several locations and settled in another order than they were held:
+// four ranks in a ring exchange by MPI_Sendrecv fifty times, rank 0 entering each exchange 100 ns
+// after the others. Read in time order and location after location (backwards, every call of a
+// location waits for partners read later): each call gets its own waits, once.
+TEST(WaitStates, ManyCallsHeldAtOnceEachGetsItsOwnWaits) {
+  constexpr std::uint32_t kRanks = 4;
+  constexpr std::int64_t kExchanges = 50;
+  std::vector<Record> records;
+  for (std::uint32_t r = 0; r < kRanks; ++r)
+    for (std::int64_t i = 0; i < kExchanges; ++i) {
+      const std::int64_t enter = 1000 * i + (r == 0 ? 100 : 0), leave = 1000 * i + 200;
+      const std::uint32_t right = (r + 1) % kRanks, left = (r + kRanks - 1) % kRanks;
+      records.push_back({r, enter, [=](WaitStateAnalysis& a) {
+                           a.enter(r, enter, kSendrecv);
+                           a.send(r, kWorld, right, 1, kBlocking);
+                         }});
+      records.push_back({r, leave, [=](WaitStateAnalysis& a) {
+                           a.recv(r, leave, kWorld, left, 1, kBlocking);
+                           a.leave(r, leave);
+                         }});
+    }
+  // Rank 1 waits 100 ns for rank 0's send (Late Sender), rank 3's send 100 ns for rank 0's
+  // receive (Late Receiver), in every exchange; no other call waits.
+  std::vector<std::tuple<std::uint32_t, std::int64_t, WaitPattern>> expected;
+  for (std::int64_t i = 0; i < kExchanges; ++i) {
+    expected.emplace_back(1, 1000 * i, WaitPattern::LateSender);
+    expected.emplace_back(3, 1000 * i, WaitPattern::LateReceiver);
+  }
+  std::sort(expected.begin(), expected.end());
+  auto run = [&](const std::vector<Record>& order, bool time_order, const char* name) {
+    WaitStateAnalysis a(two_ranks(kRanks));
+    std::vector<std::tuple<std::uint32_t, std::int64_t, WaitPattern>> seen;
+    a.on_wait([&](const WaitStateAnalysis::CallWait& w) {
+      EXPECT_EQ(w.wait_ns, 100) << name;
+      EXPECT_EQ(w.cause, 0u) << name;
+      seen.emplace_back(w.loc, w.enter, w.pattern);
+    });
+    if (time_order) a.read_in_time_order();
+    for (const Record& r : order) {
+      if (time_order) a.advance(r.t);
+      r.feed(a);
+    }
+    const WaitStates w = a.finish();
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, expected) << name;
+    for (const WaitPattern p : {WaitPattern::LateSender, WaitPattern::LateReceiver}) {
+      EXPECT_EQ(of(w, p).total_ns, 100 * kExchanges) << name;
+      EXPECT_EQ(of(w, p).calls, static_cast<std::uint64_t>(kExchanges)) << name;
+      EXPECT_EQ(of(w, p).caused_by[0], 100 * kExchanges) << name;
+    }
+    EXPECT_EQ(of(w, WaitPattern::LateSender).by_location[1], 100 * kExchanges) << name;
+    EXPECT_EQ(of(w, WaitPattern::LateReceiver).by_location[3], 100 * kExchanges) << name;
+    EXPECT_EQ(of(w, WaitPattern::LateSenderWrongOrder).total_ns, 0) << name;
+  };
+  std::vector<Record> by_time = records;
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [](const Record& x, const Record& y) { return x.t < y.t; });
+  run(by_time, true, "time order");
+  run(records, false, "locations in turn");
+  std::vector<Record> backwards;
+  for (std::uint32_t r = kRanks; r-- > 0;)
+    for (const Record& rec : records)
+      if (rec.loc == r) backwards.push_back(rec);
+  run(backwards, false, "locations backwards");
 }
 
 // A location whose trace ends inside MPI_Send, before its send record, holds back the wrong-order
