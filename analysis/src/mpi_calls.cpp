@@ -26,10 +26,10 @@ void MpiCalls::leave(std::uint32_t loc, std::int64_t t) {
   const Frame f = stack.top();
   stack.pop();
   if (f.held == CallRef::kNotHeld) return;
-  Held& h = held_[f.held].held;
-  h.leave = t;
-  if (h.open > 0) return;
-  add(loc, h);
+  HeldCall& c = held_[f.held];
+  c.leave = t;
+  if (c.open > 0) return;
+  add(c);
   release(f.held);
 }
 
@@ -64,60 +64,59 @@ void MpiCalls::hold(CallRef& call) {
     HeldCall& c = held_[call.held];
     c.loc = call.loc;
     c.number = call.number;
-    c.held.enter = call.enter;
-    c.held.region = call.region;
+    c.enter = call.enter;
+    c.region = call.region;
     if (Frame* f = frame_of(call)) f->held = call.held; // (held first at a record inside it)
   }
-  ++held_[call.held].held.open;
+  ++held_[call.held].open;
 }
 
 void MpiCalls::settle(const CallRef& call, const Candidate* c) {
   if (call.held >= held_.size()) return; // not held, or after finish()
   HeldCall& held = held_[call.held];
   if (held.loc != call.loc || held.number != call.number) return;
-  Held& h = held.held;
-  if (c) h.longest.offer(*c);
-  if (--h.open > 0 || h.leave == kNotLeft) return;
-  add(call.loc, h);
+  if (c) held.offer(*c);
+  if (--held.open > 0 || held.leave == kNotLeft) return;
+  add(held);
   release(call.held);
 }
 
 void MpiCalls::finish() {
   std::vector<const HeldCall*> left; // by location, then in call order
   for (const HeldCall& c : held_)
-    if (c.loc != HeldCall::kFree && c.held.leave != kNotLeft) left.push_back(&c);
+    if (c.loc != HeldCall::kFree && c.leave != kNotLeft) left.push_back(&c);
   std::sort(left.begin(), left.end(), [](const HeldCall* a, const HeldCall* b) {
     return std::tie(a->loc, a->number) < std::tie(b->loc, b->number);
   });
   for (const HeldCall* c : left)
-    add(c->loc, c->held);
+    add(*c);
   held_ = {};
   free_ = {};
 }
 
-void MpiCalls::Longest::offer(const Candidate& c) {
-  Candidate* const end = first_.data() + in_place_;
-  for (Candidate* l = first_.data(); l != end; ++l)
+void MpiCalls::HeldCall::offer(const Candidate& c) {
+  Candidate* const end = first.data() + in_place;
+  for (Candidate* l = first.data(); l != end; ++l)
     if (l->pattern == c.pattern) {
       if (c.wait_ns > l->wait_ns) *l = c;
       return;
     }
-  for (Candidate& l : more_)
+  for (Candidate& l : more)
     if (l.pattern == c.pattern) {
       if (c.wait_ns > l.wait_ns) l = c;
       return;
     }
-  if (in_place_ < kInPlace)
-    first_[in_place_++] = c;
+  if (in_place < first.size())
+    first[in_place++] = c;
   else
-    more_.push_back(c);
+    more.push_back(c);
 }
 
-template <class F> void MpiCalls::Longest::each(F&& f) const {
+template <class F> void MpiCalls::HeldCall::each(F&& f) const {
   std::array<const Candidate*, kWaitPatterns> by_pattern{}; // (one candidate per pattern)
-  for (std::size_t i = 0; i < in_place_; ++i)
-    by_pattern[static_cast<std::size_t>(first_[i].pattern)] = &first_[i];
-  for (const Candidate& c : more_)
+  for (std::size_t i = 0; i < in_place; ++i)
+    by_pattern[static_cast<std::size_t>(first[i].pattern)] = &first[i];
+  for (const Candidate& c : more)
     by_pattern[static_cast<std::size_t>(c.pattern)] = &c;
   for (const Candidate* c : by_pattern)
     if (c) f(*c);
@@ -125,10 +124,10 @@ template <class F> void MpiCalls::Longest::each(F&& f) const {
 
 // Scalasca bounds every wait by the call it happens in: a partner that came after the call had
 // already left (possible only where the clock condition is violated) cannot make it wait longer.
-void MpiCalls::add(std::uint32_t loc, const Held& h) {
+void MpiCalls::add(const HeldCall& h) {
   const std::int64_t duration = h.leave - h.enter;
   std::int64_t longest = 0;
-  h.longest.each([&](const Candidate& c) {
+  h.each([&](const Candidate& c) {
     if (c.wait_ns <= 0 || duration <= 0) return;
     if (c.only_if_blocked && h.leave <= h.enter + c.wait_ns) return;
     const std::int64_t wait = std::min(c.wait_ns, duration);
@@ -136,14 +135,14 @@ void MpiCalls::add(std::uint32_t loc, const Held& h) {
     p.total_ns += wait;
     ++p.calls;
     p.longest_ns = std::max(p.longest_ns, wait);
-    p.by_location[loc] += wait;
+    p.by_location[h.loc] += wait;
     p.caused_by[c.cause] += wait;
     p.by_region[h.region] += wait;
     p.by_comm[c.comm] += wait;
     longest = std::max(longest, wait);
-    if (wait_observer) wait_observer({loc, h.region, h.enter, c.pattern, wait, c.cause});
+    if (wait_observer) wait_observer({h.loc, h.region, h.enter, c.pattern, wait, c.cause});
   });
-  if (longest > 0 && observer) observer(loc, h.enter, longest);
+  if (longest > 0 && observer) observer(h.loc, h.enter, longest);
 }
 
 } // namespace htrace::analysis::detail

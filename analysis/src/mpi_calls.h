@@ -38,7 +38,7 @@ struct Candidate {
   /// only if it blocked until the receive was posted.
   bool only_if_blocked = false;
 };
-static_assert(sizeof(Candidate) == 24, "a held call keeps three candidates in place");
+static_assert(sizeof(Candidate) == 24, "a held call keeps its first candidate in its first cache line");
 
 class MpiCalls {
 public:
@@ -73,32 +73,24 @@ private:
     std::uint32_t held; ///< where the call is held, if it is
     bool mpi() const { return number != kNotMpi; }
   };
-  /// The longest candidate of each pattern proposed for a call: a call sees one to three patterns,
-  /// kept in place; more go to a vector. Small, so that a held call takes few cache lines.
-  class Longest {
-  public:
+  /// A held call, in a slot of held_ (kFree: a free slot), in two cache lines: what settling a
+  /// relation reads and writes (the call, the count of relations, the first candidate) in the
+  /// first. The longest candidate of each pattern proposed: a call sees one to three patterns, two
+  /// kept in place, more in a vector.
+  struct alignas(64) HeldCall {
+    static constexpr std::uint32_t kFree = UINT32_MAX;
+    std::uint32_t loc = kFree;
+    std::uint32_t open = 0; ///< relations not yet evaluated
+    std::uint64_t number = 0;
+    std::int64_t enter = 0, leave = kNotLeft;
+    std::uint32_t region = 0;
+    std::uint8_t in_place = 0;
+    std::array<Candidate, 2> first;
+    std::vector<Candidate> more;
+
     void offer(const Candidate& c);
     /// Calls `f` with each candidate in pattern order.
     template <class F> void each(F&& f) const;
-
-  private:
-    static constexpr std::size_t kInPlace = 3;
-    std::uint8_t in_place_ = 0;
-    std::array<Candidate, kInPlace> first_;
-    std::vector<Candidate> more_;
-  };
-  struct Held {
-    std::int64_t enter = 0, leave = kNotLeft;
-    std::uint32_t region = 0;
-    std::uint32_t open = 0; ///< relations not yet evaluated
-    Longest longest;
-  };
-  /// A held call, in a slot of held_: its location and number (kFree: a free slot).
-  struct HeldCall {
-    static constexpr std::uint32_t kFree = UINT32_MAX;
-    std::uint32_t loc = kFree;
-    std::uint64_t number = 0;
-    Held held;
   };
   /// What a location has, in two cache lines: the innermost frames in place (a location is
   /// rarely more than two regions deep) and the count.
@@ -107,7 +99,7 @@ private:
     std::uint64_t calls = 0; ///< MPI calls entered so far
   };
   static constexpr std::int64_t kNotLeft = INT64_MIN;
-  void add(std::uint32_t loc, const Held& h);
+  void add(const HeldCall& c);
   /// The open frame of `call`, if it is open.
   Frame* frame_of(const CallRef& call);
   void release(std::uint32_t slot);
@@ -119,6 +111,7 @@ private:
   /// missed the cache at nearly every step in time order. A call held takes the slot freed last,
   /// likely still in the cache. (Slots of its own for each location, side by side, were slower.)
   std::vector<HeldCall> held_;
+  static_assert(sizeof(HeldCall) == 128, "a held call takes two cache lines");
   std::vector<std::uint32_t> free_; ///< free slots of held_, the last freed last
 };
 
