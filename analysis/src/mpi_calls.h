@@ -38,7 +38,7 @@ struct Candidate {
   /// only if it blocked until the receive was posted.
   bool only_if_blocked = false;
 };
-static_assert(sizeof(Candidate) == 24, "a held call keeps its first candidate in its first cache line");
+static_assert(sizeof(Candidate) == 24, "a held call's first candidate is in its first line");
 
 class MpiCalls {
 public:
