@@ -682,7 +682,11 @@ def bounds(result):
              bool(ends_counts) and max(ends_counts) == 2),
             (f"median error at the probes {err.get('median')} ns <= 1000 ns", err.get("median", 1 << 62) <= 1000),
             (f"every rank's median error <= 1000 ns (worst: {worst} ns)", worst <= 1000),
-            (f"max error at the probes {err.get('max')} ns <= 5000 ns", err.get("max", 1 << 62) <= 5000),
+            # The tail: a probe's own jitter under load reaches microseconds; the reference rank
+            # alone, whose clock neither drifts nor steps, was 6.5 us off at its worst probe in a
+            # CI run beside other tests (its clock error bound: 0).
+            (f"error at the probes p99 {err.get('p99')} ns <= 5000 ns, max {err.get('max')} ns <= 10000 ns",
+             err.get("p99", 1 << 62) <= 5000 and err.get("max", 1 << 62) <= 10_000),
             # fidelity_compare leaves out an Enter that came late after its probe reading (a
             # preemption in between, over 2 us): 2-4 of about 107,000 on a quiet machine, 34 of
             # 15,480 beside three builds; 1 % still leaves the error figures thousands of points.
