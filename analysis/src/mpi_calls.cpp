@@ -56,11 +56,12 @@ void MpiCalls::release(std::uint32_t slot) {
 void MpiCalls::hold(CallRef& call) {
   if (call.held == CallRef::kNotHeld) {
     if (free_.empty()) {
-      free_.push_back(static_cast<std::uint32_t>(held_.size()));
+      call.held = static_cast<std::uint32_t>(held_.size());
       held_.emplace_back();
+    } else {
+      call.held = free_.back();
+      free_.pop_back();
     }
-    call.held = free_.back();
-    free_.pop_back();
     HeldCall& c = held_[call.held];
     c.loc = call.loc;
     c.number = call.number;
