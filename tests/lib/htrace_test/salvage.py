@@ -81,8 +81,16 @@ def check_location(evs, expect_cause, entered, returned, exact, rank, may_be_emp
                 (one_missing and barrier_enters == entered - 1),
                 "rank %d: %d barriers entered in the archive, the program entered %d" %
                 (rank, barrier_enters, entered))
-        require(barrier_leaves - closing == returned, "rank %d: %d barriers returned in the "
-                "archive, the program %d" % (rank, barrier_leaves - closing, returned))
+        # The mirror image: a signal that lands after the tracer's Leave record but before the
+        # program counted the return (the few ns from the wrapper's return to the count).
+        leave_window = (barrier_leaves == returned + 1 and entered == returned + 1 and
+                        barrier_enters == entered and closing == 0)
+        if leave_window:
+            print("rank %d: the signal landed between the Leave record and the program's count"
+                  % rank)
+        require(barrier_leaves - closing == returned or leave_window, "rank %d: %d barriers "
+                "returned in the archive, the program %d" % (rank, barrier_leaves - closing,
+                                                             returned))
     elif may_be_empty:
         require(barrier_enters <= entered, "rank %d: %d barriers in the archive, the program "
                 "entered %d" % (rank, barrier_enters, entered))
