@@ -336,6 +336,10 @@ def check(work, env, archive_dir, mode, n, kill, causes, exact):
         # traced), likely a rank failing on its dead peer before its own SIGTERM came; 21 reruns,
         # 15 of them beside a busy core, gave 15 both.
         require({traced[0], plain[0]} <= {1, 15}, "exit status %d traced, %d untraced" % (traced[0], plain[0]))
+    elif CASE == "kill_all" and flavor() == "mpich":
+        # Both ranks SIGKILLed: hydra's own status, 9 nearly always, 1 now and then on a loaded
+        # machine, untraced as traced (seen both ways in full test runs; 0 of 30 alone).
+        require({traced[0], plain[0]} <= {1, 9}, "exit status %d traced, %d untraced" % (traced[0], plain[0]))
     else:
         require(traced[0] == plain[0], "exit status %d traced, %d untraced" % (traced[0], plain[0]))
     # Each rank's own output, every line of it: the program flushes each line before it fails.
