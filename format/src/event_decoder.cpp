@@ -36,8 +36,12 @@ template <class T>
       return true;
     }
     if (n > sizeof(T) || n > end - p) return false;
+    // Little-endian, assembled in a register: a copy of n bytes into a variable read back whole
+    // cannot be forwarded from the store buffer, and waits for every store before it to reach
+    // the cache (the sinks' stores of the last event, often to lines not in the cache).
     uint64_t v = 0;
-    std::memcpy(&v, p, n); // little-endian host: the file's byte order (event_file.h)
+    for (unsigned i = 0; i < n; ++i)
+      v |= uint64_t{p[i]} << (8 * i);
     p += n;
     out = static_cast<T>(v);
     return true;

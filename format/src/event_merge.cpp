@@ -132,17 +132,19 @@ void EventMerge::fail(uint32_t input, const char* why, size_t offset) const {
                     std::to_string(offset) + " (" + why + ")");
 }
 
-void EventMerge::decode(uint32_t i, const RawEvent& event, uint64_t position, bool more,
+void EventMerge::decode(uint32_t i, const RawEvent& event, uint64_t position,
                         const EventDecodeCallbacks& callbacks, OTF2_EvtReaderCallback_Metric metric,
                         OtherEventFn other, void* user) {
-  Cursor& c = *cursors_[i];
+  const Cursor& c = *cursors_[i];
   const DecodeError error =
       decode_event(event, c.data, position, callbacks, other, i, user, c.maps, metric);
   if (error) fail(i, error.why, error.offset);
-  if (!more) {
-    if (c.parser.error()) fail(i, c.parser.error(), c.parser.error_offset());
-    c.file.reset();
-  }
+}
+
+void EventMerge::finish_input(uint32_t i) {
+  Cursor& c = *cursors_[i];
+  if (c.parser.error()) fail(i, c.parser.error(), c.parser.error_offset());
+  c.file.reset();
 }
 
 uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
@@ -164,7 +166,8 @@ uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
       prefetch(input_of(tree_[0]));
       if (next) next(input_of(tree_[0]), user);
     }
-    decode(i, event, position, more, callbacks, metric, other, user);
+    decode(i, event, position, callbacks, metric, other, user);
+    if (!more) finish_input(i);
     ++events;
   }
   return events;
@@ -198,15 +201,20 @@ uint64_t EventMerge::run_in_windows(const EventDecodeCallbacks& callbacks,
       }
       Cursor& c = *cursors_[i];
       bool more = true;
-      while (more && (c.event.time < end || end == UINT64_MAX)) {
-        const RawEvent event = c.event;
-        const uint64_t position = c.position;
-        more = c.advance();
-        if (more) next_bytes_[i] = {c.event.begin, c.event.end};
-        decode(i, event, position, more, callbacks, metric, other, user);
+      while (c.event.time < end || end == UINT64_MAX) {
+        // Delivered where it lies, then the next one read over it: a copy of the event that
+        // advance() has just written may wait for the stores of the delivery before it
+        // (EventFileParser::for_each_into).
+        decode(i, c.event, c.position, callbacks, metric, other, user);
         ++delivered;
+        more = c.advance();
+        if (!more) {
+          finish_input(i);
+          break;
+        }
       }
       if (!more) continue;
+      next_bytes_[i] = {c.event.begin, c.event.end}; // for the next window's prefetch
       live[kept++] = i;
       next_time = std::min(next_time, c.event.time);
     }

@@ -81,6 +81,31 @@ public:
   // was read to its end, false if f stopped or the data is malformed (then error() != nullptr).
   template <class F> bool for_each(F&& f) {
     RawEvent e;
+    return for_each_into(e, std::forward<F>(f));
+  }
+  // The next event (one event at a time, for readers that interleave files), written into
+  // `event` in place; false at the end of the file or on malformed data (then error() !=
+  // nullptr).
+  bool next(RawEvent& event) {
+    bool got = false;
+    for_each_into(event, [&](const RawEvent&) {
+      got = true;
+      return false;
+    });
+    return got;
+  }
+  const char* error() const { return error_; }
+  // Where the malformed data begins (a byte offset in the file), when error() != nullptr.
+  size_t error_offset() const { return error_offset_; }
+
+  static constexpr uint8_t kTimestamp = 5, kAttributeList = 6, kFirstEventId = 10;
+  static constexpr size_t kTimestampSize = 9;
+
+private:
+  // for_each with each event written into `e` field by field. (A copy of a whole event right
+  // after it was written, as wider loads than the stores, cannot be forwarded from the store
+  // buffer and waits for every earlier store to reach the cache.)
+  template <class F> bool for_each_into(RawEvent& e, F&& f) {
     for (;;) {
       // Inline, with the position in registers: events without an attribute list, maybe after a
       // timestamp, well inside their chunk. Everything else takes next_slow().
@@ -112,25 +137,7 @@ public:
       if (!f(static_cast<const RawEvent&>(e))) return false;
     }
   }
-  // The next event (one event at a time, for readers that interleave files); false at the end of
-  // the file or on malformed data (then error() != nullptr).
-  bool next(RawEvent& event) {
-    bool got = false;
-    for_each([&](const RawEvent& e) {
-      event = e;
-      got = true;
-      return false;
-    });
-    return got;
-  }
-  const char* error() const { return error_; }
-  // Where the malformed data begins (a byte offset in the file), when error() != nullptr.
-  size_t error_offset() const { return error_offset_; }
 
-  static constexpr uint8_t kTimestamp = 5, kAttributeList = 6, kFirstEventId = 10;
-  static constexpr size_t kTimestampSize = 9;
-
-private:
   enum class RecordKind : uint8_t { Buffer, Singleton, Sized };
   // The next event at any position; false at the end of the file or on malformed data.
   bool next_slow(RawEvent& event);

@@ -125,11 +125,12 @@ private:
   // A window's run of an input reads about this many lines of its file.
   static constexpr size_t kRunLines = 4;
   [[noreturn]] void fail(uint32_t input, const char* why, size_t offset) const;
-  // Decodes input i's `event`, read before its cursor moved on; without `more` events the input
-  // is read to its end and its file released.
-  void decode(uint32_t i, const RawEvent& event, uint64_t position, bool more,
+  // Decodes input i's `event`, its `position`-th.
+  void decode(uint32_t i, const RawEvent& event, uint64_t position,
               const EventDecodeCallbacks& callbacks, OTF2_EvtReaderCallback_Metric metric,
               OtherEventFn other, void* user);
+  // After input i's last event: fails on malformed data after it, else releases its file.
+  void finish_input(uint32_t i);
 
   std::string dir_;
   std::vector<OTF2_LocationRef> ids_;
