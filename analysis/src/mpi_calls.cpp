@@ -114,6 +114,19 @@ void MpiCalls::HeldCall::offer(const Candidate& c) {
 }
 
 template <class F> void MpiCalls::HeldCall::each(F&& f) const {
+  // Nearly always one or two in place: ordered without the table below, whose zeroing in wide
+  // stores the loads right after it could not take from the store buffer.
+  static_assert(std::tuple_size_v<decltype(first)> == 2, "the cases below are one and two");
+  if (more.empty() && in_place <= 2) {
+    if (in_place == 2 && first[1].pattern < first[0].pattern) {
+      f(first[1]);
+      f(first[0]);
+    } else {
+      for (std::size_t i = 0; i < in_place; ++i)
+        f(first[i]);
+    }
+    return;
+  }
   std::array<const Candidate*, kWaitPatterns> by_pattern{}; // (one candidate per pattern)
   for (std::size_t i = 0; i < in_place; ++i)
     by_pattern[static_cast<std::size_t>(first[i].pattern)] = &first[i];

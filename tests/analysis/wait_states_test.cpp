@@ -374,6 +374,25 @@ TEST(WaitStates, EachWaitOfACallObserved) {
   EXPECT_NE(seen[0].pattern, seen[1].pattern);
 }
 
+// A call's waits are observed in pattern order, whichever partner came first (the HTML report
+// lists them so): here rank 1 records its receive before its send, so rank 0's Sendrecv learns
+// its Late Receiver wait before its Late Sender wait.
+TEST(WaitStates, ACallsWaitsObservedInPatternOrder) {
+  WaitStateAnalysis a(two_ranks());
+  std::vector<WaitPattern> seen;
+  a.on_wait([&](const WaitStateAnalysis::CallWait& w) { seen.push_back(w.pattern); });
+  a.enter(0, 0, kSendrecv);
+  a.send(0, kWorld, 1, 1, kBlocking);
+  a.recv(0, 100, kWorld, 1, 2, kBlocking);
+  a.leave(0, 100);
+  a.enter(1, 60, kSendrecv);
+  a.recv(1, 110, kWorld, 0, 1, kBlocking);
+  a.send(1, kWorld, 0, 2, kBlocking);
+  a.leave(1, 110);
+  a.finish();
+  EXPECT_EQ(seen, (std::vector<WaitPattern>{WaitPattern::LateSender, WaitPattern::LateReceiver}));
+}
+
 // Records outside any MPI call (a hand-written archive) take part in matching but wait for
 // nothing: the next message on the channel still pairs with the next receive.
 TEST(WaitStates, RecordsOutsideMpiCallsKeepTheMatching) {
