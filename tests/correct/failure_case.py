@@ -363,5 +363,5 @@ def case_interrupted():
 
 
 globals()["case_" + sys.argv[1]]()
-shutil.rmtree(work, ignore_errors=True)
+shutil.rmtree(work, ignore_errors=True)  # kept after a failure, to look at
 print("PASS", sys.argv[1])

@@ -433,4 +433,5 @@ def case_e2e_hpcc():
 
 
 globals()["case_" + sys.argv[1]]()
+shutil.rmtree(work, ignore_errors=True)  # kept after a failure, to look at
 print("PASS", sys.argv[1])
