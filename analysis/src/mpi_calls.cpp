@@ -117,7 +117,7 @@ template <class F> void MpiCalls::HeldCall::each(F&& f) const {
   // Nearly always one or two in place: ordered without the table below, whose zeroing in wide
   // stores the loads right after it could not take from the store buffer.
   static_assert(std::tuple_size_v<decltype(first)> == 2, "the cases below are one and two");
-  if (more.empty() && in_place <= 2) {
+  if (more.empty()) {
     if (in_place == 2 && first[1].pattern < first[0].pattern) {
       f(first[1]);
       f(first[0]);
