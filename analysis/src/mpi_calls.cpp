@@ -114,26 +114,23 @@ void MpiCalls::HeldCall::offer(const Candidate& c) {
 }
 
 template <class F> void MpiCalls::HeldCall::each(F&& f) const {
-  // Nearly always one or two in place: ordered without the table below, whose zeroing in wide
-  // stores the loads right after it could not take from the store buffer.
-  static_assert(std::tuple_size_v<decltype(first)> == 2, "the cases below are one and two");
-  if (more.empty()) {
-    if (in_place == 2 && first[1].pattern < first[0].pattern) {
-      f(first[1]);
-      f(first[0]);
-    } else {
-      for (std::size_t i = 0; i < in_place; ++i)
-        f(first[i]);
-    }
-    return;
-  }
-  std::array<const Candidate*, kWaitPatterns> by_pattern{}; // (one candidate per pattern)
+  // Candidates have distinct patterns, nearly always one or two: sorted by insertion. (Only the
+  // entries written are read: a table of every pattern, zeroed in wide stores and read back in
+  // narrow loads, stalled on the store buffer.)
+  std::array<const Candidate*, kWaitPatterns> order;
+  std::size_t n = 0;
+  auto insert = [&](const Candidate* c) {
+    std::size_t i = n++;
+    for (; i > 0 && order[i - 1]->pattern > c->pattern; --i)
+      order[i] = order[i - 1];
+    order[i] = c;
+  };
   for (std::size_t i = 0; i < in_place; ++i)
-    by_pattern[static_cast<std::size_t>(first[i].pattern)] = &first[i];
+    insert(&first[i]);
   for (const Candidate& c : more)
-    by_pattern[static_cast<std::size_t>(c.pattern)] = &c;
-  for (const Candidate* c : by_pattern)
-    if (c) f(*c);
+    insert(&c);
+  for (std::size_t i = 0; i < n; ++i)
+    f(*order[i]);
 }
 
 // Scalasca bounds every wait by the call it happens in: a partner that came after the call had
