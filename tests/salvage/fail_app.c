@@ -171,7 +171,12 @@ int main(int argc, char** argv) {
   }
   /* Others wait here for the failing rank's end (it never comes: the job is torn down). */
   if (strcmp(mode, "finish")) barrier(MPI_COMM_WORLD);
-  if (rank == 0) printf("fail_app %s: finished\n", mode);
+  if (rank == 0) {
+    printf("fail_app %s: finished\n", mode);
+    /* Now: mode finish exits with 3, and mpirun may end a rank still in MPI_Finalize once another
+       has exited with it, before exit() would write the buffered line. */
+    fflush(stdout);
+  }
   MPI_Finalize();
   return !strcmp(mode, "finish") ? 3 : 0;
 }
