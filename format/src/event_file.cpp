@@ -36,7 +36,7 @@ std::string io_error(const std::string& what, const std::string& path) {
 
 } // namespace
 
-MappedFile::MappedFile(const std::string& path, size_t copy_below, CopyArena* arena) {
+MappedFile::MappedFile(const std::string& path, size_t copy_below) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw input_error(io_error("cannot open", path));
   struct stat st {};
@@ -46,27 +46,19 @@ MappedFile::MappedFile(const std::string& path, size_t copy_below, CopyArena* ar
   }
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0 && size_ < copy_below) {
-    uint8_t* copy = nullptr;
-    if (arena) {
-      copy = arena->take(size_, &slab_);
-      arena_ = arena;
-    } else {
-      copy_.reset(new uint8_t[size_]);
-      copy = copy_.get();
-    }
+    copy_.reset(new uint8_t[size_]);
     for (size_t done = 0; done < size_;) {
-      const ssize_t n = ::pread(fd, copy + done, size_ - done, static_cast<off_t>(done));
+      const ssize_t n = ::pread(fd, copy_.get() + done, size_ - done, static_cast<off_t>(done));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         if (n == 0) errno = EIO; // (shorter than its size: truncated meanwhile)
         const std::string why = io_error("cannot read", path);
         ::close(fd);
-        if (arena_) arena_->release(slab_);
         throw input_error(why);
       }
       done += static_cast<size_t>(n);
     }
-    data_ = copy;
+    data_ = copy_.get();
   } else if (size_ > 0) {
     void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
@@ -79,10 +71,7 @@ MappedFile::MappedFile(const std::string& path, size_t copy_below, CopyArena* ar
 }
 
 MappedFile::~MappedFile() {
-  if (arena_)
-    arena_->release(slab_);
-  else if (data_ && !copy_)
-    ::munmap(data_, size_);
+  if (data_ && !copy_) ::munmap(data_, size_);
 }
 
 void MappedFile::advise_sequential() {
@@ -97,8 +86,8 @@ void MappedFile::release_before(size_t offset) {
   released_ = end;
 }
 
-EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_size)
-    : data_(data), size_(size), chunk_size_(chunk_size) {
+EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_size, size_t loaded)
+    : data_(data), size_(size), chunk_size_(chunk_size), loaded_(std::min(loaded, size)) {
   // Record kinds by id: events of types OTF2 does not know (yet) carry their length, like all
   // non-singleton events.
   static const std::array<RecordKind, 256> kinds = [] {
@@ -111,8 +100,10 @@ EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_
     return k;
   }();
   kinds_ = kinds.data();
-  if (chunk_size_ <= kChunkHeaderSize || !open_chunk(0)) {
-    if (!error_) error_ = "invalid chunk size";
+  if (chunk_size_ <= kChunkHeaderSize) {
+    fail("invalid chunk size", 0);
+    p_ = chunk_end_ = nullptr;
+  } else if (!open_chunk(0) && !starved_) {
     p_ = chunk_end_ = nullptr;
   }
 }
@@ -120,14 +111,47 @@ EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_
 bool EventFileParser::open_chunk(size_t offset) {
   if (offset >= size_) return fail("file ends without END_OF_FILE", size_);
   const size_t n = std::min(chunk_size_, size_ - offset);
-  const uint8_t* c = data_ + offset;
-  if (n <= kChunkHeaderSize || c[0] != kChunkHeader)
-    return fail("chunk without a chunk header", offset);
+  if (n <= kChunkHeaderSize) return fail("chunk without a chunk header", offset);
+  if (offset + kChunkHeaderSize > base_ + loaded_) return starve(offset, true);
+  const uint8_t* c = data_ + (offset - base_);
+  if (c[0] != kChunkHeader) return fail("chunk without a chunk header", offset);
   if (c[1] != kLittleEndian) return fail("not little-endian", offset);
   chunk_offset_ = offset;
-  chunk_end_ = c + n;
   p_ = c + kChunkHeaderSize;
+  limit_chunk();
   return true;
+}
+
+void EventFileParser::limit_chunk() {
+  const size_t end = std::min({chunk_offset_ + chunk_size_, size_, base_ + loaded_});
+  chunk_end_ = data_ + (end - base_);
+}
+
+bool EventFileParser::crosses(const uint8_t* record) {
+  if (offset_of(chunk_end_) < std::min(chunk_offset_ + chunk_size_, size_))
+    return starve(offset_of(record), false);
+  return fail("record crosses the end of its chunk");
+}
+
+bool EventFileParser::starve(size_t offset, bool opens_chunk) {
+  starved_ = true;
+  resume_offset_ = offset;
+  resume_opens_chunk_ = opens_chunk;
+  return false;
+}
+
+void EventFileParser::slide(const uint8_t* data, size_t offset, size_t loaded) {
+  data_ = data;
+  base_ = offset;
+  loaded_ = std::min(loaded, size_ - offset);
+  if (!starved_) return;
+  starved_ = false;
+  if (resume_opens_chunk_) {
+    if (!open_chunk(resume_offset_) && !starved_) p_ = chunk_end_ = nullptr;
+    return;
+  }
+  p_ = data_ + (resume_offset_ - base_);
+  limit_chunk();
 }
 
 bool EventFileParser::length(const uint8_t* p, size_t* header, size_t* payload) const {
@@ -145,25 +169,27 @@ bool EventFileParser::length(const uint8_t* p, size_t* header, size_t* payload) 
 }
 
 bool EventFileParser::next_slow(RawEvent& event) {
-  if (error_ || !p_) return false;
+  if (error_ || !p_ || starved_) return false;
   const uint8_t* attributes = nullptr;
   for (;;) {
-    if (p_ >= chunk_end_) return fail("record crosses the end of its chunk");
+    // Where the window cuts the event, reading goes on from its first record.
+    const uint8_t* const first = attributes ? attributes : p_;
+    if (p_ >= chunk_end_) return crosses(first);
     const uint8_t id = *p_;
     size_t header = 0, payload = 0;
     if (id >= kFirstEventId) {
       const int type = id - kFirstEventId;
       if (kinds_[id] == RecordKind::Singleton) {
-        if (chunk_end_ - p_ < 2) return fail("record crosses the end of its chunk");
+        if (chunk_end_ - p_ < 2) return crosses(first);
         const uint8_t bytes = p_[1];
         header = 1, payload = bytes == 0xff ? 0 : bytes;
         if (payload > 8) return fail("invalid compressed integer");
       } else if (!length(p_ + 1, &header, &payload)) {
-        return fail("record crosses the end of its chunk");
+        return crosses(first);
       }
       const size_t size = 1 + header + payload;
       // As for OTF2's reader, a record ends before the last byte of its chunk.
-      if (size >= size_t(chunk_end_ - p_)) return fail("record crosses the end of its chunk");
+      if (size >= size_t(chunk_end_ - p_)) return crosses(first);
       event.begin = attributes ? attributes : p_;
       event.fields = p_ + (kinds_[id] == RecordKind::Singleton ? 1 : 1 + header);
       p_ += size;
@@ -174,15 +200,14 @@ bool EventFileParser::next_slow(RawEvent& event) {
     }
     switch (id) {
     case kTimestamp:
-      if (size_t(chunk_end_ - p_) <= kTimestampSize)
-        return fail("record crosses the end of its chunk");
+      if (size_t(chunk_end_ - p_) <= kTimestampSize) return crosses(first);
       std::memcpy(&time_, p_ + 1, 8);
       p_ += kTimestampSize;
       break;
     case kAttributeList:
       if (attributes) return fail("two attribute lists for one event");
       if (!length(p_ + 1, &header, &payload) || 1 + header + payload >= size_t(chunk_end_ - p_))
-        return fail("record crosses the end of its chunk");
+        return crosses(first);
       attributes = p_;
       p_ += 1 + header + payload;
       break;

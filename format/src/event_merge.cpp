@@ -3,80 +3,62 @@
 #include "format/error.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
-#include <fstream>
+#include <cstring>
+#include <fcntl.h>
 #include <optional>
 #include <string>
+#include <unistd.h>
 #include <utility>
 
 namespace htrace::format {
 
-namespace {
+EventMerge::Cursor::Cursor(FileWindow window, size_t chunk_size, const IdMaps* id_maps)
+    : data(window.data()), maps(id_maps),
+      parser(window.data(), window.size(), chunk_size, window.loaded()), file(std::move(window)) {}
 
-// vm.max_map_count and how many mappings this process has; nullopt if they cannot be read.
-std::optional<std::pair<size_t, size_t>> map_count() {
-  std::ifstream limit("/proc/sys/vm/max_map_count");
-  size_t max = 0;
-  if (!(limit >> max)) return std::nullopt;
-  std::ifstream maps("/proc/self/maps");
-  size_t used = 0;
-  for (std::string line; std::getline(maps, line);)
-    ++used;
-  return std::make_pair(max, used);
-}
-
-} // namespace
-
-EventMerge::Cursor::Cursor(const std::string& path, size_t chunk_size, const IdMaps* id_maps,
-                           CopyArena* arena)
-    : Cursor(MappedFile(path, MappedFile::kSmallFile, arena), chunk_size, id_maps) {}
-
-// (A moved MappedFile keeps its bytes where they are.)
-EventMerge::Cursor::Cursor(MappedFile mapped, size_t chunk_size, const IdMaps* id_maps)
-    : data(mapped.data()), maps(id_maps), release_at(mapped.mapped() ? 0 : SIZE_MAX),
-      parser(mapped.data(), mapped.size(), chunk_size), file(std::move(mapped)) {
-  file->advise_sequential();
-}
-
-// Moves to the next event, giving back the pages before the one it leaves (which is still to be
-// delivered) in steps of kReleaseStep.
 bool EventMerge::Cursor::advance() {
-  const uint8_t* const left = event.begin;
-  if (!parser.next(event)) return false;
-  ++position;
-  if (left) {
-    const size_t offset = static_cast<size_t>(left - data);
-    if (offset >= release_at) {
-      file->release_before(offset);
-      release_at = offset + kReleaseStep;
-    }
+  while (!parser.next(event)) {
+    if (!parser.starved()) return false;
+    // The event last read stays: run() delivers it after reading the next one.
+    const size_t keep =
+        event.begin ? std::min(file->offset() + size_t(event.begin - data), parser.resume_offset())
+                    : parser.resume_offset();
+    const uint8_t* const old_data = data;
+    const size_t old_offset = file->offset();
+    file->slide(keep);
+    data = file->data();
+    parser.slide(data, file->offset(), file->loaded());
+    if (event.begin) relocate(event, old_data, old_offset);
   }
+  ++position;
   return true;
 }
 
-EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs, size_t chunk_size)
-    : dir_(dir) {
-  // Each file read in place takes a mapping: past vm.max_map_count mmap fails, and so would later
-  // allocations. (Small files are copied into the arena: a mapping per 2 MiB of them at most.)
-  static_assert(MappedFile::kSmallFile <= CopyArena::kSlab, "a small file fits in a slab");
-  const auto count = map_count();
-  size_t mapped = 0;
+void EventMerge::Cursor::relocate(RawEvent& e, const uint8_t* old_data, size_t offset) const {
+  const auto moved = [&](const uint8_t* p) {
+    return data + (offset + size_t(p - old_data)) - file->offset();
+  };
+  e.begin = moved(e.begin);
+  e.end = moved(e.end);
+  e.fields = moved(e.fields);
+}
+
+EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs, size_t chunk_size,
+                       size_t window)
+    : dir_(dir), dir_fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+  if (dir_fd_.get() < 0)
+    throw input_error("'" + dir + "': cannot open the directory: " + std::strerror(errno));
+  if (window == 0)
+    window = std::clamp(kWindowBudget / std::max<size_t>(inputs.size(), 1), kMinWindow, kMaxWindow);
   ids_.reserve(inputs.size());
   cursors_ = std::make_unique<std::optional<Cursor>[]>(inputs.size());
   for (const Input& in : inputs) {
     ids_.push_back(in.id);
-    const Cursor& c =
-        cursors_[inputs_++].emplace(event_file_path(dir, in.id), chunk_size, in.maps, &arena_);
-    if (!count || !c.file->mapped()) continue;
-    const auto [max, used] = *count;
-    if (used + ++mapped + kSpareMappings > max)
-      throw input_error("'" + dir + "': reading " + std::to_string(inputs.size()) +
-                        " event files maps each one of " + std::to_string(MappedFile::kSmallFile) +
-                        " bytes or more, and these need more memory mappings than "
-                        "vm.max_map_count (" +
-                        std::to_string(max) +
-                        ") allows (raise it with 'sysctl -w vm.max_map_count=" +
-                        std::to_string(used + inputs.size() + kSpareMappings) + "')");
+    cursors_[inputs_++].emplace(
+        FileWindow(dir_fd_.get(), dir_, std::to_string(in.id) + ".evt", window, arena_), chunk_size,
+        in.maps);
   }
   next_bytes_.resize(inputs_);
   std::vector<Key> leaves(inputs_, kDone);
@@ -138,7 +120,7 @@ void EventMerge::decode(uint32_t i, const RawEvent& event, uint64_t position,
   const Cursor& c = *cursors_[i];
   const DecodeError error =
       decode_event(event, c.data, position, callbacks, other, i, user, c.maps, metric);
-  if (error) fail(i, error.why, error.offset);
+  if (error) fail(i, error.why, c.file->offset() + error.offset);
 }
 
 void EventMerge::finish_input(uint32_t i) {
@@ -155,11 +137,14 @@ uint64_t EventMerge::run(const EventDecodeCallbacks& callbacks,
   while (!tree_.empty() && tree_[0] != kDone) {
     const uint32_t i = input_of(tree_[0]);
     Cursor& c = *cursors_[i];
-    const RawEvent event = c.event;
+    RawEvent event = c.event;
     const uint64_t position = c.position;
+    const uint8_t* const data = c.data;
+    const size_t offset = c.parser.window_offset();
     // The input's next event is read first: then the next winner is known, and its cursor and
     // event come into the cache while this event is delivered.
     const bool more = c.advance();
+    if (c.data != data || c.parser.window_offset() != offset) c.relocate(event, data, offset);
     if (more) next_bytes_[i] = {c.event.begin, c.event.end};
     replay(i, more ? key(c.event.time, i) : kDone);
     if (tree_[0] != kDone) {

@@ -25,18 +25,6 @@ MappedFile FilePrefetch::take(std::size_t i) {
   return MappedFile(paths_[i], MappedFile::kSmallFile);
 }
 
-FileDescriptor& FileDescriptor::operator=(FileDescriptor&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(o.fd_, -1);
-  }
-  return *this;
-}
-
-FileDescriptor::~FileDescriptor() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 FileCreateAhead::FileCreateAhead(std::vector<std::string> paths, std::size_t depth)
     : paths_(std::move(paths)), ahead_(paths_.size(), depth, [this](std::size_t i) {
         return FileDescriptor(

@@ -3,12 +3,20 @@
 // own order; with inputs ending at different times, so that the tournament tree has ever more
 // finished leaves, and input counts that make trees of one leaf, of two, of leaves at two depths
 // (not a power of two) and several levels deep; and each event's input, announced to the
-// consumer one event ahead; and window by window.
+// consumer one event ahead; and window by window; and each file through a window of its bytes of
+// any size, down to one byte (records cut anywhere, chunks opened past a window, records longer
+// than the window), with a malformed byte reported at its offset in the file.
+#include "format/error.h"
+#include "format/event_file.h"
 #include "format/event_merge.h"
+#include "format/file_window.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <optional>
 #include <otf2/otf2.h>
 #include <string>
@@ -203,6 +211,189 @@ TEST(EventMerge, DeliversWindowByWindow) {
           from = w.said_after[k];
         }
       }
+}
+
+// Files that make a window slide in every way: input 0 spans two chunks (the first ends in
+// padding), input 1's events carry attribute lists of 1 to 6 attributes (records up to ~60 bytes),
+// input 2 is a few events.
+void write_varied_inputs(const TempDir& dir, std::vector<Event>& expected) {
+  OTF2_Archive* a = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
+                                      kChunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, nullptr), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+  OTF2_AttributeList* attributes = OTF2_AttributeList_New();
+  const std::uint32_t counts[] = {30000, 50, 5};
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, i);
+    ASSERT_NE(w, nullptr);
+    std::uint64_t t = i;
+    for (std::uint32_t k = 0; k < counts[i]; ++k) {
+      t += 1 + (k % 3 == 0 ? 1000000000u : 0u); // timestamps of 1 to 5 bytes
+      for (std::uint32_t n = 0; i == 1 && n <= k % 6; ++n)
+        ASSERT_EQ(OTF2_AttributeList_AddUint64(attributes, n, ~std::uint64_t{0} / (k + 1)),
+                  OTF2_SUCCESS);
+      ASSERT_EQ(OTF2_EvtWriter_Enter(w, i == 1 ? attributes : nullptr, t, k), OTF2_SUCCESS);
+      expected.push_back({i, t, k});
+    }
+    ASSERT_EQ(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+  }
+  OTF2_AttributeList_Delete(attributes);
+  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_Close(a), OTF2_SUCCESS);
+  std::stable_sort(expected.begin(), expected.end(), [](const Event& x, const Event& y) {
+    return std::tie(x.time, x.input) < std::tie(y.time, y.input);
+  });
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(EventMerge, ReadsEachFileThroughAWindowOfAnySize) {
+  TempDir dir;
+  std::vector<Event> expected;
+  write_varied_inputs(dir, expected);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  const std::string events = dir.path + "/traces";
+  ASSERT_GT(read_file(events + "/0.evt").size(), kChunk) << "input 0 spans two chunks";
+  htrace::format::EventDecodeCallbacks callbacks;
+  callbacks.Enter = collect;
+  for (const std::size_t window : {1u, 7u, 64u, 100u, 4096u, 0u}) {
+    SCOPED_TRACE("window " + std::to_string(window));
+    {
+      htrace::format::EventMerge merge(events, inputs_of(3), kChunk, window);
+      Log log;
+      EXPECT_EQ(merge.run(callbacks, nullptr, ignore, &log), expected.size());
+      ASSERT_TRUE(log.delivered == expected) << "run(): not the events in time order";
+    }
+    htrace::format::EventMerge merge(events, inputs_of(3), kChunk, window);
+    Log log;
+    EXPECT_EQ(merge.run_in_windows(callbacks, nullptr, ignore, &log, nullptr, 1000, 64),
+              expected.size());
+    std::vector<Event> sorted = log.delivered;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Event& x, const Event& y) {
+      return std::tie(x.time, x.input) < std::tie(y.time, y.input);
+    });
+    ASSERT_TRUE(sorted == expected) << "run_in_windows(): not every event once in file order";
+  }
+}
+
+// The parser through a FileWindow of any size gives every event's bytes (its attribute list
+// included) and time as it does over the whole file.
+TEST(EventMerge, AWindowedParserSeesEachEventsBytesAsTheWholeFileShows) {
+  TempDir dir;
+  std::vector<Event> expected;
+  write_varied_inputs(dir, expected);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  const std::string events = dir.path + "/traces";
+  const htrace::format::FileDescriptor events_dir(::open(events.c_str(), O_RDONLY | O_DIRECTORY));
+  ASSERT_GE(events_dir.get(), 0);
+  for (const char* name : {"0.evt", "1.evt"}) {
+    const std::string bytes = read_file(events + "/" + name);
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    for (const std::size_t window : {1u, 7u, 64u, 1000u}) {
+      SCOPED_TRACE(std::string(name) + ", window " + std::to_string(window));
+      htrace::format::CopyArena arena;
+      htrace::format::FileWindow file(events_dir.get(), events, name, window, arena);
+      htrace::format::EventFileParser whole(data, bytes.size(), kChunk);
+      htrace::format::EventFileParser parser(file.data(), file.size(), kChunk, file.loaded());
+      htrace::format::RawEvent want{}, got{};
+      for (std::size_t n = 0; whole.next(want); ++n) {
+        while (!parser.next(got)) {
+          ASSERT_TRUE(parser.starved()) << "event " << n << ": " << parser.error();
+          file.slide(parser.resume_offset());
+          parser.slide(file.data(), file.offset(), file.loaded());
+        }
+        ASSERT_EQ(std::string(got.begin, got.end), std::string(want.begin, want.end))
+            << "event " << n;
+        ASSERT_EQ(got.time, want.time) << "event " << n;
+        ASSERT_EQ(file.offset() + std::size_t(got.begin - file.data()),
+                  std::size_t(want.begin - data))
+            << "event " << n;
+      }
+      EXPECT_FALSE(parser.next(got));
+      EXPECT_FALSE(parser.starved());
+      EXPECT_EQ(parser.error(), nullptr);
+    }
+  }
+}
+
+TEST(EventMerge, NamesAMalformedRecordsOffsetInItsFile) {
+  TempDir dir;
+  std::vector<Event> expected;
+  write_varied_inputs(dir, expected);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  // The 25,000th event of input 0 (in its second chunk) turned into an unknown buffer record.
+  const std::string path = dir.path + "/traces/0.evt";
+  std::string bytes = read_file(path);
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  htrace::format::EventFileParser parser(data, bytes.size(), kChunk);
+  htrace::format::RawEvent e{};
+  for (int k = 0; k < 25000; ++k)
+    ASSERT_TRUE(parser.next(e));
+  const std::size_t offset = static_cast<std::size_t>(e.begin - data);
+  ASSERT_GT(offset, kChunk);
+  bytes[offset] = 4;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  htrace::format::EventDecodeCallbacks callbacks;
+  callbacks.Enter = collect;
+  for (const std::size_t window : {64u, 1000u, 0u}) {
+    SCOPED_TRACE("window " + std::to_string(window));
+    htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(3), kChunk, window);
+    Log log;
+    try {
+      merge.run(callbacks, nullptr, ignore, &log);
+      ADD_FAILURE() << "no error";
+    } catch (const htrace::Error& error) {
+      EXPECT_NE(std::string(error.what())
+                    .find("corrupt event file at byte " + std::to_string(offset) +
+                          " (unknown buffer record)"),
+                std::string::npos)
+          << error.what();
+    }
+  }
+}
+
+std::size_t mappings() {
+  std::ifstream maps("/proc/self/maps");
+  std::size_t n = 0;
+  for (std::string line; std::getline(maps, line);)
+    ++n;
+  return n;
+}
+
+// Files larger than a window take no mapping each (vm.max_map_count, 65,530 by default, would
+// limit a merge to that many files): 64 files of 70 KB, against the memory mappings the process
+// has before and during the merge.
+TEST(EventMerge, TakesNoMappingPerFile) {
+  TempDir dir;
+  OTF2_Archive* a = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
+                                      kChunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, nullptr), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+  constexpr std::uint32_t kFiles = 64, kEvents = 6000;
+  for (std::uint32_t i = 0; i < kFiles; ++i) {
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, i);
+    ASSERT_NE(w, nullptr);
+    for (std::uint32_t k = 0; k < kEvents; ++k)
+      ASSERT_EQ(OTF2_EvtWriter_Enter(w, nullptr, 1000000000ull * k + i, k), OTF2_SUCCESS);
+    ASSERT_EQ(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
+  }
+  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_Close(a), OTF2_SUCCESS);
+  ASSERT_GT(read_file(dir.path + "/traces/0.evt").size(), 64u * 1024);
+  const std::size_t before = mappings();
+  htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kFiles), kChunk);
+  EXPECT_LT(mappings(), before + kFiles / 4);
+  htrace::format::EventDecodeCallbacks callbacks;
+  callbacks.Enter = collect;
+  Log log;
+  EXPECT_EQ(merge.run(callbacks, nullptr, ignore, &log), std::uint64_t{kFiles} * kEvents);
 }
 
 } // namespace

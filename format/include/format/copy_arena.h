@@ -1,9 +1,9 @@
-// Memory for the copies of many small files read whole at once (format::MappedFile's below its
-// `copy_below`): packed into 2 MiB slabs, aligned so that the kernel may back each with one huge
-// page. Each file's own allocation (a malloc from a heap fragmented by thousands of them) and the
-// page faults of its fresh 4 KiB pages were, with 16,384 files of a few KiB, most of the time a
-// reader spent before its first event. A slab is given back when every file in it is released,
-// so memory stays bounded by the files still in use.
+// Memory for the windows onto many files read at once (format::FileWindow): packed into 2 MiB
+// slabs, aligned so that the kernel may back each with one huge page. Each file's own allocation
+// (a malloc from a heap fragmented by thousands of them) and the page faults of its fresh 4 KiB
+// pages were, with 16,384 files of a few KiB, most of the time a reader spent before its first
+// event. A slab is given back when every file in it is released, so memory stays bounded by the
+// files still in use.
 #ifndef HTRACE_FORMAT_COPY_ARENA_H
 #define HTRACE_FORMAT_COPY_ARENA_H
 

@@ -16,8 +16,6 @@
 #ifndef HTRACE_FORMAT_EVENT_FILE_H
 #define HTRACE_FORMAT_EVENT_FILE_H
 
-#include "format/copy_arena.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -35,13 +33,11 @@ namespace htrace::format {
 class MappedFile {
 public:
   static constexpr size_t kSmallFile = 64 * 1024; // a `copy_below` for readers of many files
-  // `arena`, if not null, holds the copy of a small file (it must outlive this).
-  explicit MappedFile(const std::string& path, size_t copy_below = 0, CopyArena* arena = nullptr);
+  explicit MappedFile(const std::string& path, size_t copy_below = 0);
   ~MappedFile();
   MappedFile(MappedFile&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)),
-        released_(o.released_), copy_(std::move(o.copy_)), arena_(std::exchange(o.arena_, nullptr)),
-        slab_(o.slab_) {}
+        released_(o.released_), copy_(std::move(o.copy_)) {}
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   const uint8_t* data() const { return data_; }
@@ -54,13 +50,11 @@ public:
   void release_before(size_t offset);
 
 private:
-  bool copied() const { return copy_ || arena_; }
+  bool copied() const { return copy_ != nullptr; }
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   size_t released_ = 0;             // bytes from the start already given back (whole pages)
   std::unique_ptr<uint8_t[]> copy_; // a small file's bytes (then data_ points here)
-  CopyArena* arena_ = nullptr;      // or, with an arena, they are in its slab `slab_`
-  uint32_t slab_ = 0;
 };
 
 // One event of an event file: its bytes (with the attribute list before it, if any) and time.
@@ -74,18 +68,27 @@ struct RawEvent {
 
 // Walks the events of an event file in order. Refuses anything it does not know (other buffer
 // records, another endianness, a record crossing its chunk, a missing END_OF_FILE).
+//
+// The file may also come through a window of its bytes: the parser then stops, starved(), where
+// the next record is not wholly in the window, and goes on once slide() has shown it the window
+// moved on (from resume_offset() or earlier).
 class EventFileParser {
 public:
-  EventFileParser(const uint8_t* data, size_t size, size_t chunk_size);
+  // The whole file of `size` bytes at `data`.
+  EventFileParser(const uint8_t* data, size_t size, size_t chunk_size)
+      : EventFileParser(data, size, chunk_size, size) {}
+  // The first `loaded` bytes of a file of `size` bytes at `data`.
+  EventFileParser(const uint8_t* data, size_t size, size_t chunk_size, size_t loaded);
   // Calls f(event) for every event in order; f returns false to stop. Returns true if the file
-  // was read to its end, false if f stopped or the data is malformed (then error() != nullptr).
+  // was read to its end, false if f stopped, the window ends (starved()) or the data is malformed
+  // (then error() != nullptr).
   template <class F> bool for_each(F&& f) {
     RawEvent e;
     return for_each_into(e, std::forward<F>(f));
   }
   // The next event (one event at a time, for readers that interleave files), written into
-  // `event` in place; false at the end of the file or on malformed data (then error() !=
-  // nullptr).
+  // `event` in place; false at the end of the file, at the end of the window (starved(); `event`
+  // is left as it was) or on malformed data (then error() != nullptr).
   bool next(RawEvent& event) {
     bool got = false;
     for_each_into(event, [&](const RawEvent&) {
@@ -97,6 +100,18 @@ public:
   const char* error() const { return error_; }
   // Where the malformed data begins (a byte offset in the file), when error() != nullptr.
   size_t error_offset() const { return error_offset_; }
+
+  // The next record lies (partly) past the window: next() and for_each() return false until
+  // slide() has loaded it.
+  bool starved() const { return starved_; }
+  // The file offset reading goes on from: the next event's first record (its attribute list, if
+  // any), or the chunk to open.
+  size_t resume_offset() const { return resume_offset_; }
+  // The file offset of the window's first byte.
+  size_t window_offset() const { return base_; }
+  // The window moved: `data` now holds the `loaded` bytes of the file from `offset`, at most
+  // resume_offset(), on.
+  void slide(const uint8_t* data, size_t offset, size_t loaded);
 
   static constexpr uint8_t kTimestamp = 5, kAttributeList = 6, kFirstEventId = 10;
   static constexpr size_t kTimestampSize = 9;
@@ -133,7 +148,7 @@ private:
         }
       }
       p_ = p, time_ = time;
-      if (!next_slow(e)) return error_ == nullptr;
+      if (!next_slow(e)) return error_ == nullptr && !starved_;
       if (!f(static_cast<const RawEvent&>(e))) return false;
     }
   }
@@ -142,12 +157,19 @@ private:
   // The next event at any position; false at the end of the file or on malformed data.
   bool next_slow(RawEvent& event);
   bool open_chunk(size_t offset);
+  // Points chunk_end_ at the end of the chunk or of the window, whichever comes first.
+  void limit_chunk();
+  // The record at `record` (or the event it starts) does not end inside chunk_end_: starved if
+  // the window ends first, else malformed. Returns false.
+  bool crosses(const uint8_t* record);
+  bool starve(size_t offset, bool opens_chunk);
+  size_t offset_of(const uint8_t* p) const { return base_ + size_t(p - data_); }
   bool fail(const char* why, size_t offset) {
     error_ = why;
     error_offset_ = offset;
     return false;
   }
-  bool fail(const char* why) { return fail(why, p_ ? size_t(p_ - data_) : chunk_offset_); }
+  bool fail(const char* why) { return fail(why, p_ ? offset_of(p_) : chunk_offset_); }
   // Reads a record length at p (one byte, or 0xff and 8 bytes); false if it leaves the chunk.
   bool length(const uint8_t* p, size_t* header, size_t* payload) const;
 
@@ -157,11 +179,14 @@ private:
   const uint8_t* chunk_end_ = nullptr;
   uint64_t time_ = 0;
   const RecordKind* kinds_; // by record id
-  const uint8_t* data_;
+  const uint8_t* data_;     // the window: bytes from file offset base_, loaded_ of them
   size_t size_, chunk_size_;
+  size_t base_ = 0, loaded_;
   size_t chunk_offset_ = 0;
   const char* error_ = nullptr;
   size_t error_offset_ = 0;
+  size_t resume_offset_ = 0;
+  bool starved_ = false, resume_opens_chunk_ = false;
 };
 
 // The event file of location `id` in `dir`, a directory of event files (ArchiveReader::event_dir,

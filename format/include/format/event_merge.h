@@ -1,22 +1,23 @@
 // The events of many locations' event files in one stream in time order, as OTF2's global event
 // reader delivers them, or window by window (run_in_windows), decoded by event_decoder.h, without a
-// file descriptor or a chunk buffer per location: each file is mapped (its descriptor closed right
-// away) and read through an EventFileParser cursor one event at a time, and a tournament tree picks
-// the location whose next event comes first.
+// file descriptor, a mapping or a chunk buffer per location: each file is read through a
+// FileWindow of a few KiB (opened again, relative to the directory, to read its next part) and an
+// EventFileParser cursor one event at a time, and a tournament tree picks the location whose next
+// event comes first.
 //
-// Memory per location: the cursor, 256 bytes, and its file: one smaller than
-// MappedFile::kSmallFile is read whole into memory, packed with others in a CopyArena's slabs
-// (mapping thousands of small files costs a TLB flush per unmap); a larger one is mapped, and the
-// kernel keeps the pages from the last release (every kReleaseStep bytes read) to the fault-around
-// window the cursor is in (up to 64 KiB around a faulting page), so at most about kReleaseStep +
-// 128 KiB of page cache, shared and reclaimable. A file read to its end is freed or unmapped.
-// Nothing per event.
+// Memory per location: the cursor, 320 bytes, and its window: kWindowBudget shared out among the
+// files, between kMinWindow and kMaxWindow each (a file no larger is read whole into the room it
+// needs), packed with others in a CopyArena's 2 MiB slabs (few TLB entries for thousands of
+// files). A window grows only for a record longer than it. A file read to its end gives its room
+// back. Nothing per event.
 #ifndef HTRACE_FORMAT_EVENT_MERGE_H
 #define HTRACE_FORMAT_EVENT_MERGE_H
 
 #include "format/copy_arena.h"
 #include "format/event_decoder.h"
 #include "format/event_file.h"
+#include "format/file_descriptor.h"
+#include "format/file_window.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -35,14 +36,14 @@ public:
     OTF2_LocationRef id;
     const IdMaps* maps = nullptr;
   };
-  static constexpr size_t kReleaseStep = 64 * 1024;
-  // Mappings left under vm.max_map_count for the rest of the process (its allocations too).
-  static constexpr size_t kSpareMappings = 4096;
+  static constexpr size_t kWindowBudget = 32 * 1024 * 1024;
+  static constexpr size_t kMinWindow = 8 * 1024, kMaxWindow = 256 * 1024;
 
-  // Maps the event file of every input in `dir` (format version and layout as event_file.h
-  // reads). Throws an input Error naming a file that cannot be mapped, or vm.max_map_count if the
-  // process may not map that many files.
-  EventMerge(const std::string& dir, const std::vector<Input>& inputs, size_t chunk_size);
+  // Opens the event file of every input in `dir` (format version and layout as event_file.h
+  // reads) and reads its first window, of `window` bytes (0: as kWindowBudget says). Throws an
+  // input Error naming a file that cannot be read.
+  EventMerge(const std::string& dir, const std::vector<Input>& inputs, size_t chunk_size,
+             size_t window = 0);
   EventMerge(const EventMerge&) = delete;
   EventMerge& operator=(const EventMerge&) = delete;
 
@@ -80,20 +81,20 @@ public:
 private:
   // Two cache lines, both fetched one event ahead (prefetch()): the first holds what delivering
   // its event reads, the second what reading the next one reads (the parser puts its position
-  // first). The file itself is touched only when it is released.
+  // first). The window itself is touched only when it slides.
   struct alignas(64) Cursor {
-    Cursor(const std::string& path, size_t chunk_size, const IdMaps* id_maps, CopyArena* arena);
+    Cursor(FileWindow window, size_t chunk_size, const IdMaps* id_maps);
     RawEvent event{};      // the next event to deliver
     uint64_t position = 0; // its number in the file, from 1
-    const uint8_t* data;   // the file's bytes
+    const uint8_t* data;   // the window's bytes
     const IdMaps* maps;
-    size_t release_at; // the offset after which mapped pages are given back next (never: copied)
     EventFileParser parser;
-    std::optional<MappedFile> file; // reset when read to its end
+    std::optional<FileWindow> file; // reset when read to its end
+    // Reads the next event into `event`, sliding the window when the parser needs more.
     bool advance();
-
-  private:
-    Cursor(MappedFile mapped, size_t chunk_size, const IdMaps* id_maps);
+    // `e`, an event read while the window held file offset `offset` on at `old_data`, where its
+    // bytes are now (the window keeps the event last read when it slides).
+    void relocate(RawEvent& e, const uint8_t* old_data, size_t offset) const;
   };
   static constexpr size_t kCursorLines = 2;
   static_assert(sizeof(RawEvent) + 3 * sizeof(void*) == 64 &&
@@ -133,8 +134,9 @@ private:
   void finish_input(uint32_t i);
 
   std::string dir_;
+  FileDescriptor dir_fd_;
   std::vector<OTF2_LocationRef> ids_;
-  CopyArena arena_; // the small files' bytes (before the cursors: they release into it)
+  CopyArena arena_; // the windows' bytes (before the cursors: they release into it)
   // In one block (cursors are not movable): a deque allocates one per cursor this large, so that
   // finding one costs a cache miss more.
   std::unique_ptr<std::optional<Cursor>[]> cursors_;

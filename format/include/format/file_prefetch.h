@@ -9,6 +9,7 @@
 #define HTRACE_FORMAT_FILE_PREFETCH_H
 
 #include "format/event_file.h"
+#include "format/file_descriptor.h"
 
 #include <condition_variable>
 #include <cstddef>
@@ -118,21 +119,6 @@ private:
 
   const std::vector<std::string> paths_;
   Ahead<std::optional<MappedFile>> ahead_; // last: its thread opens paths_
-};
-
-// An open file descriptor, closed when destroyed.
-class FileDescriptor {
-public:
-  FileDescriptor() = default;
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(FileDescriptor&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  FileDescriptor& operator=(FileDescriptor&& o) noexcept;
-  ~FileDescriptor();
-  /// The descriptor, now the caller's to close; -1 if none.
-  int release() { return std::exchange(fd_, -1); }
-
-private:
-  int fd_ = -1;
 };
 
 // Creates each file (write-only, truncated, mode 0644 before the umask) at most `depth` ahead.
