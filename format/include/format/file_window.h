@@ -31,9 +31,9 @@ public:
   size_t offset() const { return offset_; } // of data()[0] in the file
   size_t loaded() const { return loaded_; }
   size_t size() const { return size_; } // the file's, when it was opened
-  // Moves the window to start at file offset `from` (not past the end of what it holds), keeping
-  // what it holds from there and reading as much after that as fits; the room doubles when it
-  // would take nothing more. Throws as the constructor.
+  // Moves the window to start at file offset `from` (at or after offset()), keeping what it
+  // holds from there and reading as much after that as fits; the room doubles when it would take
+  // nothing more. Throws as the constructor.
   void slide(size_t from);
 
 private:
