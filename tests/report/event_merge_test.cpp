@@ -79,14 +79,34 @@ void window_end(std::uint64_t end, void* user) {
   static_cast<Log*>(user)->say(end);
 }
 
-// Writes kInputs event files into `dir`; `expected` gets their events in the merge's order.
-void write_inputs(const TempDir& dir, std::uint32_t kInputs, std::vector<Event>& expected) {
+// An archive in `dir` for event files, each flushed as it is written.
+void open_archive(const TempDir& dir, OTF2_Archive** archive) {
   OTF2_Archive* a = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
                                       kChunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   ASSERT_NE(a, nullptr);
+  *archive = a;
   ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, nullptr), OTF2_SUCCESS);
   ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
   ASSERT_EQ(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+}
+
+void close_archive(OTF2_Archive* a) {
+  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
+  ASSERT_EQ(OTF2_Archive_Close(a), OTF2_SUCCESS);
+}
+
+// By time, ties to the lower input, each input's own order kept: the merge's order.
+void sort_in_merge_order(std::vector<Event>& events) {
+  std::stable_sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
+    return std::tie(x.time, x.input) < std::tie(y.time, y.input);
+  });
+}
+
+// Writes kInputs event files into `dir`; `expected` gets their events in the merge's order.
+void write_inputs(const TempDir& dir, std::uint32_t kInputs, std::vector<Event>& expected) {
+  OTF2_Archive* a = nullptr;
+  open_archive(dir, &a);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
   // Input i has 20 + 7 * (i % 11) events at times that step by 0 to 2 from i % 5: many equal
   // times across inputs, and repeated times in a file.
   std::srand(7);
@@ -101,11 +121,8 @@ void write_inputs(const TempDir& dir, std::uint32_t kInputs, std::vector<Event>&
     }
     ASSERT_EQ(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
   }
-  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_Close(a), OTF2_SUCCESS);
-  std::stable_sort(expected.begin(), expected.end(), [](const Event& x, const Event& y) {
-    return std::tie(x.time, x.input) < std::tie(y.time, y.input);
-  });
+  close_archive(a);
+  sort_in_merge_order(expected);
 }
 
 std::vector<htrace::format::EventMerge::Input> inputs_of(std::uint32_t kInputs) {
@@ -192,9 +209,7 @@ TEST(EventMerge, DeliversWindowByWindow) {
                                                         window_end, first, per_window);
         EXPECT_EQ(n, expected.size());
         std::vector<Event> sorted = w.delivered;
-        std::stable_sort(sorted.begin(), sorted.end(), [](const Event& x, const Event& y) {
-          return std::tie(x.time, x.input) < std::tie(y.time, y.input);
-        });
+        sort_in_merge_order(sorted);
         ASSERT_TRUE(sorted == expected) << "not every event once, or a file out of its order";
         ASSERT_FALSE(w.said.empty());
         EXPECT_EQ(w.said_after.back(), w.delivered.size());
@@ -217,12 +232,9 @@ TEST(EventMerge, DeliversWindowByWindow) {
 // padding), input 1's events carry attribute lists of 1 to 6 attributes (records up to ~60 bytes),
 // input 2 is a few events.
 void write_varied_inputs(const TempDir& dir, std::vector<Event>& expected) {
-  OTF2_Archive* a = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
-                                      kChunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  ASSERT_NE(a, nullptr);
-  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, nullptr), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+  OTF2_Archive* a = nullptr;
+  open_archive(dir, &a);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
   OTF2_AttributeList* attributes = OTF2_AttributeList_New();
   const std::uint32_t counts[] = {30000, 50, 5};
   for (std::uint32_t i = 0; i < 3; ++i) {
@@ -240,11 +252,8 @@ void write_varied_inputs(const TempDir& dir, std::vector<Event>& expected) {
     ASSERT_EQ(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
   }
   OTF2_AttributeList_Delete(attributes);
-  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_Close(a), OTF2_SUCCESS);
-  std::stable_sort(expected.begin(), expected.end(), [](const Event& x, const Event& y) {
-    return std::tie(x.time, x.input) < std::tie(y.time, y.input);
-  });
+  close_archive(a);
+  sort_in_merge_order(expected);
 }
 
 std::string read_file(const std::string& path) {
@@ -274,9 +283,7 @@ TEST(EventMerge, ReadsEachFileThroughAWindowOfAnySize) {
     EXPECT_EQ(merge.run_in_windows(callbacks, nullptr, ignore, &log, nullptr, 1000, 64),
               expected.size());
     std::vector<Event> sorted = log.delivered;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const Event& x, const Event& y) {
-      return std::tie(x.time, x.input) < std::tie(y.time, y.input);
-    });
+    sort_in_merge_order(sorted);
     ASSERT_TRUE(sorted == expected) << "run_in_windows(): not every event once in file order";
   }
 }
@@ -370,12 +377,9 @@ std::size_t mappings() {
 // has before and during the merge.
 TEST(EventMerge, TakesNoMappingPerFile) {
   TempDir dir;
-  OTF2_Archive* a = OTF2_Archive_Open(dir.path.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
-                                      kChunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  ASSERT_NE(a, nullptr);
-  ASSERT_EQ(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, nullptr), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_SetSerialCollectiveCallbacks(a), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_OpenEvtFiles(a), OTF2_SUCCESS);
+  OTF2_Archive* a = nullptr;
+  open_archive(dir, &a);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
   constexpr std::uint32_t kFiles = 64, kEvents = 6000;
   for (std::uint32_t i = 0; i < kFiles; ++i) {
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, i);
@@ -384,8 +388,7 @@ TEST(EventMerge, TakesNoMappingPerFile) {
       ASSERT_EQ(OTF2_EvtWriter_Enter(w, nullptr, 1000000000ull * k + i, k), OTF2_SUCCESS);
     ASSERT_EQ(OTF2_Archive_CloseEvtWriter(a, w), OTF2_SUCCESS);
   }
-  ASSERT_EQ(OTF2_Archive_CloseEvtFiles(a), OTF2_SUCCESS);
-  ASSERT_EQ(OTF2_Archive_Close(a), OTF2_SUCCESS);
+  close_archive(a);
   ASSERT_GT(read_file(dir.path + "/traces/0.evt").size(), 64u * 1024);
   const std::size_t before = mappings();
   htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(kFiles), kChunk);
