@@ -18,9 +18,9 @@ WORK = os.path.join(os.environ["HTRACE_BUILD_DIR"], "tests", "report", "out-many
 PROCESSES = 2048
 # Peak RSS allowed at 2,048 locations: the tool's own (~12 MB on a small archive), the sinks' state
 # per location (the HTML report's overview and timeline: ~60 kB each) and the files' windows (16
-# KiB each at most: 32 MiB). Measured: json 38 MB, html 165 MB; OTF2's global reader (given the
-# open files) took 555 MB and 696 MB. The ViTE copy (a few locations' files at a time) took 14 MB.
-# The long files' json: 55 MB (files read whole or mapped: 160 MB and more).
+# KiB each at most: 32 MiB). Measured: json 30 MB, html 33 MB; OTF2's global reader (given the
+# open files) took 555 MB and 696 MB. The ViTE copy (a few locations' files at a time) took 12 MB.
+# The long files' json: 53 MB (151 MB when the files were read whole or mapped).
 RSS_LIMIT_KB = {"json": 80 * 1024, "html": 300 * 1024, "vite": 40 * 1024, "long json": 90 * 1024}
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
