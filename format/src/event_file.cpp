@@ -1,6 +1,7 @@
 #include "format/event_file.h"
 
 #include "format/error.h"
+#include "format/file_descriptor.h"
 
 #include <algorithm>
 #include <array>
@@ -47,16 +48,10 @@ MappedFile::MappedFile(const std::string& path, size_t copy_below) {
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0 && size_ < copy_below) {
     copy_.reset(new uint8_t[size_]);
-    for (size_t done = 0; done < size_;) {
-      const ssize_t n = ::pread(fd, copy_.get() + done, size_ - done, static_cast<off_t>(done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        if (n == 0) errno = EIO; // (shorter than its size: truncated meanwhile)
-        const std::string why = io_error("cannot read", path);
-        ::close(fd);
-        throw input_error(why);
-      }
-      done += static_cast<size_t>(n);
+    if (!read_exactly(fd, copy_.get(), size_, 0)) {
+      const std::string why = io_error("cannot read", path);
+      ::close(fd);
+      throw input_error(why);
     }
     data_ = copy_.get();
   } else if (size_ > 0) {
@@ -100,12 +95,11 @@ EventFileParser::EventFileParser(const uint8_t* data, size_t size, size_t chunk_
     return k;
   }();
   kinds_ = kinds.data();
-  if (chunk_size_ <= kChunkHeaderSize) {
+  // (Until a chunk is open, p_ is null: nothing to read.)
+  if (chunk_size_ <= kChunkHeaderSize)
     fail("invalid chunk size", 0);
-    p_ = chunk_end_ = nullptr;
-  } else if (!open_chunk(0) && !starved_) {
-    p_ = chunk_end_ = nullptr;
-  }
+  else
+    open_chunk(0);
 }
 
 bool EventFileParser::open_chunk(size_t offset) {
@@ -144,14 +138,14 @@ void EventFileParser::slide(const uint8_t* data, size_t offset, size_t loaded) {
   data_ = data;
   base_ = offset;
   loaded_ = std::min(loaded, size_ - offset);
-  if (!starved_) return;
   starved_ = false;
-  if (resume_opens_chunk_) {
-    if (!open_chunk(resume_offset_) && !starved_) p_ = chunk_end_ = nullptr;
-    return;
+  if (!resume_opens_chunk_) {
+    p_ = data_ + (resume_offset_ - base_);
+    limit_chunk();
+  } else if (!open_chunk(resume_offset_)) {
+    // Starved again, or malformed: no position in the window the bytes have left.
+    p_ = chunk_end_ = nullptr;
   }
-  p_ = data_ + (resume_offset_ - base_);
-  limit_chunk();
 }
 
 bool EventFileParser::length(const uint8_t* p, size_t* header, size_t* payload) const {

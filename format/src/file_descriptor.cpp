@@ -1,5 +1,7 @@
 #include "format/file_descriptor.h"
 
+#include <cerrno>
+#include <sys/types.h>
 #include <unistd.h>
 
 namespace htrace::format {
@@ -14,6 +16,19 @@ FileDescriptor& FileDescriptor::operator=(FileDescriptor&& o) noexcept {
 
 FileDescriptor::~FileDescriptor() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+bool read_exactly(int fd, uint8_t* to, size_t n, size_t at) {
+  for (size_t done = 0; done < n;) {
+    const ssize_t got = ::pread(fd, to + done, n - done, static_cast<off_t>(at + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(got);
+  }
+  return true;
 }
 
 } // namespace htrace::format

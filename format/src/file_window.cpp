@@ -68,15 +68,7 @@ FileDescriptor FileWindow::open() const {
 }
 
 void FileWindow::read(const FileDescriptor& fd, uint8_t* to, size_t at, size_t n) const {
-  for (size_t done = 0; done < n;) {
-    const ssize_t got = ::pread(fd.get(), to + done, n - done, static_cast<off_t>(at + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      if (got == 0) errno = EIO; // (shorter than its size: truncated meanwhile)
-      throw input_error(io_error("cannot read"));
-    }
-    done += static_cast<size_t>(got);
-  }
+  if (!read_exactly(fd.get(), to, n, at)) throw input_error(io_error("cannot read"));
 }
 
 std::string FileWindow::io_error(const char* what) const {

@@ -1,8 +1,8 @@
 #include "format/local_definitions.h"
 
+#include "format/file_descriptor.h"
 #include "format/otf2_library.h"
 
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -155,12 +155,7 @@ bool LocalDefinitionReader::read_directly(int fd, LocalDefinitions& local, Otf2E
   // One chunk, with its header and END_OF_FILE (an empty file is OTF2's reader's to judge).
   if (size <= kChunkHeaderSize || size > kDirectLimit || size > chunk_size_) return false;
   buffer_.resize(size);
-  for (size_t done = 0; done < size;) {
-    const ssize_t n = ::pread(fd, buffer_.data() + done, size - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
+  if (!read_exactly(fd, buffer_.data(), size, 0)) return false;
   const uint8_t* p = buffer_.data();
   const uint8_t* const end = p + size;
   if (p[0] != kChunkHeader || p[1] != kLittleEndian) return false;

@@ -20,6 +20,7 @@
 #include <optional>
 #include <otf2/otf2.h>
 #include <string>
+#include <sys/stat.h>
 #include <tuple>
 #include <vector>
 
@@ -325,6 +326,39 @@ TEST(EventMerge, AWindowedParserSeesEachEventsBytesAsTheWholeFileShows) {
       EXPECT_FALSE(parser.starved());
       EXPECT_EQ(parser.error(), nullptr);
     }
+  }
+}
+
+// A chunk padded far beyond the window: however the window falls (the chunk's end, the padding,
+// the next chunk's header cut anywhere), the events come as they are, and nothing from the padding.
+TEST(EventMerge, ReadsPastLongPaddingThroughAnyWindow) {
+  TempDir dir;
+  ASSERT_EQ(::mkdir((dir.path + "/traces").c_str(), 0755), 0);
+  constexpr std::size_t kSmallChunk = 256;
+  const auto header = [](std::vector<std::uint8_t>& f, std::uint8_t event) {
+    const std::uint8_t h[18] = {3, 0x42, event, 0, 0, 0, 0, 0, 0, 0, event, 0, 0, 0, 0, 0, 0, 0};
+    f.insert(f.end(), h, h + 18);
+  };
+  std::vector<std::uint8_t> file;
+  header(file, 1);
+  const std::uint8_t enter[] = {5, 7, 0, 0, 0, 0, 0, 0, 0, 12, 1, 1}; // time 7, Enter(region 1)
+  file.insert(file.end(), enter, enter + sizeof enter);
+  file.resize(kSmallChunk, 0); // END_OF_CHUNK and its padding
+  header(file, 2);
+  const std::uint8_t leave[] = {5, 9, 0, 0, 0, 0, 0, 0, 0, 13, 1, 1, 2, 1}; // Leave; END_OF_FILE
+  file.insert(file.end(), leave, leave + sizeof leave);
+  std::ofstream(dir.path + "/traces/0.evt", std::ios::binary)
+      .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  htrace::format::EventDecodeCallbacks callbacks;
+  callbacks.Enter = collect;
+  callbacks.Leave = collect;
+  const std::vector<Event> expected = {{0, 7, 1}, {0, 9, 1}};
+  for (std::size_t window = 1; window <= file.size(); ++window) {
+    SCOPED_TRACE("window " + std::to_string(window));
+    htrace::format::EventMerge merge(dir.path + "/traces", inputs_of(1), kSmallChunk, window);
+    Log log;
+    EXPECT_EQ(merge.run(callbacks, nullptr, ignore, &log), 2u);
+    ASSERT_TRUE(log.delivered == expected);
   }
 }
 

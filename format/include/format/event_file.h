@@ -109,8 +109,8 @@ public:
   size_t resume_offset() const { return resume_offset_; }
   // The file offset of the window's first byte.
   size_t window_offset() const { return base_; }
-  // The window moved: `data` now holds the `loaded` bytes of the file from `offset`, at most
-  // resume_offset(), on.
+  // Once starved(): the window moved, `data` now holds the `loaded` bytes of the file from
+  // `offset` (at most resume_offset()) on.
   void slide(const uint8_t* data, size_t offset, size_t loaded);
 
   static constexpr uint8_t kTimestamp = 5, kAttributeList = 6, kFirstEventId = 10;

@@ -1,7 +1,9 @@
-// An open file descriptor, closed when destroyed.
+// An open file descriptor, closed when destroyed; and reading exactly so many bytes from one.
 #ifndef HTRACE_FORMAT_FILE_DESCRIPTOR_H
 #define HTRACE_FORMAT_FILE_DESCRIPTOR_H
 
+#include <cstddef>
+#include <cstdint>
 #include <utility>
 
 namespace htrace::format {
@@ -20,6 +22,10 @@ public:
 private:
   int fd_ = -1;
 };
+
+// Reads `n` bytes of `fd` from offset `at` into `to` (again where a signal interrupts); false,
+// with errno set, on an error or where the file ends first (EIO: truncated meanwhile).
+bool read_exactly(int fd, uint8_t* to, size_t n, size_t at);
 
 } // namespace htrace::format
 #endif
