@@ -35,6 +35,10 @@ uint8_t* CopyArena::take(size_t size, uint32_t* slab) {
   return room;
 }
 
+void CopyArena::shrink_last(size_t taken, size_t size) {
+  slabs_.back().used -= taken - size;
+}
+
 void CopyArena::release(uint32_t slab) {
   Slab& s = slabs_[slab];
   if (--s.holders == 0 && slab + 1 < slabs_.size()) unmap(s);

@@ -6,9 +6,12 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unistd.h>
 #include <utility>
 
@@ -53,18 +56,17 @@ EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs,
   if (window == 0)
     window = std::clamp(kWindowBudget / std::max<size_t>(inputs.size(), 1), kMinWindow, kMaxWindow);
   ids_.reserve(inputs.size());
-  cursors_ = std::make_unique<std::optional<Cursor>[]>(inputs.size());
-  for (const Input& in : inputs) {
+  for (const Input& in : inputs)
     ids_.push_back(in.id);
-    cursors_[inputs_++].emplace(
-        FileWindow(dir_fd_.get(), dir_, std::to_string(in.id) + ".evt", window, arena_), chunk_size,
-        in.maps);
-  }
+  inputs_ = inputs.size();
+  cursors_ = std::make_unique<std::optional<Cursor>[]>(inputs_);
+  std::vector<char> started(inputs_, 0);
+  open_in_parts(inputs, chunk_size, window, started);
   next_bytes_.resize(inputs_);
   std::vector<Key> leaves(inputs_, kDone);
   for (uint32_t i = 0; i < inputs_; ++i) {
     Cursor& c = *cursors_[i];
-    if (c.advance()) {
+    if (started[i]) {
       leaves[i] = key(c.event.time, i);
       next_bytes_[i] = {c.event.begin, c.event.end};
     } else if (c.parser.error())
@@ -73,6 +75,45 @@ EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs,
       c.file.reset();
   }
   build(leaves);
+}
+
+void EventMerge::open_in_parts(const std::vector<Input>& inputs, size_t chunk_size, size_t window,
+                               std::vector<char>& started) {
+  const auto open_part = [&](size_t part, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      cursors_[i].emplace(FileWindow(dir_fd_.get(), dir_, std::to_string(inputs[i].id) + ".evt",
+                                     window, arenas_[part]),
+                          chunk_size, inputs[i].maps);
+      started[i] = cursors_[i]->advance();
+    }
+  };
+  const size_t parts =
+      std::clamp<size_t>(std::min<size_t>(std::thread::hardware_concurrency(), kOpeningThreads), 1,
+                         std::max<size_t>(inputs_ / kInputsPerOpeningThread, 1));
+  if (parts == 1) return open_part(0, 0, inputs_);
+  // Each part's first error, thrown in part order: the lowest input's, as one thread would.
+  std::vector<std::exception_ptr> errors(parts);
+  std::vector<std::thread> threads;
+  const auto guarded = [&](size_t part) {
+    try {
+      open_part(part, inputs_ * part / parts, inputs_ * (part + 1) / parts);
+    } catch (...) {
+      errors[part] = std::current_exception();
+    }
+  };
+  try {
+    for (size_t part = 1; part < parts; ++part)
+      threads.emplace_back(guarded, part);
+  } catch (const std::system_error&) {
+    // No more threads: the parts not started are opened here.
+    for (size_t part = threads.size() + 1; part < parts; ++part)
+      guarded(part);
+  }
+  guarded(0);
+  for (std::thread& t : threads)
+    t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 // Plays every match bottom-up: `winners` holds the winner at each node, leaves included.

@@ -16,19 +16,30 @@ FileWindow::FileWindow(int dir, const std::string& dir_path, std::string name, s
                        CopyArena& arena)
     : dir_(dir), dir_path_(&dir_path), name_(std::move(name)) {
   const FileDescriptor fd = open();
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw input_error(io_error("cannot stat"));
-  size_ = static_cast<size_t>(st.st_size);
-  capacity_ = std::clamp<size_t>(size_, 1, std::min(capacity, CopyArena::kSlab));
+  // A file that fits is read whole, its size told by the short read; only a larger one is
+  // stat'ed. Either keeps just the room it needs.
+  capacity_ = std::clamp<size_t>(capacity, 1, CopyArena::kSlab);
   room_ = arena.take(capacity_, &slab_);
   arena_ = &arena;
-  loaded_ = std::min(size_, capacity_);
   try {
-    read(fd, room_, 0, loaded_);
+    const ssize_t got = read_up_to(fd.get(), room_, capacity_, 0);
+    if (got < 0) throw input_error(io_error("cannot read"));
+    if (static_cast<size_t>(got) < capacity_) {
+      size_ = static_cast<size_t>(got);
+      const size_t needed = std::max<size_t>(size_, 1);
+      arena.shrink_last(capacity_, needed);
+      capacity_ = needed;
+    } else {
+      struct stat st {};
+      if (::fstat(fd.get(), &st) != 0) throw input_error(io_error("cannot stat"));
+      size_ = std::max(static_cast<size_t>(st.st_size),
+                       capacity_); // (at least what was read: it may have shrunk since)
+    }
   } catch (...) {
     arena.release(slab_);
     throw;
   }
+  loaded_ = std::min(size_, capacity_);
 }
 
 FileWindow::FileWindow(FileWindow&& o) noexcept

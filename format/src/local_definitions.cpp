@@ -3,11 +3,11 @@
 #include "format/file_descriptor.h"
 #include "format/otf2_library.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 #include <utility>
@@ -140,7 +140,7 @@ LocalDefinitions LocalDefinitionReader::read(OTF2_LocationRef id, const std::str
       const bool done = read_directly(fd, local, otf2_events);
       ::close(fd);
       if (done) {
-        local.file = {reinterpret_cast<const char*>(buffer_.data()), buffer_.size()};
+        local.file = {reinterpret_cast<const char*>(buffer_.data()), file_size_};
         return local;
       }
     }
@@ -149,13 +149,15 @@ LocalDefinitions LocalDefinitionReader::read(OTF2_LocationRef id, const std::str
 }
 
 bool LocalDefinitionReader::read_directly(int fd, LocalDefinitions& local, Otf2Events otf2_events) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return false;
-  const size_t size = static_cast<size_t>(st.st_size);
-  // One chunk, with its header and END_OF_FILE (an empty file is OTF2's reader's to judge).
-  if (size <= kChunkHeaderSize || size > kDirectLimit || size > chunk_size_) return false;
-  buffer_.resize(size);
-  if (!read_exactly(fd, buffer_.data(), size, 0)) return false;
+  // One chunk, with its header and END_OF_FILE (an empty file is OTF2's reader's to judge), read
+  // whole: a byte more than the limit tells a larger file without a stat.
+  const size_t limit = std::min<uint64_t>(kDirectLimit, chunk_size_);
+  if (buffer_.size() < limit + 1) buffer_.resize(limit + 1);
+  const ssize_t got = read_up_to(fd, buffer_.data(), limit + 1, 0);
+  if (got < 0) return false;
+  const size_t size = static_cast<size_t>(got);
+  if (size <= kChunkHeaderSize || size > limit) return false;
+  file_size_ = size;
   const uint8_t* p = buffer_.data();
   const uint8_t* const end = p + size;
   if (p[0] != kChunkHeader || p[1] != kLittleEndian) return false;

@@ -5,7 +5,9 @@
 // (not a power of two) and several levels deep; and each event's input, announced to the
 // consumer one event ahead; and window by window; and each file through a window of its bytes of
 // any size, down to one byte (records cut anywhere, chunks opened past a window, records longer
-// than the window), with a malformed byte reported at its offset in the file.
+// than the window), with a malformed byte reported at its offset in the file; and many files
+// opened in parts at once, their errors reported as one thread would.
+#include "format/copy_arena.h"
 #include "format/error.h"
 #include "format/event_file.h"
 #include "format/event_merge.h"
@@ -431,6 +433,67 @@ TEST(EventMerge, TakesNoMappingPerFile) {
   callbacks.Enter = collect;
   Log log;
   EXPECT_EQ(merge.run(callbacks, nullptr, ignore, &log), std::uint64_t{kFiles} * kEvents);
+}
+
+// Enough inputs to be opened in parts on threads of their own (where the machine has cores), and
+// merged as one.
+TEST(EventMerge, OpensManyFilesInPartsAndMergesThemAsOne) {
+  expect_merged_in_order(1500);
+}
+
+// An input that cannot be opened fails the merge wherever its part is; of two, the lower input
+// is named, as one thread opening them in order would.
+TEST(EventMerge, NamesTheFirstFileThatCannotBeOpenedWhateverItsPart) {
+  constexpr std::uint32_t kInputs = 1500;
+  TempDir dir;
+  std::vector<Event> expected;
+  write_inputs(dir, kInputs, expected);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  const std::string events = dir.path + "/traces";
+  const auto error_of_merge = [&]() -> std::string {
+    try {
+      htrace::format::EventMerge merge(events, inputs_of(kInputs), kChunk);
+      return "no error";
+    } catch (const htrace::Error& error) {
+      return error.what();
+    }
+  };
+  ASSERT_EQ(::unlink((events + "/1499.evt").c_str()), 0);
+  EXPECT_NE(error_of_merge().find("/1499.evt': cannot open"), std::string::npos)
+      << error_of_merge();
+  ASSERT_EQ(::unlink((events + "/3.evt").c_str()), 0);
+  EXPECT_NE(error_of_merge().find("/3.evt': cannot open"), std::string::npos) << error_of_merge();
+}
+
+// A window onto a file no larger than it holds the whole file in just the room the file needs (the
+// next window's bytes follow at once); a larger file's window holds its first `capacity` bytes.
+TEST(FileWindow, TakesTheRoomAFileNeedsAndLearnsItsSize) {
+  TempDir dir;
+  const auto write = [&](const std::string& name, std::size_t size) {
+    std::ofstream(dir.path + "/" + name, std::ios::binary) << std::string(size, 'x');
+  };
+  write("small", 100);
+  write("exact", 64);
+  write("large", 1000);
+  write("empty", 0);
+  const htrace::format::FileDescriptor fd(::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY));
+  htrace::format::CopyArena arena;
+  htrace::format::FileWindow small(fd.get(), dir.path, "small", 64 * 1024, arena);
+  EXPECT_EQ(small.size(), 100u);
+  EXPECT_EQ(small.loaded(), 100u);
+  htrace::format::FileWindow exact(fd.get(), dir.path, "exact", 64, arena);
+  EXPECT_EQ(exact.data(), small.data() + 100);
+  EXPECT_EQ(exact.size(), 64u);
+  EXPECT_EQ(exact.loaded(), 64u);
+  htrace::format::FileWindow large(fd.get(), dir.path, "large", 64, arena);
+  EXPECT_EQ(large.data(), exact.data() + 64);
+  EXPECT_EQ(large.size(), 1000u);
+  EXPECT_EQ(large.loaded(), 64u);
+  large.slide(960);
+  EXPECT_EQ(large.loaded(), 40u);
+  htrace::format::FileWindow empty(fd.get(), dir.path, "empty", 64, arena);
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_EQ(empty.loaded(), 0u);
 }
 
 } // namespace

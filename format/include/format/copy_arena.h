@@ -25,6 +25,8 @@ public:
   // Room for `size` bytes (at most kSlab); `*slab` names the slab to release it from. Throws
   // std::bad_alloc if no memory can be mapped.
   uint8_t* take(size_t size, uint32_t* slab);
+  // The last room taken, of `taken` bytes, needs only `size` (at most `taken`).
+  void shrink_last(size_t taken, size_t size);
   // One file of `slab` is done; the slab is unmapped when it holds no more and is full.
   void release(uint32_t slab);
 

@@ -121,6 +121,13 @@ private:
     tree_[0] = k;
   }
   void build(const std::vector<Key>& leaves);
+  // Opens every input's file and reads its first event (`started[i]`: there is one), in parts on
+  // threads of their own where there are many inputs: the opening is system calls and the first
+  // touch of the windows' memory, a fixed cost per location that would otherwise come before the
+  // first event is delivered.
+  void open_in_parts(const std::vector<Input>& inputs, size_t chunk_size, size_t window,
+                     std::vector<char>& started);
+  static constexpr size_t kOpeningThreads = 8, kInputsPerOpeningThread = 512;
   // Fetches the input's cursor and `byte_lines` cache lines of its next bytes.
   void prefetch(uint32_t input, size_t byte_lines = 1) const;
   // A window's run of an input reads about this many lines of its file.
@@ -136,7 +143,9 @@ private:
   std::string dir_;
   FileDescriptor dir_fd_;
   std::vector<OTF2_LocationRef> ids_;
-  CopyArena arena_; // the windows' bytes (before the cursors: they release into it)
+  // The windows' bytes, one arena for each part opened at once (before the cursors: they release
+  // into them).
+  CopyArena arenas_[kOpeningThreads];
   // In one block (cursors are not movable): a deque allocates one per cursor this large, so that
   // finding one costs a cache miss more.
   std::unique_ptr<std::optional<Cursor>[]> cursors_;

@@ -1,9 +1,10 @@
-// An open file descriptor, closed when destroyed; and reading exactly so many bytes from one.
+// An open file descriptor, closed when destroyed; and reading so many bytes from one.
 #ifndef HTRACE_FORMAT_FILE_DESCRIPTOR_H
 #define HTRACE_FORMAT_FILE_DESCRIPTOR_H
 
 #include <cstddef>
 #include <cstdint>
+#include <sys/types.h>
 #include <utility>
 
 namespace htrace::format {
@@ -26,6 +27,11 @@ private:
 // Reads `n` bytes of `fd` from offset `at` into `to` (again where a signal interrupts); false,
 // with errno set, on an error or where the file ends first (EIO: truncated meanwhile).
 bool read_exactly(int fd, uint8_t* to, size_t n, size_t at);
+
+// Reads up to `n` bytes of `fd` from offset `at` into `to`, fewer only where the file ends: the
+// number read, or -1 with errno set on an error. (A short read tells a file's size without a
+// stat.)
+ssize_t read_up_to(int fd, uint8_t* to, size_t n, size_t at);
 
 } // namespace htrace::format
 #endif
