@@ -9,6 +9,7 @@
 #include <exception>
 #include <fcntl.h>
 #include <optional>
+#include <sched.h>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -16,6 +17,16 @@
 #include <utility>
 
 namespace htrace::format {
+namespace {
+
+// The cores this process may run on (its affinity: a batch job's share of the node).
+size_t cores_to_run_on() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return static_cast<size_t>(CPU_COUNT(&set));
+}
+
+} // namespace
 
 EventMerge::Cursor::Cursor(FileWindow window, size_t chunk_size, const IdMaps* id_maps)
     : data(window.data()), maps(id_maps),
@@ -87,9 +98,8 @@ void EventMerge::open_in_parts(const std::vector<Input>& inputs, size_t chunk_si
       started[i] = cursors_[i]->advance();
     }
   };
-  const size_t parts =
-      std::clamp<size_t>(std::min<size_t>(std::thread::hardware_concurrency(), kOpeningThreads), 1,
-                         std::max<size_t>(inputs_ / kInputsPerOpeningThread, 1));
+  const size_t parts = std::clamp<size_t>(std::min(cores_to_run_on(), kOpeningThreads), 1,
+                                          std::max<size_t>(inputs_ / kInputsPerOpeningThread, 1));
   if (parts == 1) return open_part(0, 0, inputs_);
   // Each part's first error, thrown in part order: the lowest input's, as one thread would.
   std::vector<std::exception_ptr> errors(parts);

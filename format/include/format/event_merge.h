@@ -3,7 +3,7 @@
 // file descriptor, a mapping or a chunk buffer per location: each file is read through a
 // FileWindow of a few KiB (opened again, relative to the directory, to read its next part) and an
 // EventFileParser cursor one event at a time, and a tournament tree picks the location whose next
-// event comes first.
+// event comes first. Many files are first opened in parts, each on a thread of its own.
 //
 // Memory per location: the cursor, 320 bytes, and its window: kWindowBudget shared out among the
 // files, between kMinWindow and kMaxWindow each (a file no larger is read whole into the room it
