@@ -95,16 +95,28 @@ void MpiCalls::finish() {
   free_ = {};
 }
 
+namespace {
+
+// Of two candidates of a pattern, whether `a` is kept: the longer wait, and of equal ones the
+// lower location waited for, then the lower communicator, whatever order they come in (the
+// readers deliver a call's relations in different orders).
+bool kept_over(const Candidate& a, const Candidate& b) {
+  if (a.wait_ns != b.wait_ns) return a.wait_ns > b.wait_ns;
+  return std::tie(a.cause, a.comm) < std::tie(b.cause, b.comm);
+}
+
+} // namespace
+
 void MpiCalls::HeldCall::offer(const Candidate& c) {
   Candidate* const end = first.data() + in_place;
   for (Candidate* l = first.data(); l != end; ++l)
     if (l->pattern == c.pattern) {
-      if (c.wait_ns > l->wait_ns) *l = c;
+      if (kept_over(c, *l)) *l = c;
       return;
     }
   for (Candidate& l : more)
     if (l.pattern == c.pattern) {
-      if (c.wait_ns > l.wait_ns) l = c;
+      if (kept_over(c, l)) l = c;
       return;
     }
   if (in_place < first.size())

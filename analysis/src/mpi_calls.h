@@ -1,6 +1,7 @@
 // The MPI calls of each location and the waits attributed to them. Relations inside a call (its
 // message ends, its collective membership) each propose a candidate wait once their partner is
-// known; the call keeps the longest candidate per pattern and, once it has left and every
+// known; the call keeps the longest candidate per pattern (of equal ones, the lowest location
+// waited for, then communicator) and, once it has left and every
 // relation inside it has been evaluated, bounds it by its own duration and adds it to the
 // results. A call is held only from its first relation until then.
 #ifndef HTRACE_ANALYSIS_MPI_CALLS_H

@@ -33,12 +33,22 @@ STANDARD_SENDS = {"mpi_send", "mpi_sendrecv", "mpi_sendrecv_replace"}
 class Call:
     def __init__(self, location, region, enter):
         self.location, self.region, self.enter, self.leave = location, region, enter, None
-        self.partners = {}  # pattern -> (partner's enter, location waited for, comm, only if blocked)
+        # pattern -> [(partner's enter, location waited for, comm, only if blocked)], the latest
+        # enter's, each location and comm once
+        self.partners = {}
 
     def propose(self, pattern, partner_enter, cause, comm, only_if_blocked=False):
         best = self.partners.get(pattern)
-        if best is None or partner_enter > best[0]:
-            self.partners[pattern] = (partner_enter, cause, comm, only_if_blocked)
+        if best is None or partner_enter > best[0][0]:
+            self.partners[pattern] = [(partner_enter, cause, comm, only_if_blocked)]
+        elif partner_enter == best[0][0]:
+            best.append((partner_enter, cause, comm, only_if_blocked))
+
+    def waits_for(self, index):
+        """{pattern: (partner's enter, cause, comm, only if blocked)}: of partners entering at
+        once, the lowest location in `index` (ref -> place), then the lowest comm."""
+        return {pattern: min(tied, key=lambda p: (index[p[1]], p[2]))
+                for pattern, tied in self.partners.items()}
 
 
 # Each archive is read once for all the checks of a case (the readers are slow, the results
@@ -280,7 +290,7 @@ def wait_states(archive, location_keys):
     for call in calls:
         if call.leave is None:
             continue
-        for pattern, (partner, cause, comm, only_if_blocked) in call.partners.items():
+        for pattern, (partner, cause, comm, only_if_blocked) in call.waits_for(index).items():
             wait = min(partner - call.enter, call.leave - call.enter)
             if wait <= 0 or (only_if_blocked and call.leave <= partner):
                 continue
@@ -315,7 +325,7 @@ def call_waits(archive, location_keys):
     for call in calls:
         if call.leave is None:
             continue
-        for pattern, (partner, cause, _, only_if_blocked) in call.partners.items():
+        for pattern, (partner, cause, _, only_if_blocked) in call.waits_for(index).items():
             wait = min(partner - call.enter, call.leave - call.enter)
             if wait > 0 and not (only_if_blocked and call.leave <= partner):
                 out.append((pattern, index[call.location._ref], call.region, call.enter, wait, index[cause]))

@@ -6,6 +6,7 @@
 #include <functional>
 #include <gtest/gtest.h>
 #include <otf2/OTF2_Events.h>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -202,6 +203,50 @@ TEST(WaitStates, WrongOrderTheSameInEveryReadingOrder) {
       for (const Record& r : records)
         if (r.loc == (backwards ? 2 - i : i)) r.feed(a);
     check(a, backwards ? "locations backwards" : "locations in turn");
+  }
+}
+
+// Two late senders entering at once, whose receives complete in one call: the wait is the lower
+// location's whatever order the records come in.
+TEST(WaitStates, EqualWaitsGoToTheLowerLocationInEveryReadingOrder) {
+  const std::vector<Record> records = {
+      {0, 10, [](WaitStateAnalysis& a) { a.enter(0, 10, kRecv); }},
+      {0, 100, [](WaitStateAnalysis& a) { a.recv(0, 100, kWorld, 2, 7, kBlocking); }},
+      {0, 100, [](WaitStateAnalysis& a) { a.recv(0, 100, kWorld, 1, 7, kBlocking); }},
+      {0, 110, [](WaitStateAnalysis& a) { a.leave(0, 110); }},
+      {1, 60, [](WaitStateAnalysis& a) { a.enter(1, 60, kSend); }},
+      {1, 60, [](WaitStateAnalysis& a) { a.send(1, kWorld, 0, 7, kBlocking); }},
+      {1, 61, [](WaitStateAnalysis& a) { a.leave(1, 61); }},
+      {2, 60, [](WaitStateAnalysis& a) { a.enter(2, 60, kSend); }},
+      {2, 60, [](WaitStateAnalysis& a) { a.send(2, kWorld, 0, 7, kBlocking); }},
+      {2, 61, [](WaitStateAnalysis& a) { a.leave(2, 61); }},
+  };
+  auto check = [](WaitStateAnalysis& a, const std::string& order) {
+    const WaitStates w = a.finish();
+    EXPECT_EQ(of(w, WaitPattern::LateSender).total_ns, 50) << order;
+    EXPECT_EQ(of(w, WaitPattern::LateSender).caused_by[1], 50) << order;
+    EXPECT_EQ(of(w, WaitPattern::LateSender).caused_by[2], 0) << order;
+  };
+  {
+    std::vector<Record> by_time = records;
+    std::stable_sort(by_time.begin(), by_time.end(),
+                     [](const Record& x, const Record& y) { return x.t < y.t; });
+    WaitStateAnalysis a(two_ranks(3));
+    a.read_in_time_order();
+    for (const Record& r : by_time) {
+      a.advance(r.t);
+      r.feed(a);
+    }
+    check(a, "time order");
+  }
+  for (const std::vector<std::uint32_t>& order :
+       std::vector<std::vector<std::uint32_t>>{{0, 1, 2}, {0, 2, 1}, {2, 1, 0}, {1, 2, 0}}) {
+    WaitStateAnalysis a(two_ranks(3));
+    for (const std::uint32_t loc : order)
+      for (const Record& r : records)
+        if (r.loc == loc) r.feed(a);
+    check(a, "locations " + std::to_string(order[0]) + std::to_string(order[1]) +
+                 std::to_string(order[2]));
   }
 }
 

@@ -49,8 +49,8 @@ class Run:
 
     def expect(self, pattern, call, partners):
         """Scalasca: the call waits from its enter until the latest partner entered, but never
-        longer than it lasted."""
-        partner = max(partners, key=lambda p: p.enter)
+        longer than it lasted; of partners entering at once, the lowest rank is waited for."""
+        partner = max(partners, key=lambda p: (p.enter, -p.rank))
         wait = min(partner.enter - call.enter, call.leave - call.enter)
         if wait > 0:
             self.waits.append((pattern, call, wait, partner.rank))
