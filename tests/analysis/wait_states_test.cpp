@@ -151,6 +151,30 @@ struct Record {
   std::function<void(WaitStateAnalysis&)> feed;
 };
 
+// `records` by time, ties in their order.
+std::vector<Record> by_time(std::vector<Record> records) {
+  std::stable_sort(records.begin(), records.end(),
+                   [](const Record& x, const Record& y) { return x.t < y.t; });
+  return records;
+}
+
+// Feeds `records` in time order, each time announced first.
+void feed_in_time_order(WaitStateAnalysis& a, const std::vector<Record>& records) {
+  a.read_in_time_order();
+  for (const Record& r : by_time(records)) {
+    a.advance(r.t);
+    r.feed(a);
+  }
+}
+
+// Feeds `records` location after location, in the order of `locations`.
+void feed_by_location(WaitStateAnalysis& a, const std::vector<Record>& records,
+                      const std::vector<std::uint32_t>& locations) {
+  for (const std::uint32_t loc : locations)
+    for (const Record& r : records)
+      if (r.loc == loc) r.feed(a);
+}
+
 // Wrong order needs every message sent before the late one, read in whatever order. Rank 2 enters
 // MPI_Send at 50 but records its send only at 150, after rank 0 received rank 1's late message
 // (sent at 100) at 130; rank 2's message is received after that: the late receive was in wrong
@@ -177,15 +201,8 @@ TEST(WaitStates, WrongOrderTheSameInEveryReadingOrder) {
     EXPECT_EQ(of(w, WaitPattern::LateSenderWrongOrder).caused_by[1], 80) << order;
   };
   {
-    std::vector<Record> by_time = records;
-    std::stable_sort(by_time.begin(), by_time.end(),
-                     [](const Record& x, const Record& y) { return x.t < y.t; });
     WaitStateAnalysis a(two_ranks(3));
-    a.read_in_time_order();
-    for (const Record& r : by_time) {
-      a.advance(r.t);
-      r.feed(a);
-    }
+    feed_in_time_order(a, records);
     check(a, "time order");
   }
   for (const std::int64_t width : {40, 100, 1000}) {
@@ -199,9 +216,9 @@ TEST(WaitStates, WrongOrderTheSameInEveryReadingOrder) {
   }
   for (const bool backwards : {false, true}) {
     WaitStateAnalysis a(two_ranks(3));
-    for (std::uint32_t i = 0; i < 3; ++i)
-      for (const Record& r : records)
-        if (r.loc == (backwards ? 2 - i : i)) r.feed(a);
+    feed_by_location(a, records,
+                     backwards ? std::vector<std::uint32_t>{2, 1, 0}
+                               : std::vector<std::uint32_t>{0, 1, 2});
     check(a, backwards ? "locations backwards" : "locations in turn");
   }
 }
@@ -228,23 +245,14 @@ TEST(WaitStates, EqualWaitsGoToTheLowerLocationInEveryReadingOrder) {
     EXPECT_EQ(of(w, WaitPattern::LateSender).caused_by[2], 0) << order;
   };
   {
-    std::vector<Record> by_time = records;
-    std::stable_sort(by_time.begin(), by_time.end(),
-                     [](const Record& x, const Record& y) { return x.t < y.t; });
     WaitStateAnalysis a(two_ranks(3));
-    a.read_in_time_order();
-    for (const Record& r : by_time) {
-      a.advance(r.t);
-      r.feed(a);
-    }
+    feed_in_time_order(a, records);
     check(a, "time order");
   }
   for (const std::vector<std::uint32_t>& order :
        std::vector<std::vector<std::uint32_t>>{{0, 1, 2}, {0, 2, 1}, {2, 1, 0}, {1, 2, 0}}) {
     WaitStateAnalysis a(two_ranks(3));
-    for (const std::uint32_t loc : order)
-      for (const Record& r : records)
-        if (r.loc == loc) r.feed(a);
+    feed_by_location(a, records, order);
     check(a, "locations " + std::to_string(order[0]) + std::to_string(order[1]) +
                  std::to_string(order[2]));
   }
@@ -304,10 +312,7 @@ TEST(WaitStates, ManyCallsHeldAtOnceEachGetsItsOwnWaits) {
     EXPECT_EQ(of(w, WaitPattern::LateReceiver).by_location[3], 100 * kExchanges) << name;
     EXPECT_EQ(of(w, WaitPattern::LateSenderWrongOrder).total_ns, 0) << name;
   };
-  std::vector<Record> by_time = records;
-  std::stable_sort(by_time.begin(), by_time.end(),
-                   [](const Record& x, const Record& y) { return x.t < y.t; });
-  run(by_time, true, "time order");
+  run(by_time(records), true, "time order");
   run(records, false, "locations in turn");
   std::vector<Record> backwards;
   for (std::uint32_t r = kRanks; r-- > 0;)
