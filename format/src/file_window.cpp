@@ -32,8 +32,8 @@ FileWindow::FileWindow(int dir, const std::string& dir_path, std::string name, s
     } else {
       struct stat st {};
       if (::fstat(fd.get(), &st) != 0) throw input_error(io_error("cannot stat"));
-      size_ = std::max(static_cast<size_t>(st.st_size),
-                       capacity_); // (at least what was read: it may have shrunk since)
+      // (At least what was read: the file may have shrunk since.)
+      size_ = std::max(static_cast<size_t>(st.st_size), capacity_);
     }
   } catch (...) {
     arena.release(slab_);
