@@ -19,21 +19,23 @@ FileDescriptor::~FileDescriptor() {
 }
 
 bool read_exactly(int fd, uint8_t* to, size_t n, size_t at) {
-  const ssize_t got = read_up_to(fd, to, n, at);
-  if (got >= 0 && static_cast<size_t>(got) < n) errno = EIO;
-  return got >= 0 && static_cast<size_t>(got) == n;
+  for (size_t done = 0; done < n;) {
+    const ssize_t got = ::pread(fd, to + done, n - done, static_cast<off_t>(at + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(got);
+  }
+  return true;
 }
 
 ssize_t read_up_to(int fd, uint8_t* to, size_t n, size_t at) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t got = ::pread(fd, to + done, n - done, static_cast<off_t>(at + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return -1;
-    if (got == 0) break;
-    done += static_cast<size_t>(got);
+  for (;;) {
+    const ssize_t got = ::pread(fd, to, n, static_cast<off_t>(at));
+    if (got >= 0 || errno != EINTR) return got;
   }
-  return static_cast<ssize_t>(done);
 }
 
 } // namespace htrace::format

@@ -28,9 +28,10 @@ private:
 // with errno set, on an error or where the file ends first (EIO: truncated meanwhile).
 bool read_exactly(int fd, uint8_t* to, size_t n, size_t at);
 
-// Reads up to `n` bytes of `fd` from offset `at` into `to`, fewer only where the file ends: the
-// number read, or -1 with errno set on an error. (A short read tells a file's size without a
-// stat.)
+// Reads up to `n` bytes (at most 1 GiB) of regular file `fd` from offset `at` into `to`, in one
+// read: the number read, or -1 with errno set on an error. Linux reads a regular file short only
+// where it ends (signals other than fatal ones do not interrupt it), so a short read tells the
+// file's size without a stat.
 ssize_t read_up_to(int fd, uint8_t* to, size_t n, size_t at);
 
 } // namespace htrace::format
