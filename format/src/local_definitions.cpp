@@ -139,10 +139,7 @@ LocalDefinitions LocalDefinitionReader::read(OTF2_LocationRef id, const std::str
       LocalDefinitions local;
       const bool done = read_directly(fd, local, otf2_events);
       ::close(fd);
-      if (done) {
-        local.file = {reinterpret_cast<const char*>(buffer_.data()), file_size_};
-        return local;
-      }
+      if (done) return local;
     }
   }
   return read_with_otf2(id, name);
@@ -157,7 +154,7 @@ bool LocalDefinitionReader::read_directly(int fd, LocalDefinitions& local, Otf2E
   if (got < 0) return false;
   const size_t size = static_cast<size_t>(got);
   if (size <= kChunkHeaderSize || size > limit) return false;
-  file_size_ = size;
+  local.file = {reinterpret_cast<const char*>(buffer_.data()), size};
   const uint8_t* p = buffer_.data();
   const uint8_t* const end = p + size;
   if (p[0] != kChunkHeader || p[1] != kLittleEndian) return false;

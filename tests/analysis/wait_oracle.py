@@ -33,8 +33,8 @@ STANDARD_SENDS = {"mpi_send", "mpi_sendrecv", "mpi_sendrecv_replace"}
 class Call:
     def __init__(self, location, region, enter):
         self.location, self.region, self.enter, self.leave = location, region, enter, None
-        # pattern -> [(partner's enter, location waited for, comm, only if blocked)], the latest
-        # enter's, each location and comm once
+        # pattern -> [(partner's enter, location waited for, comm, only if blocked)]: the
+        # proposals with the latest partner's enter
         self.partners = {}
 
     def propose(self, pattern, partner_enter, cause, comm, only_if_blocked=False):

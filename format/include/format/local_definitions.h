@@ -80,8 +80,7 @@ private:
   bool open_;
   uint64_t chunk_size_ = 0; // of definition files
   OTF2_DefReaderCallbacks* callbacks_;
-  std::vector<uint8_t> buffer_; // the file being parsed, in its first file_size_ bytes
-  size_t file_size_ = 0;
+  std::vector<uint8_t> buffer_; // the file being parsed, at its start
 };
 
 } // namespace htrace::format
