@@ -4,11 +4,14 @@
 #include <array>
 #include <climits>
 #include <iomanip>
+#include <vector>
 
 namespace htrace::correct {
 namespace {
 
 const char* const kDeviationNames[5] = {"unchanged", "<1%", "1-10%", "10-100%", ">100%"};
+// Locations the text report names, of those the CLC moved beyond their clock error.
+constexpr size_t kLocationsNamed = 8;
 
 std::string json_escape(const std::string& s) {
   std::string o;
@@ -34,7 +37,7 @@ std::string observed(const Report& r, int cls) {
 }
 
 // The clock measurements' error bound against what the CLC moved, in one line, and the locations
-// moved beyond their bound (the first few).
+// moved furthest beyond their bound.
 void print_clocks(const Report& r, std::ostream& out) {
   int64_t worst_error = -1, worst_expected = -1;
   uint64_t measured = 0, beyond = 0;
@@ -66,14 +69,26 @@ void print_clocks(const Report& r, std::ostream& out) {
     out << "    " << fewest << (fewest == most ? "" : "-" + std::to_string(most))
         << " measurements per location (MPI_Init, during the run, MPI_Finalize): offsets "
            "interpolated piecewise\n";
-  int shown = 0;
-  for (const LocationClock& c : r.clocks) {
-    if (c.moved_beyond_error == 0 || shown++ == 8) continue;
+  // The locations moved furthest beyond their clock error, a screenful at any scale.
+  std::vector<const LocationClock*> moved;
+  for (const LocationClock& c : r.clocks)
+    if (c.moved_beyond_error > 0) moved.push_back(&c);
+  const size_t named = std::min(moved.size(), kLocationsNamed);
+  std::partial_sort(moved.begin(), moved.begin() + static_cast<std::ptrdiff_t>(named), moved.end(),
+                    [](const LocationClock* a, const LocationClock* b) {
+                      if (a->max_move != b->max_move) return a->max_move > b->max_move;
+                      return a->location < b->location;
+                    });
+  for (size_t i = 0; i < named; ++i) {
+    const LocationClock& c = *moved[i];
     out << "    location " << c.location << ": " << c.moved_beyond_error
         << " events moved by more than the clock error ("
         << (c.clock_error < 0 ? std::string("unknown") : std::to_string(c.clock_error) + " ns")
         << "), up to " << c.max_move << " ns\n";
   }
+  if (moved.size() > named)
+    out << "    and " << moved.size() - named
+        << " more location(s) moved beyond the clock error (--json lists every location)\n";
 }
 
 } // namespace

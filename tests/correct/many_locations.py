@@ -5,8 +5,9 @@ under `ulimit -n 256`, serially or under MPIRUN with 2 correction ranks:
 
 Checks exit 0, the report's (--json) violations before (the skewed clocks' messages) and none
 after, point-to-point and OpenMP logical messages (the threads' parallel regions processed), the
-output read back by otf2-print with every event of the input, and a bound on each correction
-process's peak memory (its ru_maxrss, taken by a wrapper of its own). Environment from ctest:
+output read back by otf2-print with every event of the input, a bound on each correction
+process's peak memory (its ru_maxrss, taken by a wrapper of its own), and (serially) a text report
+of a screenful that names the locations moved furthest beyond their clock error. Environment from ctest:
 HTRACE_BUILD_DIR, MPIRUN, HTRACE_MPI_FLAVOR."""
 import collections
 import json
@@ -117,6 +118,25 @@ if rc == 0 and report:
     expect(dict(after) == read, "the input's records: %s against %s" % (dict(after), read))
     expect(after["THREAD_TEAM_BEGIN"] == after["THREAD_TEAM_END"] > 0,
            "thread team records read back: %s" % dict(after))
+
+if MODE == "serial" and rc == 0 and report:
+    # The text report stays a screenful at any scale: the locations the CLC moved furthest beyond
+    # their clock error are named, the others counted.
+    p = subprocess.run(limited([CORRECT, archive, os.path.join(WORK, "out-text")]),
+                       capture_output=True, text=True, timeout=120)
+    beyond = {c["location"]: c["max_clc_move_ns"] for c in report["location_clocks"]
+              if c["events_moved_beyond_error"] > 0}
+    named = [int(n) for n in re.findall(r"^    location (\d+): \d+ events moved", p.stdout, re.M)]
+    more = re.search(r"^    and (\d+) more location\(s\) moved beyond", p.stdout, re.M)
+    expect(p.returncode == 0 and len(beyond) > 8, "text report: exit %d, %d locations moved beyond"
+           % (p.returncode, len(beyond)))
+    expect(len(named) == 8 and more is not None and int(more.group(1)) == len(beyond) - 8,
+           "text report names 8 locations and counts the other %d: %r" % (len(beyond) - 8, p.stdout[-3000:]))
+    expect(all(n in beyond for n in named) and
+           min((beyond.get(n, -1) for n in named), default=-1) >= max(
+               (m for l, m in beyond.items() if l not in named), default=0),
+           "the named locations are those moved furthest: %s" % named)
+    expect(len(p.stdout.splitlines()) < 40, "text report of %d lines" % len(p.stdout.splitlines()))
 
 if expect.failures:
     sys.exit(1)
