@@ -35,7 +35,9 @@ def json_rows(doc, archive_label="archive"):
         for field in ("total_ns", "calls", "longest_ns"):
             rows.append((archive_label, "wait_states", "run", key, field, "", str(p[field])))
         for split in ("by_location", "caused_by"):
-            rows += [(archive_label, "wait_states", "run", key, split, str(i), str(v)) for i, v in enumerate(p[split])]
+            # (The CSV leaves out the locations with 0 ns.)
+            rows += [(archive_label, "wait_states", "run", key, split, str(i), str(v))
+                     for i, v in enumerate(p[split]) if v != 0]
         for split, name in (("by_region", "region"), ("by_comm", "comm")):
             rows += [(archive_label, "wait_states", "run", key, split, e[name], str(e["ns"])) for e in p[split]]
     for scope in ("run", "window"):

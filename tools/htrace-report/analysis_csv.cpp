@@ -61,12 +61,14 @@ void waits(Rows& row, const ArchiveDefs& defs, const analysis::WaitStates& w) {
     row("wait_states", "run", key, "total_ns", "", std::to_string(p.total_ns));
     row("wait_states", "run", key, "calls", "", std::to_string(p.calls));
     row("wait_states", "run", key, "longest_ns", "", std::to_string(p.longest_ns));
-    for (std::size_t l = 0; l < p.by_location.size(); ++l)
-      row("wait_states", "run", key, "by_location", std::to_string(l),
-          std::to_string(p.by_location[l]));
-    for (std::size_t l = 0; l < p.caused_by.size(); ++l)
-      row("wait_states", "run", key, "caused_by", std::to_string(l),
-          std::to_string(p.caused_by[l]));
+    // Only the locations that wait or are waited for: at 100,000 locations the zeros of every
+    // pattern were 2.6 M of 3 M rows. (A location without a row has 0 ns, as a region or
+    // communicator without one.)
+    for (const auto& [split, ns] :
+         {std::pair{"by_location", &p.by_location}, std::pair{"caused_by", &p.caused_by}})
+      for (std::size_t l = 0; l < ns->size(); ++l)
+        if ((*ns)[l] != 0)
+          row("wait_states", "run", key, split, std::to_string(l), std::to_string((*ns)[l]));
     for (const auto& [r, ns] : p.by_region)
       row("wait_states", "run", key, "by_region", region_name(defs, r), std::to_string(ns));
     for (const auto& [c, ns] : p.by_comm)
