@@ -107,6 +107,19 @@ def check(work, np, enough, what):
             require(got > 0, "%s: rank %d: no barrier salvaged" % (what, r))
         print("%s: every rank's barriers are a prefix of what it did (%d events)" %
               (what, sum(len(e) for e in events.values())))
+        # Beyond 16 ranks the summary groups them by how they ended (every rank killed: one line)
+        # and names 8 damaged event files at most (here every rank's: none was finished).
+        lines = stdout.splitlines()
+        m = re.search(r"^  %d rank\(s\) \(0-%d\): killed \(no end recorded\): (\d+) events, cut off"
+                      % (np, np - 1), stdout, re.M)
+        more = re.search(r"^  and (\d+) more damaged event file\(s\)", stdout, re.M)
+        require(len(lines) <= 12 and more is not None and int(more.group(1)) == np - 8,
+                "%s: the summary names 8 damaged files and counts the others: %s" % (what, stdout))
+        require(lines[0] == "%d ranks, by how they ended:" % np and m is not None,
+                "%s: the summary groups the ranks: %s" % (what, stdout))
+        total = re.search(r"^salvaged archive: .* \((\d+) events\)$", stdout, re.M)
+        require(total is not None and int(m.group(1)) <= int(total.group(1)),
+                "%s: the group's events within the archive's: %s" % (what, stdout))
     else:
         # Millions of events: python3-otf2 would take minutes; the salvage's own count must fit
         # the program's (4 records per barrier, a few per message every 64 barriers).
