@@ -176,16 +176,18 @@ GlobalClock sync_clockprop(Transport& t, const GlobalClock& input, const SyncCon
   const auto offset = static_cast<long long>(check.measurement.offset_ns);
   const auto bound = static_cast<long long>(check.measurement.uncertainty_ns);
   if (ok && check.verdict == ClockVerdict::Differs) {
-    log::warning("clock: this rank's clock differs from its node leader's by %lld ns (+-%lld ns): "
-                 "it does not share that time source, so it is synchronized individually "
-                 "instead of by ClockPropSync",
-                 offset, bound);
+    log::rank_warning(
+        "clock: this rank's clock differs from its node leader's by %lld ns (+-%lld ns): "
+        "it does not share that time source, so it is synchronized individually "
+        "instead of by ClockPropSync",
+        offset, bound);
   } else if (ok) {
-    log::warning("clock: %d batches of ping-pongs could not tell whether this rank reads its node "
-                 "leader's clock (narrowest bounds %lld +-%lld ns, wider than the check's "
-                 "resolution of %lld ns: a busy machine), so it is synchronized individually "
-                 "instead of by ClockPropSync",
-                 check.batches, offset, bound, static_cast<long long>(c.resolution_ns));
+    log::rank_warning(
+        "clock: %d batches of ping-pongs could not tell whether this rank reads its node "
+        "leader's clock (narrowest bounds %lld +-%lld ns, wider than the check's "
+        "resolution of %lld ns: a busy machine), so it is synchronized individually "
+        "instead of by ClockPropSync",
+        check.batches, offset, bound, static_cast<long long>(c.resolution_ns));
   }
   return input.with(learn_clock_model(t, 0, t.rank(), input, fallback, ctx));
 }

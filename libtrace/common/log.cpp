@@ -15,7 +15,7 @@ std::atomic<int> g_verbosity{1};
 std::atomic<int> g_rank{-1};
 std::atomic<int> g_file{-1};
 
-void emit(const char* level, const char* format, va_list args) {
+void emit(const char* level, bool to_stderr, const char* format, va_list args) {
   char line[1024];
   int n = g_rank.load() >= 0
               ? std::snprintf(line, sizeof line, "htrace[%d]: %s: ", g_rank.load(), level)
@@ -27,7 +27,7 @@ void emit(const char* level, const char* format, va_list args) {
   if (len > sizeof line - 2) len = sizeof line - 2;
   line[len++] = '\n';
   // One write(2) so lines from different ranks and threads do not interleave.
-  ssize_t ignored = ::write(STDERR_FILENO, line, len);
+  ssize_t ignored = to_stderr ? ::write(STDERR_FILENO, line, len) : 0;
   const int file = g_file.load();
   if (file >= 0) ignored = ::write(file, line, len);
   (void)ignored;
@@ -67,7 +67,7 @@ bool enabled(Level level) {
     if (!enabled(level)) return;                                                                   \
     va_list args;                                                                                  \
     va_start(args, format);                                                                        \
-    emit(label, format, args);                                                                     \
+    emit(label, true, format, args);                                                               \
     va_end(args);                                                                                  \
   }
 HTRACE_LOG_FUNCTION(error, Level::Error, "error")
@@ -75,5 +75,15 @@ HTRACE_LOG_FUNCTION(warning, Level::Warning, "warning")
 HTRACE_LOG_FUNCTION(info, Level::Info, "info")
 HTRACE_LOG_FUNCTION(debug, Level::Debug, "debug")
 #undef HTRACE_LOG_FUNCTION
+
+void rank_warning(const char* format, ...) {
+  if (!enabled(Level::Warning)) return;
+  const bool to_stderr = g_rank.load() < kRanksWarningOnStderr || enabled(Level::Debug);
+  if (!to_stderr && g_file.load() < 0) return;
+  va_list args;
+  va_start(args, format);
+  emit("warning", to_stderr, format, args);
+  va_end(args);
+}
 
 } // namespace htrace::log

@@ -18,6 +18,12 @@ bool enabled(Level level);
 /// printf-style; prints "htrace[<rank>]: <level>: <message>\n" as one write(2).
 void error(const char* format, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char* format, ...) __attribute__((format(printf, 1, 2)));
+/// A warning every rank of a uniform program may give alike (HTRACE_BUDGET reached, events
+/// dropped, a node whose ranks do not share a clock): on stderr from world ranks below
+/// kRanksWarningOnStderr only (and before MPI_Init), from every rank at verbosity Debug, so that
+/// 100,000 ranks do not write 100,000 lines; to the log file from every rank.
+constexpr int kRanksWarningOnStderr = 8;
+void rank_warning(const char* format, ...) __attribute__((format(printf, 1, 2)));
 void info(const char* format, ...) __attribute__((format(printf, 1, 2)));
 void debug(const char* format, ...) __attribute__((format(printf, 1, 2)));
 

@@ -120,16 +120,17 @@ record::CommId register_locked(MPI_Comm comm, const std::string& name, record::C
   if (foreign) {
     static std::atomic<bool> warned{false};
     if (!warned.exchange(true))
-      log::warning("a communicator has processes outside MPI_COMM_WORLD (MPI_Comm_spawn, "
-                   "connect/accept or join): the archive holds this world only, so its messages "
-                   "and collectives are not recorded (their calls are)");
+      log::rank_warning(
+          "a communicator has processes outside MPI_COMM_WORLD (MPI_Comm_spawn, "
+          "connect/accept or join): the archive holds this world only, so its messages "
+          "and collectives are not recorded (their calls are)");
   }
   const record::CommId id =
       foreign ? kForeignComm : record::register_mpi_comm(name, local, remote, parent);
   if (!registry().map.set(handle_key(comm), id) && !registry().warned_full) {
     registry().warned_full = true;
-    log::warning("more than %zu communicators: later ones are re-registered on every use",
-                 HandleMap::kCapacity);
+    log::rank_warning("more than %zu communicators: later ones are re-registered on every use",
+                      HandleMap::kCapacity);
   }
   return id;
 }

@@ -53,7 +53,8 @@ LockEntry& lock_entry(std::uint64_t wait_id) {
     }
   }
   if (!g_overflow_reported.exchange(true))
-    log::warning("more OpenMP locks than the lock table holds; further locks share one lock id");
+    log::rank_warning(
+        "more OpenMP locks than the lock table holds; further locks share one lock id");
   std::uint32_t none = 0;
   g_overflow.id.compare_exchange_strong(none, 0xfffffffeu);
   return g_overflow;

@@ -55,7 +55,7 @@ record::LocalTime ThreadState::team_end_time(bool master, std::uint64_t instance
 Frame* ThreadState::push(FrameKind kind, record::RegionId region) {
   if (depth == kMaxDepth) {
     if (!overflow_reported)
-      log::warning(
+      log::rank_warning(
           "OpenMP constructs nested deeper than %d on one thread; deeper ones are not recorded",
           kMaxDepth);
     overflow_reported = true;

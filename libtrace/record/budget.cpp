@@ -43,9 +43,9 @@ void reach_budget(State& s, clock::Stamp cut) {
   s.budget.set_cut(cut);
   const double seconds =
       static_cast<double>(clock::posix_now(CLOCK_MONOTONIC) - s.start_monotonic_ns) * 1e-9;
-  log::warning("rank %d reached HTRACE_BUDGET=%llu bytes of trace events %.3f s after tracing "
-               "started; recording stops on this rank, the program runs on",
-               s.rank, static_cast<unsigned long long>(s.budget.limit()), seconds);
+  log::rank_warning("rank %d reached HTRACE_BUDGET=%llu bytes of trace events %.3f s after tracing "
+                    "started; recording stops on this rank, the program runs on",
+                    s.rank, static_cast<unsigned long long>(s.budget.limit()), seconds);
   run_hooks();
 }
 

@@ -354,8 +354,8 @@ void finalize() {
   s.totals.global_timestamps_clamped = out[3];
   s.totals.global_largest_clamp_ns = largest_clamp;
   if (local.events_dropped)
-    log::warning("%llu events of this process were dropped (see earlier messages)",
-                 static_cast<unsigned long long>(local.events_dropped));
+    log::rank_warning("%llu events of this process were dropped (see earlier messages)",
+                      static_cast<unsigned long long>(local.events_dropped));
 }
 
 namespace {
