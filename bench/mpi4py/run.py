@@ -45,6 +45,9 @@ def main():
     args = parse_args()
     if not os.path.exists(os.path.join(args.suite, "runtests.py")):
         sys.exit("run.py: error: no runtests.py in %s (--suite)" % args.suite)
+    missing = mpi4py_suite.missing_module()
+    if missing:
+        sys.exit("run.py: error: " + missing)
     results = {False: [], True: []}
     for i in range(args.runs):
         for traced in (False, True):  # alternated, so both see the same machine

@@ -43,6 +43,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--keep", help="directory to keep the archives in")
     args = ap.parse_args()
+    missing = mpi4py_suite.missing_module()
+    if missing:
+        sys.exit("mpi4py_suite.py: error: " + missing)
     rows, ok = [], True
     for ranks in args.ranks:
         work = tempfile.mkdtemp(prefix="htrace-mpi4py-")

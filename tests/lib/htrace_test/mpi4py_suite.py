@@ -16,6 +16,14 @@ DEFAULT_SUITE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__
                                               "test"))
 
 
+def missing_module():
+    """Why the suite cannot run here, or None: it runs the installed module, and without it every
+    run fails alike, traced as untraced."""
+    if subprocess.run(["/usr/bin/python3", "-c", "import mpi4py"], capture_output=True).returncode:
+        return "/usr/bin/python3 cannot import mpi4py (apt-get install python3-mpi4py)"
+    return None
+
+
 def verdicts(output):
     """{rank: 'Ran N OK (skipped=S)'} from each rank's own output files (a RankOutput)."""
     out = {}
