@@ -1,7 +1,7 @@
 #include "common/log.h"
 
 #include <cstdio>
-#include <fcntl.h>
+#include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>

@@ -7,8 +7,8 @@ Checks exit 0, the report's (--json) violations before (the skewed clocks' messa
 after, point-to-point and OpenMP logical messages (the threads' parallel regions processed), the
 output read back by otf2-print with every event of the input, a bound on each correction
 process's peak memory (its ru_maxrss, taken by a wrapper of its own), and (serially) a text report
-of a screenful that names the locations moved furthest beyond their clock error. Environment from ctest:
-HTRACE_BUILD_DIR, MPIRUN, HTRACE_MPI_FLAVOR."""
+of a screenful that names the locations moved furthest beyond their clock error. Environment from
+ctest: HTRACE_BUILD_DIR, MPIRUN, HTRACE_MPI_FLAVOR."""
 import collections
 import json
 import os
