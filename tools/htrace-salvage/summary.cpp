@@ -59,9 +59,10 @@ std::string rank_runs(const std::vector<int>& ranks) {
   return out;
 }
 
-void print_each_rank(const Result& r) {
-  for (const auto& rank : r.ranks) {
-    const RankCounts c = count(rank);
+void print_each_rank(const Result& r, const std::vector<RankCounts>& counts) {
+  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+    const Result::Rank& rank = r.ranks[i];
+    const RankCounts& c = counts[i];
     std::string line = "rank " + std::to_string(rank.rank) + ": " + rank.end + ": " +
                        std::to_string(c.copied) + " events";
     if (!rank.finished && c.cut_locations) line += cut_off_text(c.closed);
@@ -71,7 +72,7 @@ void print_each_rank(const Result& r) {
   }
 }
 
-void print_ranks_grouped(const Result& r) {
+void print_ranks_grouped(const Result& r, const std::vector<RankCounts>& counts) {
   struct Group {
     std::vector<int> ranks;
     std::uint64_t copied = 0, closed = 0;
@@ -79,8 +80,9 @@ void print_ranks_grouped(const Result& r) {
   // By how a rank ended, and whether it was cut off with events.
   std::map<std::pair<std::string, bool>, Group> groups;
   std::vector<std::pair<int, const Result::Location*>> damaged;
-  for (const auto& rank : r.ranks) {
-    const RankCounts c = count(rank);
+  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+    const Result::Rank& rank = r.ranks[i];
+    const RankCounts& c = counts[i];
     Group& g = groups[{rank.end, !rank.finished && c.cut_locations}];
     g.ranks.push_back(rank.rank);
     g.copied += c.copied;
@@ -106,15 +108,17 @@ void print_ranks_grouped(const Result& r) {
 } // namespace
 
 void print_summary(const Result& r, const std::string& out) {
-  if (r.ranks.size() <= kRanksListed)
-    print_each_rank(r);
-  else
-    print_ranks_grouped(r);
+  std::vector<RankCounts> counts;
+  counts.reserve(r.ranks.size());
   std::uint64_t events = 0;
   for (const auto& rank : r.ranks) {
-    const RankCounts c = count(rank);
-    events += c.copied + c.added();
+    counts.push_back(count(rank));
+    events += counts.back().copied + counts.back().added();
   }
+  if (r.ranks.size() <= kRanksListed)
+    print_each_rank(r, counts);
+  else
+    print_ranks_grouped(r, counts);
   if (r.unknown_records)
     std::printf("%llu records of kinds libhtrace does not write were left out\n",
                 static_cast<unsigned long long>(r.unknown_records));
