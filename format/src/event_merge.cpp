@@ -1,32 +1,18 @@
 #include "format/event_merge.h"
 
 #include "format/error.h"
+#include "format/parallel_parts.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <fcntl.h>
-#include <optional>
-#include <sched.h>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <unistd.h>
 #include <utility>
 
 namespace htrace::format {
-namespace {
-
-// The cores this process may run on (its affinity: a batch job's share of the node).
-size_t cores_to_run_on() {
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return static_cast<size_t>(CPU_COUNT(&set));
-}
-
-} // namespace
 
 EventMerge::Cursor::Cursor(FileWindow window, size_t chunk_size, const IdMaps* id_maps)
     : data(window.data()), maps(id_maps),
@@ -90,40 +76,19 @@ EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs,
 
 void EventMerge::open_in_parts(const std::vector<Input>& inputs, size_t chunk_size, size_t window,
                                std::vector<char>& started) {
-  const auto open_part = [&](size_t part, size_t begin, size_t end) {
+  const size_t parts = parts_for(inputs_, kInputsPerOpeningThread, kOpeningThreads);
+  run_in_parts(inputs_, parts, [&](size_t part, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
-      cursors_[i].emplace(FileWindow(dir_fd_.get(), dir_, std::to_string(inputs[i].id) + ".evt",
-                                     window, arenas_[part]),
-                          chunk_size, inputs[i].maps);
+      const std::string name = std::to_string(inputs[i].id) + ".evt";
+      try {
+        cursors_[i].emplace(FileWindow(dir_fd_.get(), dir_, name, window, arenas_[part]),
+                            chunk_size, inputs[i].maps);
+      } catch (const Error& e) {
+        throw Error(e.kind(), "location " + std::to_string(inputs[i].id) + ": " + e.what());
+      }
       started[i] = cursors_[i]->advance();
     }
-  };
-  const size_t parts = std::clamp<size_t>(std::min(cores_to_run_on(), kOpeningThreads), 1,
-                                          std::max<size_t>(inputs_ / kInputsPerOpeningThread, 1));
-  if (parts == 1) return open_part(0, 0, inputs_);
-  // Each part's first error, thrown in part order: the lowest input's, as one thread would.
-  std::vector<std::exception_ptr> errors(parts);
-  std::vector<std::thread> threads;
-  const auto guarded = [&](size_t part) {
-    try {
-      open_part(part, inputs_ * part / parts, inputs_ * (part + 1) / parts);
-    } catch (...) {
-      errors[part] = std::current_exception();
-    }
-  };
-  try {
-    for (size_t part = 1; part < parts; ++part)
-      threads.emplace_back(guarded, part);
-  } catch (const std::system_error&) {
-    // No more threads: the parts not started are opened here.
-    for (size_t part = threads.size() + 1; part < parts; ++part)
-      guarded(part);
-  }
-  guarded(0);
-  for (std::thread& t : threads)
-    t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  });
 }
 
 // Plays every match bottom-up: `winners` holds the winner at each node, leaves included.

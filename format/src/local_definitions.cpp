@@ -2,6 +2,7 @@
 
 #include "format/file_descriptor.h"
 #include "format/otf2_library.h"
+#include "format/parallel_parts.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -137,7 +138,7 @@ LocalDefinitions LocalDefinitionReader::read(OTF2_LocationRef id, const std::str
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
       LocalDefinitions local;
-      const bool done = read_directly(fd, local, otf2_events);
+      const bool done = read_directly(fd, buffer_, local, otf2_events);
       ::close(fd);
       if (done) return local;
     }
@@ -145,17 +146,44 @@ LocalDefinitions LocalDefinitionReader::read(OTF2_LocationRef id, const std::str
   return read_with_otf2(id, name);
 }
 
-bool LocalDefinitionReader::read_directly(int fd, LocalDefinitions& local, Otf2Events otf2_events) {
+std::vector<LocalDefinitions>
+LocalDefinitionReader::read_all(const std::vector<Location>& locations, Otf2Events otf2_events) {
+  std::vector<LocalDefinitions> all(locations.size());
+  std::vector<char> done(locations.size(), 0);
+  const FileDescriptor dir(
+      open_ && !layout_.event_dir.empty()
+          ? ::open(layout_.event_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+          : -1);
+  if (dir.get() >= 0) {
+    run_in_parts(
+        locations.size(), parts_for(locations.size(), kLocationsPerThread, kThreads),
+        [&](size_t, size_t begin, size_t end) {
+          std::vector<uint8_t> buffer;
+          for (size_t i = begin; i < end; ++i) {
+            const std::string name = std::to_string(locations[i].id) + ".def";
+            const FileDescriptor fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_CLOEXEC));
+            done[i] = fd.get() >= 0 && read_directly(fd.get(), buffer, all[i], otf2_events);
+            all[i].file = {};
+          }
+        });
+  }
+  for (size_t i = 0; i < locations.size(); ++i)
+    if (!done[i]) all[i] = read_with_otf2(locations[i].id, std::string(locations[i].name));
+  return all;
+}
+
+bool LocalDefinitionReader::read_directly(int fd, std::vector<uint8_t>& buffer,
+                                          LocalDefinitions& local, Otf2Events otf2_events) const {
   // One chunk, with its header and END_OF_FILE (an empty file is OTF2's reader's to judge), read
   // whole: a byte more than the limit tells a larger file without a stat.
   const size_t limit = std::min<uint64_t>(kDirectLimit, chunk_size_);
-  if (buffer_.size() < limit + 1) buffer_.resize(limit + 1);
-  const ssize_t got = read_up_to(fd, buffer_.data(), limit + 1, 0);
+  if (buffer.size() < limit + 1) buffer.resize(limit + 1);
+  const ssize_t got = read_up_to(fd, buffer.data(), limit + 1, 0);
   if (got < 0) return false;
   const size_t size = static_cast<size_t>(got);
   if (size <= kChunkHeaderSize || size > limit) return false;
-  local.file = {reinterpret_cast<const char*>(buffer_.data()), size};
-  const uint8_t* p = buffer_.data();
+  local.file = {reinterpret_cast<const char*>(buffer.data()), size};
+  const uint8_t* p = buffer.data();
   const uint8_t* const end = p + size;
   if (p[0] != kChunkHeader || p[1] != kLittleEndian) return false;
   p += kChunkHeaderSize;

@@ -459,10 +459,13 @@ TEST(EventMerge, NamesTheFirstFileThatCannotBeOpenedWhateverItsPart) {
     }
   };
   ASSERT_EQ(::unlink((events + "/1499.evt").c_str()), 0);
-  EXPECT_NE(error_of_merge().find("/1499.evt': cannot open"), std::string::npos)
+  EXPECT_NE(error_of_merge().find("location 1499: '" + events + "/1499.evt': cannot open"),
+            std::string::npos)
       << error_of_merge();
   ASSERT_EQ(::unlink((events + "/3.evt").c_str()), 0);
-  EXPECT_NE(error_of_merge().find("/3.evt': cannot open"), std::string::npos) << error_of_merge();
+  EXPECT_NE(error_of_merge().find("location 3: '" + events + "/3.evt': cannot open"),
+            std::string::npos)
+      << error_of_merge();
 }
 
 // A window onto a file no larger than it holds the whole file in just the room the file needs (the

@@ -11,7 +11,6 @@
 #include <otf2/otf2.h>
 #include <stdexcept>
 #include <sys/resource.h>
-#include <sys/stat.h>
 
 namespace htrace::report {
 namespace {
@@ -317,13 +316,6 @@ std::uint64_t scan_with_otf2(const std::string& archive, OTF2_Reader* reader, Sc
   return count;
 }
 
-bool all_exist(const std::string& dir, const std::vector<Location>& locations) {
-  struct stat st {};
-  return std::all_of(locations.begin(), locations.end(), [&](const Location& l) {
-    return ::stat(format::event_file_path(dir, l.id).c_str(), &st) == 0;
-  });
-}
-
 } // namespace
 
 std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
@@ -340,26 +332,27 @@ std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
   if (layout.event_dir.empty())
     for (const Location& l : defs.locations)
       OTF2_Reader_SelectLocation(reader, l.id);
-  // Local definitions carry the mapping tables (local region/comm ids -> global ones), read one
-  // file at a time: for the merge, or by OTF2's reader for its own event readers.
+  // Local definitions carry the mapping tables (local region/comm ids -> global ones): for the
+  // merge, or read by OTF2's reader for its own event readers. (A missing event file is named
+  // when the merge opens it, as OTF2's reader would name it.)
   bool decodable = layout.decodable();
   std::vector<format::IdMaps> maps(defs.locations.size());
   {
     format::LocalDefinitionReader local_defs(reader, layout);
-    std::vector<bool> by_otf2(defs.locations.size());
-    for (std::size_t i = 0; i < defs.locations.size(); ++i) {
-      format::LocalDefinitions d =
-          local_defs.read(defs.locations[i].id, defs.locations[i].name,
-                          decodable ? format::Otf2Events::No : format::Otf2Events::Maybe);
-      if (!d.error.empty()) throw input_error("'" + archive + "': " + d.error);
-      decodable = decodable && !d.retimed;
-      maps[i] = std::move(d.maps);
-      by_otf2[i] = d.by_otf2;
+    std::vector<format::LocalDefinitionReader::Location> to_read;
+    to_read.reserve(defs.locations.size());
+    for (const Location& l : defs.locations)
+      to_read.push_back({l.id, l.name});
+    std::vector<format::LocalDefinitions> read = local_defs.read_all(
+        to_read, decodable ? format::Otf2Events::No : format::Otf2Events::Maybe);
+    for (std::size_t i = 0; i < read.size(); ++i) {
+      if (!read[i].error.empty()) throw input_error("'" + archive + "': " + read[i].error);
+      decodable = decodable && !read[i].retimed;
+      maps[i] = std::move(read[i].maps);
     }
-    decodable = decodable && all_exist(layout.event_dir, defs.locations);
     if (!decodable)
-      for (std::size_t i = 0; i < defs.locations.size(); ++i)
-        if (!by_otf2[i]) {
+      for (std::size_t i = 0; i < read.size(); ++i)
+        if (!read[i].by_otf2) {
           format::LocalDefinitions d = local_defs.read(defs.locations[i].id, defs.locations[i].name,
                                                        format::Otf2Events::Maybe);
           if (!d.error.empty()) throw input_error("'" + archive + "': " + d.error);

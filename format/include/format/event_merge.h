@@ -41,7 +41,7 @@ public:
 
   // Opens the event file of every input in `dir` (format version and layout as event_file.h
   // reads) and reads its first window, of `window` bytes (0: as kWindowBudget says). Throws an
-  // input Error naming a file that cannot be read.
+  // input Error naming the location and file that cannot be read.
   EventMerge(const std::string& dir, const std::vector<Input>& inputs, size_t chunk_size,
              size_t window = 0);
   EventMerge(const EventMerge&) = delete;
