@@ -76,17 +76,17 @@ EventMerge::EventMerge(const std::string& dir, const std::vector<Input>& inputs,
 
 void EventMerge::open_in_parts(const std::vector<Input>& inputs, size_t chunk_size, size_t window,
                                std::vector<char>& started) {
-  const size_t parts = parts_for(inputs_, kInputsPerOpeningThread, kOpeningThreads);
-  run_in_parts(inputs_, parts, [&](size_t part, size_t begin, size_t end) {
+  run_in_parts(inputs_, parts_for(inputs_), [&](size_t part, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const std::string name = std::to_string(inputs[i].id) + ".evt";
       try {
         cursors_[i].emplace(FileWindow(dir_fd_.get(), dir_, name, window, arenas_[part]),
                             chunk_size, inputs[i].maps);
+        started[i] = cursors_[i]->advance();
       } catch (const Error& e) {
-        throw Error(e.kind(), "location " + std::to_string(inputs[i].id) + ": " + e.what());
+        throw Error(e.kind(), "location " + std::to_string(inputs[i].id) + ": " + e.what(),
+                    e.agreed());
       }
-      started[i] = cursors_[i]->advance();
     }
   });
 }

@@ -119,6 +119,9 @@ EventFileLayout read_event_file_layout(OTF2_Reader* reader, const std::string& a
 
 LocalDefinitionReader::LocalDefinitionReader(OTF2_Reader* reader, const EventFileLayout& layout)
     : reader_(reader), layout_(layout), open_(OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS),
+      dir_(open_ && !layout.event_dir.empty()
+               ? ::open(layout.event_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)
+               : -1),
       callbacks_(OTF2_DefReaderCallbacks_New()) {
   uint64_t event_chunk = 0;
   OTF2_Reader_GetChunkSize(reader, &event_chunk, &chunk_size_);
@@ -133,16 +136,8 @@ LocalDefinitionReader::~LocalDefinitionReader() {
 
 LocalDefinitions LocalDefinitionReader::read(OTF2_LocationRef id, const std::string& name,
                                              Otf2Events otf2_events) {
-  if (open_ && !layout_.event_dir.empty()) {
-    const std::string file = layout_.event_dir + "/" + std::to_string(id) + ".def";
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      LocalDefinitions local;
-      const bool done = read_directly(fd, buffer_, local, otf2_events);
-      ::close(fd);
-      if (done) return local;
-    }
-  }
+  LocalDefinitions local;
+  if (read_directly(id, buffer_, local, otf2_events)) return local;
   return read_with_otf2(id, name);
 }
 
@@ -150,35 +145,30 @@ std::vector<LocalDefinitions>
 LocalDefinitionReader::read_all(const std::vector<Location>& locations, Otf2Events otf2_events) {
   std::vector<LocalDefinitions> all(locations.size());
   std::vector<char> done(locations.size(), 0);
-  const FileDescriptor dir(
-      open_ && !layout_.event_dir.empty()
-          ? ::open(layout_.event_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-          : -1);
-  if (dir.get() >= 0) {
-    run_in_parts(
-        locations.size(), parts_for(locations.size(), kLocationsPerThread, kThreads),
-        [&](size_t, size_t begin, size_t end) {
-          std::vector<uint8_t> buffer;
-          for (size_t i = begin; i < end; ++i) {
-            const std::string name = std::to_string(locations[i].id) + ".def";
-            const FileDescriptor fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_CLOEXEC));
-            done[i] = fd.get() >= 0 && read_directly(fd.get(), buffer, all[i], otf2_events);
-            all[i].file = {};
-          }
-        });
-  }
+  run_in_parts(locations.size(), parts_for(locations.size()),
+               [&](size_t, size_t begin, size_t end) {
+                 std::vector<uint8_t> buffer;
+                 for (size_t i = begin; i < end; ++i) {
+                   done[i] = read_directly(locations[i].id, buffer, all[i], otf2_events);
+                   all[i].file = {};
+                 }
+               });
   for (size_t i = 0; i < locations.size(); ++i)
     if (!done[i]) all[i] = read_with_otf2(locations[i].id, std::string(locations[i].name));
   return all;
 }
 
-bool LocalDefinitionReader::read_directly(int fd, std::vector<uint8_t>& buffer,
+bool LocalDefinitionReader::read_directly(OTF2_LocationRef id, std::vector<uint8_t>& buffer,
                                           LocalDefinitions& local, Otf2Events otf2_events) const {
+  if (dir_.get() < 0) return false;
+  const std::string name = std::to_string(id) + ".def";
+  const FileDescriptor fd(::openat(dir_.get(), name.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return false;
   // One chunk, with its header and END_OF_FILE (an empty file is OTF2's reader's to judge), read
   // whole: a byte more than the limit tells a larger file without a stat.
   const size_t limit = std::min<uint64_t>(kDirectLimit, chunk_size_);
   if (buffer.size() < limit + 1) buffer.resize(limit + 1);
-  const ssize_t got = read_up_to(fd, buffer.data(), limit + 1, 0);
+  const ssize_t got = read_up_to(fd.get(), buffer.data(), limit + 1, 0);
   if (got < 0) return false;
   const size_t size = static_cast<size_t>(got);
   if (size <= kChunkHeaderSize || size > limit) return false;

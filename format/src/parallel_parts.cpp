@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <exception>
 #include <sched.h>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -33,11 +32,12 @@ void run_in_parts(size_t items, size_t parts,
     }
   };
   std::vector<std::thread> threads;
+  threads.reserve(parts - 1);
   try {
     for (size_t part = 1; part < parts; ++part)
       threads.emplace_back(guarded, part);
-  } catch (const std::system_error&) {
-    // No more threads: the parts not started run here.
+  } catch (const std::exception&) {
+    // No more threads (std::system_error, or no memory for one): the parts not started run here.
     for (size_t part = threads.size() + 1; part < parts; ++part)
       guarded(part);
   }

@@ -19,7 +19,7 @@ using htrace::format::LocalDefinitionReader;
 using htrace::format::LocalDefinitions;
 using htrace::format::Otf2Events;
 
-// Enough locations for two parts of LocalDefinitionReader's threads.
+// Enough locations for two parts of LocalDefinitionReader's threads, on two cores or more.
 constexpr OTF2_LocationRef kLocations = 1200;
 // Location l's local definitions: none for l % 3 == 0, a region table for 1, a clock offset for 2.
 enum Kind { kPlain, kMapped, kOffset };

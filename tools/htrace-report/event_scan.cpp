@@ -1,7 +1,6 @@
 #include "event_scan.h"
 
 #include "format/anchor_file.h"
-#include "format/event_file.h"
 #include "format/event_merge.h"
 #include "format/local_definitions.h"
 #include "format/otf2_library.h"
@@ -339,20 +338,18 @@ std::uint64_t scan_events(const std::string& archive, const ArchiveDefs& defs,
   std::vector<format::IdMaps> maps(defs.locations.size());
   {
     format::LocalDefinitionReader local_defs(reader, layout);
-    std::vector<format::LocalDefinitionReader::Location> to_read;
-    to_read.reserve(defs.locations.size());
-    for (const Location& l : defs.locations)
-      to_read.push_back({l.id, l.name});
-    std::vector<format::LocalDefinitions> read = local_defs.read_all(
-        to_read, decodable ? format::Otf2Events::No : format::Otf2Events::Maybe);
+    std::vector<format::LocalDefinitions> read = local_defs.read_all_of(
+        defs.locations, decodable ? format::Otf2Events::No : format::Otf2Events::Maybe);
     for (std::size_t i = 0; i < read.size(); ++i) {
       if (!read[i].error.empty()) throw input_error("'" + archive + "': " + read[i].error);
       decodable = decodable && !read[i].retimed;
       maps[i] = std::move(read[i].maps);
     }
+    // OTF2's event readers take the tables and offsets of the files its reader has read: each
+    // file with records that was parsed here goes to it too.
     if (!decodable)
       for (std::size_t i = 0; i < read.size(); ++i)
-        if (!read[i].by_otf2) {
+        if (!read[i].by_otf2 && (read[i].retimed || !maps[i].empty())) {
           format::LocalDefinitions d = local_defs.read(defs.locations[i].id, defs.locations[i].name,
                                                        format::Otf2Events::Maybe);
           if (!d.error.empty()) throw input_error("'" + archive + "': " + d.error);

@@ -194,14 +194,10 @@ ArchiveScore score_archive(const std::string& archive) {
   LocationScan scan(index, score.rows, polls);
   std::uint64_t scanned_bytes = 0;
   format::LocalDefinitionReader local_defs(reader, layout);
-  std::vector<format::LocalDefinitionReader::Location> to_read;
-  to_read.reserve(defs.locations.size());
-  for (const format::LocationDef& l : defs.locations)
-    to_read.push_back({l.id, l.name});
   // Only the mapping tables matter here: clock offsets move times by the clocks' offsets, and the
   // times serve only for the ranks' windows, their lengths.
   const std::vector<format::LocalDefinitions> locals =
-      local_defs.read_all(to_read, format::Otf2Events::No);
+      local_defs.read_all_of(defs.locations, format::Otf2Events::No);
   for (std::size_t i = 0; i < defs.locations.size(); ++i) {
     const format::LocationDef& l = defs.locations[i];
     const format::LocalDefinitions& local = locals[i];

@@ -18,6 +18,7 @@
 #include "format/event_file.h"
 #include "format/file_descriptor.h"
 #include "format/file_window.h"
+#include "format/parallel_parts.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -127,7 +128,6 @@ private:
   // first event is delivered.
   void open_in_parts(const std::vector<Input>& inputs, size_t chunk_size, size_t window,
                      std::vector<char>& started);
-  static constexpr size_t kOpeningThreads = 8, kInputsPerOpeningThread = 512;
   // Fetches the input's cursor and `byte_lines` cache lines of its next bytes.
   void prefetch(uint32_t input, size_t byte_lines = 1) const;
   // A window's run of an input reads about this many lines of its file.
@@ -145,7 +145,7 @@ private:
   std::vector<OTF2_LocationRef> ids_;
   // The windows' bytes, one arena for each part opened at once (before the cursors: they release
   // into them).
-  CopyArena arenas_[kOpeningThreads];
+  CopyArena arenas_[kMaxFileParts];
   // In one block (cursors are not movable): a deque allocates one per cursor this large, so that
   // finding one costs a cache miss more.
   std::unique_ptr<std::optional<Cursor>[]> cursors_;

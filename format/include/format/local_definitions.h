@@ -1,10 +1,10 @@
 // Which locations' events can be decoded straight from their event files (event_decoder.h), and
-// with which mapping tables: an archive's layout, then each location's local definition file read
-// one at a time, so that no file stays open per location. htrace-correct and htrace-report both
-// decide this here.
+// with which mapping tables: an archive's layout, then each location's local definition file, read
+// and closed before the next, so that no file stays open per location. htrace-correct,
+// htrace-report and htrace-score decide this here.
 //
 // A small file holding only mapping tables and clock offsets (what writers put there) is parsed
-// here, from one reused buffer: OTF2's reader allocates and clears a buffer of the archive's
+// here, into a reused buffer: OTF2's reader allocates and clears a buffer of the archive's
 // definition chunk size (1 MiB by default) for every file. Anything else (another record, a second
 // chunk, a damaged record) is read by OTF2's reader, which also keeps the tables for its own event
 // readers; a caller whose location's events OTF2 may read asks for that.
@@ -12,9 +12,11 @@
 #define HTRACE_FORMAT_LOCAL_DEFINITIONS_H
 
 #include "format/event_decoder.h"
+#include "format/file_descriptor.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <otf2/otf2.h>
 #include <string>
 #include <string_view>
@@ -51,7 +53,7 @@ struct LocalDefinitions {
 // whenever it holds any record, so that OTF2 applies its mapping tables and clock offsets too.
 enum class Otf2Events : bool { No, Maybe };
 
-// Reads local definition files one at a time while it lives: opens OTF2's definition files on
+// Reads local definition files while it lives: opens OTF2's definition files on
 // construction and closes them on destruction (both collective in OTF2, so every rank of a
 // parallel reader builds and destroys one at the same point). Locations of a POSIX archive are
 // selected by OTF2 when its reader reads them; those of any other must be selected.
@@ -72,29 +74,40 @@ public:
     std::string_view name;
   };
   // Reads the local definitions of every location, as read() does, in their order: the files
-  // parsed here in parts on threads of their own (parallel_parts.h: at 100,000 locations that
-  // reading took a fifth of a report's time), then the others by OTF2's reader, one at a time.
-  // Their `file` is empty.
+  // parsed here in parts on threads of their own (parallel_parts.h; at 100,000 locations, the
+  // reading one at a time was a fifth of a report's time), then the others by OTF2's reader, one
+  // at a time. Their `file` is empty.
   std::vector<LocalDefinitions> read_all(const std::vector<Location>& locations,
                                          Otf2Events otf2_events);
+  // The same for any range of definitions with an `id` and a `name`.
+  template <class Definitions>
+  std::vector<LocalDefinitions> read_all_of(const Definitions& defs, Otf2Events otf2_events) {
+    std::vector<Location> locations;
+    locations.reserve(std::size(defs));
+    for (const auto& d : defs)
+      locations.push_back({d.id, d.name});
+    return read_all(locations, otf2_events);
+  }
 
   // Files up to this size are parsed here; larger ones are left to OTF2's reader.
   static constexpr size_t kDirectLimit = 64 * 1024;
 
 private:
-  // Parses a file already open as `fd` into `local`, read into `buffer`; false if OTF2's reader
-  // must read it.
-  bool read_directly(int fd, std::vector<uint8_t>& buffer, LocalDefinitions& local,
+  // Parses location `id`'s file into `local`, read into `buffer`; false if OTF2's reader must
+  // read it. Safe on several threads at once, each with a buffer of its own.
+  bool read_directly(OTF2_LocationRef id, std::vector<uint8_t>& buffer, LocalDefinitions& local,
                      Otf2Events otf2_events) const;
   LocalDefinitions read_with_otf2(OTF2_LocationRef id, const std::string& name);
-  static constexpr size_t kThreads = 8, kLocationsPerThread = 512;
 
   OTF2_Reader* reader_;
   const EventFileLayout& layout_;
   bool open_;
+  // The event directory, for opening files relative to it (O_PATH: searching it is enough); none
+  // where files are not parsed here.
+  FileDescriptor dir_;
   uint64_t chunk_size_ = 0; // of definition files
   OTF2_DefReaderCallbacks* callbacks_;
-  std::vector<uint8_t> buffer_; // the file being parsed, at its start
+  std::vector<uint8_t> buffer_; // read()'s file, at its start
 };
 
 } // namespace htrace::format
