@@ -884,6 +884,46 @@ def case_errors():
     expect("--before" in p.stderr and "not the archive" in p.stderr and not os.path.exists(os.path.join(WORK, "c.html")),
            "--before of another run refused: " + p.stderr)
     expect(not glob.glob(os.path.join(WORK, "*.tmp.*")), "no temporary left")
+    check_missing_event_files()
+
+
+def check_missing_event_files():
+    """A writer may leave out the event file of a location without events (OTF2's own reader then
+    fails, htrace-correct reads the archive): every format reads it as if the file were there and
+    empty. The file of a location with events missing is an input error naming the location."""
+    complete, missing_empty = os.path.join(WORK, "complete"), os.path.join(WORK, "missing_empty")
+    with otf2.writer.open(complete, timer_resolution=1000000000) as t:
+        root = t.definitions.system_tree_node("node")
+        main = t.definitions.region("main")
+        locations = [t.definitions.location("Master thread", group=t.definitions.location_group(
+            "rank %d" % r, system_tree_parent=root)) for r in range(3)]
+        for r in (0, 2):
+            w = t.event_writer_from_location(locations[r])
+            w.enter(1000 + r, main)
+            w.leave(2000 + r, main)
+    shutil.copytree(complete, missing_empty)
+    os.remove(os.path.join(missing_empty, "traces", "1.evt"))
+    for fmt in ("json", "csv", "html", "perfetto"):
+        outs = [os.path.join(WORK, "%s.%s" % (os.path.basename(a), fmt)) for a in (complete, missing_empty)]
+        for a, out in zip((complete, missing_empty), outs):
+            run([REPORT, "--format", fmt, a, "-o", out])
+        if fmt == "json":
+            docs = [json.load(open(o)) for o in outs]
+            for d in docs:
+                d.pop("archive", None)
+            expect(docs[0] == docs[1], "json: a location without events and without its event file "
+                   "reads as with an empty one")
+    copies = [os.path.join(WORK, os.path.basename(a) + ".vite") for a in (complete, missing_empty)]
+    for a, out in zip((complete, missing_empty), copies):
+        run([REPORT, "--format", "vite", a, "-o", out])
+    expect(otf2_events(os.path.join(copies[0], "traces.otf2")) ==
+           otf2_events(os.path.join(copies[1], "traces.otf2")) and
+           os.path.exists(os.path.join(copies[1], "traces", "1.evt")),
+           "vite: the copy has the location's empty event file, and the same events")
+    os.remove(os.path.join(missing_empty, "traces", "2.evt"))
+    p = run([REPORT, "--format", "json", missing_empty, "-o", os.path.join(WORK, "m.json")], ok=(3,))
+    expect("location 2:" in p.stderr and "2.evt" in p.stderr and not os.path.exists(os.path.join(WORK, "m.json")),
+           "the missing event file of a location with events named: " + p.stderr)
 
 
 {"html": case_html, "html_scale": case_html_scale, "perfetto": case_perfetto, "perfetto_limits": case_perfetto_limits, "vite": case_vite,
