@@ -53,10 +53,10 @@ struct LocalDefinitions {
 // whenever it holds any record, so that OTF2 applies its mapping tables and clock offsets too.
 enum class Otf2Events : bool { No, Maybe };
 
-// Reads local definition files while it lives: opens OTF2's definition files on
-// construction and closes them on destruction (both collective in OTF2, so every rank of a
-// parallel reader builds and destroys one at the same point). Locations of a POSIX archive are
-// selected by OTF2 when its reader reads them; those of any other must be selected.
+// Reads local definition files while it lives: opens OTF2's definition files on construction and
+// closes them on destruction (both collective in OTF2, so every rank of a parallel reader builds
+// and destroys one at the same point). Locations of a POSIX archive are selected by OTF2 when its
+// reader reads them; those of any other must be selected.
 class LocalDefinitionReader {
 public:
   LocalDefinitionReader(OTF2_Reader* reader, const EventFileLayout& layout);
