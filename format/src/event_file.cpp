@@ -223,4 +223,9 @@ std::string event_file_path(const std::string& dir, uint64_t id) {
   return dir + "/" + std::to_string(id) + ".evt";
 }
 
+bool empty_event_file_left_out(const std::string& dir, uint64_t id, uint64_t declared_events) {
+  return declared_events == 0 && !dir.empty() &&
+         ::access(event_file_path(dir, id).c_str(), F_OK) != 0 && errno == ENOENT;
+}
+
 } // namespace htrace::format

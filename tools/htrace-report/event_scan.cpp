@@ -7,12 +7,10 @@
 #include "format/otf2_library.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <numeric>
 #include <otf2/otf2.h>
 #include <stdexcept>
 #include <sys/resource.h>
-#include <unistd.h>
 
 namespace htrace::report {
 namespace {
@@ -247,17 +245,13 @@ std::uint64_t scan_merged(const std::string& event_dir, std::uint64_t chunk_size
   std::iota(by_input.begin(), by_input.end(), 0u);
   std::sort(by_input.begin(), by_input.end(),
             [&](std::uint32_t a, std::uint32_t b) { return locations[a].id < locations[b].id; });
-  // A writer may leave out the event file of a location without events (OTF2's reader then fails
-  // on the archive; htrace-correct and htrace-score read it): such a location is not an input.
-  by_input.erase(
-      std::remove_if(by_input.begin(), by_input.end(),
-                     [&](std::uint32_t l) {
-                       return locations[l].events == 0 &&
-                              ::access(format::event_file_path(event_dir, locations[l].id).c_str(),
-                                       F_OK) != 0 &&
-                              errno == ENOENT;
-                     }),
-      by_input.end());
+  // A location whose empty event file its writer left out is not an input.
+  by_input.erase(std::remove_if(by_input.begin(), by_input.end(),
+                                [&](std::uint32_t l) {
+                                  return format::empty_event_file_left_out(
+                                      event_dir, locations[l].id, locations[l].events);
+                                }),
+                 by_input.end());
   std::vector<format::EventMerge::Input> inputs;
   inputs.reserve(locations.size());
   for (std::uint32_t l : by_input)

@@ -2,6 +2,7 @@
 
 #include "archive_defs.h"
 #include "format/anchor_file.h"
+#include "format/event_file.h"
 #include "format/file_copy.h"
 #include "format/file_prefetch.h"
 #include "format/local_definitions.h"
@@ -289,8 +290,9 @@ std::vector<const Location*> copy_event_files(EventCopyJob& job,
 
 /// Re-encodes the events of `locations` through OTF2's reader and writer, with global ids and
 /// times (the reader applies each location's mapping tables and clock offsets), and writes them
-/// empty local definition files.
-void copy_through_otf2(EventCopyJob& job, const std::vector<const Location*>& locations) {
+/// empty local definition files. `event_dir`: the input's directory of event files, if any.
+void copy_through_otf2(EventCopyJob& job, const std::vector<const Location*>& locations,
+                       const std::string& event_dir) {
   OTF2_Reader* reader = job.reader;
   OTF2_Archive* a = job.archive;
   const std::string& archive = job.in_name;
@@ -318,9 +320,8 @@ void copy_through_otf2(EventCopyJob& job, const std::vector<const Location*>& lo
       }
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, l->id);
     if (!w) throw output_error("'" + out + "': cannot write the events" + where);
-    // A location the definitions give no events is not read, as htrace-correct does not read it
-    // (a writer may have left out its file): its copy is an empty event file.
-    if (l->events > 0) {
+    // A location whose empty event file its writer left out gets an empty one in the copy.
+    if (!format::empty_event_file_left_out(event_dir, l->id, l->events)) {
       OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l->id);
       if (!er) throw input_error("'" + archive + "': no event reader" + where);
       EventCopy copy(w, job.rule, job.left_out);
@@ -402,7 +403,7 @@ ViteCopy write_vite_copy(const std::string& archive, const std::string& out) {
     for (const Location& l : defs.locations)
       through_otf2.push_back(&l);
   }
-  copy_through_otf2(job, through_otf2);
+  copy_through_otf2(job, through_otf2, layout.event_dir);
 
   OTF2_GlobalDefWriter* dw = OTF2_Archive_GetGlobalDefWriter(a);
   if (!dw) throw output_error("'" + out + "': cannot write definitions");

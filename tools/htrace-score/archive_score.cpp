@@ -202,10 +202,10 @@ ArchiveScore score_archive(const std::string& archive) {
     const format::LocationDef& l = defs.locations[i];
     const format::LocalDefinitions& local = locals[i];
     if (!local.error.empty()) throw input_error("'" + archive + "': " + local.error);
+    if (format::empty_event_file_left_out(layout.event_dir, l.id, l.events)) continue;
     const std::string path = format::event_file_path(layout.event_dir, l.id);
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-      if (l.events == 0) continue; // (writers may leave out the file of a location without events)
       throw input_error("'" + path + "': missing event file of location " + std::to_string(l.id) +
                         " (" + l.name + ")");
     }

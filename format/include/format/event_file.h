@@ -193,5 +193,11 @@ private:
 // or the output's).
 std::string event_file_path(const std::string& dir, uint64_t id);
 
+// Whether location `id`'s event file is missing from `dir` (empty: no directory of event files)
+// only because it would hold nothing: its definitions declare no events, and a writer may then
+// leave the file out. OTF2's reader fails on such an archive; htrace's tools read the location as
+// one without events.
+bool empty_event_file_left_out(const std::string& dir, uint64_t id, uint64_t declared_events);
+
 } // namespace htrace::format
 #endif
